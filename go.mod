@@ -1,0 +1,3 @@
+module github.com/hprofctl/hprofctl
+
+go 1.26.8

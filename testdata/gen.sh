@@ -1,0 +1,297 @@
+#!/usr/bin/env bash
+# Regenerates the real-JVM heap dump fixtures in testdata/jvm/.
+#
+#   bash testdata/gen.sh            (from the repository root, or from anywhere)
+#
+# Needs a JDK 17 (java, javac, jcmd, jmap). Optional extra JDKs are used when
+# found: JDK21_HOME / JDK25_HOME, or /usr/lib/jvm/*-21-* / *-25-*. When an
+# optional JDK is missing, its existing fixtures in testdata/jvm/ are left alone.
+#
+# Scratch files live in a mktemp directory that is removed on exit. The output
+# files are replaced only after every fixture of a run was produced and checked.
+# See testdata/README.md for what each file is and testdata/jvm/EXPECTED.md for
+# the facts known by construction.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+SRC="$HERE/java/src"
+OUT="$HERE/jvm"
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/hprof-fixtures.XXXXXXXX")"
+CLASSES="$WORK/classes"
+STAGE="$WORK/out"
+mkdir -p "$CLASSES" "$STAGE"
+
+PIDS=()
+cleanup() {
+    local p
+    for p in "${PIDS[@]}"; do
+        if kill -0 "$p" 2>/dev/null; then
+            kill "$p" 2>/dev/null || true
+            wait "$p" 2>/dev/null || true
+        fi
+    done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+log() { printf '[gen.sh] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+# --- locate JDKs -----------------------------------------------------------
+
+jdk_major() { # JAVA_HOME -> major version number (or empty)
+    "$1/bin/java" -version 2>&1 | sed -n 's/.*version "\([0-9][0-9]*\).*/\1/p' | head -n1
+}
+
+find_jdk() { # MAJOR -> prints a JAVA_HOME with that major version, or nothing
+    local major="$1" var="JDK$1_HOME" d
+    if [[ -n "${!var:-}" ]]; then
+        [[ "$(jdk_major "${!var}")" == "$major" ]] || die "$var=${!var} is not JDK $major"
+        echo "${!var}"
+        return
+    fi
+    if [[ "$major" == 17 ]] && command -v javac >/dev/null; then
+        d="$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")"
+        if [[ "$(jdk_major "$d")" == 17 ]]; then echo "$d"; return; fi
+    fi
+    for d in /usr/lib/jvm/*-"$major"-* /usr/lib/jvm/*-"$major" /usr/lib/jvm/*"$major"*; do
+        [[ -x "$d/bin/java" && -x "$d/bin/jcmd" ]] || continue
+        if [[ "$(jdk_major "$d")" == "$major" ]]; then echo "$d"; return; fi
+    done
+}
+
+JDK17="$(find_jdk 17)"
+[[ -n "$JDK17" ]] || die "no JDK 17 found (set JDK17_HOME)"
+JDK21="$(find_jdk 21 || true)"
+JDK25="$(find_jdk 25 || true)"
+log "JDK 17: $JDK17"
+log "JDK 21: ${JDK21:-not found, skipped}"
+log "JDK 25: ${JDK25:-not found, skipped}"
+
+# --- compile ----------------------------------------------------------------
+
+mapfile -t SOURCES < <(find "$SRC" -name '*.java' | sort)
+"$JDK17/bin/javac" --release 17 -encoding UTF-8 -d "$CLASSES" "${SOURCES[@]}"
+
+# --- helpers ----------------------------------------------------------------
+
+PID=""
+LOGFILE=""
+start_fixture() { # NAME JAVA_HOME MAINCLASS FLAGS... ; sets PID, LOGFILE
+    local name="$1" jh="$2" main="$3"
+    shift 3
+    LOGFILE="$WORK/$name.stdout"
+    "$jh/bin/java" "$@" -cp "$CLASSES" "$main" >"$LOGFILE" 2>"$WORK/$name.stderr" &
+    PID=$!
+    PIDS+=("$PID")
+    local i
+    for ((i = 0; i < 1200; i++)); do
+        if grep -qx READY "$LOGFILE" 2>/dev/null; then
+            return 0
+        fi
+        kill -0 "$PID" 2>/dev/null || { cat "$WORK/$name.stderr" >&2; die "$name: JVM exited before READY"; }
+        sleep 0.1
+    done
+    die "$name: no READY after 120 s"
+}
+
+stop_fixture() {
+    kill "$PID" 2>/dev/null || true
+    wait "$PID" 2>/dev/null || true
+}
+
+# Replace scratch paths by placeholders in recorded text.
+scrub() { sed -e "s|$CLASSES|\$CLASSES|g" -e "s|$WORK|\$WORK|g"; }
+
+write_info() { # NAME JAVA_HOME MAINCLASS DUMPCMD HISTOCMD NOTE FLAGS...
+    local name="$1" jh="$2" main="$3" dumpcmd="$4" histocmd="$5" note="$6"
+    shift 6
+    {
+        echo "fixture:   $name"
+        echo "generator: testdata/gen.sh"
+        echo "pid:       $PID (fixtures with the same pid come from the same JVM process)"
+        echo "command:   java $* -cp \$CLASSES $main"
+        echo "dump:      $dumpcmd"
+        echo "histogram: $histocmd"
+        [[ -n "$note" ]] && echo "note:      $note"
+        echo
+        echo "== java -version"
+        "$jh/bin/java" -version 2>&1
+        echo
+        echo "== program stdout"
+        cat "$LOGFILE"
+        echo
+        echo "== jcmd $PID VM.flags"
+        "$jh/bin/jcmd" "$PID" VM.flags
+        echo
+        echo "== jcmd $PID Thread.print"
+        "$jh/bin/jcmd" "$PID" Thread.print
+    } | scrub >"$STAGE/$name.info.txt"
+}
+
+# jcmd plain dump (-all, no GC) + histogram, optionally a second -gz=1 dump.
+dump_jcmd() { # NAME JAVA_HOME MAINCLASS GZNAME|- FLAGS...
+    local name="$1" jh="$2" main="$3" gzname="$4"
+    shift 4
+    start_fixture "$name" "$jh" "$main" "$@"
+    local jcmd="$jh/bin/jcmd"
+    "$jcmd" "$PID" GC.heap_dump -all "$WORK/$name.hprof" >&2
+    "$jcmd" "$PID" GC.class_histogram -all >"$STAGE/$name.histo.txt"
+    gzip -9 -n -c "$WORK/$name.hprof" >"$STAGE/$name.hprof.gz"
+    write_info "$name" "$jh" "$main" \
+        "jcmd $PID GC.heap_dump -all <file>; then gzip -9 -n <file>" \
+        "jcmd $PID GC.class_histogram -all (right after the dump)" "" "$@"
+    if [[ "$gzname" != - ]]; then
+        "$jcmd" "$PID" GC.heap_dump -all -gz=1 "$STAGE/$gzname.hprof.gz" >&2
+        "$jcmd" "$PID" GC.class_histogram -all >"$STAGE/$gzname.histo.txt"
+        write_info "$gzname" "$jh" "$main" \
+            "jcmd $PID GC.heap_dump -all -gz=1 <file> (gzip written by the JVM, committed as-is)" \
+            "jcmd $PID GC.class_histogram -all (right after the dump)" \
+            "same JVM process as $name, dumped right after it" "$@"
+    fi
+    stop_fixture
+}
+
+# jmap -dump:live (full GC first) + jmap -histo.
+dump_jmap_live() { # NAME JAVA_HOME FLAGS...
+    local name="$1" jh="$2"
+    shift 2
+    start_fixture "$name" "$jh" fixture.HeapShapes "$@"
+    "$jh/bin/jmap" -dump:live,format=b,file="$WORK/$name.hprof" "$PID" >&2
+    "$jh/bin/jmap" -histo "$PID" >"$STAGE/$name.histo.txt"
+    gzip -9 -n -c "$WORK/$name.hprof" >"$STAGE/$name.hprof.gz"
+    write_info "$name" "$jh" fixture.HeapShapes \
+        "jmap -dump:live,format=b,file=<file> $PID; then gzip -9 -n <file>" \
+        "jmap -histo $PID (all objects, the default; right after the dump)" \
+        "live dump: the JVM ran a full GC first, so fixture.WeakOnly was collected" "$@"
+    stop_fixture
+}
+
+# OutOfMemoryError dump written by -XX:+HeapDumpOnOutOfMemoryError.
+dump_oom() { # NAME JAVA_HOME
+    local name="$1" jh="$2" file="$WORK/$1.hprof"
+    local flags=(-Xshare:off -Xmx16m -XX:+UseSerialGC -XX:+HeapDumpOnOutOfMemoryError "-XX:HeapDumpPath=$file")
+    start_fixture "$name" "$jh" fixture.OomMain "${flags[@]}"
+    [[ -s "$file" ]] || die "$name: no heap dump at $file"
+    "$jh/bin/jcmd" "$PID" GC.class_histogram -all >"$STAGE/$name.histo.txt"
+    gzip -9 -n -c "$file" >"$STAGE/$name.hprof.gz"
+    write_info "$name" "$jh" fixture.OomMain \
+        "-XX:+HeapDumpOnOutOfMemoryError -XX:HeapDumpPath=<file> (written when the error was thrown); then gzip -9 -n <file>" \
+        "jcmd $PID GC.class_histogram -all (after the program caught the error and printed READY)" \
+        "the histogram also counts the long[32768] OomMain.RESERVE that was dropped after the dump (no GC in between)" \
+        "${flags[@]}"
+    stop_fixture
+}
+
+# --- checks -------------------------------------------------------------------
+
+LAYOUTS=(LayoutEmpty LayoutBoolean LayoutByte LayoutChar LayoutShort
+    LayoutInt LayoutFloat LayoutLong LayoutDouble LayoutRef
+    LayoutByteLong LayoutIntByteRef LayoutBoolShortDouble LayoutAllPrims
+    LayoutIntLong LayoutThreeBytes LayoutFiveRefs
+    LayoutP1 LayoutC1 LayoutA1 LayoutA2 LayoutA3
+    LayoutPBool LayoutPBoolChildIntRef LayoutPEmpty LayoutPEmptyChildInt
+    LayoutPLong LayoutPLongChildByte LayoutPIntLong LayoutPIntLongChildByte
+    LayoutPRef LayoutPRefChildLong LayoutPShort LayoutPShortChildRefByte
+    LayoutStaticOnly)
+
+histo_count() { # HISTOFILE CLASSNAME -> instance count (0 if absent)
+    awk -v c="$2" '$4 == c { print $2; found = 1 } END { if (!found) print 0 }' "$1"
+}
+
+expect_count() { # HISTOFILE CLASSNAME N
+    local got
+    got="$(histo_count "$1" "$2")"
+    [[ "$got" == "$3" ]] || die "$(basename "$1"): $2 has $got instances, expected $3"
+}
+
+check_heapshapes() { # NAME WEAKONLY_COUNT
+    local h="$STAGE/$1.histo.txt" k
+    for k in "${!LAYOUTS[@]}"; do
+        expect_count "$h" "fixture.${LAYOUTS[$k]}" $((11 + k))
+    done
+    expect_count "$h" fixture.Payload 100
+    expect_count "$h" fixture.ArrayElem 5
+    expect_count "$h" fixture.StackOnly 1
+    expect_count "$h" fixture.StackHolder 1
+    expect_count "$h" fixture.WeakOnly "$2"
+    expect_count "$h" '[Lfixture.Payload;' 2
+    expect_count "$h" '[[Lfixture.Payload;' 1
+    grep -q '"fixture-holder"' "$STAGE/$1.info.txt" || die "$1: no fixture-holder thread"
+    grep -q 'fixture.StackHolder.hold' "$STAGE/$1.info.txt" || die "$1: holder not in hold()"
+    log "$1: histogram counts OK"
+}
+
+check_oom() { # NAME
+    local n
+    n="$(sed -n 's/^OOM chunks=\([0-9]*\)$/\1/p' "$STAGE/$1.info.txt")"
+    [[ -n "$n" ]] || die "$1: no 'OOM chunks=' line"
+    expect_count "$STAGE/$1.histo.txt" fixture.OomChunk "$n"
+    log "$1: $n OomChunk objects, histogram agrees"
+}
+
+# --- fixtures -----------------------------------------------------------------
+
+BASE=(-Xshare:off -Xmx64m -XX:+UseSerialGC)
+PREFIXES=(jdk17-)
+
+dump_jcmd jdk17-default "$JDK17" fixture.HeapShapes jdk17-gz "${BASE[@]}"
+check_heapshapes jdk17-default 1
+check_heapshapes jdk17-gz 1
+
+dump_jcmd jdk17-nocoops "$JDK17" fixture.HeapShapes - "${BASE[@]}" -XX:-UseCompressedOops
+check_heapshapes jdk17-nocoops 1
+
+dump_jcmd jdk17-nocoops-noccp "$JDK17" fixture.HeapShapes - "${BASE[@]}" \
+    -XX:-UseCompressedOops -XX:-UseCompressedClassPointers
+check_heapshapes jdk17-nocoops-noccp 1
+
+dump_jcmd jdk17-align16 "$JDK17" fixture.HeapShapes - "${BASE[@]}" -XX:ObjectAlignmentInBytes=16
+check_heapshapes jdk17-align16 1
+
+# Class data sharing left at its default (on) here, to have one dump with it.
+dump_jmap_live jdk17-jmap-live "$JDK17" -Xmx64m -XX:+UseSerialGC
+check_heapshapes jdk17-jmap-live 0
+
+dump_oom jdk17-oom "$JDK17"
+check_oom jdk17-oom
+
+if [[ -n "$JDK21" ]]; then
+    PREFIXES+=(jdk21-)
+    dump_jcmd jdk21-default "$JDK21" fixture.HeapShapes - "${BASE[@]}"
+    check_heapshapes jdk21-default 1
+fi
+
+if [[ -n "$JDK25" ]]; then
+    PREFIXES+=(jdk25-)
+    dump_jcmd jdk25-default "$JDK25" fixture.HeapShapes - "${BASE[@]}"
+    check_heapshapes jdk25-default 1
+    dump_jcmd jdk25-coh "$JDK25" fixture.HeapShapes - "${BASE[@]}" -XX:+UseCompactObjectHeaders
+    check_heapshapes jdk25-coh 1
+fi
+
+# Per-fixture table of fixture.* classes from the histograms (all generated fixtures).
+summarize() {
+    local f name
+    printf 'fixture\tclass\tinstances\tbytes\tbytes_per_instance\n'
+    for f in "$@"; do
+        name="$(basename "$f" .histo.txt)"
+        awk -v n="$name" '$4 ~ /fixture\./ && $2 > 0 {
+            printf "%s\t%s\t%d\t%d\t%d\n", n, $4, $2, $3, $3 / $2 }' "$f" | sort -t "$(printf '\t')" -k2,2
+    done
+}
+
+# --- install into testdata/jvm --------------------------------------------------
+
+mkdir -p "$OUT"
+for p in "${PREFIXES[@]}"; do
+    rm -f "$OUT/$p"*.hprof.gz "$OUT/$p"*.histo.txt "$OUT/$p"*.info.txt
+done
+chmod 0644 "$STAGE"/*
+mv "$STAGE"/* "$OUT"/
+mapfile -t HISTOS < <(find "$OUT" -maxdepth 1 -name 'jdk*.histo.txt' | sort)
+summarize "${HISTOS[@]}" >"$OUT/fixture-classes.tsv"
+
+log "done:"
+(cd "$OUT" && ls -l -- *.hprof.gz *.histo.txt *.info.txt fixture-classes.tsv >&2 && du -sh . >&2)
