@@ -4,8 +4,9 @@
 #   bash testdata/gen.sh            (from the repository root, or from anywhere)
 #
 # Needs a JDK 17 (java, javac, jcmd, jmap). Optional extra JDKs are used when
-# found: JDK21_HOME / JDK25_HOME, or /usr/lib/jvm/*-21-* / *-25-*. When an
-# optional JDK is missing, its existing fixtures in testdata/jvm/ are left alone.
+# found: JDK21_HOME / JDK25_HOME, or /usr/lib/jvm/*-21-* / *-25-*. Set e.g.
+# JDK25_HOME=none to skip one. When an optional JDK is missing or skipped, its
+# existing fixtures in testdata/jvm/ are left alone.
 #
 # Scratch files live in a mktemp directory that is removed on exit. The output
 # files are replaced only after every fixture of a run was produced and checked.
@@ -46,6 +47,9 @@ jdk_major() { # JAVA_HOME -> major version number (or empty)
 
 find_jdk() { # MAJOR -> prints a JAVA_HOME with that major version, or nothing
     local major="$1" var="JDK$1_HOME" d
+    if [[ "${!var:-}" == none ]]; then
+        return
+    fi
     if [[ -n "${!var:-}" ]]; then
         [[ "$(jdk_major "${!var}")" == "$major" ]] || die "$var=${!var} is not JDK $major"
         echo "${!var}"
@@ -66,13 +70,13 @@ JDK17="$(find_jdk 17)"
 JDK21="$(find_jdk 21 || true)"
 JDK25="$(find_jdk 25 || true)"
 log "JDK 17: $JDK17"
-log "JDK 21: ${JDK21:-not found, skipped}"
-log "JDK 25: ${JDK25:-not found, skipped}"
+log "JDK 21: ${JDK21:-not found or skipped}"
+log "JDK 25: ${JDK25:-not found or skipped}"
 
 # --- compile ----------------------------------------------------------------
 
 mapfile -t SOURCES < <(find "$SRC" -name '*.java' | sort)
-"$JDK17/bin/javac" --release 17 -encoding UTF-8 -d "$CLASSES" "${SOURCES[@]}"
+"$JDK17/bin/javac" -Xlint:all --release 17 -encoding UTF-8 -d "$CLASSES" "${SOURCES[@]}"
 
 # --- helpers ----------------------------------------------------------------
 
@@ -184,6 +188,14 @@ dump_oom() { # NAME JAVA_HOME
     stop_fixture
 }
 
+# Field offsets / array base offsets as the JVM reports them (separate JVM, same flags).
+layout_report() { # NAME JAVA_HOME FLAGS...
+    local name="$1" jh="$2"
+    shift 2
+    "$jh/bin/java" "$@" -cp "$CLASSES" fixture.LayoutReport >"$STAGE/$name.layout.txt" 2>"$WORK/$name.layout.stderr"
+    grep -q '^field fixture.LayoutA3 ' "$STAGE/$name.layout.txt" || die "$name: LayoutReport failed"
+}
+
 # --- checks -------------------------------------------------------------------
 
 LAYOUTS=(LayoutEmpty LayoutBoolean LayoutByte LayoutChar LayoutShort
@@ -233,22 +245,26 @@ check_oom() { # NAME
 
 # --- fixtures -----------------------------------------------------------------
 
-BASE=(-Xshare:off -Xmx64m -XX:+UseSerialGC)
+BASE=(-Xshare:off -Xmx64m -XX:+UseSerialGC -XX:-UseTLAB)
 PREFIXES=(jdk17-)
 
 dump_jcmd jdk17-default "$JDK17" fixture.HeapShapes jdk17-gz "${BASE[@]}"
 check_heapshapes jdk17-default 1
+layout_report jdk17-default "$JDK17" "${BASE[@]}"
 check_heapshapes jdk17-gz 1
 
 dump_jcmd jdk17-nocoops "$JDK17" fixture.HeapShapes - "${BASE[@]}" -XX:-UseCompressedOops
 check_heapshapes jdk17-nocoops 1
+layout_report jdk17-nocoops "$JDK17" "${BASE[@]}" -XX:-UseCompressedOops
 
 dump_jcmd jdk17-nocoops-noccp "$JDK17" fixture.HeapShapes - "${BASE[@]}" \
     -XX:-UseCompressedOops -XX:-UseCompressedClassPointers
 check_heapshapes jdk17-nocoops-noccp 1
+layout_report jdk17-nocoops-noccp "$JDK17" "${BASE[@]}" -XX:-UseCompressedOops -XX:-UseCompressedClassPointers
 
 dump_jcmd jdk17-align16 "$JDK17" fixture.HeapShapes - "${BASE[@]}" -XX:ObjectAlignmentInBytes=16
 check_heapshapes jdk17-align16 1
+layout_report jdk17-align16 "$JDK17" "${BASE[@]}" -XX:ObjectAlignmentInBytes=16
 
 # Class data sharing left at its default (on) here, to have one dump with it.
 dump_jmap_live jdk17-jmap-live "$JDK17" -Xmx64m -XX:+UseSerialGC
@@ -261,14 +277,17 @@ if [[ -n "$JDK21" ]]; then
     PREFIXES+=(jdk21-)
     dump_jcmd jdk21-default "$JDK21" fixture.HeapShapes - "${BASE[@]}"
     check_heapshapes jdk21-default 1
+    layout_report jdk21-default "$JDK21" "${BASE[@]}"
 fi
 
 if [[ -n "$JDK25" ]]; then
     PREFIXES+=(jdk25-)
     dump_jcmd jdk25-default "$JDK25" fixture.HeapShapes - "${BASE[@]}"
     check_heapshapes jdk25-default 1
+    layout_report jdk25-default "$JDK25" "${BASE[@]}"
     dump_jcmd jdk25-coh "$JDK25" fixture.HeapShapes - "${BASE[@]}" -XX:+UseCompactObjectHeaders
     check_heapshapes jdk25-coh 1
+    layout_report jdk25-coh "$JDK25" "${BASE[@]}" -XX:+UseCompactObjectHeaders
 fi
 
 # Per-fixture table of fixture.* classes from the histograms (all generated fixtures).
@@ -286,7 +305,7 @@ summarize() {
 
 mkdir -p "$OUT"
 for p in "${PREFIXES[@]}"; do
-    rm -f "$OUT/$p"*.hprof.gz "$OUT/$p"*.histo.txt "$OUT/$p"*.info.txt
+    rm -f "$OUT/$p"*.hprof.gz "$OUT/$p"*.histo.txt "$OUT/$p"*.info.txt "$OUT/$p"*.layout.txt
 done
 chmod 0644 "$STAGE"/*
 mv "$STAGE"/* "$OUT"/
@@ -294,4 +313,4 @@ mapfile -t HISTOS < <(find "$OUT" -maxdepth 1 -name 'jdk*.histo.txt' | sort)
 summarize "${HISTOS[@]}" >"$OUT/fixture-classes.tsv"
 
 log "done:"
-(cd "$OUT" && ls -l -- *.hprof.gz *.histo.txt *.info.txt fixture-classes.tsv >&2 && du -sh . >&2)
+(cd "$OUT" && ls -l -- *.hprof.gz *.histo.txt *.info.txt *.layout.txt fixture-classes.tsv >&2 && du -sh . >&2)
