@@ -1,0 +1,38 @@
+package main
+
+import (
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/report"
+	"github.com/spf13/cobra"
+)
+
+func newInfoCommand(g *globalFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "info FILE",
+		Short: "Summarize a dump: format, counts, GC roots, threads and anomalies",
+		Long: `info reads the whole dump and reports its format and version, identifier
+size, timestamp, record and sub-record counts, objects, classes, GC roots by
+kind, threads, the total shallow heap, the JVM layout sizes are computed with,
+and every anomaly found (dangling references, truncation, duplicate classes,
+unknown records).`,
+		Example: `  hprofctl info heap.hprof
+  hprofctl info -o json heap.hprof.gz | jq .gc_roots
+  cat heap.hprof | hprofctl info -`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt, err := g.reportOptions()
+			if err != nil {
+				return err
+			}
+			size, err := g.sizeMode()
+			if err != nil {
+				return err
+			}
+			h, err := g.load(args[0], true)
+			if err != nil {
+				return err
+			}
+			return report.Info(stdout, analysis.Summarize(h, size), opt)
+		},
+	}
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/input"
+	"github.com/hprofctl/hprofctl/report"
+	"github.com/spf13/cobra"
+)
+
+// globalFlags are the flags every command takes.
+type globalFlags struct {
+	output string
+	bytes  bool
+	size   string
+	dump   int
+}
+
+func newRootCommand() *cobra.Command {
+	g := &globalFlags{}
+	root := &cobra.Command{
+		Use:   "hprofctl",
+		Short: "Analyze Java heap dumps: histograms, retention, allocation sites, deadlocks",
+		Long: `hprofctl reads Java heap dumps (HPROF binary from jcmd, jmap,
+-XX:+HeapDumpOnOutOfMemoryError, the hprof agent and Android; plain, gzip or
+bzip2) and answers the post-mortem questions: what fills the heap, what keeps
+it alive, where it was allocated, which threads are stuck.
+
+Every command prints a table for people, or JSON / CSV for scripts (-o).`,
+		Example: `  hprofctl info java_pid1234.hprof
+  hprofctl histo --top 20 heap.hprof.gz
+  hprofctl histo -o json heap.hprof | jq '.[0]'`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	pf := root.PersistentFlags()
+	pf.StringVarP(&g.output, "output", "o", "table", "output format: table, json or csv")
+	pf.BoolVar(&g.bytes, "bytes", false, "print exact byte counts in tables instead of KiB/MiB")
+	pf.StringVar(&g.size, "size", "jvm", "shallow sizes: jvm (header, layout and padding, as jmap -histo) or fields (field bytes the dump records)")
+	pf.IntVar(&g.dump, "dump", -1, "which heap dump of a file holding several (from 0; -1: the last)")
+	root.AddCommand(newInfoCommand(g), newHistoCommand(g), newVersionCommand())
+	return root
+}
+
+func (g *globalFlags) reportOptions() (report.Options, error) {
+	f, err := report.ParseFormat(g.output)
+	return report.Options{Format: f, ExactBytes: g.bytes}, err
+}
+
+func (g *globalFlags) sizeMode() (model.SizeMode, error) {
+	switch g.size {
+	case "jvm":
+		return model.SizeJVM, nil
+	case "fields":
+		return model.SizeFields, nil
+	}
+	return 0, fmt.Errorf("unknown --size %q: expected jvm or fields", g.size)
+}
+
+// load reads a heap dump, drawing a progress bar on stderr when it is a
+// terminal.
+func (g *globalFlags) load(path string, objects bool) (*model.Heap, error) {
+	f, err := input.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if isTerminal(os.Stderr) {
+		p := report.StartProgress(os.Stderr, "reading "+f.Name, f.Size, f.StoredOffset)
+		defer p.Stop()
+	}
+	h, err := model.LoadHPROF(f, model.LoadOptions{Dump: g.dump, Objects: objects})
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range h.Anomalies {
+		if a.Kind == "truncated" {
+			fmt.Fprintf(os.Stderr, "hprofctl: warning: %s; showing what was read before the cut\n", a.Detail)
+		}
+	}
+	return h, nil
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// stdout is where commands write their reports.
+var stdout io.Writer = os.Stdout

@@ -1,0 +1,383 @@
+// Package model holds a Java heap as a compact index-based graph: objects
+// under dense integer indices (their order is the order of their ids),
+// per-object attributes in flat slices, references in one CSR array, and
+// classes, GC roots, threads and stack traces beside them. It is built
+// while a parser streams a dump and is read by the analyses.
+package model
+
+import (
+	"sort"
+	"time"
+
+	"github.com/hprofctl/hprofctl/model/layout"
+)
+
+// ObjectIndex is the dense index of an object: objects are numbered in the
+// order of their ids.
+type ObjectIndex uint32
+
+// ClassIndex is the index of a class in Heap.Classes.
+type ClassIndex uint32
+
+// None marks an absent object or class.
+const None = ^uint32(0)
+
+// NoObject is the ObjectIndex of no object.
+const NoObject = ObjectIndex(None)
+
+// NoClass is the ClassIndex of no class.
+const NoClass = ClassIndex(None)
+
+// Type is a basic type code as HPROF and JVMPI number them.
+type Type = layout.FieldType
+
+// Basic type codes.
+const (
+	TypeObject  Type = 2
+	TypeBoolean Type = 4
+	TypeChar    Type = 5
+	TypeFloat   Type = 6
+	TypeDouble  Type = 7
+	TypeByte    Type = 8
+	TypeShort   Type = 9
+	TypeInt     Type = 10
+	TypeLong    Type = 11
+)
+
+// SizeMode chooses how shallow sizes are counted.
+type SizeMode int
+
+const (
+	// SizeJVM counts what the JVM allocates: header, fields laid out as
+	// HotSpot does, padding to the object alignment (as jmap -histo).
+	SizeJVM SizeMode = iota
+	// SizeFields counts only the bytes the dump records: field values,
+	// array elements, a class's static values; no header, no padding.
+	SizeFields
+)
+
+// Source describes the dump a Heap came from.
+type Source struct {
+	File        string
+	Format      string // "hprof"
+	Version     string // e.g. "1.0.2"
+	Compression string
+	IDSize      int
+	Time        time.Time
+	// Producer is a best guess at the writer: "hotspot", "hprof-agent",
+	// "android" (FORMATS.md A.7).
+	Producer string
+	// Dump is which heap dump of the file was loaded, of Dumps.
+	Dump, Dumps int
+	// Bytes is the number of (decompressed) bytes read.
+	Bytes int64
+}
+
+// Class is a loaded class.
+type Class struct {
+	ID     uint64 // class object id; 0 for a class the dump names but never dumps
+	Name   string // Java name: "java.lang.String", "int[]", "java.util.HashMap$Node[]"
+	Super  ClassIndex
+	Loader uint64
+	Object ObjectIndex // the class object, NoObject before indexing or when absent
+	// DumpInstanceSize is the CLASS_DUMP instance size as the producer wrote it.
+	DumpInstanceSize uint32
+	Fields           []Field  // own instance fields, dump order
+	Statics          []Static // static fields with values
+	// Elem is the element type of an array class (TypeObject for object
+	// arrays), 0 for other classes.
+	Elem Type
+	// Instances counts the objects of this class in the loaded dump.
+	Instances int64
+	// ArrayElements sums the lengths of this array class's instances.
+	ArrayElements int64
+	// lengthResidues counts array instances by length modulo 256, which
+	// with ArrayElements gives exact aligned sizes (see ShallowBytes).
+	lengthResidues *[256]int64
+}
+
+// Field is an instance field declaration.
+type Field struct {
+	Name string
+	Type Type
+}
+
+// Static is a static field and its raw value (an object id for references).
+type Static struct {
+	Name  string
+	Type  Type
+	Value uint64
+}
+
+// IsArray reports whether c is an array class.
+func (c *Class) IsArray() bool { return c.Elem != 0 }
+
+// Root is a GC root.
+type Root struct {
+	Kind   RootKind
+	Object ObjectIndex
+	ID     uint64 // the id the dump names (kept when Object is NoObject)
+	Thread int32  // index into Heap.Threads, -1 if none
+	Frame  int32  // frame depth in the thread's stack, -1 if unknown
+}
+
+// RootKind is the kind of a GC root.
+type RootKind uint8
+
+// Root kinds, named as HPROF names them.
+const (
+	RootUnknown RootKind = iota
+	RootJNIGlobal
+	RootJNILocal
+	RootJavaFrame
+	RootNativeStack
+	RootStickyClass
+	RootThreadBlock
+	RootMonitorUsed
+	RootThreadObject
+	RootInternedString
+	RootFinalizing
+	RootDebugger
+	RootReferenceCleanup
+	RootVMInternal
+	RootJNIMonitor
+	RootUnreachable
+	numRootKinds
+)
+
+var rootKindNames = [numRootKinds]string{
+	"unknown", "jni-global", "jni-local", "java-frame", "native-stack", "sticky-class",
+	"thread-block", "monitor-used", "thread-object", "interned-string", "finalizing",
+	"debugger", "reference-cleanup", "vm-internal", "jni-monitor", "unreachable",
+}
+
+// String returns the root kind's name, e.g. "java-frame".
+func (k RootKind) String() string {
+	if k < numRootKinds {
+		return rootKindNames[k]
+	}
+	return "invalid"
+}
+
+// RootKinds lists every root kind in order.
+func RootKinds() []RootKind {
+	ks := make([]RootKind, numRootKinds)
+	for i := range ks {
+		ks[i] = RootKind(i)
+	}
+	return ks
+}
+
+// Thread is a Java thread known from the dump.
+type Thread struct {
+	Serial uint32
+	Object ObjectIndex
+	ID     uint64
+	Name   string
+	Trace  int32 // index into Heap.Traces, -1 if none
+}
+
+// Trace is a stack trace; Frames[0] is the innermost frame.
+type Trace struct {
+	Serial       uint32
+	ThreadSerial uint32
+	Frames       []Frame
+}
+
+// Frame is one stack frame.
+type Frame struct {
+	Class     string
+	Method    string
+	Signature string
+	File      string
+	// Line > 0 is a source line; LineUnknown, LineCompiled, LineNative.
+	Line int32
+}
+
+// Special Frame.Line values.
+const (
+	LineUnknown  = -1
+	LineCompiled = -2
+	LineNative   = -3
+)
+
+// Anomaly is something wrong or odd found in a dump; Count says how often.
+type Anomaly struct {
+	Kind   string // short key, e.g. "dangling-reference"
+	Count  int64
+	Offset int64 // first occurrence, -1 if not tied to one
+	Detail string
+}
+
+// Heap is a loaded heap dump.
+type Heap struct {
+	Source  Source
+	Classes []Class
+	Roots   []Root
+	Threads []Thread
+	Traces  []Trace
+	// Layout is the JVM memory layout sizes are computed with, and
+	// LayoutReason says how it was chosen.
+	Layout       layout.Config
+	LayoutReason string
+	// RecordCounts counts top-level records by name, SubRecordCounts heap
+	// sub-records by name.
+	RecordCounts    map[string]int64
+	SubRecordCounts map[string]int64
+	Anomalies       []Anomaly
+	// Truncated is set when the dump ended inside a record; what was read
+	// before is kept.
+	Truncated bool
+
+	// HasObjects reports whether the per-object tables were built (a
+	// histogram-only load skips them).
+	HasObjects bool
+	ids        []uint64
+	classOf    []ClassIndex
+	lengths    []uint32
+	refStart   []uint32
+	refs       []ObjectIndex
+	classByID  map[uint64]ClassIndex
+	classSize  []int64 // per class: JVM shallow size of one instance
+	mirrorSize []int64 // per class: JVM size of its class object
+}
+
+// NumObjects is the number of objects, class objects included.
+func (h *Heap) NumObjects() int { return len(h.ids) }
+
+// ObjectID returns the id the dump gives object i.
+func (h *Heap) ObjectID(i ObjectIndex) uint64 { return h.ids[i] }
+
+// ClassOf returns the class of object i (java.lang.Class for class objects).
+func (h *Heap) ClassOf(i ObjectIndex) ClassIndex { return h.classOf[i] }
+
+// ArrayLength returns the element count of array object i, 0 otherwise.
+func (h *Heap) ArrayLength(i ObjectIndex) uint32 { return h.lengths[i] }
+
+// Refs returns the objects that object i references (fields, elements,
+// and for class objects: super, loader, statics, constants). The slice is
+// shared; do not modify it.
+func (h *Heap) Refs(i ObjectIndex) []ObjectIndex {
+	return h.refs[h.refStart[i]:h.refStart[i+1]]
+}
+
+// NumRefs is the total number of references.
+func (h *Heap) NumRefs() int { return len(h.refs) }
+
+// Lookup returns the object with the given id.
+func (h *Heap) Lookup(id uint64) (ObjectIndex, bool) {
+	i := sort.Search(len(h.ids), func(k int) bool { return h.ids[k] >= id })
+	if i < len(h.ids) && h.ids[i] == id {
+		return ObjectIndex(i), true
+	}
+	return NoObject, false
+}
+
+// ClassByID returns the class whose class object has the given id.
+func (h *Heap) ClassByID(id uint64) (ClassIndex, bool) {
+	c, ok := h.classByID[id]
+	return c, ok
+}
+
+// ClassObjectOf returns the class that object i is the class object of.
+func (h *Heap) ClassObjectOf(i ObjectIndex) (ClassIndex, bool) {
+	return h.ClassByID(h.ids[i])
+}
+
+// InstanceBytes is the shallow size of one instance of non-array class c.
+func (h *Heap) InstanceBytes(c ClassIndex, mode SizeMode) int64 {
+	if mode == SizeFields {
+		return h.fieldBytes(c)
+	}
+	return h.classSize[c]
+}
+
+// fieldBytes sums the field sizes of c and its superclasses.
+func (h *Heap) fieldBytes(c ClassIndex) int64 {
+	var n int64
+	for k := c; k != NoClass; k = h.Classes[k].Super {
+		for _, f := range h.Classes[k].Fields {
+			n += int64(h.typeSize(f.Type))
+		}
+	}
+	return n
+}
+
+func (h *Heap) typeSize(t Type) int { return t.Size(h.Source.IDSize) }
+
+// ArrayBytes is the shallow size of an array of class c with n elements.
+func (h *Heap) ArrayBytes(c ClassIndex, n int64, mode SizeMode) int64 {
+	e := h.Classes[c].Elem
+	if mode == SizeFields {
+		return n * int64(h.typeSize(e))
+	}
+	return h.Layout.ArraySize(e, n)
+}
+
+// ClassObjectBytes is the shallow size of the class object of class c.
+func (h *Heap) ClassObjectBytes(c ClassIndex, mode SizeMode) int64 {
+	if mode == SizeFields {
+		var n int64
+		for _, s := range h.Classes[c].Statics {
+			n += int64(h.typeSize(s.Type))
+		}
+		return n
+	}
+	return h.mirrorSize[c]
+}
+
+// ShallowBytes is the shallow size of object i.
+func (h *Heap) ShallowBytes(i ObjectIndex, mode SizeMode) int64 {
+	if c, ok := h.ClassObjectOf(i); ok && h.Classes[c].Object == i {
+		return h.ClassObjectBytes(c, mode)
+	}
+	c := h.classOf[i]
+	if h.Classes[c].IsArray() {
+		return h.ArrayBytes(c, int64(h.lengths[i]), mode)
+	}
+	return h.InstanceBytes(c, mode)
+}
+
+// ClassBytes is the total shallow size of all instances of class c (for
+// java.lang.Class: of all class objects), computed from the per-class
+// counters, so it is available without the per-object tables.
+func (h *Heap) ClassBytes(c ClassIndex, mode SizeMode) int64 {
+	cl := &h.Classes[c]
+	if cl.IsArray() {
+		if mode == SizeFields || cl.lengthResidues == nil {
+			return h.ArrayBytes(c, cl.ArrayElements, SizeFields)
+		}
+		// Equal lengths modulo 256 give equal padding, because no
+		// object alignment exceeds 256 bytes.
+		var total, residueElements int64
+		for r, n := range cl.lengthResidues {
+			if n != 0 {
+				total += n * h.ArrayBytes(c, int64(r), mode)
+				residueElements += n * int64(r)
+			}
+		}
+		return total + (cl.ArrayElements-residueElements)*int64(cl.Elem.Size(h.Layout.Ref))
+	}
+	if h.isClassClass(c) {
+		var total int64
+		for k := range h.Classes {
+			if h.Classes[k].ID != 0 {
+				total += h.ClassObjectBytes(ClassIndex(k), mode)
+			}
+		}
+		return total
+	}
+	return cl.Instances * h.InstanceBytes(c, mode)
+}
+
+// ClassClass is the index of java.lang.Class, NoClass if the dump lacks it.
+func (h *Heap) ClassClass() ClassIndex {
+	for i := range h.Classes {
+		if h.Classes[i].Name == "java.lang.Class" {
+			return ClassIndex(i)
+		}
+	}
+	return NoClass
+}
+
+func (h *Heap) isClassClass(c ClassIndex) bool { return h.Classes[c].Name == "java.lang.Class" }

@@ -1,0 +1,733 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/hprofctl/hprofctl/model/layout"
+	"github.com/hprofctl/hprofctl/parser/hprof"
+	"github.com/hprofctl/hprofctl/parser/input"
+)
+
+// LoadOptions choose what a load builds.
+type LoadOptions struct {
+	// Dump picks one heap dump of a file holding several (from 0); -1,
+	// the default for callers that set it so, picks the last.
+	Dump int
+	// Objects builds the per-object tables and the reference graph;
+	// without it only classes, counters, roots and traces are kept
+	// (enough for a histogram), in far less memory and time.
+	Objects bool
+}
+
+// LoadHPROF reads an HPROF binary dump from f.
+func LoadHPROF(f *input.File, opt LoadOptions) (*Heap, error) {
+	r, err := hprof.NewReader(f, hprof.Options{Name: f.Name})
+	if err != nil {
+		return nil, err
+	}
+	b := newHPROFBuilder(r, opt)
+	b.h.Source.File = f.Name
+	b.h.Source.Compression = string(f.Compression)
+	if err := b.run(); err != nil {
+		return nil, err
+	}
+	return b.h, nil
+}
+
+type rawRoot struct {
+	kind   RootKind
+	id     uint64
+	thread uint32
+	frame  int32
+	trace  uint32
+}
+
+// classRefs is the decoding plan for instances of one class: where the
+// reference fields lie in its instance bytes.
+type classRefs struct {
+	ready   bool
+	size    int      // expected instance bytes
+	offsets []uint32 // reference field offsets
+}
+
+type classInfo struct {
+	superID   uint64
+	fieldIDs  []uint64
+	staticIDs []uint64
+	dumped    bool
+	refs      classRefs
+}
+
+type hprofBuilder struct {
+	r   *hprof.Reader
+	opt LoadOptions
+	h   *Heap
+
+	strings      map[uint64]string
+	classNameID  map[uint64]uint64 // class object id -> name string id (LOAD_CLASS)
+	classSerial  map[uint32]uint64 // class serial -> class object id
+	primClassID  [TypeLong + 1]uint64
+	primClass    [TypeLong + 1]ClassIndex
+	frames       map[uint64]hprof.Frame
+	rawTraces    []rawTrace
+	threadNames  map[uint32]uint64 // START_THREAD serial -> name id
+	threadIDs    map[uint32]uint64 // START_THREAD serial -> thread object id
+	threadTrace  map[uint32]uint32 // thread serial -> trace serial
+	agent        bool
+	dump         int // dump being kept, -1 before the first
+	infos        []classInfo
+	roots        []rawRoot
+	objects      objectTable
+	deferred     []deferredInstance
+	deferredData []byte
+	late         map[int][]uint64
+
+	// address-gap observations for layout inference
+	prevID     uint64
+	prevClass  ClassIndex
+	prevLength uint32
+	prevValid  bool
+	minGap     []int64
+	arraySeen  []int
+	arrayObs   []layout.Observation
+
+	sizeMismatch      int64
+	sizeMismatchFirst int64
+	duplicateClasses  int64
+	truncatedArrays   int64
+}
+
+type rawTrace struct {
+	serial, thread uint32
+	frames         []uint64
+}
+
+type deferredInstance struct {
+	arrival int
+	class   ClassIndex
+	start   int
+	size    int
+	offset  int64
+}
+
+func newHPROFBuilder(r *hprof.Reader, opt LoadOptions) *hprofBuilder {
+	hdr := r.Header()
+	h := &Heap{
+		Source: Source{Format: "hprof", Version: hdr.Version, IDSize: hdr.IDSize, Time: hdr.Time},
+		RecordCounts:    map[string]int64{},
+		SubRecordCounts: map[string]int64{},
+		HasObjects:      opt.Objects,
+		classByID:       map[uint64]ClassIndex{},
+	}
+	b := &hprofBuilder{
+		r: r, opt: opt, h: h,
+		strings:     map[uint64]string{},
+		classNameID: map[uint64]uint64{},
+		classSerial: map[uint32]uint64{},
+		frames:      map[uint64]hprof.Frame{},
+		threadNames: map[uint32]uint64{},
+		threadIDs:   map[uint32]uint64{},
+		threadTrace: map[uint32]uint32{},
+		dump:        -1,
+		late:        map[int][]uint64{},
+	}
+	for i := range b.primClass {
+		b.primClass[i] = NoClass
+	}
+	return b
+}
+
+func (b *hprofBuilder) run() error {
+	r := b.r
+	var topCounts [256]int64
+	var subCounts [256]int64
+	for r.Next() {
+		rec := r.Record()
+		if rec.Sub == 0 {
+			topCounts[rec.Tag]++
+			if err := b.top(rec); err != nil {
+				return err
+			}
+			continue
+		}
+		subCounts[rec.Sub]++
+		if b.opt.Dump >= 0 && rec.Dump != b.opt.Dump {
+			continue
+		}
+		if rec.Dump != b.dump {
+			b.startDump(rec.Dump)
+		}
+		if err := b.sub(rec); err != nil {
+			return err
+		}
+	}
+	err := r.Err()
+	if err != nil {
+		if !errors.Is(err, hprof.ErrTruncated) {
+			return err
+		}
+		b.h.Truncated = true
+		b.anomaly("truncated", 1, -1, "%s", err.Error())
+	}
+	for t, n := range topCounts {
+		if n > 0 {
+			b.h.RecordCounts[hprof.Tag(t).String()] = n
+		}
+	}
+	for t, n := range subCounts {
+		if n > 0 {
+			b.h.SubRecordCounts[hprof.SubTag(t).String()] = n
+		}
+	}
+	for _, w := range r.Warnings() {
+		b.anomaly("reader-warning", 1, w.Offset, "%s", w.Msg)
+	}
+	if extra := r.WarningCount() - len(r.Warnings()); extra > 0 {
+		b.anomaly("reader-warning", int64(extra), -1, "further warnings not listed")
+	}
+	b.h.Source.Dumps = r.Dumps()
+	b.h.Source.Dump = b.dump
+	b.h.Source.Bytes = r.Offset()
+	if b.opt.Dump >= 0 && b.opt.Dump >= r.Dumps() {
+		return fmt.Errorf("%s: heap dump %d requested, the file has %d", b.h.Source.File, b.opt.Dump, r.Dumps())
+	}
+	return b.finish()
+}
+
+func (b *hprofBuilder) anomaly(kind string, n int64, off int64, format string, args ...any) {
+	b.h.Anomalies = append(b.h.Anomalies, Anomaly{Kind: kind, Count: n, Offset: off, Detail: fmt.Sprintf(format, args...)})
+}
+
+func (b *hprofBuilder) top(rec *hprof.Record) error {
+	switch rec.Tag {
+	case hprof.TagUTF8:
+		b.strings[rec.UTF8.ID] = string(rec.UTF8.Text)
+	case hprof.TagLoadClass:
+		lc := rec.LoadClass
+		b.classNameID[lc.ClassID] = lc.NameID
+		b.classSerial[lc.Serial] = lc.ClassID
+		if t := arrayElemType(JavaClassName(b.strings[lc.NameID])); t != TypeObject && t != 0 && b.primClassID[t] == 0 {
+			b.primClassID[t] = lc.ClassID
+		}
+	case hprof.TagFrame:
+		b.frames[rec.Frame.ID] = rec.Frame
+	case hprof.TagTrace:
+		b.rawTraces = append(b.rawTraces, rawTrace{serial: rec.Trace.Serial, thread: rec.Trace.ThreadSerial,
+			frames: append([]uint64(nil), rec.Trace.FrameIDs...)})
+	case hprof.TagStartThread:
+		st := rec.StartThread
+		b.threadNames[st.ThreadSerial] = st.NameID
+		b.threadIDs[st.ThreadSerial] = st.ThreadID
+		if _, ok := b.threadTrace[st.ThreadSerial]; !ok {
+			b.threadTrace[st.ThreadSerial] = st.TraceSerial
+		}
+	case hprof.TagControlSettings:
+		b.agent = true
+	}
+	return nil
+}
+
+// startDump drops what an earlier heap dump of the file left: with several
+// dumps, the last one (or the chosen one) is the heap.
+func (b *hprofBuilder) startDump(d int) {
+	b.dump = d
+	b.h.Classes = nil
+	b.h.classByID = map[uint64]ClassIndex{}
+	b.infos = nil
+	b.roots = nil
+	b.objects.reset()
+	b.deferred, b.deferredData = nil, nil
+	b.late = map[int][]uint64{}
+	for i := range b.primClass {
+		b.primClass[i] = NoClass
+	}
+	b.prevValid = false
+	b.minGap, b.arraySeen, b.arrayObs = nil, nil, nil
+}
+
+// classFor returns the class with the given class object id, creating a
+// placeholder that a later CLASS_DUMP fills in.
+func (b *hprofBuilder) classFor(id uint64) ClassIndex {
+	if c, ok := b.h.classByID[id]; ok {
+		return c
+	}
+	c := ClassIndex(len(b.h.Classes))
+	b.h.Classes = append(b.h.Classes, Class{ID: id, Super: NoClass, Object: NoObject})
+	b.infos = append(b.infos, classInfo{})
+	b.minGap = append(b.minGap, 0)
+	b.arraySeen = append(b.arraySeen, 0)
+	b.h.classByID[id] = c
+	return c
+}
+
+func (b *hprofBuilder) primArrayClass(t Type) ClassIndex {
+	if c := b.primClass[t]; c != NoClass {
+		return c
+	}
+	var c ClassIndex
+	if id := b.primClassID[t]; id != 0 {
+		c = b.classFor(id)
+	} else {
+		c = ClassIndex(len(b.h.Classes))
+		b.h.Classes = append(b.h.Classes, Class{Name: PrimitiveArrayName(t), Super: NoClass, Object: NoObject})
+		b.infos = append(b.infos, classInfo{dumped: true})
+		b.minGap = append(b.minGap, 0)
+		b.arraySeen = append(b.arraySeen, 0)
+	}
+	b.h.Classes[c].Elem = t
+	b.primClass[t] = c
+	return c
+}
+
+// observe records the address gap between consecutive heap objects, from
+// which the JVM's layout is inferred (object ids are addresses in HotSpot
+// dumps).
+func (b *hprofBuilder) observe(id uint64, class ClassIndex, length uint32) {
+	if b.prevValid && id > b.prevID {
+		gap := int64(id - b.prevID)
+		pc := b.prevClass
+		if b.h.Classes[pc].Elem != 0 {
+			if b.arraySeen[pc] < 64 {
+				b.arraySeen[pc]++
+				b.arrayObs = append(b.arrayObs, layout.Observation{Class: int(pc), Length: int64(b.prevLength), Gap: gap})
+			}
+		} else if m := b.minGap[pc]; m == 0 || gap < m {
+			b.minGap[pc] = gap
+		}
+	}
+	b.prevID, b.prevClass, b.prevLength, b.prevValid = id, class, length, true
+}
+
+func (b *hprofBuilder) sub(rec *hprof.Record) error {
+	switch rec.Sub {
+	case hprof.SubInstanceDump:
+		return b.instance(rec)
+	case hprof.SubObjArrayDump:
+		a := rec.ObjArray
+		c := b.classFor(a.ClassID)
+		b.countArray(c, TypeObject, a.Length)
+		b.observe(a.ID, c, a.Length)
+		if !b.opt.Objects {
+			return nil
+		}
+		b.objects.add(a.ID, c, a.Length)
+		ids := b.r.IDSize()
+		return b.r.PayloadChunks(func(chunk []byte) error {
+			for p := 0; p+ids <= len(chunk); p += ids {
+				b.objects.addRef(b.r.ID(chunk[p:]))
+			}
+			return nil
+		})
+	case hprof.SubPrimArrayDump, hprof.SubPrimArrayNoData:
+		a := rec.PrimArray
+		c := b.primArrayClass(Type(a.ElemType))
+		b.countArray(c, Type(a.ElemType), a.Length)
+		b.observe(a.ID, c, a.Length)
+		if b.opt.Objects {
+			b.objects.add(a.ID, c, a.Length)
+		}
+	case hprof.SubClassDump:
+		return b.classDump(rec)
+	case hprof.SubHeapDumpInfo:
+	default:
+		if rec.Sub.IsRoot() {
+			b.root(rec)
+		}
+	}
+	return nil
+}
+
+func (b *hprofBuilder) countArray(c ClassIndex, elem Type, n uint32) {
+	cl := &b.h.Classes[c]
+	if cl.Elem == 0 {
+		cl.Elem = elem
+	}
+	cl.Instances++
+	cl.ArrayElements += int64(n)
+	if cl.lengthResidues == nil {
+		cl.lengthResidues = new([256]int64)
+	}
+	cl.lengthResidues[n&255]++
+}
+
+func (b *hprofBuilder) instance(rec *hprof.Record) error {
+	in := rec.Instance
+	c := b.classFor(in.ClassID)
+	b.h.Classes[c].Instances++
+	b.observe(in.ID, c, 0)
+	if !b.opt.Objects {
+		return nil
+	}
+	arrival := b.objects.add(in.ID, c, 0)
+	data, err := b.r.Payload()
+	if err != nil {
+		return err
+	}
+	plan := b.refPlan(c)
+	if plan == nil {
+		start := len(b.deferredData)
+		b.deferredData = append(b.deferredData, data...)
+		b.deferred = append(b.deferred, deferredInstance{arrival: arrival, class: c, start: start, size: len(data), offset: rec.Offset})
+		return nil
+	}
+	b.decodeRefs(plan, data, rec.Offset, func(id uint64) { b.objects.addRef(id) })
+	return nil
+}
+
+func (b *hprofBuilder) decodeRefs(plan *classRefs, data []byte, offset int64, add func(uint64)) {
+	if len(data) != plan.size {
+		b.sizeMismatch++
+		if b.sizeMismatchFirst == 0 {
+			b.sizeMismatchFirst = offset
+		}
+	}
+	ids := b.r.IDSize()
+	for _, off := range plan.offsets {
+		if int(off)+ids <= len(data) {
+			add(b.r.ID(data[off:]))
+		}
+	}
+}
+
+// refPlan returns where instances of class c keep their references, or nil
+// while a CLASS_DUMP of c or of a superclass has not been seen.
+func (b *hprofBuilder) refPlan(c ClassIndex) *classRefs {
+	info := &b.infos[c]
+	if info.refs.ready {
+		return &info.refs
+	}
+	ids := b.r.IDSize()
+	var offsets []uint32
+	size := 0
+	for k := c; ; {
+		ki := &b.infos[k]
+		if !ki.dumped {
+			return nil
+		}
+		for _, f := range b.h.Classes[k].Fields {
+			if f.Type == TypeObject {
+				offsets = append(offsets, uint32(size))
+			}
+			size += f.Type.Size(ids)
+		}
+		if ki.superID == 0 {
+			break
+		}
+		k = b.classFor(ki.superID)
+		if k == c {
+			return nil
+		}
+		info = &b.infos[c]
+	}
+	info.refs = classRefs{ready: true, size: size, offsets: offsets}
+	return &info.refs
+}
+
+func (b *hprofBuilder) classDump(rec *hprof.Record) error {
+	cd := &rec.Class
+	c := b.classFor(cd.ID)
+	info := &b.infos[c]
+	if info.dumped {
+		b.duplicateClasses++
+		return nil
+	}
+	info.dumped = true
+	info.superID = cd.SuperID
+	cl := &b.h.Classes[c]
+	cl.Loader = cd.LoaderID
+	cl.DumpInstanceSize = cd.InstanceSize
+	cl.Fields = make([]Field, len(cd.Fields))
+	info.fieldIDs = make([]uint64, len(cd.Fields))
+	for i, f := range cd.Fields {
+		cl.Fields[i].Type = Type(f.Type)
+		info.fieldIDs[i] = f.NameID
+	}
+	cl.Statics = make([]Static, len(cd.Statics))
+	info.staticIDs = make([]uint64, len(cd.Statics))
+	for i, s := range cd.Statics {
+		cl.Statics[i] = Static{Type: Type(s.Type), Value: s.Value}
+		info.staticIDs[i] = s.NameID
+	}
+	if !b.opt.Objects {
+		return nil
+	}
+	b.objects.add(cd.ID, NoClass, 0)
+	for _, id := range []uint64{cd.SuperID, cd.LoaderID, cd.SignersID, cd.ProtectionDomainID} {
+		b.objects.addRef(id)
+	}
+	for _, s := range cd.Statics {
+		if s.Type == hprof.TypeObject {
+			b.objects.addRef(s.Value)
+		}
+	}
+	for _, k := range cd.Constants {
+		if k.Type == hprof.TypeObject {
+			b.objects.addRef(k.Value)
+		}
+	}
+	return nil
+}
+
+var rootKinds = map[hprof.SubTag]RootKind{
+	hprof.RootUnknown: RootUnknown, hprof.RootJNIGlobal: RootJNIGlobal, hprof.RootJNILocal: RootJNILocal,
+	hprof.RootJavaFrame: RootJavaFrame, hprof.RootNativeStack: RootNativeStack,
+	hprof.RootStickyClass: RootStickyClass, hprof.RootThreadBlock: RootThreadBlock,
+	hprof.RootMonitorUsed: RootMonitorUsed, hprof.RootThreadObj: RootThreadObject,
+	hprof.RootInternedString: RootInternedString, hprof.RootFinalizing: RootFinalizing,
+	hprof.RootDebugger: RootDebugger, hprof.RootReferenceCleanup: RootReferenceCleanup,
+	hprof.RootVMInternal: RootVMInternal, hprof.RootJNIMonitor: RootJNIMonitor,
+	hprof.SubUnreachable: RootUnreachable,
+}
+
+func (b *hprofBuilder) root(rec *hprof.Record) {
+	rt := rec.Root
+	b.roots = append(b.roots, rawRoot{kind: rootKinds[rt.Kind], id: rt.ID, thread: rt.ThreadSerial, frame: rt.FrameDepth, trace: rt.TraceSerial})
+}
+
+func (b *hprofBuilder) name(id uint64) string {
+	if s, ok := b.strings[id]; ok {
+		return s
+	}
+	return fmt.Sprintf("<unknown string 0x%x>", id)
+}
+
+func (b *hprofBuilder) finish() error {
+	h := b.h
+	switch {
+	case b.agent:
+		h.Source.Producer = "hprof-agent"
+	case h.Source.Version == "1.0.3":
+		h.Source.Producer = "android"
+	default:
+		h.Source.Producer = "hotspot"
+	}
+	b.nameClasses()
+	if err := b.resolveDeferred(); err != nil {
+		return err
+	}
+	classClass := h.ClassClass()
+	for i := range h.Classes {
+		if h.Classes[i].ID != 0 && b.infos[i].dumped && classClass != NoClass {
+			h.Classes[classClass].Instances++
+		}
+	}
+	if b.opt.Objects {
+		for i, c := range b.objects.classOf {
+			if c == NoClass {
+				b.objects.classOf[i] = classClass
+			}
+		}
+		res, err := b.objects.index(h, b.late)
+		if err != nil {
+			return fmt.Errorf("%s: %w", h.Source.File, err)
+		}
+		if res.dangling > 0 {
+			b.anomaly("dangling-reference", res.dangling, -1, "references to objects that are not in the dump, e.g. 0x%x", res.firstDangling)
+		}
+		if res.duplicates > 0 {
+			b.anomaly("duplicate-object", res.duplicates, -1, "object ids dumped more than once, e.g. 0x%x (first kept)", res.firstDup)
+		}
+		for i := range h.Classes {
+			if idx, ok := h.Lookup(h.Classes[i].ID); ok && h.Classes[i].ID != 0 {
+				h.Classes[i].Object = idx
+			}
+		}
+	}
+	if b.duplicateClasses > 0 {
+		b.anomaly("duplicate-class", b.duplicateClasses, -1, "CLASS_DUMP records repeated for the same class id")
+	}
+	if b.sizeMismatch > 0 {
+		b.anomaly("instance-size-mismatch", b.sizeMismatch, b.sizeMismatchFirst, "INSTANCE_DUMP field bytes differ from the sum of the class's field sizes")
+	}
+	b.buildRoots()
+	b.buildTraces()
+	b.chooseLayout()
+	return nil
+}
+
+func (b *hprofBuilder) nameClasses() {
+	h := b.h
+	for i := range h.Classes {
+		cl := &h.Classes[i]
+		info := &b.infos[i]
+		if cl.ID != 0 {
+			if nid, ok := b.classNameID[cl.ID]; ok {
+				cl.Name = JavaClassName(b.name(nid))
+			} else if cl.Name == "" {
+				cl.Name = fmt.Sprintf("<unknown class 0x%x>", cl.ID)
+			}
+		}
+		if info.superID != 0 {
+			cl.Super = b.classFor(info.superID)
+			cl = &h.Classes[i]
+		}
+		for k, id := range info.fieldIDs {
+			cl.Fields[k].Name = b.name(id)
+		}
+		for k, id := range info.staticIDs {
+			cl.Statics[k].Name = b.name(id)
+		}
+		if e := arrayElemType(cl.Name); e != 0 && cl.Elem == 0 {
+			cl.Elem = e
+		}
+	}
+	// JVMPI-era object arrays name their element class: such a "class"
+	// then has array instances but is no array class itself.
+	for i := range h.Classes {
+		cl := &h.Classes[i]
+		if cl.Elem == TypeObject && arrayElemType(cl.Name) == 0 && cl.ID != 0 {
+			b.anomaly("element-class-array", cl.Instances, -1, "object arrays name the element class %s instead of the array class (JVMPI-era writer)", cl.Name)
+		}
+	}
+}
+
+func (b *hprofBuilder) resolveDeferred() error {
+	for _, d := range b.deferred {
+		plan := b.refPlan(d.class)
+		if plan == nil {
+			b.anomaly("missing-class-dump", 1, d.offset, "instance of %s whose class (or a superclass) was never dumped: its references are lost", b.h.Classes[d.class].Name)
+			continue
+		}
+		data := b.deferredData[d.start : d.start+d.size]
+		b.decodeRefs(plan, data, d.offset, func(id uint64) {
+			if id != 0 {
+				b.late[d.arrival] = append(b.late[d.arrival], id)
+			}
+		})
+	}
+	b.deferred, b.deferredData = nil, nil
+	return nil
+}
+
+func (b *hprofBuilder) buildRoots() {
+	h := b.h
+	threadIndex := map[uint32]int32{}
+	for _, rr := range b.roots {
+		if rr.kind != RootThreadObject {
+			continue
+		}
+		if _, dup := threadIndex[rr.thread]; dup {
+			continue
+		}
+		threadIndex[rr.thread] = int32(len(h.Threads))
+		b.threadTrace[rr.thread] = rr.trace
+		t := Thread{Serial: rr.thread, ID: rr.id, Object: NoObject, Trace: -1}
+		if id, ok := b.threadNames[rr.thread]; ok {
+			t.Name = b.name(id)
+		}
+		h.Threads = append(h.Threads, t)
+	}
+	for serial, id := range b.threadIDs {
+		if _, ok := threadIndex[serial]; !ok {
+			threadIndex[serial] = int32(len(h.Threads))
+			h.Threads = append(h.Threads, Thread{Serial: serial, ID: id, Object: NoObject, Trace: -1, Name: b.name(b.threadNames[serial])})
+		}
+	}
+	sort.SliceStable(h.Threads, func(i, j int) bool { return h.Threads[i].Serial < h.Threads[j].Serial })
+	for i, t := range h.Threads {
+		threadIndex[t.Serial] = int32(i)
+		if h.HasObjects {
+			if idx, ok := h.Lookup(t.ID); ok {
+				h.Threads[i].Object = idx
+			}
+		}
+	}
+	var dangling int64
+	h.Roots = make([]Root, 0, len(b.roots))
+	for _, rr := range b.roots {
+		root := Root{Kind: rr.kind, ID: rr.id, Object: NoObject, Thread: -1, Frame: rr.frame}
+		if ti, ok := threadIndex[rr.thread]; ok && rr.thread != 0 {
+			root.Thread = ti
+		}
+		if h.HasObjects {
+			if idx, ok := h.Lookup(rr.id); ok {
+				root.Object = idx
+			} else if rr.id != 0 {
+				dangling++
+			}
+		}
+		h.Roots = append(h.Roots, root)
+	}
+	if dangling > 0 {
+		b.anomaly("dangling-root", dangling, -1, "GC roots naming objects that are not in the dump")
+	}
+	b.roots = nil
+}
+
+func (b *hprofBuilder) buildTraces() {
+	h := b.h
+	bySerial := map[uint32]int32{}
+	for _, rt := range b.rawTraces {
+		t := Trace{Serial: rt.serial, ThreadSerial: rt.thread, Frames: make([]Frame, len(rt.frames))}
+		for i, fid := range rt.frames {
+			f, ok := b.frames[fid]
+			if !ok {
+				t.Frames[i] = Frame{Method: fmt.Sprintf("<unknown frame 0x%x>", fid), Line: LineUnknown}
+				continue
+			}
+			fr := Frame{Method: b.name(f.MethodID), Signature: b.name(f.SignatureID), Line: f.Line}
+			if f.SourceID != 0 {
+				fr.File = b.name(f.SourceID)
+			}
+			if cid, ok := b.classSerial[f.ClassSerial]; ok {
+				fr.Class = JavaClassName(b.name(b.classNameID[cid]))
+			}
+			t.Frames[i] = fr
+		}
+		bySerial[rt.serial] = int32(len(h.Traces))
+		h.Traces = append(h.Traces, t)
+	}
+	for i := range h.Threads {
+		if ti, ok := bySerial[b.threadTrace[h.Threads[i].Serial]]; ok {
+			h.Threads[i].Trace = ti
+		}
+	}
+	b.rawTraces, b.frames = nil, nil
+}
+
+// chooseLayout infers the JVM layout from the address gaps (HotSpot dumps,
+// whose ids are addresses) and computes per-class sizes.
+func (b *hprofBuilder) chooseLayout() {
+	h := b.h
+	classes := make([]layout.Class, len(h.Classes))
+	for i := range h.Classes {
+		cl := &h.Classes[i]
+		lc := layout.Class{Name: cl.Name, Super: -1, Elem: cl.Elem}
+		if cl.Super != NoClass {
+			lc.Super = int(cl.Super)
+		}
+		lc.Fields = make([]layout.FieldType, len(cl.Fields))
+		lc.Names = make([]string, len(cl.Fields))
+		for k, f := range cl.Fields {
+			lc.Fields[k], lc.Names[k] = f.Type, f.Name
+		}
+		lc.Statics = make([]layout.FieldType, len(cl.Statics))
+		for k, s := range cl.Statics {
+			lc.Statics[k] = s.Type
+		}
+		classes[i] = lc
+	}
+	var obs []layout.Observation
+	if h.Source.Producer == "hotspot" {
+		for c, g := range b.minGap {
+			if g > 0 {
+				obs = append(obs, layout.Observation{Class: c, Gap: g})
+			}
+		}
+		obs = append(obs, b.arrayObs...)
+	}
+	h.Layout, h.LayoutReason = layout.Infer(h.Source.IDSize, classes, obs)
+	h.classSize = make([]int64, len(classes))
+	for i, s := range h.Layout.InstanceSizes(classes) {
+		h.classSize[i] = int64(s)
+	}
+	h.mirrorSize = make([]int64, len(classes))
+	if cc := h.ClassClass(); cc != NoClass {
+		for i := range h.mirrorSize {
+			h.mirrorSize[i] = h.classSize[cc]
+		}
+	}
+	b.minGap, b.arrayObs = nil, nil
+}

@@ -1,0 +1,190 @@
+package layout
+
+import "sort"
+
+// hole is a run of unused bytes inside an instance layout.
+type hole struct {
+	off, size int
+	usable    bool // false for @Contended padding while its class is laid out
+}
+
+// compactLayout is what a subclass needs to know of a class laid out with
+// the JDK 15+ algorithm.
+type compactLayout struct {
+	holes     []hole // gaps between the header and last, by offset, merged
+	last      int    // end of the last field in the superclass chain (or the header)
+	end       int    // end of the instance, trailing padding included
+	contended bool   // has @Contended annotations, itself or inherited
+}
+
+// compactEnds lays classes out the way HotSpot's FieldLayoutBuilder does
+// from JDK 15 on (with UseEmptySlotsInSupers, the default).
+//
+// A class starts from its superclass's layout as rebuilt from field offsets,
+// so every gap before the superclass's last field (in the header or between
+// fields) is a hole it may fill. Primitive fields are placed largest first,
+// then references; each goes into the smallest hole that fits it once
+// aligned to its own size (the last such hole when several are as small),
+// or else is appended at the end, the alignment padding becoming a new hole.
+// If the superclass chain has @Contended annotations, no hole is reused and
+// the fields start after a contended padding. A @Contended class starts and
+// ends with a padding; a @Contended group is appended after a padding, and
+// a padding closes the class.
+func (c Config) compactEnds(classes []Class) []int {
+	seq, super := order(classes)
+	layouts := make([]compactLayout, len(classes))
+	ends := make([]int, len(classes))
+	for _, i := range seq {
+		cl := &classes[i]
+		var st compactState
+		st.ref = c.Ref
+		st.end = c.Header
+		st.last = c.Header
+		inherited := false
+		if s := super[i]; s >= 0 {
+			p := &layouts[s]
+			st.last = p.last
+			st.end = p.last
+			inherited = p.contended
+			if p.contended {
+				st.holes = append(st.holes, p.holes...)
+				for k := range st.holes {
+					st.holes[k].usable = false
+				}
+				st.pad()
+			} else {
+				st.holes = append(st.holes, p.holes...)
+			}
+		}
+		if cl.Elem != 0 {
+			layouts[i] = compactLayout{holes: st.holes, last: st.last, end: st.end, contended: inherited}
+			ends[i] = st.end
+			continue
+		}
+		regular, group, whole := c.ownFields(cl)
+		if whole {
+			st.closeHoles()
+			st.pad()
+		}
+		st.addAll(regular, whole)
+		if len(group) > 0 {
+			st.pad()
+			st.addAll(group, true)
+		}
+		if whole || len(group) > 0 {
+			st.pad()
+		}
+		layouts[i] = compactLayout{
+			holes:     st.gaps(),
+			last:      st.last,
+			end:       st.end,
+			contended: inherited || whole || len(group) > 0,
+		}
+		ends[i] = st.end
+	}
+	return ends
+}
+
+// compactState is a layout under construction.
+type compactState struct {
+	ref   int
+	holes []hole
+	last  int // end of the last field placed so far
+	end   int // end of the layout
+}
+
+// pad appends a contended padding.
+func (s *compactState) pad() {
+	s.holes = append(s.holes, hole{off: s.end, size: contendedPadding})
+	s.end += contendedPadding
+}
+
+// closeHoles makes every existing hole unusable.
+func (s *compactState) closeHoles() {
+	for k := range s.holes {
+		s.holes[k].usable = false
+	}
+}
+
+// addAll places fields: primitives by decreasing size, then references.
+// With appendOnly, every field goes to the end (a contended group).
+func (s *compactState) addAll(fields []FieldType, appendOnly bool) {
+	var n [9]int // primitive counts by size
+	oops := 0
+	for _, t := range fields {
+		if t == Object {
+			oops++
+		} else if size := t.Size(s.ref); size > 0 {
+			n[size]++
+		}
+	}
+	for _, size := range [...]int{8, 4, 2, 1} {
+		for k := 0; k < n[size]; k++ {
+			s.add(size, appendOnly)
+		}
+	}
+	for k := 0; k < oops; k++ {
+		s.add(s.ref, appendOnly)
+	}
+}
+
+// add places one field of the given size, aligned to its size.
+func (s *compactState) add(size int, appendOnly bool) {
+	best := -1
+	if !appendOnly {
+		for k := len(s.holes) - 1; k >= 0; k-- {
+			h := s.holes[k]
+			if h.usable && h.size >= size+(alignUp(h.off, size)-h.off) &&
+				(best < 0 || h.size < s.holes[best].size) {
+				best = k
+			}
+		}
+	}
+	if best < 0 {
+		if adj := alignUp(s.end, size) - s.end; adj > 0 {
+			s.holes = append(s.holes, hole{off: s.end, size: adj, usable: true})
+			s.end += adj
+		}
+		s.end += size
+		s.last = s.end
+		return
+	}
+	h := s.holes[best]
+	adj := alignUp(h.off, size) - h.off
+	var repl []hole
+	if adj > 0 {
+		repl = append(repl, hole{off: h.off, size: adj, usable: true})
+	}
+	if rest := h.size - adj - size; rest > 0 {
+		repl = append(repl, hole{off: h.off + adj + size, size: rest, usable: true})
+	}
+	s.holes = append(s.holes[:best], append(repl, s.holes[best+1:]...)...)
+	if e := h.off + adj + size; e > s.last {
+		s.last = e
+	}
+}
+
+// gaps returns the holes as a subclass rebuilding this layout from field
+// offsets sees them: every unused run before the last field, merged.
+func (s *compactState) gaps() []hole {
+	hs := make([]hole, 0, len(s.holes))
+	for _, h := range s.holes {
+		if h.off < s.last {
+			if h.off+h.size > s.last {
+				h.size = s.last - h.off
+			}
+			h.usable = true
+			hs = append(hs, h)
+		}
+	}
+	sort.Slice(hs, func(a, b int) bool { return hs[a].off < hs[b].off })
+	out := hs[:0]
+	for _, h := range hs {
+		if n := len(out); n > 0 && out[n-1].off+out[n-1].size == h.off {
+			out[n-1].size += h.size
+			continue
+		}
+		out = append(out, h)
+	}
+	return out
+}

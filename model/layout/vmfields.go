@@ -1,0 +1,123 @@
+package layout
+
+// word stands, in the tables below, for a field the VM declares as intptr_t:
+// an int on a 32-bit VM, a long on a 64-bit one.
+const word FieldType = 0xFF
+
+// injection is a set of fields the VM adds to a core class without listing
+// them in the class file, so heap dumps do not show them either.
+type injection struct {
+	class    string
+	from, to int // JDK releases, inclusive; to == 0 means "and later"
+	fields   []FieldType
+}
+
+// injections lists the hidden fields that change instance sizes, by release
+// (javaClasses.hpp, *_INJECTED_FIELDS).
+var injections = []injection{
+	// Before JDK 7 class mirrors had a fixed size: three hidden references
+	// (klass, array_klass, resolved_constructor) after the declared fields.
+	{"java.lang.Class", 5, 6, []FieldType{Object, Object, Object}},
+	// ClassLoaderData pointer, since the permanent generation went away.
+	{"java.lang.ClassLoader", 8, 0, []FieldType{word}},
+	// JSR 292 method resolution results.
+	{"java.lang.invoke.MemberName", 7, 7, []FieldType{Object, word}},
+	{"java.lang.invoke.MemberName", 8, 8, []FieldType{Object, word, word}},
+	{"java.lang.invoke.MemberName", 9, 9, []FieldType{word, word}},
+	{"java.lang.invoke.MemberName", 10, 0, []FieldType{word}},
+	{"java.lang.invoke.ResolvedMethodName", 10, 0, []FieldType{word, Object}},
+	{"java.lang.invoke.MethodHandleNatives$CallSiteContext", 8, 0, []FieldType{word}},
+	// ModuleEntry pointer.
+	{"java.lang.Module", 9, 0, []FieldType{word}},
+}
+
+// contention lists the core classes that carry @Contended annotations, which
+// HotSpot honours for boot classes (RestrictContended only restricts other
+// loaders). A class-wide annotation pads before and after all its fields;
+// field annotations move the named fields into a padded group of their own.
+type contention struct {
+	class    string
+	from, to int
+	group    []string // names of the fields of the one contended group; nil: the whole class
+}
+
+var contentions = []contention{
+	{"java.lang.Thread", 8, 0, []string{"threadLocalRandomSeed", "threadLocalRandomProbe", "threadLocalRandomSecondarySeed"}},
+	{"java.util.concurrent.atomic.Striped64$Cell", 8, 0, nil},
+	{"java.util.concurrent.ConcurrentHashMap$CounterCell", 8, 0, nil},
+	{"java.util.concurrent.Exchanger$Node", 8, 0, nil},
+}
+
+// contendedPadding is ContendedPaddingWidth, the padding put around
+// @Contended fields (128 bytes by default).
+const contendedPadding = 128
+
+// inRange reports whether release jdk lies in [from, to] (to == 0: open).
+func inRange(jdk, from, to int) bool {
+	return jdk >= from && (to == 0 || jdk <= to)
+}
+
+// ownFields splits the instance fields the VM lays out for cl into the
+// regular ones and one @Contended group, adding the hidden injected fields
+// of its release. whole reports a class-wide @Contended annotation.
+func (c Config) ownFields(cl *Class) (regular, group []FieldType, whole bool) {
+	regular = cl.Fields
+	if c.JDK == 0 {
+		return regular, nil, false
+	}
+	copied := false
+	for i := range injections {
+		in := &injections[i]
+		if in.class != cl.Name || !inRange(c.JDK, in.from, in.to) {
+			continue
+		}
+		if !copied {
+			regular = append([]FieldType(nil), regular...)
+			copied = true
+		}
+		for _, t := range in.fields {
+			if t == word {
+				t = Int
+				if c.Word == 8 {
+					t = Long
+				}
+			}
+			regular = append(regular, t)
+		}
+	}
+	for i := range contentions {
+		ct := &contentions[i]
+		if ct.class != cl.Name || !inRange(c.JDK, ct.from, ct.to) {
+			continue
+		}
+		if ct.group == nil {
+			whole = true
+			continue
+		}
+		if len(cl.Names) != len(cl.Fields) {
+			continue
+		}
+		var rest []FieldType
+		for j, t := range cl.Fields {
+			if contains(ct.group, cl.Names[j]) {
+				group = append(group, t)
+			} else {
+				rest = append(rest, t)
+			}
+		}
+		if group != nil {
+			// Injected fields, appended after the declared ones, stay regular.
+			regular = append(rest, regular[len(cl.Fields):]...)
+		}
+	}
+	return regular, group, whole
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

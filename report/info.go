@@ -1,0 +1,112 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/hprofctl/hprofctl/analysis"
+)
+
+// Info renders a dump summary: JSON is the Info object; a table lists the
+// summary, then the roots, records and anomalies; CSV has one
+// section,name,value row per number.
+func Info(w io.Writer, in analysis.Info, o Options) error {
+	if o.Format == JSON {
+		return writeJSON(w, in)
+	}
+	summary := [][]any{
+		{"file", in.File},
+		{"format", fmt.Sprintf("%s %s", in.Format, in.Version)},
+		{"producer", in.Producer},
+		{"compression", in.Compression},
+		{"id size", int64(in.IDSize)},
+		{"timestamp", in.Timestamp.Format(time.RFC3339Nano)},
+		{"bytes read", in.BytesRead},
+		{"heap dumps", fmt.Sprintf("%d (loaded #%d)", in.Dumps, in.Dump)},
+		{"objects", in.Objects},
+		{"  instances", in.Instances},
+		{"  arrays", in.Arrays},
+		{"  class objects", in.ClassObjects},
+		{"classes", int64(in.Classes)},
+		{"references", in.References},
+		{"gc roots", in.GCRootsTotal},
+		{"threads", int64(in.Threads)},
+		{"stack traces", int64(in.Traces)},
+		{"shallow heap", in.ShallowBytes},
+		{"layout", in.Layout},
+		{"layout from", in.LayoutReason},
+		{"truncated", fmt.Sprint(in.Truncated)},
+	}
+	if o.Format == CSV {
+		g := grid{columns: []column{{"section", text}, {"name", text}, {"value", text}}}
+		for _, r := range summary {
+			g.rows = append(g.rows, []any{"summary", r[0], o.cell(count, r[1], true)})
+		}
+		for _, sec := range []struct {
+			name string
+			m    map[string]int64
+		}{{"gc_roots", in.GCRoots}, {"records", in.Records}, {"sub_records", in.SubRecords}} {
+			for _, k := range sortedKeys(sec.m) {
+				g.rows = append(g.rows, []any{sec.name, k, o.cell(count, sec.m[k], true)})
+			}
+		}
+		for _, a := range in.Anomalies {
+			g.rows = append(g.rows, []any{"anomalies", a.Kind, fmt.Sprintf("%d: %s", a.Count, a.Detail)})
+		}
+		return o.render(w, g)
+	}
+	g := grid{columns: []column{{"dump", text}, {"", text}}}
+	for _, r := range summary {
+		v := r[1]
+		if n, ok := v.(int64); ok {
+			k := count
+			if r[0] == "shallow heap" || r[0] == "bytes read" {
+				k = bytes
+			}
+			v = o.cell(k, n, false)
+		}
+		g.rows = append(g.rows, []any{r[0], v})
+	}
+	if err := o.render(w, g); err != nil {
+		return err
+	}
+	for _, sec := range []struct {
+		title string
+		m     map[string]int64
+	}{{"gc roots", in.GCRoots}, {"records", in.Records}, {"heap sub-records", in.SubRecords}} {
+		if len(sec.m) == 0 {
+			continue
+		}
+		g := grid{columns: []column{{sec.title, text}, {"count", count}}}
+		for _, k := range sortedKeys(sec.m) {
+			g.rows = append(g.rows, []any{k, sec.m[k]})
+		}
+		if err := o.render(w, g); err != nil {
+			return err
+		}
+	}
+	if len(in.Anomalies) == 0 {
+		_, err := fmt.Fprintln(w, "no anomalies found")
+		return err
+	}
+	g = grid{columns: []column{{"anomaly", text}, {"count", count}, {"offset", text}, {"detail", text}}}
+	for _, a := range in.Anomalies {
+		off := ""
+		if a.Offset >= 0 {
+			off = fmt.Sprint(a.Offset)
+		}
+		g.rows = append(g.rows, []any{a.Kind, a.Count, off, a.Detail})
+	}
+	return o.render(w, g)
+}
+
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
