@@ -44,24 +44,28 @@ func typeFromSig(c byte) Type {
 
 // JavaClassName turns the class names dumps use — internal
 // ("java/lang/String", "[Ljava/lang/Object;", "[[I") or already external
-// ("java.lang.String[]") — into the Java name ("java.lang.Object[]",
-// "int[][]").
+// ("java.lang.String[]", "[Ljava.lang.Object;") — into the Java name
+// ("java.lang.Object[]", "int[][]"). A hidden class keeps its
+// "/0x..." suffix ("+0x..." in HotSpot's internal form).
 func JavaClassName(name string) string {
 	dims := 0
 	for dims < len(name) && name[dims] == '[' {
 		dims++
 	}
-	if dims == 0 {
-		return strings.ReplaceAll(name, "/", ".")
-	}
 	elem := name[dims:]
-	switch {
-	case len(elem) == 1 && primitiveNames[elem[0]] != "":
-		elem = primitiveNames[elem[0]]
-	case strings.HasPrefix(elem, "L") && strings.HasSuffix(elem, ";"):
-		elem = strings.ReplaceAll(elem[1:len(elem)-1], "/", ".")
-	default:
+	if dims > 0 {
+		switch {
+		case len(elem) == 1 && primitiveNames[elem[0]] != "":
+			return primitiveNames[elem[0]] + strings.Repeat("[]", dims)
+		case strings.HasPrefix(elem, "L") && strings.HasSuffix(elem, ";"):
+			elem = elem[1 : len(elem)-1]
+		}
+	}
+	if !strings.Contains(elem, ".") {
 		elem = strings.ReplaceAll(elem, "/", ".")
+		if i := strings.LastIndex(elem, "+0x"); i >= 0 {
+			elem = elem[:i] + "/" + elem[i+1:]
+		}
 	}
 	return elem + strings.Repeat("[]", dims)
 }

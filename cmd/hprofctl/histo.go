@@ -49,7 +49,7 @@ dump (see 'hprofctl info'); --size fields counts only the field bytes.`,
 			if err != nil {
 				return err
 			}
-			return report.Histogram(stdout, histo, opt)
+			return report.Histogram(cmd.OutOrStdout(), histo, opt)
 		},
 	}
 	cmd.Flags().StringVar(&sortBy, "sort", "bytes", "order: bytes, count or name")

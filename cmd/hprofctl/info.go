@@ -32,7 +32,7 @@ unknown records).`,
 			if err != nil {
 				return err
 			}
-			return report.Info(stdout, analysis.Summarize(h, size), opt)
+			return report.Info(cmd.OutOrStdout(), analysis.Summarize(h, size), opt)
 		},
 	}
 }

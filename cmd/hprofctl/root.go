@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/hprofctl/hprofctl/model"
@@ -88,6 +87,3 @@ func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
-
-// stdout is where commands write their reports.
-var stdout io.Writer = os.Stdout

@@ -251,7 +251,8 @@ func guessJDK(classes []Class) (lo, hi int) {
 		switch classes[i].Name {
 		case "java.lang.String", "java.lang.Thread", "java.lang.invoke.MethodHandle",
 			"java.lang.Module", "java.lang.invoke.ResolvedMethodName",
-			"java.lang.Thread$FieldHolder", "sun.misc.Launcher", "java.lang.ScopedValue":
+			"java.lang.Thread$FieldHolder", "sun.misc.Launcher", "java.lang.reflect.Executable",
+			"java.lang.reflect.AccessibleObject":
 			has[classes[i].Name] = &classes[i]
 		}
 	}
@@ -276,6 +277,17 @@ func guessJDK(classes []Class) (lo, hi int) {
 		narrow(7, 99)
 	} else if lo <= 7 && has["java.lang.String"] != nil {
 		narrow(5, 6)
+	}
+	if a := has["java.lang.reflect.AccessibleObject"]; a != nil && hi <= 6 {
+		// JDK 5 still had the instance field securityCheckCache.
+		if typesKey(a.Fields) == "4,2" {
+			narrow(5, 5)
+		} else {
+			narrow(6, 6)
+		}
+	}
+	if has["java.lang.reflect.Executable"] != nil {
+		narrow(8, 99)
 	}
 	if has["java.lang.Module"] != nil {
 		narrow(9, 99)

@@ -23,7 +23,7 @@ var specialOrder = map[string]bool{
 }
 
 // specialOrderLast is the last release that still treats specialOrder apart.
-const specialOrderLast = 8
+const specialOrderLast = 14
 
 // legacyEnds lays classes out the way HotSpot did up to JDK 14
 // (FieldsAllocationStyle=1, CompactFields on, the defaults).

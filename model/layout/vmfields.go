@@ -15,9 +15,10 @@ type injection struct {
 // injections lists the hidden fields that change instance sizes, by release
 // (javaClasses.hpp, *_INJECTED_FIELDS).
 var injections = []injection{
-	// Before JDK 7 class mirrors had a fixed size: three hidden references
-	// (klass, array_klass, resolved_constructor) after the declared fields.
-	{"java.lang.Class", 5, 6, []FieldType{Object, Object, Object}},
+	// Before JDK 7 class mirrors had a fixed size, with hidden references:
+	// klass and array_klass, plus resolved_constructor from JDK 6.
+	{"java.lang.Class", 5, 5, []FieldType{Object, Object}},
+	{"java.lang.Class", 6, 6, []FieldType{Object, Object, Object}},
 	// ClassLoaderData pointer, since the permanent generation went away.
 	{"java.lang.ClassLoader", 8, 0, []FieldType{word}},
 	// JSR 292 method resolution results.

@@ -1,0 +1,32 @@
+# hprofctl — build, test, benchmark, fuzz, lint.
+GO ?= go
+BIN := bin/hprofctl
+FUZZTIME ?= 5m
+BENCH_GB ?= 1
+
+.PHONY: build test bench fuzz lint clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/hprofctl
+
+# The tests CI runs (.ci/run): unit, fixture and corpus tests, the race
+# detector off to stay well inside CI's time.
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+# Benchmarks: the reader on a generated ~100 MB dump, and histo / the full
+# model on a generated $(BENCH_GB) GB dump (MB/s and peak RSS).
+bench: build
+	HPROFCTL_BENCH_GB=$(BENCH_GB) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./...
+
+# Each fuzz target for $(FUZZTIME).
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./parser/hprof
+
+lint:
+	@test -z "$$(gofmt -l .)" || (gofmt -l .; exit 1)
+	$(GO) vet ./...
+
+clean:
+	rm -rf bin

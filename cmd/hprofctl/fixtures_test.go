@@ -1,0 +1,192 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// layoutClasses are the fixture.Layout* classes of testdata/java in the
+// order of HeapShapes.LAYOUT_NAMES: class k has 11+k instances.
+var layoutClasses = []string{
+	"LayoutEmpty", "LayoutBoolean", "LayoutByte", "LayoutChar", "LayoutShort", "LayoutInt",
+	"LayoutFloat", "LayoutLong", "LayoutDouble", "LayoutRef", "LayoutByteLong", "LayoutIntByteRef",
+	"LayoutBoolShortDouble", "LayoutAllPrims", "LayoutIntLong", "LayoutThreeBytes", "LayoutFiveRefs",
+	"LayoutP1", "LayoutC1", "LayoutA1", "LayoutA2", "LayoutA3", "LayoutPBool", "LayoutPBoolChildIntRef",
+	"LayoutPEmpty", "LayoutPEmptyChildInt", "LayoutPLong", "LayoutPLongChildByte", "LayoutPIntLong",
+	"LayoutPIntLongChildByte", "LayoutPRef", "LayoutPRefChildLong", "LayoutPShort",
+	"LayoutPShortChildRefByte", "LayoutStaticOnly",
+}
+
+// fixtureCounts is how many instances of each fixture.* class the
+// HeapShapes program creates (testdata/jvm/EXPECTED.md).
+func fixtureCounts(withWeakOnly bool) map[string]int64 {
+	m := map[string]int64{
+		"fixture.Payload": 100, "fixture.ArrayElem": 5, "fixture.StackOnly": 1, "fixture.StackHolder": 1,
+		"fixture.Payload[]": 2, "fixture.Payload[][]": 1,
+	}
+	if withWeakOnly {
+		m["fixture.WeakOnly"] = 1
+	}
+	for k, name := range layoutClasses {
+		m["fixture."+name] = int64(11 + k)
+	}
+	return m
+}
+
+// heapShapesDumps are the HeapShapes fixtures whose histogram the JVM
+// printed right after the dump, with no allocation in between that the
+// dump could miss.
+var heapShapesDumps = []string{
+	"jdk17-default", "jdk17-gz", "jdk17-nocoops", "jdk17-nocoops-noccp", "jdk17-align16",
+	"jdk17-jmap-live", "jdk25-default", "jdk25-coh",
+}
+
+func fixturePath(t *testing.T, name string) string {
+	return filepath.Join(repoRoot(t), "testdata", "jvm", name)
+}
+
+// TestHistoFixtureClassCounts checks the instance counts of the classes the
+// fixture program creates against the program itself, and their bytes
+// against the JVM's own histogram of the same process.
+func TestHistoFixtureClassCounts(t *testing.T) {
+	for _, name := range heapShapesDumps {
+		t.Run(name, func(t *testing.T) {
+			ours := histoByClass(t, fixturePath(t, name+".hprof.gz"), "--match", `^fixture\.`)
+			jvm := readJVMHistogram(t, fixturePath(t, name+".histo.txt"))
+			want := fixtureCounts(name != "jdk17-jmap-live")
+			for class, n := range want {
+				got := ours[class]
+				if got.Instances != n {
+					t.Errorf("%s: %d instances, the program made %d", class, got.Instances, n)
+				}
+				if got.ShallowBytes != jvm[class].ShallowBytes {
+					t.Errorf("%s: %d bytes, the JVM's histogram says %d", class, got.ShallowBytes, jvm[class].ShallowBytes)
+				}
+			}
+			for class := range ours {
+				if _, ok := want[class]; !ok {
+					t.Errorf("unexpected class %s in the histogram", class)
+				}
+			}
+		})
+	}
+}
+
+// TestHistoEqualsJVMHistogram compares every class of the JVM's histogram,
+// JDK classes included, with ours: same instances, same bytes.
+func TestHistoEqualsJVMHistogram(t *testing.T) {
+	for _, name := range heapShapesDumps {
+		t.Run(name, func(t *testing.T) {
+			ours := histoByClass(t, fixturePath(t, name+".hprof.gz"))
+			jvm := readJVMHistogram(t, fixturePath(t, name+".histo.txt"))
+			for class, j := range jvm {
+				if o := ours[class]; o != j {
+					t.Errorf("%s: ours %d instances %d bytes, JVM %d instances %d bytes", class, o.Instances, o.ShallowBytes, j.Instances, j.ShallowBytes)
+				}
+			}
+			for class, o := range ours {
+				if _, ok := jvm[class]; !ok {
+					t.Errorf("%s: %d instances that the JVM's histogram does not list", class, o.Instances)
+				}
+			}
+		})
+	}
+}
+
+// TestHistoOOMDump checks the -XX:+HeapDumpOnOutOfMemoryError dump: the
+// program filled a list with OomChunk objects until the error and printed
+// how many it made (1881, in jdk17-oom.info.txt).
+func TestHistoOOMDump(t *testing.T) {
+	ours := histoByClass(t, fixturePath(t, "jdk17-oom.hprof.gz"), "--match", `^fixture\.`)
+	jvm := readJVMHistogram(t, fixturePath(t, "jdk17-oom.histo.txt"))
+	if got := ours["fixture.OomChunk"]; got.Instances != 1881 || got.ShallowBytes != jvm["fixture.OomChunk"].ShallowBytes {
+		t.Errorf("OomChunk: %+v, want 1881 instances and the JVM's %d bytes", got, jvm["fixture.OomChunk"].ShallowBytes)
+	}
+}
+
+// TestHistoFieldSizes checks --size fields: only the field bytes the dump
+// records, references counted at the dump's 8-byte id size.
+func TestHistoFieldSizes(t *testing.T) {
+	ours := histoByClass(t, fixturePath(t, "jdk17-default.hprof.gz"), "--size", "fields", "--match", `^fixture\.Layout(C1|Long|FiveRefs|Empty)$`)
+	want := map[string]int64{
+		"fixture.LayoutC1":       29 * (1 + 8), // byte b (LayoutP1) + long l
+		"fixture.LayoutLong":     18 * 8,
+		"fixture.LayoutFiveRefs": 27 * 5 * 8,
+		"fixture.LayoutEmpty":    0,
+	}
+	for class, b := range want {
+		if ours[class].ShallowBytes != b {
+			t.Errorf("%s: %d field bytes, want %d", class, ours[class].ShallowBytes, b)
+		}
+	}
+}
+
+type infoJSON struct {
+	Format       string           `json:"format"`
+	Version      string           `json:"version"`
+	IDSize       int              `json:"id_size"`
+	Compression  string           `json:"compression"`
+	Objects      int64            `json:"objects"`
+	ClassObjects int64            `json:"class_objects"`
+	Classes      int              `json:"classes"`
+	GCRoots      map[string]int64 `json:"gc_roots"`
+	Threads      int              `json:"threads"`
+	ShallowBytes int64            `json:"shallow_bytes"`
+	Truncated    bool             `json:"truncated"`
+	Anomalies    []struct {
+		Kind   string `json:"kind"`
+		Detail string `json:"detail"`
+	} `json:"anomalies"`
+}
+
+// TestInfoMatchesJVMTotals compares info's totals with the "Total" line of
+// the JVM's histogram of the same process.
+func TestInfoMatchesJVMTotals(t *testing.T) {
+	cases := []struct {
+		name, compression      string
+		objects, bytes, mirror int64
+	}{
+		{"jdk17-default", "gzip", 14785, 762592, 672},
+		{"jdk17-gz", "gzip", 14785, 762592, 672},
+	}
+	for _, c := range cases {
+		var in infoJSON
+		runJSON(t, &in, "info", fixturePath(t, c.name+".hprof.gz"))
+		if in.Format != "hprof" || in.Version != "1.0.2" || in.IDSize != 8 || in.Compression != c.compression {
+			t.Errorf("%s: format %s %s id %d compression %s", c.name, in.Format, in.Version, in.IDSize, in.Compression)
+		}
+		if in.Objects != c.objects || in.ShallowBytes != c.bytes || in.ClassObjects != c.mirror {
+			t.Errorf("%s: objects %d, bytes %d, class objects %d; the JVM counted %d, %d, %d",
+				c.name, in.Objects, in.ShallowBytes, in.ClassObjects, c.objects, c.bytes, c.mirror)
+		}
+		if in.Truncated || len(in.Anomalies) != 0 {
+			t.Errorf("%s: truncated %v, anomalies %+v", c.name, in.Truncated, in.Anomalies)
+		}
+		if in.GCRoots["java-frame"] == 0 || in.GCRoots["thread-object"] == 0 || in.Threads == 0 {
+			t.Errorf("%s: roots %v, threads %d", c.name, in.GCRoots, in.Threads)
+		}
+	}
+}
+
+// TestOutputFormats checks that every format renders the same numbers.
+func TestOutputFormats(t *testing.T) {
+	path := fixturePath(t, "jdk17-default.hprof.gz")
+	csv, err := runCLI(t, "histo", path, "--match", `^fixture\.Payload$`, "-o", "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "#,instances,shallow bytes,class\n1,100,2400,fixture.Payload\n"; csv != want {
+		t.Errorf("csv:\n%s\nwant:\n%s", csv, want)
+	}
+	table, err := runCLI(t, "histo", path, "--match", `^fixture\.Payload$`, "--bytes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table, "fixture.Payload") || !strings.Contains(table, "2400") {
+		t.Errorf("table lacks the row:\n%s", table)
+	}
+	if _, err := runCLI(t, "histo", path, "-o", "yaml"); err == nil {
+		t.Error("-o yaml: no error")
+	}
+}
