@@ -187,6 +187,9 @@ func (b *hprofBuilder) run() error {
 	if extra := r.WarningCount() - len(r.Warnings()); extra > 0 {
 		b.anomaly("reader-warning", int64(extra), -1, "further warnings not listed")
 	}
+	if r.Dumps() == 0 {
+		b.anomaly("no-heap-dump", 1, -1, "the file holds no heap dump record (HEAP_DUMP or HEAP_DUMP_SEGMENT): it may be cut short, or hold only profiling records")
+	}
 	b.h.Source.Dumps = r.Dumps()
 	b.h.Source.Dump = b.dump
 	b.h.Source.Bytes = r.Offset()

@@ -341,6 +341,9 @@ func (r *Reader) Next() bool {
 func (r *Reader) readTop() error {
 	if got := r.fillUpTo(9); got < 9 {
 		if got == 0 && (r.srcErr == io.EOF || r.srcErr == nil) {
+			if r.dumpOpen && r.heapTag == TagHeapDumpSegment {
+				return r.errorf(r.Offset(), ErrTruncated, "the stream ends inside a segmented heap dump, before its HEAP_DUMP_END record")
+			}
 			return io.EOF
 		}
 		return r.shortRead(9, got, "record header")
