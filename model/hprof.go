@@ -115,7 +115,7 @@ type deferredInstance struct {
 func newHPROFBuilder(r *hprof.Reader, opt LoadOptions) *hprofBuilder {
 	hdr := r.Header()
 	h := &Heap{
-		Source: Source{Format: "hprof", Version: hdr.Version, IDSize: hdr.IDSize, Time: hdr.Time},
+		Source:          Source{Format: "hprof", Version: hdr.Version, IDSize: hdr.IDSize, Time: hdr.Time},
 		RecordCounts:    map[string]int64{},
 		SubRecordCounts: map[string]int64{},
 		HasObjects:      opt.Objects,

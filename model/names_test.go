@@ -4,14 +4,14 @@ import "testing"
 
 func TestJavaClassName(t *testing.T) {
 	cases := map[string]string{
-		"java/lang/String":                        "java.lang.String",
-		"[Ljava/lang/Object;":                     "java.lang.Object[]",
-		"[[I":                                     "int[][]",
-		"[J":                                      "long[]",
-		"java.lang.String[]":                      "java.lang.String[]",
-		"[Ljava.lang.Object;":                     "java.lang.Object[]",
-		"java/util/HashMap$Node":                  "java.util.HashMap$Node",
-		"[[Ljava/util/HashMap$Node;":              "java.util.HashMap$Node[][]",
+		"java/lang/String":           "java.lang.String",
+		"[Ljava/lang/Object;":        "java.lang.Object[]",
+		"[[I":                        "int[][]",
+		"[J":                         "long[]",
+		"java.lang.String[]":         "java.lang.String[]",
+		"[Ljava.lang.Object;":        "java.lang.Object[]",
+		"java/util/HashMap$Node":     "java.util.HashMap$Node",
+		"[[Ljava/util/HashMap$Node;": "java.util.HashMap$Node[][]",
 		"java/lang/String$$StringConcat+0x0000aa": "java.lang.String$$StringConcat/0x0000aa",
 		"java.lang.String$$Lambda/0x1234":         "java.lang.String$$Lambda/0x1234",
 		"Main":                                    "Main",
