@@ -473,7 +473,7 @@ func (b *hprofBuilder) classDump(rec *hprof.Record) error {
 	return nil
 }
 
-var rootKinds = map[hprof.SubTag]RootKind{
+var rootKinds = [256]RootKind{
 	hprof.RootUnknown: RootUnknown, hprof.RootJNIGlobal: RootJNIGlobal, hprof.RootJNILocal: RootJNILocal,
 	hprof.RootJavaFrame: RootJavaFrame, hprof.RootNativeStack: RootNativeStack,
 	hprof.RootStickyClass: RootStickyClass, hprof.RootThreadBlock: RootThreadBlock,

@@ -252,7 +252,15 @@ func (r *Reader) shortRead(n, got int, what string) error {
 	if r.srcErr != nil && r.srcErr != io.EOF && !errors.Is(r.srcErr, io.ErrUnexpectedEOF) {
 		return r.errorf(r.Offset()+int64(got), nil, "reading %s: %v", what, r.srcErr)
 	}
-	return r.errorf(r.Offset(), ErrTruncated, "%s needs %d bytes, the stream ends after %d", what, n, got)
+	return r.errorf(r.Offset(), ErrTruncated, "%s of the %s record at offset %d needs %d bytes, the stream ends after %d", what, r.recordName(), r.rec.Offset, n, got)
+}
+
+// recordName names the record being read, for error messages.
+func (r *Reader) recordName() string {
+	if r.rec.Sub != 0 {
+		return r.rec.Sub.String()
+	}
+	return r.rec.Tag.String()
 }
 
 // skip discards n bytes.
@@ -266,7 +274,7 @@ func (r *Reader) skip(n int64, what string) error {
 	r.pos = r.end
 	for n > 0 {
 		if r.srcErr != nil {
-			return r.errorf(start, ErrTruncated, "%s runs %d bytes past the end of the stream", what, n)
+			return r.errorf(start, ErrTruncated, "%s of the %s record at offset %d runs %d bytes past the end of the stream", what, r.recordName(), r.rec.Offset, n)
 		}
 		r.base += int64(r.end)
 		r.pos, r.end = 0, 0
@@ -309,7 +317,7 @@ func (r *Reader) Next() bool {
 		return false
 	}
 	if r.pending > 0 {
-		if err := r.skip(r.pending, "payload of the "+r.rec.Sub.String()+" record"); err != nil {
+		if err := r.skip(r.pending, "payload"); err != nil {
 			r.err = err
 			return false
 		}
@@ -346,7 +354,8 @@ func (r *Reader) readTop() error {
 			}
 			return io.EOF
 		}
-		return r.shortRead(9, got, "record header")
+		r.rec.Tag, r.rec.Sub, r.rec.Offset = 0, 0, r.Offset()
+		return r.errorf(r.Offset(), ErrTruncated, "record header at offset %d needs 9 bytes, the stream ends after %d", r.Offset(), got)
 	}
 	b := r.buf[r.pos:]
 	rec := &r.rec
@@ -380,16 +389,16 @@ func (r *Reader) readTop() error {
 		r.dumpOpen = false
 		return r.skip(length, "HEAP_DUMP_END body")
 	}
-	if _, known := tagNames[rec.Tag]; !known || rec.Tag == TagLockStatsWait || rec.Tag == TagLockStatsHold {
+	if known := tagNames[rec.Tag] != ""; !known || rec.Tag == TagLockStatsWait || rec.Tag == TagLockStatsHold {
 		if !known {
 			r.warn(rec.Offset, "unknown record %s (%d bytes) skipped", rec.Tag, length)
 		}
-		return r.skip(length, rec.Tag.String()+" record")
+		return r.skip(length, "body")
 	}
 	if length > int64(r.maxPayload) {
 		return r.errorf(rec.Offset, nil, "%s record claims %d bytes, more than the %d-byte limit for such records", rec.Tag, length, r.maxPayload)
 	}
-	if err := r.need(int(length), rec.Tag.String()+" record"); err != nil {
+	if err := r.need(int(length), "body"); err != nil {
 		return err
 	}
 	body := r.buf[r.pos : r.pos+int(length)]
@@ -587,7 +596,7 @@ func (r *Reader) readSub() error {
 	if int64(1+fixed) > r.heapLeft() {
 		return r.errorf(rec.Offset, nil, "%s needs %d bytes, its %s record has %d left", sub, 1+fixed, r.heapTag, r.heapLeft())
 	}
-	if err := r.need(1+fixed, sub.String()); err != nil {
+	if err := r.need(1+fixed, "fixed fields"); err != nil {
 		return err
 	}
 	b := r.buf[r.pos+1 : r.pos+1+fixed]
@@ -662,7 +671,7 @@ func (r *Reader) readClassDump() error {
 	if int64(fixed) > r.heapLeft() {
 		return r.errorf(rec.Offset, nil, "CLASS_DUMP needs %d bytes, its %s record has %d left", fixed, r.heapTag, r.heapLeft())
 	}
-	if err := r.need(fixed, "CLASS_DUMP"); err != nil {
+	if err := r.need(fixed, "fixed fields"); err != nil {
 		return err
 	}
 	b := r.buf[r.pos+1:]
@@ -730,7 +739,7 @@ func (r *Reader) classBytes(n int, what string) ([]byte, error) {
 	if int64(n) > r.heapLeft() {
 		return nil, r.errorf(r.Offset(), nil, "CLASS_DUMP at offset %d: %s runs past the end of its %s record", r.rec.Offset, what, r.heapTag)
 	}
-	if err := r.need(n, "CLASS_DUMP "+what); err != nil {
+	if err := r.need(n, what); err != nil {
 		return nil, err
 	}
 	return r.buf[r.pos : r.pos+n], nil
@@ -769,7 +778,7 @@ func (r *Reader) Payload() ([]byte, error) {
 	if n > int64(r.maxPayload) {
 		return nil, r.errorf(r.rec.Offset, nil, "%s payload of %d bytes exceeds the %d-byte limit", r.rec.Sub, n, r.maxPayload)
 	}
-	if err := r.need(int(n), "payload of the "+r.rec.Sub.String()+" record"); err != nil {
+	if err := r.need(int(n), "payload"); err != nil {
 		r.err = err
 		return nil, err
 	}
@@ -794,7 +803,7 @@ func (r *Reader) PayloadChunks(fn func(chunk []byte) error) error {
 			got = r.fillUpTo(want)
 		}
 		if got < elem {
-			err := r.shortRead(int(min(r.pending, int64(want))), got, "payload of the "+r.rec.Sub.String()+" record")
+			err := r.shortRead(int(min(r.pending, int64(want))), got, "payload")
 			r.err = err
 			return err
 		}

@@ -25,7 +25,7 @@ const (
 	TagHeapDumpEnd     Tag = 0x2C
 )
 
-var tagNames = map[Tag]string{
+var tagNames = [256]string{
 	TagUTF8: "UTF8", TagLoadClass: "LOAD_CLASS", TagUnloadClass: "UNLOAD_CLASS",
 	TagFrame: "FRAME", TagTrace: "TRACE", TagAllocSites: "ALLOC_SITES",
 	TagHeapSummary: "HEAP_SUMMARY", TagStartThread: "START_THREAD",
@@ -37,7 +37,7 @@ var tagNames = map[Tag]string{
 
 // String returns the record name used in FORMATS.md, or the hex tag.
 func (t Tag) String() string {
-	if s, ok := tagNames[t]; ok {
+	if s := tagNames[t]; s != "" {
 		return s
 	}
 	return fmt.Sprintf("tag 0x%02X", uint8(t))
@@ -72,7 +72,7 @@ const (
 	SubPrimArrayNoData   SubTag = 0xC3
 )
 
-var subTagNames = map[SubTag]string{
+var subTagNames = [256]string{
 	RootUnknown: "ROOT_UNKNOWN", RootJNIGlobal: "ROOT_JNI_GLOBAL", RootJNILocal: "ROOT_JNI_LOCAL",
 	RootJavaFrame: "ROOT_JAVA_FRAME", RootNativeStack: "ROOT_NATIVE_STACK",
 	RootStickyClass: "ROOT_STICKY_CLASS", RootThreadBlock: "ROOT_THREAD_BLOCK",
@@ -87,7 +87,7 @@ var subTagNames = map[SubTag]string{
 
 // String returns the sub-record name used in FORMATS.md, or the hex tag.
 func (t SubTag) String() string {
-	if s, ok := subTagNames[t]; ok {
+	if s := subTagNames[t]; s != "" {
 		return s
 	}
 	return fmt.Sprintf("sub-tag 0x%02X", uint8(t))
@@ -100,8 +100,7 @@ func (t SubTag) IsRoot() bool {
 		SubHeapDumpInfo, SubUnreachable, SubPrimArrayNoData:
 		return false
 	}
-	_, known := subTagNames[t]
-	return known
+	return subTagNames[t] != ""
 }
 
 // Type is an HPROF basic type code (FORMATS.md A.2).

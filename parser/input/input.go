@@ -34,7 +34,7 @@ type File struct {
 	// compressed input), or -1 when unknown (standard input, pipes).
 	Size int64
 
-	r      *bufio.Reader
+	r      io.Reader
 	closer io.Closer
 	raw    *countingReader
 }
@@ -85,20 +85,16 @@ func NewFile(name string, src io.ReadCloser, size int64) (*File, error) {
 		f.Compression = Bzip2
 		f.r = bufio.NewReaderSize(bzip2.NewReader(br), 1<<16)
 	default:
-		f.r = br
+		// Past the bytes already buffered, read straight from the
+		// source: the parsers keep large buffers of their own.
+		head, _ := br.Peek(br.Buffered())
+		f.r = io.MultiReader(bytes.NewReader(bytes.Clone(head)), raw)
 	}
 	return f, nil
 }
 
 // Read reads decompressed bytes.
 func (f *File) Read(p []byte) (int, error) { return f.r.Read(p) }
-
-// Peek returns the next n decompressed bytes without consuming them; fewer
-// at the end of the stream.
-func (f *File) Peek(n int) []byte {
-	b, _ := f.r.Peek(n)
-	return b
-}
 
 // StoredOffset is how many bytes of the stored (possibly compressed) file
 // have been read so far; progress reporting compares it with Size.
