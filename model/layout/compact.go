@@ -1,11 +1,8 @@
 package layout
 
-import "sort"
-
 // hole is a run of unused bytes inside an instance layout.
 type hole struct {
 	off, size int
-	usable    bool // false for @Contended padding while its class is laid out
 }
 
 // compactLayout is what a subclass needs to know of a class laid out with
@@ -30,8 +27,8 @@ type compactLayout struct {
 // the fields start after a contended padding. A @Contended class starts and
 // ends with a padding; a @Contended group is appended after a padding, and
 // a padding closes the class.
-func (c Config) compactEnds(classes []Class) []int {
-	seq, super := order(classes)
+func (c Config) compactEnds(classes []Class, need []bool) []int {
+	seq, super := order(classes, need)
 	layouts := make([]compactLayout, len(classes))
 	ends := make([]int, len(classes))
 	for _, i := range seq {
@@ -46,14 +43,9 @@ func (c Config) compactEnds(classes []Class) []int {
 			st.last = p.last
 			st.end = p.last
 			inherited = p.contended
+			st.holes = append(st.holes, p.holes...)
 			if p.contended {
-				st.holes = append(st.holes, p.holes...)
-				for k := range st.holes {
-					st.holes[k].usable = false
-				}
 				st.pad()
-			} else {
-				st.holes = append(st.holes, p.holes...)
 			}
 		}
 		if cl.Elem != 0 {
@@ -63,10 +55,11 @@ func (c Config) compactEnds(classes []Class) []int {
 		}
 		regular, group, whole := c.ownFields(cl)
 		if whole {
-			st.closeHoles()
 			st.pad()
 		}
-		st.addAll(regular, whole)
+		// Below a @Contended superclass, or in a @Contended class, fields
+		// only ever go to the end.
+		st.addAll(regular, whole || inherited)
 		if len(group) > 0 {
 			st.pad()
 			st.addAll(group, true)
@@ -99,13 +92,6 @@ func (s *compactState) pad() {
 	s.end += contendedPadding
 }
 
-// closeHoles makes every existing hole unusable.
-func (s *compactState) closeHoles() {
-	for k := range s.holes {
-		s.holes[k].usable = false
-	}
-}
-
 // addAll places fields: primitives by decreasing size, then references.
 // With appendOnly, every field goes to the end (a contended group).
 func (s *compactState) addAll(fields []FieldType, appendOnly bool) {
@@ -134,7 +120,7 @@ func (s *compactState) add(size int, appendOnly bool) {
 	if !appendOnly {
 		for k := len(s.holes) - 1; k >= 0; k-- {
 			h := s.holes[k]
-			if h.usable && h.size >= size+(alignUp(h.off, size)-h.off) &&
+			if h.size >= size+(alignUp(h.off, size)-h.off) &&
 				(best < 0 || h.size < s.holes[best].size) {
 				best = k
 			}
@@ -142,7 +128,7 @@ func (s *compactState) add(size int, appendOnly bool) {
 	}
 	if best < 0 {
 		if adj := alignUp(s.end, size) - s.end; adj > 0 {
-			s.holes = append(s.holes, hole{off: s.end, size: adj, usable: true})
+			s.holes = append(s.holes, hole{off: s.end, size: adj})
 			s.end += adj
 		}
 		s.end += size
@@ -153,10 +139,10 @@ func (s *compactState) add(size int, appendOnly bool) {
 	adj := alignUp(h.off, size) - h.off
 	var repl []hole
 	if adj > 0 {
-		repl = append(repl, hole{off: h.off, size: adj, usable: true})
+		repl = append(repl, hole{off: h.off, size: adj})
 	}
 	if rest := h.size - adj - size; rest > 0 {
-		repl = append(repl, hole{off: h.off + adj + size, size: rest, usable: true})
+		repl = append(repl, hole{off: h.off + adj + size, size: rest})
 	}
 	s.holes = append(s.holes[:best], append(repl, s.holes[best+1:]...)...)
 	if e := h.off + adj + size; e > s.last {
@@ -165,7 +151,8 @@ func (s *compactState) add(size int, appendOnly bool) {
 }
 
 // gaps returns the holes as a subclass rebuilding this layout from field
-// offsets sees them: every unused run before the last field, merged.
+// offsets sees them: every unused run before the last field, merged. The
+// holes are kept in offset order throughout.
 func (s *compactState) gaps() []hole {
 	hs := make([]hole, 0, len(s.holes))
 	for _, h := range s.holes {
@@ -173,11 +160,9 @@ func (s *compactState) gaps() []hole {
 			if h.off+h.size > s.last {
 				h.size = s.last - h.off
 			}
-			h.usable = true
 			hs = append(hs, h)
 		}
 	}
-	sort.Slice(hs, func(a, b int) bool { return hs[a].off < hs[b].off })
 	out := hs[:0]
 	for _, h := range hs {
 		if n := len(out); n > 0 && out[n-1].off+out[n-1].size == h.off {

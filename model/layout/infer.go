@@ -3,6 +3,7 @@ package layout
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Observation is what a dump showed about the size of one class's objects.
@@ -47,23 +48,37 @@ func Infer(idSize int, classes []Class, obs []Observation) (Config, string) {
 		return fallback, fmt.Sprintf("%d of %d classes show gaps that are not 4-byte multiples: ids are not addresses; assumed %s", odd, total, fallback)
 	}
 
-	best, bestScore := fallback, math.Inf(-1)
-	var bestExact, bestOver int
+	need := make([]bool, len(classes))
+	for _, o := range inst {
+		need[o.class] = true
+	}
+	// Lay classes out under every candidate shape and release at once
+	// (alignment is applied when scoring), then score each alignment.
+	var cands []Config
 	for _, shape := range shapes(idSize, lo, hi) {
 		for _, jdk := range releases(shape, lo, hi) {
-			c := shape
-			c.JDK = jdk
-			if c.JDK >= 15 {
-				c.Scheme = Compact15
-			}
-			ends := c.instanceEnds(classes)
-			for _, align := range []int{8, 16, 32, 64, 128, 256} {
-				c.Align = align
-				exact, over := score(c, classes, ends, inst, arrs)
-				s := float64(exact-8*over) - prior(c, idSize, lo)
-				if s > bestScore {
-					best, bestScore, bestExact, bestOver = c, s, exact, over
-				}
+			cands = append(cands, withRelease(shape, jdk))
+		}
+	}
+	ends := make([][]int, len(cands))
+	var wg sync.WaitGroup
+	for k := range cands {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ends[k] = cands[k].instanceEnds(classes, need)
+		}()
+	}
+	wg.Wait()
+	best, bestScore := fallback, math.Inf(-1)
+	var bestExact, bestOver int
+	for k, c := range cands {
+		for _, align := range []int{8, 16, 32, 64, 128, 256} {
+			c.Align = align
+			exact, over := score(c, classes, ends[k], inst, arrs)
+			s := float64(exact-8*over) - prior(c, idSize, lo)
+			if s > bestScore {
+				best, bestScore, bestExact, bestOver = c, s, exact, over
 			}
 		}
 	}
@@ -215,7 +230,8 @@ func shapes(idSize, lo, hi int) []Config {
 }
 
 // releases lists the releases worth trying for a shape: the lowest plausible
-// release of each layout era that lo..hi spans and the shape exists in.
+// release of each era (legacy layout, JDK 15 layout, JDK 22 array offsets)
+// that lo..hi spans, the shape exists in and that makes a difference.
 func releases(shape Config, lo, hi int) []int {
 	min := lo
 	switch {
@@ -228,6 +244,11 @@ func releases(shape Config, lo, hi int) []int {
 	}
 	var out []int
 	for _, era := range []int{min, 15, 22} {
+		// JDK 22 moved array elements only where the length field does
+		// not end on a word boundary.
+		if era == 22 && min < 22 && (shape.Header+4)%shape.Word == 0 {
+			continue
+		}
 		if era >= min && era <= hi && (len(out) == 0 || out[len(out)-1] != era) {
 			out = append(out, era)
 		}

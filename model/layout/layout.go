@@ -203,7 +203,7 @@ func (c Config) ArraySize(elem FieldType, length int64) int64 {
 // whose superclass chain is broken (index out of range or a cycle) is laid
 // out as if it had no superclass from that point up.
 func (c Config) InstanceSizes(classes []Class) []int {
-	ends := c.instanceEnds(classes)
+	ends := c.instanceEnds(classes, nil)
 	sizes := make([]int, len(classes))
 	for i, e := range ends {
 		if classes[i].Elem == 0 {
@@ -214,12 +214,13 @@ func (c Config) InstanceSizes(classes []Class) []int {
 }
 
 // instanceEnds returns the unaligned end of every class's instance fields
-// (padding included); Align plays no part in it.
-func (c Config) instanceEnds(classes []Class) []int {
+// (padding included); Align plays no part in it. With need, only the classes
+// it marks (and their superclasses) are laid out; the others get 0.
+func (c Config) instanceEnds(classes []Class, need []bool) []int {
 	if c.Scheme == Compact15 {
-		return c.compactEnds(classes)
+		return c.compactEnds(classes, need)
 	}
-	return c.legacyEnds(classes)
+	return c.legacyEnds(classes, need)
 }
 
 // alignUp rounds n up to a multiple of a (a power of two or any positive
@@ -233,8 +234,9 @@ func alignUp(n, a int) int {
 
 // order returns the class indices so that every superclass comes before its
 // subclasses, and the validated superclass of each class (-1 where the chain
-// is broken). It runs in linear time.
-func order(classes []Class) (seq []int, super []int) {
+// is broken). With need, only the marked classes and their superclasses are
+// listed. It runs in linear time.
+func order(classes []Class, need []bool) (seq []int, super []int) {
 	n := len(classes)
 	super = make([]int, n)
 	for i, cl := range classes {
@@ -253,7 +255,7 @@ func order(classes []Class) (seq []int, super []int) {
 	seq = make([]int, 0, n)
 	var stack []int
 	for i := range classes {
-		if state[i] != unseen {
+		if state[i] != unseen || (need != nil && !need[i]) {
 			continue
 		}
 		stack = stack[:0]

@@ -35,8 +35,8 @@ const specialOrderLast = 14
 // 4-byte gap, it is filled with one int, else shorts, else bytes, else one
 // reference. @Contended fields follow, each group preceded and followed by
 // the contended padding.
-func (c Config) legacyEnds(classes []Class) []int {
-	seq, super := order(classes)
+func (c Config) legacyEnds(classes []Class, need []bool) []int {
+	seq, super := order(classes, need)
 	next := make([]int, len(classes)) // where subclasses' fields start
 	ends := make([]int, len(classes))
 	for _, i := range seq {

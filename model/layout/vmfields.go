@@ -9,6 +9,7 @@ const word FieldType = 0xFF
 type injection struct {
 	class    string
 	from, to int // JDK releases, inclusive; to == 0 means "and later"
+	declared int // applies only if the class declares this many fields; -1: any
 	fields   []FieldType
 }
 
@@ -17,19 +18,37 @@ type injection struct {
 var injections = []injection{
 	// Before JDK 7 class mirrors had a fixed size, with hidden references:
 	// klass and array_klass, plus resolved_constructor from JDK 6.
-	{"java.lang.Class", 5, 5, []FieldType{Object, Object}},
-	{"java.lang.Class", 6, 6, []FieldType{Object, Object, Object}},
+	{"java.lang.Class", 5, 5, -1, []FieldType{Object, Object}},
+	{"java.lang.Class", 6, 6, -1, []FieldType{Object, Object, Object}},
+	// The JVMTI hprof agent leaves out Throwable.backtrace (the HotSpot
+	// dumper lists it), which still takes a reference's room.
+	{"java.lang.Throwable", 5, 6, 3, []FieldType{Object}},
+	{"java.lang.Throwable", 7, 8, 4, []FieldType{Object}},
 	// ClassLoaderData pointer, since the permanent generation went away.
-	{"java.lang.ClassLoader", 8, 0, []FieldType{word}},
+	{"java.lang.ClassLoader", 8, 0, -1, []FieldType{word}},
 	// JSR 292 method resolution results.
-	{"java.lang.invoke.MemberName", 7, 7, []FieldType{Object, word}},
-	{"java.lang.invoke.MemberName", 8, 8, []FieldType{Object, word, word}},
-	{"java.lang.invoke.MemberName", 9, 9, []FieldType{word, word}},
-	{"java.lang.invoke.MemberName", 10, 0, []FieldType{word}},
-	{"java.lang.invoke.ResolvedMethodName", 10, 0, []FieldType{word, Object}},
-	{"java.lang.invoke.MethodHandleNatives$CallSiteContext", 8, 0, []FieldType{word}},
+	{"java.lang.invoke.MemberName", 7, 7, -1, []FieldType{Object, word}},
+	{"java.lang.invoke.MemberName", 8, 8, -1, []FieldType{Object, word, word}},
+	{"java.lang.invoke.MemberName", 9, 9, -1, []FieldType{word, word}},
+	{"java.lang.invoke.MemberName", 10, 0, -1, []FieldType{word}},
+	// vmholder became a declared field in later releases.
+	{"java.lang.invoke.ResolvedMethodName", 10, 0, 0, []FieldType{word, Object}},
+	{"java.lang.invoke.ResolvedMethodName", 10, 0, 1, []FieldType{word}},
+	{"java.lang.invoke.MethodHandleNatives$CallSiteContext", 8, 11, -1, []FieldType{word}},
+	{"java.lang.invoke.MethodHandleNatives$CallSiteContext", 12, 0, -1, []FieldType{word, word}},
+	// Later the dependency list moved into the call site itself, whose
+	// declared field "context" went away.
+	{"java.lang.invoke.CallSite", 12, 0, 1, []FieldType{word, word}},
+	// Stack walking: the version of the frame's method.
+	{"java.lang.StackFrameInfo", 9, 0, -1, []FieldType{Short}},
+	// Loom: JVMTI thread state, VTMS transition bookkeeping, JFR epoch.
+	{"java.lang.Thread", 19, 0, -1, []FieldType{word, Int, Short, Boolean}},
+	// ObjectWaiter of a virtual thread blocked in a monitor (JEP 491).
+	{"java.lang.VirtualThread", 24, 0, -1, []FieldType{word}},
+	// Set while an unsafe memory access faults (JDK-8191278).
+	{"java.lang.InternalError", 14, 0, -1, []FieldType{Boolean}},
 	// ModuleEntry pointer.
-	{"java.lang.Module", 9, 0, []FieldType{word}},
+	{"java.lang.Module", 9, 0, -1, []FieldType{word}},
 }
 
 // contention lists the core classes that carry @Contended annotations, which
@@ -43,10 +62,19 @@ type contention struct {
 }
 
 var contentions = []contention{
-	{"java.lang.Thread", 8, 0, []string{"threadLocalRandomSeed", "threadLocalRandomProbe", "threadLocalRandomSecondarySeed"}},
+	{"java.lang.Thread", 8, 18, []string{"threadLocalRandomSeed", "threadLocalRandomProbe", "threadLocalRandomSecondarySeed"}},
 	{"java.util.concurrent.atomic.Striped64$Cell", 8, 0, nil},
 	{"java.util.concurrent.ConcurrentHashMap$CounterCell", 8, 0, nil},
-	{"java.util.concurrent.Exchanger$Node", 8, 0, nil},
+	{"java.util.concurrent.Exchanger$Node", 8, 24, nil},
+	{"java.util.concurrent.Exchanger$Slot", 25, 0, nil},
+	{"java.util.concurrent.ForkJoinPool", 8, 8, nil},
+	{"java.util.concurrent.ForkJoinPool", 17, 24, []string{"ctl"}},
+	{"java.util.concurrent.ForkJoinPool", 25, 0, []string{"ctl", "parallelism"}},
+	{"java.util.concurrent.ForkJoinPool$WorkQueue", 8, 16, nil},
+	{"java.util.concurrent.ForkJoinPool$WorkQueue", 17, 24, []string{"top", "source", "nsteals"}},
+	{"java.util.concurrent.ForkJoinPool$WorkQueue", 25, 0, []string{"top", "phase", "stackPred", "source", "nsteals", "parking"}},
+	{"java.util.concurrent.SubmissionPublisher$BufferedSubscription", 9, 0, nil},
+	{"java.util.concurrent.SubmissionPublisher$BufferedSubscription", 17, 0, []string{"demand", "waiting"}},
 }
 
 // contendedPadding is ContendedPaddingWidth, the padding put around
@@ -69,7 +97,8 @@ func (c Config) ownFields(cl *Class) (regular, group []FieldType, whole bool) {
 	copied := false
 	for i := range injections {
 		in := &injections[i]
-		if in.class != cl.Name || !inRange(c.JDK, in.from, in.to) {
+		if in.class != cl.Name || !inRange(c.JDK, in.from, in.to) ||
+			(in.declared >= 0 && in.declared != len(cl.Fields)) {
 			continue
 		}
 		if !copied {
