@@ -6,7 +6,6 @@
 package model
 
 import (
-	"sort"
 	"time"
 
 	"github.com/hprofctl/hprofctl/model/layout"
@@ -237,6 +236,7 @@ type Heap struct {
 	lengths    []uint32
 	refStart   []uint32
 	refs       []ObjectIndex
+	lookup     *idLookup
 	classByID  map[uint64]ClassIndex
 	classSize  []int64 // per class: JVM shallow size of one instance
 	mirrorSize []int64 // per class: JVM size of its class object
@@ -266,8 +266,10 @@ func (h *Heap) NumRefs() int { return len(h.refs) }
 
 // Lookup returns the object with the given id.
 func (h *Heap) Lookup(id uint64) (ObjectIndex, bool) {
-	i := sort.Search(len(h.ids), func(k int) bool { return h.ids[k] >= id })
-	if i < len(h.ids) && h.ids[i] == id {
+	if h.lookup == nil {
+		return NoObject, false
+	}
+	if i, ok := h.lookup.find(id); ok {
 		return ObjectIndex(i), true
 	}
 	return NoObject, false

@@ -136,6 +136,7 @@ func newHPROFBuilder(r *hprof.Reader, opt LoadOptions) *hprofBuilder {
 	for i := range b.primClass {
 		b.primClass[i] = NoClass
 	}
+	b.objects.refs.wide = hdr.IDSize == 8
 	return b
 }
 

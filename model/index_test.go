@@ -1,0 +1,43 @@
+package model
+
+import "testing"
+
+func TestRefStoreRoundTrip(t *testing.T) {
+	wide := refStore{wide: true}
+	ids := []uint64{0x7_0000_1000, 0x7_0000_1008, 0x3, 0x6_0000_0000, 0x40_0000_0000, 0x7_0000_1010, 0xFFFF_FFFF_FFFF_FFF8}
+	for _, id := range ids {
+		wide.add(id)
+	}
+	for i, id := range ids {
+		if got := wide.get(i); got != id {
+			t.Errorf("wide ref %d: got 0x%x, want 0x%x", i, got, id)
+		}
+	}
+	if len(wide.escaped) != 3 {
+		t.Errorf("%d escaped ids, want 3 (unaligned, far above, far above)", len(wide.escaped))
+	}
+	narrow := refStore{}
+	for _, id := range []uint64{1, 0xFFFFFFFE, 0xFFFFFFFF} {
+		narrow.add(id)
+	}
+	for i, id := range []uint64{1, 0xFFFFFFFE, 0xFFFFFFFF} {
+		if got := narrow.get(i); got != id {
+			t.Errorf("narrow ref %d: got 0x%x, want 0x%x", i, got, id)
+		}
+	}
+}
+
+func TestIDLookup(t *testing.T) {
+	ids := []uint64{8, 16, 24, 1 << 40, 1<<40 + 8, 1 << 50}
+	l := newIDLookup(ids)
+	for i, id := range ids {
+		if k, ok := l.find(id); !ok || k != i {
+			t.Errorf("find(0x%x) = %d, %v; want %d", id, k, ok, i)
+		}
+	}
+	for _, id := range []uint64{0, 12, 1<<40 + 4, 1<<50 + 8, 1 << 60} {
+		if _, ok := l.find(id); ok {
+			t.Errorf("find(0x%x) found an absent id", id)
+		}
+	}
+}
