@@ -518,9 +518,11 @@ func (b *hprofBuilder) finish() error {
 		}
 	}
 	if b.opt.Objects {
-		for i, c := range b.objects.classOf {
-			if c == NoClass {
-				b.objects.classOf[i] = classClass
+		for _, chunk := range b.objects.classOf.chunks {
+			for i, c := range chunk {
+				if c == NoClass {
+					chunk[i] = classClass
+				}
 			}
 		}
 		res, err := b.objects.index(h, b.late)

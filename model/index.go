@@ -2,16 +2,17 @@ package model
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 )
 
 // objectTable collects objects in arrival order while a dump streams; index
 // turns it into the Heap's id-ordered tables.
 type objectTable struct {
-	ids      []uint64
-	classOf  []ClassIndex
-	lengths  []uint32
-	refStart []uint32 // per arrival object: start in refs
+	ids      chunkList[uint64]
+	classOf  chunkList[ClassIndex]
+	lengths  chunkList[uint32]
+	refStart chunkList[uint32] // per arrival object: start in refs
 	refs     refStore
 	tooMany  bool // more references than a uint32 can count
 }
@@ -20,15 +21,15 @@ func (t *objectTable) reset() { *t = objectTable{refs: refStore{wide: t.refs.wid
 
 // add appends an object and returns its arrival index.
 func (t *objectTable) add(id uint64, class ClassIndex, length uint32) int {
-	t.ids = append(t.ids, id)
-	t.classOf = append(t.classOf, class)
-	t.lengths = append(t.lengths, length)
+	t.ids.append(id)
+	t.classOf.append(class)
+	t.lengths.append(length)
 	n := t.refs.len()
 	if n >= int(None) {
 		t.tooMany = true
 	}
-	t.refStart = append(t.refStart, uint32(n))
-	return len(t.ids) - 1
+	t.refStart.append(uint32(n))
+	return t.ids.len() - 1
 }
 
 // addRef appends a reference of the most recently added object.
@@ -47,7 +48,7 @@ type refStore struct {
 	wide    bool // 8-byte ids
 	baseSet bool
 	base    uint64
-	packed  []uint32
+	packed  chunkList[uint32]
 	escaped []escapedRef
 }
 
@@ -58,15 +59,15 @@ type escapedRef struct {
 
 const escapeMark = ^uint32(0)
 
-func (s *refStore) len() int { return len(s.packed) }
+func (s *refStore) len() int { return s.packed.len() }
 
 func (s *refStore) add(id uint64) {
 	v, ok := s.pack(id)
 	if !ok {
-		s.escaped = append(s.escaped, escapedRef{pos: uint64(len(s.packed)), id: id})
+		s.escaped = append(s.escaped, escapedRef{pos: uint64(s.packed.len()), id: id})
 		v = escapeMark
 	}
-	s.packed = append(s.packed, v)
+	s.packed.append(v)
 }
 
 func (s *refStore) pack(id uint64) (uint32, bool) {
@@ -89,7 +90,7 @@ func (s *refStore) pack(id uint64) (uint32, bool) {
 
 // get returns the id stored at position i.
 func (s *refStore) get(i int) uint64 {
-	v := s.packed[i]
+	v := s.packed.at(i)
 	if v == escapeMark {
 		k, _ := slices.BinarySearchFunc(s.escaped, uint64(i), func(e escapedRef, pos uint64) int {
 			switch {
@@ -122,7 +123,7 @@ type indexResult struct {
 // turn, so that peak memory stays near one copy of the tables.
 func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error) {
 	var res indexResult
-	n := len(t.ids)
+	n := t.ids.len()
 	total := uint64(t.refs.len())
 	for _, l := range late {
 		total += uint64(len(l))
@@ -130,31 +131,16 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 	if n >= int(None) || t.tooMany || total >= uint64(None) {
 		return res, fmt.Errorf("%d objects and %d references exceed the model's limit of %d each", n, total, None-1)
 	}
-	t.refStart = append(t.refStart, uint32(t.refs.len()))
+	t.refStart.append(uint32(t.refs.len()))
 
-	order := make([]uint32, n)
-	for i := range order {
-		order[i] = uint32(i)
-	}
-	if !slices.IsSorted(t.ids) {
-		ids := t.ids
-		slices.SortStableFunc(order, func(a, b uint32) int {
-			switch {
-			case ids[a] < ids[b]:
-				return -1
-			case ids[a] > ids[b]:
-				return 1
-			}
-			return 0
-		})
-	}
+	order := sortOrder(&t.ids)
 	// Drop duplicate ids, keeping the first arrival.
 	keep := order[:0]
 	for k, a := range order {
-		if k > 0 && t.ids[a] == t.ids[order[k-1]] {
+		if k > 0 && t.ids.at(int(a)) == t.ids.at(int(order[k-1])) {
 			res.duplicates++
 			if res.firstDup == 0 {
-				res.firstDup = t.ids[a]
+				res.firstDup = t.ids.at(int(a))
 			}
 			continue
 		}
@@ -163,12 +149,13 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 	order = keep
 	n = len(order)
 
-	h.ids = gather(t.ids, order)
-	t.ids = nil
-	h.classOf = gather(t.classOf, order)
-	t.classOf = nil
-	h.lengths = gather(t.lengths, order)
-	t.lengths = nil
+	h.ids = gather(&t.ids, order)
+	t.ids = chunkList[uint64]{}
+	h.classOf = gather(&t.classOf, order)
+	t.classOf = chunkList[ClassIndex]{}
+	h.lengths = gather(&t.lengths, order)
+	t.lengths = chunkList[uint32]{}
+	runtime.GC()
 
 	h.refStart = make([]uint32, n+1)
 	h.refs = make([]ObjectIndex, 0, total)
@@ -185,7 +172,7 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 	}
 	for i, a := range order {
 		h.refStart[i] = uint32(len(h.refs))
-		for k := t.refStart[a]; k < t.refStart[a+1]; k++ {
+		for k := t.refStart.at(int(a)); k < t.refStart.at(int(a)+1); k++ {
 			resolve(t.refs.get(int(k)))
 		}
 		for _, id := range late[int(a)] {
@@ -197,11 +184,67 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 	return res, nil
 }
 
+// sortOrder returns the arrival indices ordered by (id, arrival). Dumps
+// arrive nearly sorted — HotSpot writes class objects, then the heap in
+// address order; parallel dumps a few such runs — so the longest ascending
+// run is kept as it is, the rest sorted, and the two merged.
+func sortOrder(ids *chunkList[uint64]) []uint32 {
+	n := ids.len()
+	runStart, bestStart, bestLen := 0, 0, 0
+	for a := 0; a <= n; a++ {
+		if a == n || (a > runStart && ids.at(a) < ids.at(a-1)) {
+			if a-runStart > bestLen {
+				bestStart, bestLen = runStart, a-runStart
+			}
+			runStart = a
+		}
+	}
+	order := make([]uint32, 0, n)
+	for a := bestStart; a < bestStart+bestLen; a++ {
+		order = append(order, uint32(a))
+	}
+	if bestLen == n {
+		return order
+	}
+	rest := make([]uint32, 0, n-bestLen)
+	for a := 0; a < n; a++ {
+		if a < bestStart || a >= bestStart+bestLen {
+			rest = append(rest, uint32(a))
+		}
+	}
+	less := func(a, b uint32) bool {
+		x, y := ids.at(int(a)), ids.at(int(b))
+		return x < y || (x == y && a < b)
+	}
+	slices.SortFunc(rest, func(a, b uint32) int {
+		if less(a, b) {
+			return -1
+		}
+		if less(b, a) {
+			return 1
+		}
+		return 0
+	})
+	// Merge from the back, in place: the run sits at the front of order.
+	i, j := len(order)-1, len(rest)-1
+	order = order[:n]
+	for k := n - 1; j >= 0; k-- {
+		if i >= 0 && less(rest[j], order[i]) {
+			order[k] = order[i]
+			i--
+		} else {
+			order[k] = rest[j]
+			j--
+		}
+	}
+	return order
+}
+
 // gather returns src reordered: out[i] = src[order[i]].
-func gather[T any](src []T, order []uint32) []T {
+func gather[T any](src *chunkList[T], order []uint32) []T {
 	out := make([]T, len(order))
 	for i, a := range order {
-		out[i] = src[a]
+		out[i] = src.at(int(a))
 	}
 	return out
 }

@@ -41,3 +41,38 @@ func TestIDLookup(t *testing.T) {
 		}
 	}
 }
+
+func TestSortOrder(t *testing.T) {
+	cases := [][]uint64{
+		{},
+		{5},
+		{1, 2, 3},
+		{900, 100, 300, 10, 20, 30, 40, 50, 60, 35, 5},
+		{10, 20, 30, 5, 15, 25, 35, 20, 1},
+		{7, 7, 3, 3, 9},
+	}
+	for _, ids := range cases {
+		var c chunkList[uint64]
+		for _, id := range ids {
+			c.append(id)
+		}
+		order := sortOrder(&c)
+		if len(order) != len(ids) {
+			t.Fatalf("%v: order has %d entries", ids, len(order))
+		}
+		seen := map[uint32]bool{}
+		for k, a := range order {
+			seen[a] = true
+			if k > 0 {
+				p := order[k-1]
+				if ids[p] > ids[a] || (ids[p] == ids[a] && p > a) {
+					t.Errorf("%v: order %v not sorted by (id, arrival)", ids, order)
+					break
+				}
+			}
+		}
+		if len(seen) != len(ids) {
+			t.Errorf("%v: order %v is no permutation", ids, order)
+		}
+	}
+}
