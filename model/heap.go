@@ -236,6 +236,7 @@ type Heap struct {
 	lengths    []uint32
 	refStart   []uint32
 	refs       []ObjectIndex
+	referents  []WeakRef
 	lookup     *idLookup
 	classByID  map[uint64]ClassIndex
 	classSize  []int64 // per class: JVM shallow size of one instance
@@ -260,6 +261,16 @@ func (h *Heap) ArrayLength(i ObjectIndex) uint32 { return h.lengths[i] }
 func (h *Heap) Refs(i ObjectIndex) []ObjectIndex {
 	return h.refs[h.refStart[i]:h.refStart[i+1]]
 }
+
+// WeakRef is the referent of a java.lang.ref.Reference (weak, soft,
+// phantom or final reference): an edge that does not keep its target alive.
+type WeakRef struct {
+	From, To ObjectIndex
+}
+
+// Referents returns the referent edges of every Reference object, ordered
+// by From. Refs never includes them.
+func (h *Heap) Referents() []WeakRef { return h.referents }
 
 // NumRefs is the total number of references.
 func (h *Heap) NumRefs() int { return len(h.refs) }

@@ -47,9 +47,10 @@ type rawRoot struct {
 // classRefs is the decoding plan for instances of one class: where the
 // reference fields lie in its instance bytes.
 type classRefs struct {
-	ready   bool
-	size    int      // expected instance bytes
-	offsets []uint32 // reference field offsets
+	ready    bool
+	size     int      // expected instance bytes
+	offsets  []uint32 // strong reference field offsets
+	referent int      // offset of java.lang.ref.Reference.referent, -1 if none
 }
 
 type classInfo struct {
@@ -376,11 +377,15 @@ func (b *hprofBuilder) instance(rec *hprof.Record) error {
 		b.deferred = append(b.deferred, deferredInstance{arrival: arrival, class: c, start: start, size: len(data), offset: rec.Offset})
 		return nil
 	}
-	b.decodeRefs(plan, data, rec.Offset, func(id uint64) { b.objects.addRef(id) })
+	b.decodeRefs(plan, data, rec.Offset, arrival, false)
 	return nil
 }
 
-func (b *hprofBuilder) decodeRefs(plan *classRefs, data []byte, offset int64, add func(uint64)) {
+// decodeRefs adds the references in an instance's field bytes to object
+// arrival: to the object table as it streams, or, for instances decoded
+// after the stream (late), to the late list. A Reference's referent is
+// kept apart: it is no strong reference.
+func (b *hprofBuilder) decodeRefs(plan *classRefs, data []byte, offset int64, arrival int, late bool) {
 	if len(data) != plan.size {
 		b.sizeMismatch++
 		if b.sizeMismatchFirst == 0 {
@@ -389,8 +394,21 @@ func (b *hprofBuilder) decodeRefs(plan *classRefs, data []byte, offset int64, ad
 	}
 	ids := b.r.IDSize()
 	for _, off := range plan.offsets {
-		if int(off)+ids <= len(data) {
-			add(b.r.ID(data[off:]))
+		if int(off)+ids > len(data) {
+			continue
+		}
+		id := b.r.ID(data[off:])
+		switch {
+		case id == 0:
+		case late:
+			b.late[arrival] = append(b.late[arrival], id)
+		default:
+			b.objects.addRef(id)
+		}
+	}
+	if plan.referent >= 0 && plan.referent+ids <= len(data) {
+		if id := b.r.ID(data[plan.referent:]); id != 0 {
+			b.objects.addReferent(arrival, id)
 		}
 	}
 }
@@ -404,14 +422,19 @@ func (b *hprofBuilder) refPlan(c ClassIndex) *classRefs {
 	}
 	ids := b.r.IDSize()
 	var offsets []uint32
-	size := 0
+	size, referent := 0, -1
 	for k := c; ; {
 		ki := &b.infos[k]
 		if !ki.dumped {
 			return nil
 		}
-		for _, f := range b.h.Classes[k].Fields {
-			if f.Type == TypeObject {
+		isReference := JavaClassName(b.name(b.classNameID[b.h.Classes[k].ID])) == "java.lang.ref.Reference"
+		for i, f := range b.h.Classes[k].Fields {
+			switch {
+			case f.Type != TypeObject:
+			case isReference && b.name(ki.fieldIDs[i]) == "referent":
+				referent = size
+			default:
 				offsets = append(offsets, uint32(size))
 			}
 			size += f.Type.Size(ids)
@@ -425,7 +448,7 @@ func (b *hprofBuilder) refPlan(c ClassIndex) *classRefs {
 		}
 		info = &b.infos[c]
 	}
-	info.refs = classRefs{ready: true, size: size, offsets: offsets}
+	info.refs = classRefs{ready: true, size: size, offsets: offsets, referent: referent}
 	return &info.refs
 }
 
@@ -597,11 +620,7 @@ func (b *hprofBuilder) resolveDeferred() error {
 			continue
 		}
 		data := b.deferredData[d.start : d.start+d.size]
-		b.decodeRefs(plan, data, d.offset, func(id uint64) {
-			if id != 0 {
-				b.late[d.arrival] = append(b.late[d.arrival], id)
-			}
-		})
+		b.decodeRefs(plan, data, d.offset, d.arrival, true)
 	}
 	b.deferred, b.deferredData = nil, nil
 	return nil

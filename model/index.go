@@ -15,6 +15,19 @@ type objectTable struct {
 	refStart chunkList[uint32] // per arrival object: start in refs
 	refs     refStore
 	tooMany  bool // more references than a uint32 can count
+	// referents are the referents of java.lang.ref.Reference objects,
+	// in arrival order of their Reference.
+	referents []pendingReferent
+}
+
+type pendingReferent struct {
+	arrival int
+	id      uint64
+}
+
+// addReferent records the referent of Reference object arrival.
+func (t *objectTable) addReferent(arrival int, id uint64) {
+	t.referents = append(t.referents, pendingReferent{arrival, id})
 }
 
 func (t *objectTable) reset() { *t = objectTable{refs: refStore{wide: t.refs.wide}} }
@@ -180,8 +193,37 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 		}
 	}
 	h.refStart[n] = uint32(len(h.refs))
+	h.referents = t.resolveReferents(h, order)
 	t.reset()
 	return res, nil
+}
+
+// resolveReferents turns the pending referents into WeakRefs ordered by
+// the Reference object's index; referents not in the dump are dropped.
+func (t *objectTable) resolveReferents(h *Heap, order []uint32) []WeakRef {
+	if len(t.referents) == 0 {
+		return nil
+	}
+	rank := make(map[int]ObjectIndex, len(t.referents))
+	isReference := make([]uint64, (len(order)+63)/64+1)
+	for _, p := range t.referents {
+		rank[p.arrival] = NoObject
+		isReference[p.arrival/64] |= 1 << (p.arrival % 64)
+	}
+	for i, a := range order {
+		if isReference[a/64]&(1<<(a%64)) != 0 {
+			rank[int(a)] = ObjectIndex(i)
+		}
+	}
+	out := make([]WeakRef, 0, len(t.referents))
+	for _, p := range t.referents {
+		to, ok := h.Lookup(p.id)
+		if from := rank[p.arrival]; ok && from != NoObject {
+			out = append(out, WeakRef{From: from, To: to})
+		}
+	}
+	slices.SortFunc(out, func(a, b WeakRef) int { return int(a.From) - int(b.From) })
+	return out
 }
 
 // sortOrder returns the arrival indices ordered by (id, arrival). Dumps
