@@ -32,15 +32,15 @@ type Type = layout.FieldType
 
 // Basic type codes.
 const (
-	TypeObject  Type = 2
-	TypeBoolean Type = 4
-	TypeChar    Type = 5
-	TypeFloat   Type = 6
-	TypeDouble  Type = 7
-	TypeByte    Type = 8
-	TypeShort   Type = 9
-	TypeInt     Type = 10
-	TypeLong    Type = 11
+	TypeObject  = layout.Object
+	TypeBoolean = layout.Boolean
+	TypeChar    = layout.Char
+	TypeFloat   = layout.Float
+	TypeDouble  = layout.Double
+	TypeByte    = layout.Byte
+	TypeShort   = layout.Short
+	TypeInt     = layout.Int
+	TypeLong    = layout.Long
 )
 
 // SizeMode chooses how shallow sizes are counted.

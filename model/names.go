@@ -2,44 +2,26 @@ package model
 
 import "strings"
 
-var primitiveNames = map[byte]string{
-	'Z': "boolean", 'C': "char", 'F': "float", 'D': "double",
-	'B': "byte", 'S': "short", 'I': "int", 'J': "long",
+// primitives maps the signature letter of each primitive type to its Java
+// name and type code.
+var primitives = map[byte]struct {
+	name string
+	t    Type
+}{
+	'Z': {"boolean", TypeBoolean}, 'C': {"char", TypeChar}, 'F': {"float", TypeFloat},
+	'D': {"double", TypeDouble}, 'B': {"byte", TypeByte}, 'S': {"short", TypeShort},
+	'I': {"int", TypeInt}, 'J': {"long", TypeLong},
 }
 
 // PrimitiveArrayName returns the Java name of the array class with element
 // type t, e.g. "int[]".
 func PrimitiveArrayName(t Type) string {
-	for sig, name := range primitiveNames {
-		if typeFromSig(sig) == t {
-			return name + "[]"
+	for _, p := range primitives {
+		if p.t == t {
+			return p.name + "[]"
 		}
 	}
 	return ""
-}
-
-func typeFromSig(c byte) Type {
-	switch c {
-	case 'Z':
-		return TypeBoolean
-	case 'C':
-		return TypeChar
-	case 'F':
-		return TypeFloat
-	case 'D':
-		return TypeDouble
-	case 'B':
-		return TypeByte
-	case 'S':
-		return TypeShort
-	case 'I':
-		return TypeInt
-	case 'J':
-		return TypeLong
-	case 'L', '[':
-		return TypeObject
-	}
-	return 0
 }
 
 // JavaClassName turns the class names dumps use — internal
@@ -55,8 +37,8 @@ func JavaClassName(name string) string {
 	elem := name[dims:]
 	if dims > 0 {
 		switch {
-		case len(elem) == 1 && primitiveNames[elem[0]] != "":
-			return primitiveNames[elem[0]] + strings.Repeat("[]", dims)
+		case len(elem) == 1 && primitives[elem[0]].name != "":
+			return primitives[elem[0]].name + strings.Repeat("[]", dims)
 		case strings.HasPrefix(elem, "L") && strings.HasSuffix(elem, ";"):
 			elem = elem[1 : len(elem)-1]
 		}
@@ -81,9 +63,9 @@ func arrayElemType(javaName string) Type {
 	if strings.HasSuffix(base, "[]") {
 		return TypeObject
 	}
-	for sig, name := range primitiveNames {
-		if name == base {
-			return typeFromSig(sig)
+	for _, p := range primitives {
+		if p.name == base {
+			return p.t
 		}
 	}
 	return TypeObject
