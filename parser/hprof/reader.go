@@ -36,7 +36,7 @@ type FormatError struct {
 	File   string
 	Offset int64
 	Msg    string
-	Err    error // ErrTruncated or nil
+	Err    error // ErrTruncated, the source's read error, or nil
 }
 
 func (e *FormatError) Error() string {
@@ -46,7 +46,8 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("%s: offset %d: %s", e.File, e.Offset, e.Msg)
 }
 
-// Unwrap returns ErrTruncated for a cut-short file.
+// Unwrap returns ErrTruncated for a cut-short file, or the error reading
+// the source failed with.
 func (e *FormatError) Unwrap() error { return e.Err }
 
 // Warning is something odd but survivable the Reader met.
@@ -73,7 +74,8 @@ type Options struct {
 }
 
 const (
-	initialBuffer     = 4 << 20
+	initialBuffer     = 64 << 10
+	steadyBuffer      = 4 << 20
 	defaultMaxPayload = 256 << 20
 	maxWarnings       = 100
 )
@@ -128,7 +130,7 @@ func (r *Reader) readHeader() error {
 	const magic = "JAVA PROFILE 1.0"
 	if !bytes.HasPrefix(b, []byte(magic)) {
 		if len(b) < len(magic) && bytes.HasPrefix([]byte(magic), b) {
-			return r.errorf(0, ErrTruncated, "file ends inside the HPROF header")
+			return r.headerCut(0)
 		}
 		if len(b) > 0 && (b[0] == byte(SubTag(RootThreadObj)) || b[0] == byte(TagHeapDumpSegment)) {
 			return r.errorf(0, nil, "no HPROF header: this looks like a header-less heap fragment (an hprof agent .TMP file or a JDK 21+ .pN part file), which cannot be read alone")
@@ -141,12 +143,12 @@ func (r *Reader) readHeader() error {
 	nul := bytes.IndexByte(b, 0)
 	if nul < 0 || nul > 32 {
 		if len(b) < 32 {
-			return r.errorf(0, ErrTruncated, "file ends inside the HPROF header")
+			return r.headerCut(0)
 		}
 		return r.errorf(0, nil, "HPROF magic is not NUL-terminated within 32 bytes")
 	}
 	if len(b) < nul+13 {
-		return r.errorf(int64(nul+1), ErrTruncated, "file ends inside the HPROF header")
+		return r.headerCut(int64(nul + 1))
 	}
 	r.hdr.Version = strings.TrimPrefix(string(b[:nul]), "JAVA PROFILE ")
 	r.v10 = r.hdr.Version == "1.0"
@@ -160,6 +162,14 @@ func (r *Reader) readHeader() error {
 	r.hdr.Time = time.UnixMilli(int64(ms)).UTC()
 	r.pos += nul + 13
 	return nil
+}
+
+// headerCut reports a stream that ended, or failed, inside the header.
+func (r *Reader) headerCut(off int64) error {
+	if err := r.sourceError("the header"); err != nil {
+		return err
+	}
+	return r.errorf(off, ErrTruncated, "file ends inside the HPROF header")
 }
 
 // Header returns the file header.
@@ -217,7 +227,7 @@ func printable(b []byte, n int) string {
 func (r *Reader) fillUpTo(n int) int {
 	for r.end-r.pos < n && r.srcErr == nil {
 		if r.end == len(r.buf) {
-			if r.pos > 0 {
+			if r.pos > 0 && len(r.buf) >= steadyBuffer {
 				copy(r.buf, r.buf[r.pos:r.end])
 				r.base += int64(r.pos)
 				r.end -= r.pos
@@ -248,9 +258,18 @@ func (r *Reader) need(n int, what string) error {
 	return nil
 }
 
+// sourceError returns an error naming what was being read when the source
+// failed with something else than the end of the stream, else nil.
+func (r *Reader) sourceError(what string) error {
+	if r.srcErr == nil || r.srcErr == io.EOF || errors.Is(r.srcErr, io.ErrUnexpectedEOF) {
+		return nil
+	}
+	return r.errorf(r.base+int64(r.end), r.srcErr, "reading %s: %v", what, r.srcErr)
+}
+
 func (r *Reader) shortRead(n, got int, what string) error {
-	if r.srcErr != nil && r.srcErr != io.EOF && !errors.Is(r.srcErr, io.ErrUnexpectedEOF) {
-		return r.errorf(r.Offset()+int64(got), nil, "reading %s: %v", what, r.srcErr)
+	if err := r.sourceError(what); err != nil {
+		return err
 	}
 	return r.errorf(r.Offset(), ErrTruncated, "%s of the %s record at offset %d needs %d bytes, the stream ends after %d", what, r.recordName(), r.rec.Offset, n, got)
 }
@@ -274,6 +293,9 @@ func (r *Reader) skip(n int64, what string) error {
 	r.pos = r.end
 	for n > 0 {
 		if r.srcErr != nil {
+			if err := r.sourceError(what); err != nil {
+				return err
+			}
 			return r.errorf(start, ErrTruncated, "%s of the %s record at offset %d runs %d bytes past the end of the stream", what, r.recordName(), r.rec.Offset, n)
 		}
 		r.base += int64(r.end)
@@ -326,7 +348,10 @@ func (r *Reader) Next() bool {
 	if r.heapEnd > 0 || r.unbounded {
 		if r.unbounded && r.fillUpTo(1) == 0 {
 			r.unbounded = false
-			r.err = io.EOF
+			r.err = r.sourceError("a heap sub-record")
+			if r.err == nil {
+				r.err = io.EOF
+			}
 			return false
 		}
 		if r.unbounded || r.Offset() < r.heapEnd {
@@ -348,7 +373,10 @@ func (r *Reader) Next() bool {
 
 func (r *Reader) readTop() error {
 	if got := r.fillUpTo(9); got < 9 {
-		if got == 0 && (r.srcErr == io.EOF || r.srcErr == nil) {
+		if err := r.sourceError("a record header"); err != nil {
+			return err
+		}
+		if got == 0 {
 			if r.dumpOpen && r.heapTag == TagHeapDumpSegment {
 				return r.errorf(r.Offset(), ErrTruncated, "the stream ends inside a segmented heap dump, before its HEAP_DUMP_END record")
 			}
@@ -552,8 +580,8 @@ func (r *Reader) readSub() error {
 	rec.Tag = r.heapTag
 	rec.Dump = r.dumps - 1
 	if r.fillUpTo(1) == 0 {
-		if r.srcErr != nil && r.srcErr != io.EOF {
-			return r.errorf(rec.Offset, nil, "reading heap sub-record: %v", r.srcErr)
+		if err := r.sourceError("a heap sub-record"); err != nil {
+			return err
 		}
 		return r.errorf(rec.Offset, ErrTruncated, "the stream ends %d bytes before the end its %s record declares", r.heapLeft(), r.heapTag)
 	}

@@ -183,8 +183,9 @@ func typeFromSignature(c byte) Type {
 // TagHeapDumpSegment and Sub is the sub-record tag (Sub is 0 on the
 // HEAP_DUMP / HEAP_DUMP_SEGMENT record itself, which the Reader also
 // yields before its sub-records). Only the field named after the kind of
-// record is meaningful; byte slices point into the Reader's buffer and are
-// valid until the next call to Next.
+// record is meaningful. Every slice in it (Text, FrameIDs, Sites, Samples,
+// Constants, Statics, Fields) is reused or points into the Reader's
+// buffer: it is valid until the next call to Next.
 type Record struct {
 	Tag    Tag
 	Sub    SubTag
