@@ -1,0 +1,246 @@
+package analysis
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+
+	"github.com/hprofctl/hprofctl/model"
+)
+
+// DominatorOptions select the rows of a dominator report.
+type DominatorOptions struct {
+	// Top keeps the Top rows that retain most; 0 keeps all.
+	Top int
+	// Class, when set, selects every reachable instance of the matching
+	// classes instead of the objects the virtual root immediately
+	// dominates.
+	Class *regexp.Regexp
+	// Children lists, for each row, up to Children of the objects it
+	// immediately dominates, biggest first.
+	Children int
+	// ByClass aggregates the selected objects per class (MAT's "group by
+	// class"). Top-level objects never dominate one another; with Class,
+	// an instance dominated by another selected one counts in both.
+	ByClass bool
+	// Size chooses the shallow sizes (as the Retention was built).
+	Size model.SizeMode
+}
+
+// DominatedObject is one object a dominator row immediately dominates.
+type DominatedObject struct {
+	ObjectID      string `json:"object_id"`
+	Class         string `json:"class"`
+	RetainedBytes int64  `json:"retained_bytes"`
+}
+
+// DominatorRow is one object of a dominator report.
+type DominatorRow struct {
+	ObjectID           string            `json:"object_id"`
+	Class              string            `json:"class"`
+	ShallowBytes       int64             `json:"shallow_bytes"`
+	RetainedBytes      int64             `json:"retained_bytes"`
+	RetainedObjects    int64             `json:"retained_objects"`
+	ImmediateDominator string            `json:"immediate_dominator"`
+	Dominated          []DominatedObject `json:"dominated"`
+	// DominatedCount counts every object it immediately dominates, of
+	// which Dominated lists the biggest.
+	DominatedCount int `json:"dominated_count"`
+}
+
+// DominatorClassRow aggregates the selected objects of one class.
+type DominatorClassRow struct {
+	Class         string `json:"class"`
+	Objects       int64  `json:"objects"`
+	ShallowBytes  int64  `json:"shallow_bytes"`
+	RetainedBytes int64  `json:"retained_bytes"`
+}
+
+// DominatorReport is the result of Dominators.
+type DominatorReport struct {
+	Rows []DominatorRow
+	// Classes is the per-class aggregate, non-nil exactly with ByClass.
+	Classes []DominatorClassRow
+	// Selected counts the objects selected before Top cut the list.
+	Selected int
+	// Totals of the tree, and what it leaves out.
+	ReachableObjects, ReachableBytes     int64
+	UnreachableObjects, UnreachableBytes int64
+	KeptUnreachable                      bool
+}
+
+// RootID is how reports name the virtual root above the GC roots.
+const RootID = "root"
+
+// ObjectID formats an object's id as reports show it: "0x" and hex.
+func ObjectID(h *model.Heap, i model.ObjectIndex) string {
+	if i == model.NoObject {
+		return RootID
+	}
+	return fmt.Sprintf("0x%x", h.ObjectID(i))
+}
+
+// ClassName is the name of object i's class; for a class object, the
+// class it is the object of, as "class NAME".
+func ClassName(h *model.Heap, i model.ObjectIndex) string {
+	if c, ok := h.ClassObjectOf(i); ok && h.Classes[c].Object == i {
+		return "class " + h.Classes[c].Name
+	}
+	if c := h.ClassOf(i); c != model.NoClass {
+		return h.Classes[c].Name
+	}
+	return "<unknown class>"
+}
+
+// Dominators lists the objects that retain most: by default the objects
+// the virtual root immediately dominates (the top of the dominator tree,
+// whose retained sizes add up to the reachable heap), or with Class every
+// reachable instance of the matching classes.
+func Dominators(h *model.Heap, r *Retention, o DominatorOptions) DominatorReport {
+	out := DominatorReport{
+		ReachableObjects: r.ReachableObjects(), ReachableBytes: r.ReachableBytes(),
+		UnreachableObjects: r.Unreachable, UnreachableBytes: r.UnreachableBytes,
+		KeptUnreachable: r.KeptUnreachable,
+	}
+	var selected []model.ObjectIndex
+	if o.Class == nil {
+		selected = r.TopLevel()
+	} else {
+		match := matchingClasses(h, o.Class)
+		for i := range h.NumObjects() {
+			obj := model.ObjectIndex(i)
+			if c := h.ClassOf(obj); c != model.NoClass && match[c] && r.Reachable(obj) && !isClassObject(h, obj) {
+				selected = append(selected, obj)
+			}
+		}
+	}
+	out.Selected = len(selected)
+	if o.ByClass {
+		out.Classes = byClass(h, r, selected, o)
+		return out
+	}
+	selected = biggest(r, selected, o.Top)
+	children := r.Dominated(selected)
+	for _, obj := range selected {
+		row := DominatorRow{
+			ObjectID:           ObjectID(h, obj),
+			Class:              ClassName(h, obj),
+			ShallowBytes:       shallowBytes(h, obj, o.Size),
+			RetainedBytes:      r.RetainedBytes(obj),
+			RetainedObjects:    r.RetainedObjects(obj),
+			ImmediateDominator: ObjectID(h, r.ImmediateDominator(obj)),
+			Dominated:          []DominatedObject{},
+		}
+		kids := children[obj]
+		row.DominatedCount = len(kids)
+		if o.Children == 0 {
+			kids = nil
+		}
+		for _, k := range biggest(r, kids, max(o.Children, 0)) {
+			row.Dominated = append(row.Dominated, DominatedObject{ObjectID: ObjectID(h, k), Class: ClassName(h, k), RetainedBytes: r.RetainedBytes(k)})
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return out
+}
+
+// matchingClasses marks the classes whose name matches re.
+func matchingClasses(h *model.Heap, re *regexp.Regexp) []bool {
+	match := make([]bool, len(h.Classes))
+	for c := range h.Classes {
+		match[c] = re.MatchString(h.Classes[c].Name)
+	}
+	return match
+}
+
+// isClassObject reports whether object i is a class object.
+func isClassObject(h *model.Heap, i model.ObjectIndex) bool {
+	c, ok := h.ClassObjectOf(i)
+	return ok && h.Classes[c].Object == i
+}
+
+// retainedObject is an object with its retained size, for sorting.
+type retainedObject struct {
+	bytes int64
+	obj   model.ObjectIndex
+}
+
+// bigger orders by retained size, biggest first, then by index.
+func bigger(a, b retainedObject) bool {
+	if a.bytes != b.bytes {
+		return a.bytes > b.bytes
+	}
+	return a.obj < b.obj
+}
+
+// biggest returns the top objects (all when top is 0) that retain most,
+// biggest first. It keeps a heap of top entries, so picking a few of
+// millions costs one pass.
+func biggest(r *Retention, objs []model.ObjectIndex, top int) []model.ObjectIndex {
+	if top <= 0 || top > len(objs) {
+		top = len(objs)
+	}
+	// best is a min-heap (by bigger) of the top entries seen so far.
+	best := make([]retainedObject, 0, top)
+	for _, obj := range objs {
+		e := retainedObject{r.RetainedBytes(obj), obj}
+		if len(best) < top {
+			best = append(best, e)
+			for k := len(best) - 1; k > 0 && bigger(best[(k-1)/2], best[k]); k = (k - 1) / 2 {
+				best[k], best[(k-1)/2] = best[(k-1)/2], best[k]
+			}
+			continue
+		}
+		if !bigger(e, best[0]) {
+			continue
+		}
+		best[0] = e
+		for k := 0; ; {
+			least := k
+			for _, c := range []int{2*k + 1, 2*k + 2} {
+				if c < len(best) && bigger(best[least], best[c]) {
+					least = c
+				}
+			}
+			if least == k {
+				break
+			}
+			best[k], best[least] = best[least], best[k]
+			k = least
+		}
+	}
+	sort.Slice(best, func(a, b int) bool { return bigger(best[a], best[b]) })
+	out := make([]model.ObjectIndex, len(best))
+	for k, e := range best {
+		out[k] = e.obj
+	}
+	return out
+}
+
+// byClass sums the selected objects per class, biggest retained first.
+func byClass(h *model.Heap, r *Retention, objs []model.ObjectIndex, o DominatorOptions) []DominatorClassRow {
+	index := map[string]int{}
+	rows := []DominatorClassRow{}
+	for _, obj := range objs {
+		name := ClassName(h, obj)
+		k, ok := index[name]
+		if !ok {
+			k = len(rows)
+			index[name] = k
+			rows = append(rows, DominatorClassRow{Class: name})
+		}
+		rows[k].Objects++
+		rows[k].ShallowBytes += shallowBytes(h, obj, o.Size)
+		rows[k].RetainedBytes += r.RetainedBytes(obj)
+	}
+	sort.SliceStable(rows, func(a, b int) bool {
+		if rows[a].RetainedBytes != rows[b].RetainedBytes {
+			return rows[a].RetainedBytes > rows[b].RetainedBytes
+		}
+		return rows[a].Class < rows[b].Class
+	})
+	if o.Top > 0 && len(rows) > o.Top {
+		rows = rows[:o.Top]
+	}
+	return rows
+}

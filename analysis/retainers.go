@@ -1,0 +1,339 @@
+package analysis
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/hprofctl/hprofctl/model"
+)
+
+// RetainerOptions choose the targets and paths of Retainers.
+type RetainerOptions struct {
+	// Objects are the target objects; Class, when set, targets every
+	// instance of the matching classes instead, and their paths are
+	// merged by class chain.
+	Objects []model.ObjectIndex
+	Class   *regexp.Regexp
+	// Paths is how many paths to show per target object, or merged
+	// paths for a class target.
+	Paths int
+	// IncludeWeak follows Reference.referent edges too.
+	IncludeWeak bool
+}
+
+// RetainerPaths are shortest paths from GC roots, before their steps are
+// labeled: each chain runs from a GC root object to a target.
+type RetainerPaths struct {
+	Chains [][]model.ObjectIndex
+	// Objects counts, per chain, the targets whose shortest path has
+	// the same class chain (1 for object targets).
+	Objects []int64
+	// Unreached counts the targets no path reaches.
+	Unreached int64
+	// Targets counts the targets.
+	Targets int64
+}
+
+// noParent and rootParent mark, in the breadth-first search, objects not
+// reached and GC root objects.
+const (
+	noParent   = model.None
+	rootParent = model.None - 1
+)
+
+// ShortestPaths finds shortest paths from the GC roots (and system classes)
+// to the targets by a breadth-first search over the retention graph
+// (strong references and each object's class; with IncludeWeak also
+// referents). For an object target it gives up to Paths paths, each
+// through a different last retainer, shortest first; for a class target,
+// one shortest path per instance, merged by class chain, the chains
+// holding most instances first.
+func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
+	g := retentionGraph{h: h}
+	parent := make([]uint32, h.NumObjects())
+	for i := range parent {
+		parent[i] = noParent
+	}
+	var queue []model.ObjectIndex
+	for _, s := range g.gcRoots() {
+		parent[s] = rootParent
+		queue = append(queue, s)
+	}
+	weak := h.Referents()
+	for k := 0; k < len(queue); k++ {
+		u := queue[k]
+		visit := func(s model.ObjectIndex) {
+			if parent[s] == noParent {
+				parent[s] = uint32(u)
+				queue = append(queue, s)
+			}
+		}
+		g.forEachSucc(u, visit)
+		if o.IncludeWeak {
+			for w := sort.Search(len(weak), func(w int) bool { return weak[w].From >= u }); w < len(weak) && weak[w].From == u; w++ {
+				visit(weak[w].To)
+			}
+		}
+	}
+	queue = nil
+	chain := func(to model.ObjectIndex) []model.ObjectIndex {
+		var c []model.ObjectIndex
+		for x := to; ; x = model.ObjectIndex(parent[x]) {
+			c = append(c, x)
+			if parent[x] == rootParent {
+				break
+			}
+		}
+		for a, b := 0, len(c)-1; a < b; a, b = a+1, b-1 {
+			c[a], c[b] = c[b], c[a]
+		}
+		return c
+	}
+	var out RetainerPaths
+	paths := max(o.Paths, 1)
+	if o.Class != nil {
+		match := matchingClasses(h, o.Class)
+		type group struct {
+			example []model.ObjectIndex
+			count   int64
+		}
+		groups := map[string]*group{}
+		var order []string
+		for i := range h.NumObjects() {
+			obj := model.ObjectIndex(i)
+			c := h.ClassOf(obj)
+			if c == model.NoClass || !match[c] || isClassObject(h, obj) {
+				continue
+			}
+			out.Targets++
+			if parent[obj] == noParent {
+				out.Unreached++
+				continue
+			}
+			ch := chain(obj)
+			var key strings.Builder
+			for _, x := range ch {
+				if c, ok := h.ClassObjectOf(x); ok && h.Classes[c].Object == x {
+					fmt.Fprintf(&key, "class %d/", c)
+				} else {
+					fmt.Fprintf(&key, "%d/", h.ClassOf(x))
+				}
+			}
+			gr, ok := groups[key.String()]
+			if !ok {
+				gr = &group{example: ch}
+				groups[key.String()] = gr
+				order = append(order, key.String())
+			}
+			gr.count++
+		}
+		sort.SliceStable(order, func(a, b int) bool { return groups[order[a]].count > groups[order[b]].count })
+		for _, k := range order[:min(paths, len(order))] {
+			out.Chains = append(out.Chains, groups[k].example)
+			out.Objects = append(out.Objects, groups[k].count)
+		}
+		return out
+	}
+	targets := map[model.ObjectIndex][]model.ObjectIndex{}
+	for _, t := range o.Objects {
+		out.Targets++
+		if parent[t] == noParent {
+			out.Unreached++
+			continue
+		}
+		targets[t] = nil
+	}
+	// The last retainers of each target: every reached object referencing it.
+	for i := range h.NumObjects() {
+		u := model.ObjectIndex(i)
+		if parent[u] == noParent {
+			continue
+		}
+		g.forEachSucc(u, func(s model.ObjectIndex) {
+			if prev, ok := targets[s]; ok && s != u && (len(prev) == 0 || prev[len(prev)-1] != u) {
+				targets[s] = append(prev, u)
+			}
+		})
+		if o.IncludeWeak {
+			for w := sort.Search(len(weak), func(w int) bool { return weak[w].From >= u }); w < len(weak) && weak[w].From == u; w++ {
+				if prev, ok := targets[weak[w].To]; ok {
+					targets[weak[w].To] = append(prev, u)
+				}
+			}
+		}
+	}
+	for _, t := range o.Objects {
+		retainers, ok := targets[t]
+		if !ok {
+			continue
+		}
+		var chains [][]model.ObjectIndex
+		if parent[t] == rootParent {
+			chains = append(chains, []model.ObjectIndex{t})
+		}
+		for _, u := range retainers {
+			chains = append(chains, append(chain(u), t))
+		}
+		sort.SliceStable(chains, func(a, b int) bool { return len(chains[a]) < len(chains[b]) })
+		for _, c := range chains[:min(paths, len(chains))] {
+			out.Chains = append(out.Chains, c)
+			out.Objects = append(out.Objects, 1)
+		}
+	}
+	return out
+}
+
+// Sources lists the objects whose labeled references and root threads
+// describing the paths needs: every chain element but the last, and the
+// thread objects of the roots the chains start at.
+func (p RetainerPaths) Sources(h *model.Heap) []model.ObjectIndex {
+	seen := map[model.ObjectIndex]bool{}
+	var out []model.ObjectIndex
+	add := func(i model.ObjectIndex) {
+		if i != model.NoObject && !seen[i] {
+			seen[i] = true
+			out = append(out, i)
+		}
+	}
+	for _, c := range p.Chains {
+		for _, x := range c[:len(c)-1] {
+			add(x)
+		}
+		if rt, ok := rootOf(h, c[0]); ok && rt.Thread >= 0 {
+			add(h.Threads[rt.Thread].Object)
+		}
+	}
+	return out
+}
+
+// ThreadNameStrings lists the java.lang.String objects that the "name"
+// fields of the root threads of the paths reference, given the labeled
+// references of Sources.
+func (p RetainerPaths) ThreadNameStrings(h *model.Heap, labels map[model.ObjectIndex][]model.LabeledRef) []model.ObjectIndex {
+	var out []model.ObjectIndex
+	for _, c := range p.Chains {
+		if rt, ok := rootOf(h, c[0]); ok && rt.Thread >= 0 {
+			if s := threadNameString(h, rt.Thread, labels); s != model.NoObject {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func threadNameString(h *model.Heap, thread int32, labels map[model.ObjectIndex][]model.LabeledRef) model.ObjectIndex {
+	for _, l := range labels[h.Threads[thread].Object] {
+		if l.Label == "name" {
+			return l.To
+		}
+	}
+	return model.NoObject
+}
+
+// rootOf returns the first GC root record naming object i.
+func rootOf(h *model.Heap, i model.ObjectIndex) (model.Root, bool) {
+	for _, rt := range h.Roots {
+		if rt.Object == i {
+			return rt, true
+		}
+	}
+	return model.Root{}, false
+}
+
+// PathStep is one object of a path and how the previous one references it.
+type PathStep struct {
+	ObjectID string `json:"object_id"`
+	Class    string `json:"class"`
+	// Via is the field name, "[i]", "static NAME" (and so on, see
+	// model.LabeledRef) the previous step references this one through;
+	// "<class>" when it is the previous object's class, empty for the
+	// first step, "?" when unknown.
+	Via string `json:"via"`
+}
+
+// RetainerPath is one path from a GC root to a target.
+type RetainerPath struct {
+	RootKind   string `json:"root_kind"`
+	RootThread string `json:"root_thread"`
+	RootFrame  string `json:"root_frame"`
+	// Objects counts the targets whose path has this class chain.
+	Objects int64      `json:"objects"`
+	Chain   []PathStep `json:"chain"`
+}
+
+// Retainers is the result of the retainers command.
+type Retainers struct {
+	Paths     []RetainerPath `json:"paths"`
+	Targets   int64          `json:"targets"`
+	Unreached int64          `json:"unreached"`
+	// Merged says that paths were merged by class chain.
+	Merged bool `json:"merged"`
+}
+
+// DescribePaths labels the steps of the paths with the labeled references
+// of their sources and names the root of each path: its kind, and for
+// thread roots the thread (by the decoded name strings) and frame.
+// labels may be nil (then every step's via is "?").
+func DescribePaths(h *model.Heap, p RetainerPaths, merged bool, labels map[model.ObjectIndex][]model.LabeledRef, names map[model.ObjectIndex]string) Retainers {
+	out := Retainers{Paths: []RetainerPath{}, Targets: p.Targets, Unreached: p.Unreached, Merged: merged}
+	for k, c := range p.Chains {
+		rp := RetainerPath{Objects: p.Objects[k], RootKind: "system-class"}
+		if rt, ok := rootOf(h, c[0]); ok {
+			rp.RootKind = rt.Kind.String()
+			if rt.Thread >= 0 {
+				th := h.Threads[rt.Thread]
+				rp.RootThread = th.Name
+				if s := threadNameString(h, rt.Thread, labels); s != model.NoObject && names[s] != "" {
+					rp.RootThread = names[s]
+				}
+				if rp.RootThread == "" {
+					rp.RootThread = fmt.Sprintf("thread serial %d", th.Serial)
+				}
+				if th.Trace >= 0 && rt.Frame >= 0 && int(rt.Frame) < len(h.Traces[th.Trace].Frames) {
+					rp.RootFrame = frameString(h.Traces[th.Trace].Frames[rt.Frame])
+				}
+			}
+		}
+		for s, x := range c {
+			step := PathStep{ObjectID: ObjectID(h, x), Class: ClassName(h, x)}
+			if s > 0 {
+				step.Via = via(h, c[s-1], x, labels)
+			}
+			rp.Chain = append(rp.Chain, step)
+		}
+		out.Paths = append(out.Paths, rp)
+	}
+	return out
+}
+
+// via names the reference from object a to object b.
+func via(h *model.Heap, a, b model.ObjectIndex, labels map[model.ObjectIndex][]model.LabeledRef) string {
+	for _, l := range labels[a] {
+		if l.To == b {
+			if l.Weak {
+				return l.Label + " (weak)"
+			}
+			return l.Label
+		}
+	}
+	if c := h.ClassOf(a); c != model.NoClass && h.Classes[c].Object == b {
+		return "<class>"
+	}
+	return "?"
+}
+
+// frameString formats a stack frame as Java prints one.
+func frameString(f model.Frame) string {
+	where := f.File
+	switch {
+	case f.Line > 0:
+		where = fmt.Sprintf("%s:%d", f.File, f.Line)
+	case f.Line == model.LineNative:
+		where = "Native Method"
+	case where == "":
+		where = "Unknown Source"
+	}
+	return fmt.Sprintf("%s.%s(%s)", f.Class, f.Method, where)
+}

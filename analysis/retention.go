@@ -1,0 +1,455 @@
+package analysis
+
+import (
+	"errors"
+	"math"
+	"runtime"
+
+	"github.com/hprofctl/hprofctl/model"
+)
+
+// The retention graph is the strong reference graph of a heap under a
+// virtual root:
+//
+//   - the virtual root references every GC root object, and the class
+//     object of every class the bootstrap loader defined (loader id 0):
+//     such "system classes" live as long as the JVM, which is also how
+//     Eclipse MAT treats them;
+//   - every object references what model.Heap.Refs lists (instance
+//     fields, array elements, a class object's super, loader, signers,
+//     protection domain, statics and constants) and its own class object,
+//     so a class, its statics and its loader are retained by the instances
+//     when nothing else holds them (as in MAT);
+//   - Reference.referent edges (model.Heap.Referents) are not strong and
+//     are left out.
+//
+// Objects the virtual root does not reach are unreachable: garbage the
+// JVM had not collected yet. They are counted and left out of the tree,
+// unless RetentionOptions.KeepUnreachable hangs them under the virtual
+// root: first those no other unreachable object references, then, for
+// unreachable cycles, the lowest-indexed object of what is left.
+
+// RetentionOptions choose how the dominator tree is built.
+type RetentionOptions struct {
+	// Size chooses the shallow sizes retained sizes add up.
+	Size model.SizeMode
+	// KeepUnreachable treats unreachable objects as reachable from the
+	// virtual root instead of leaving them out.
+	KeepUnreachable bool
+}
+
+// Retention is the dominator tree of a heap's strong reference graph and
+// the retained size of every reachable object. Object x dominates object y
+// when every path from the virtual root to y passes through x; the objects
+// x dominates are what the JVM would free if x were freed, and their
+// shallow sizes add up to x's retained size.
+//
+// Internally objects are numbered in the depth-first preorder of the graph,
+// the virtual root being number 0; every slice but order is indexed by
+// that number.
+type Retention struct {
+	heap *model.Heap
+	// order maps an object to its preorder number, 0 when unreachable.
+	order []uint32
+	// vertex maps a preorder number to its object (NoObject for 0).
+	vertex []model.ObjectIndex
+	// idom is the preorder number of the immediate dominator.
+	idom          []uint32
+	retainedBytes []int64
+	retainedCount []uint32
+
+	// Unreachable counts the objects the virtual root does not reach
+	// (before KeepUnreachable hangs them under it), UnreachableBytes sums
+	// their shallow sizes.
+	Unreachable      int64
+	UnreachableBytes int64
+	// KeptUnreachable reports whether the unreachable objects were kept.
+	KeptUnreachable bool
+}
+
+// errGraphTooLarge is returned for graphs whose edge count does not fit the
+// 32-bit offsets of the predecessor table.
+var errGraphTooLarge = errors.New("retention: more than 4 billion references")
+
+// ComputeRetention builds the dominator tree of h's strong reference graph
+// (h must have been loaded with its objects) with the semi-NCA algorithm:
+// semidominators as Lengauer and Tarjan compute them (with path
+// compression), then immediate dominators as nearest common ancestors in
+// the tree built so far. Every traversal is iterative, so chains millions
+// of objects deep are fine. Memory: about six 32-bit words per object and
+// one per reference while the tree is built; four words and a 64-bit
+// retained size per object remain.
+func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
+	if !h.HasObjects {
+		return nil, errors.New("retention: the heap was loaded without its objects")
+	}
+	g := retentionGraph{h: h}
+	n := h.NumObjects()
+	if n >= math.MaxUint32-1 {
+		return nil, errGraphTooLarge
+	}
+	r := &Retention{heap: h, order: make([]uint32, n)}
+	parent := make([]uint32, 1, n+1)
+	g.rootRefs = g.gcRoots()
+	g.depthFirst(r.order, &parent, g.rootRefs)
+	reached := len(parent) - 1
+	r.Unreachable = int64(n - reached)
+	for i := range n {
+		if r.order[i] == 0 {
+			r.UnreachableBytes += shallowBytes(h, model.ObjectIndex(i), o.Size)
+		}
+	}
+	if o.KeepUnreachable && r.Unreachable > 0 {
+		r.KeptUnreachable = true
+		extra := g.unreachableTops(r.order)
+		g.depthFirst(r.order, &parent, extra)
+		g.rootRefs = append(g.rootRefs, extra...)
+		for i := range n {
+			if r.order[i] == 0 {
+				g.rootRefs = append(g.rootRefs, model.ObjectIndex(i))
+				g.depthFirst(r.order, &parent, []model.ObjectIndex{model.ObjectIndex(i)})
+			}
+		}
+	}
+	predStart, preds, err := g.predecessors(r.order, len(parent))
+	if err != nil {
+		return nil, err
+	}
+	semi := semidominators(parent, predStart, preds)
+	predStart, preds = nil, nil
+	r.idom = nearestCommonDominators(parent, semi)
+	semi = nil
+	// The predecessor table and the work arrays are garbage now: collect
+	// them before the result arrays are allocated, so that these reuse
+	// their memory instead of growing the heap.
+	runtime.GC()
+	r.vertex = make([]model.ObjectIndex, len(r.idom))
+	r.vertex[0] = model.NoObject
+	for i, p := range r.order {
+		if p != 0 {
+			r.vertex[p] = model.ObjectIndex(i)
+		}
+	}
+	r.retainedBytes = make([]int64, len(r.idom))
+	r.retainedCount = make([]uint32, len(r.idom))
+	for p := 1; p < len(r.idom); p++ {
+		r.retainedBytes[p] = shallowBytes(h, r.vertex[p], o.Size)
+		r.retainedCount[p] = 1
+	}
+	for p := len(r.idom) - 1; p > 0; p-- {
+		d := r.idom[p]
+		r.retainedBytes[d] += r.retainedBytes[p]
+		r.retainedCount[d] += r.retainedCount[p]
+	}
+	return r, nil
+}
+
+// retentionGraph enumerates the successors of the retention graph.
+type retentionGraph struct {
+	h *model.Heap
+	// rootRefs are the objects the virtual root references.
+	rootRefs []model.ObjectIndex
+}
+
+// gcRoots lists the GC root objects and the system class objects, once
+// each, in the order the dump names them.
+func (g *retentionGraph) gcRoots() []model.ObjectIndex {
+	h := g.h
+	seen := make(map[model.ObjectIndex]bool)
+	var out []model.ObjectIndex
+	add := func(i model.ObjectIndex) {
+		if i != model.NoObject && !seen[i] {
+			seen[i] = true
+			out = append(out, i)
+		}
+	}
+	for _, rt := range h.Roots {
+		add(rt.Object)
+	}
+	for c := range h.Classes {
+		if cl := &h.Classes[c]; cl.Loader == 0 {
+			add(cl.Object)
+		}
+	}
+	return out
+}
+
+// succ returns the k-th successor of object i and whether there is one:
+// its references first, then its class object.
+func (g *retentionGraph) succ(i model.ObjectIndex, k int) (model.ObjectIndex, bool) {
+	refs := g.h.Refs(i)
+	if k < len(refs) {
+		return refs[k], true
+	}
+	if k == len(refs) {
+		if c := g.classObject(i); c != model.NoObject {
+			return c, true
+		}
+	}
+	return model.NoObject, false
+}
+
+// classObject returns the class object of object i's class, NoObject when
+// the dump lacks it.
+func (g *retentionGraph) classObject(i model.ObjectIndex) model.ObjectIndex {
+	c := g.h.ClassOf(i)
+	if c == model.NoClass {
+		return model.NoObject
+	}
+	return g.h.Classes[c].Object
+}
+
+// forEachSucc calls fn for every successor of object i.
+func (g *retentionGraph) forEachSucc(i model.ObjectIndex, fn func(model.ObjectIndex)) {
+	for _, s := range g.h.Refs(i) {
+		fn(s)
+	}
+	if c := g.classObject(i); c != model.NoObject {
+		fn(c)
+	}
+}
+
+// depthFirst numbers the objects reachable from starts (as children of the
+// virtual root) that have no number yet, in depth-first preorder after the
+// numbers already given, recording each one's tree parent.
+func (g *retentionGraph) depthFirst(order []uint32, parent *[]uint32, starts []model.ObjectIndex) {
+	type frame struct {
+		obj    model.ObjectIndex
+		num    uint32
+		cursor int
+	}
+	var stack []frame
+	visit := func(obj model.ObjectIndex, from uint32) {
+		num := uint32(len(*parent))
+		order[obj] = num
+		*parent = append(*parent, from)
+		stack = append(stack, frame{obj: obj, num: num})
+	}
+	for _, s := range starts {
+		if order[s] != 0 {
+			continue
+		}
+		visit(s, 0)
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			next, ok := g.succ(f.obj, f.cursor)
+			if !ok {
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			f.cursor++
+			if order[next] == 0 {
+				visit(next, f.num)
+			}
+		}
+	}
+}
+
+// unreachableTops lists the unnumbered objects that no other unnumbered
+// object references.
+func (g *retentionGraph) unreachableTops(order []uint32) []model.ObjectIndex {
+	referenced := make([]uint64, (len(order)+63)/64)
+	for i, p := range order {
+		if p == 0 {
+			g.forEachSucc(model.ObjectIndex(i), func(s model.ObjectIndex) {
+				if model.ObjectIndex(i) != s {
+					referenced[s/64] |= 1 << (s % 64)
+				}
+			})
+		}
+	}
+	var tops []model.ObjectIndex
+	for i, p := range order {
+		if p == 0 && referenced[i/64]&(1<<(i%64)) == 0 {
+			tops = append(tops, model.ObjectIndex(i))
+		}
+	}
+	return tops
+}
+
+// predecessors builds the reversed graph over preorder numbers in CSR
+// form: the predecessors of w are preds[predStart[w]:predStart[w+1]].
+// The virtual root's children keep only the virtual root as predecessor:
+// their semidominator and immediate dominator are the virtual root
+// whatever else references them, and the class objects of system classes,
+// which every instance references, are among them.
+func (g *retentionGraph) predecessors(order []uint32, numbered int) (predStart, preds []uint32, err error) {
+	rootChild := make([]uint64, (numbered+63)/64)
+	for _, s := range g.rootRefs {
+		w := order[s]
+		rootChild[w/64] |= 1 << (w % 64)
+	}
+	isRootChild := func(w uint32) bool { return rootChild[w/64]&(1<<(w%64)) != 0 }
+	predStart = make([]uint32, numbered+1)
+	var total uint64
+	count := func(s model.ObjectIndex) {
+		if w := order[s]; !isRootChild(w) {
+			predStart[w+1]++
+			total++
+		}
+	}
+	for _, s := range g.rootRefs {
+		predStart[order[s]+1]++
+		total++
+	}
+	for i, p := range order {
+		if p != 0 {
+			g.forEachSucc(model.ObjectIndex(i), count)
+		}
+	}
+	if total > math.MaxUint32 {
+		return nil, nil, errGraphTooLarge
+	}
+	for w := 1; w <= numbered; w++ {
+		predStart[w] += predStart[w-1]
+	}
+	preds = make([]uint32, total)
+	var from uint32
+	fill := func(s model.ObjectIndex) {
+		if w := order[s]; !isRootChild(w) {
+			preds[predStart[w]] = from
+			predStart[w]++
+		}
+	}
+	for _, s := range g.rootRefs {
+		w := order[s]
+		preds[predStart[w]] = 0
+		predStart[w]++
+	}
+	for i, p := range order {
+		if p != 0 {
+			from = p
+			g.forEachSucc(model.ObjectIndex(i), fill)
+		}
+	}
+	// fill advanced each start to the next one's: shift back.
+	copy(predStart[1:], predStart[:numbered])
+	predStart[0] = 0
+	return predStart, preds, nil
+}
+
+// semidominators computes the semidominator of every vertex, as a preorder
+// number, by Lengauer and Tarjan's method with path compression: vertices
+// are processed in reverse preorder, and a processed vertex hangs in a
+// forest under its tree parent. A vertex is processed exactly when its
+// number exceeds the one being processed, so the forest needs no separate
+// marks: ancestor starts as a copy of parent.
+func semidominators(parent, predStart, preds []uint32) []uint32 {
+	n := len(parent)
+	semi := make([]uint32, n)
+	// label[v] is the least semidominator on the forest path from v up to
+	// (not including) the root of its forest tree.
+	label := make([]uint32, n)
+	ancestor := make([]uint32, n)
+	copy(ancestor, parent)
+	var path []uint32
+	for w := uint32(n - 1); w > 0; w-- {
+		s := parent[w]
+		for _, v := range preds[predStart[w]:predStart[w+1]] {
+			u := v
+			if v > w {
+				path = path[:0]
+				for x := v; ancestor[x] > w; x = ancestor[x] {
+					path = append(path, x)
+				}
+				for k := len(path) - 1; k >= 0; k-- {
+					x := path[k]
+					a := ancestor[x]
+					label[x] = min(label[x], label[a])
+					ancestor[x] = ancestor[a]
+				}
+				u = label[v]
+			}
+			s = min(s, u)
+		}
+		semi[w] = s
+		label[w] = s
+	}
+	return semi
+}
+
+// nearestCommonDominators turns tree parents and semidominators into
+// immediate dominators, in place of parent: in preorder, the immediate
+// dominator of w is the deepest dominator-tree ancestor of its parent that
+// is not below its semidominator.
+func nearestCommonDominators(parent, semi []uint32) []uint32 {
+	idom := parent
+	for w := 1; w < len(idom); w++ {
+		x := idom[w]
+		for x > semi[w] {
+			x = idom[x]
+		}
+		idom[w] = x
+	}
+	return idom
+}
+
+// shallowBytes is h.ShallowBytes without its class-object lookup for the
+// objects that are not class objects.
+func shallowBytes(h *model.Heap, i model.ObjectIndex, mode model.SizeMode) int64 {
+	c := h.ClassOf(i)
+	if c == model.NoClass || h.Classes[c].Name == "java.lang.Class" {
+		return h.ShallowBytes(i, mode)
+	}
+	if h.Classes[c].IsArray() {
+		return h.ArrayBytes(c, int64(h.ArrayLength(i)), mode)
+	}
+	return h.InstanceBytes(c, mode)
+}
+
+// Reachable reports whether object i is in the dominator tree.
+func (r *Retention) Reachable(i model.ObjectIndex) bool { return r.order[i] != 0 }
+
+// ImmediateDominator returns the immediate dominator of reachable object
+// i, NoObject when it is the virtual root.
+func (r *Retention) ImmediateDominator(i model.ObjectIndex) model.ObjectIndex {
+	return r.vertex[r.idom[r.order[i]]]
+}
+
+// RetainedBytes is the retained size of reachable object i: the shallow
+// sizes of the objects it dominates, its own included.
+func (r *Retention) RetainedBytes(i model.ObjectIndex) int64 {
+	return r.retainedBytes[r.order[i]]
+}
+
+// RetainedObjects counts the objects reachable object i dominates, itself
+// included.
+func (r *Retention) RetainedObjects(i model.ObjectIndex) int64 {
+	return int64(r.retainedCount[r.order[i]])
+}
+
+// ReachableObjects counts the objects in the tree.
+func (r *Retention) ReachableObjects() int64 { return int64(len(r.vertex) - 1) }
+
+// ReachableBytes is the retained size of the virtual root: the shallow
+// sizes of every object in the tree.
+func (r *Retention) ReachableBytes() int64 { return r.retainedBytes[0] }
+
+// TopLevel lists the objects the virtual root immediately dominates.
+func (r *Retention) TopLevel() []model.ObjectIndex {
+	var out []model.ObjectIndex
+	for p := 1; p < len(r.idom); p++ {
+		if r.idom[p] == 0 {
+			out = append(out, r.vertex[p])
+		}
+	}
+	return out
+}
+
+// Dominated returns, for each of the given reachable objects, the objects
+// it immediately dominates, in preorder; one pass over the tree serves
+// them all.
+func (r *Retention) Dominated(parents []model.ObjectIndex) map[model.ObjectIndex][]model.ObjectIndex {
+	out := make(map[model.ObjectIndex][]model.ObjectIndex, len(parents))
+	wanted := make([]bool, len(r.idom))
+	for _, i := range parents {
+		wanted[r.order[i]] = true
+	}
+	for p := 1; p < len(r.idom); p++ {
+		if d := r.idom[p]; wanted[d] {
+			obj := r.vertex[d]
+			out[obj] = append(out[obj], r.vertex[p])
+		}
+	}
+	return out
+}

@@ -1,0 +1,261 @@
+package analysis
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
+	"github.com/hprofctl/hprofctl/parser/input"
+)
+
+// loadSynthetic writes a dump with write and loads it with its objects.
+func loadSynthetic(t testing.TB, write func(w *hproftest.Writer)) *model.Heap {
+	t.Helper()
+	var buf bytes.Buffer
+	w := hproftest.New(&buf, hproftest.Options{})
+	w.BeginHeapDump()
+	write(w)
+	w.EndHeapDump()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := input.NewFile("synthetic", io.NopCloser(&buf), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := model.LoadHPROF(f, model.LoadOptions{Dump: -1, Objects: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func lookup(t testing.TB, h *model.Heap, id hproftest.ID) model.ObjectIndex {
+	t.Helper()
+	i, ok := h.Lookup(uint64(id))
+	if !ok {
+		t.Fatalf("object 0x%x not in the heap", id)
+	}
+	return i
+}
+
+// naiveDominators computes immediate dominators of a small graph by the
+// definition: d dominates v when v is unreachable from the roots once d is
+// removed. It returns -1 for the virtual root, -2 for unreachable nodes.
+func naiveDominators(succ [][]int, roots []int) []int {
+	n := len(succ)
+	reach := func(removed int) []bool {
+		seen := make([]bool, n)
+		var stack []int
+		for _, r := range roots {
+			if r != removed && !seen[r] {
+				seen[r] = true
+				stack = append(stack, r)
+			}
+		}
+		for len(stack) > 0 {
+			v := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, s := range succ[v] {
+				if s != removed && !seen[s] {
+					seen[s] = true
+					stack = append(stack, s)
+				}
+			}
+		}
+		return seen
+	}
+	all := reach(-1)
+	dominators := make([][]int, n) // strict dominators of each node
+	for d := range n {
+		without := reach(d)
+		for v := range n {
+			if v != d && all[v] && !without[v] {
+				dominators[v] = append(dominators[v], d)
+			}
+		}
+	}
+	idom := make([]int, n)
+	for v := range n {
+		idom[v] = -2
+		if !all[v] {
+			continue
+		}
+		idom[v] = -1
+		// The immediate dominator is the strict dominator that all the
+		// others dominate: the one with the most strict dominators.
+		best := -1
+		for _, d := range dominators[v] {
+			if best < 0 || len(dominators[d]) > len(dominators[best]) {
+				best = d
+			}
+		}
+		if best >= 0 {
+			idom[v] = best
+		}
+	}
+	return idom
+}
+
+// TestDominatorsMatchDefinition compares the dominator tree of random
+// graphs with the one the definition gives.
+func TestDominatorsMatchDefinition(t *testing.T) {
+	for seed := range uint64(30) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		n := 20 + rng.IntN(150)
+		succ := make([][]int, n)
+		for v := range succ {
+			for range rng.IntN(4) {
+				succ[v] = append(succ[v], rng.IntN(n))
+			}
+			if v > 0 && rng.IntN(3) > 0 {
+				// mostly forward chains, so that the trees are deep
+				succ[v-1] = append(succ[v-1], v)
+			}
+		}
+		roots := []int{0, rng.IntN(n)}
+		ids := make([]hproftest.ID, n)
+		h := loadSynthetic(t, func(w *hproftest.Writer) {
+			arrays := w.Class("[Ljava/lang/Object;", nil)
+			for v := range ids {
+				ids[v] = w.Alloc(64)
+			}
+			for v, s := range succ {
+				elems := make([]hproftest.ID, len(s))
+				for k, x := range s {
+					elems[k] = ids[x]
+				}
+				w.ObjArrayDump(hproftest.ObjArrayDump{ID: ids[v], ClassID: arrays.ID, Elements: elems})
+			}
+			for _, r := range roots {
+				w.Root(hproftest.Root{Kind: hproftest.RootJNIGlobal, ID: ids[r], JNIRef: 1})
+			}
+		})
+		r, err := ComputeRetention(h, RetentionOptions{Size: model.SizeFields})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := naiveDominators(succ, roots)
+		for v := range n {
+			obj := lookup(t, h, ids[v])
+			switch want[v] {
+			case -2:
+				if r.Reachable(obj) {
+					t.Errorf("seed %d: node %d is unreachable, but in the tree", seed, v)
+				}
+				continue
+			case -1:
+				if d := r.ImmediateDominator(obj); d != model.NoObject {
+					t.Errorf("seed %d: node %d: immediate dominator %d, want the virtual root", seed, v, d)
+				}
+			default:
+				if d := r.ImmediateDominator(obj); d != lookup(t, h, ids[want[v]]) {
+					t.Errorf("seed %d: node %d: immediate dominator %d, want node %d", seed, v, d, want[v])
+				}
+			}
+			var dominated, fieldBytes int64
+			for x := range n {
+				for y := x; y >= 0; y = want[y] {
+					if y == v {
+						dominated++
+						fieldBytes += int64(8 * len(succ[x])) // Object[] elements
+						break
+					}
+				}
+			}
+			if got := r.RetainedObjects(obj); got != dominated {
+				t.Errorf("seed %d: node %d retains %d objects, want %d", seed, v, got, dominated)
+			}
+			if got := r.RetainedBytes(obj); got != fieldBytes {
+				t.Errorf("seed %d: node %d retains %d bytes, want %d", seed, v, got, fieldBytes)
+			}
+		}
+	}
+}
+
+// TestDominatorChainMillionDeep builds a linked list of a million nodes
+// under one GC root: each node dominates the rest of the list.
+func TestDominatorChainMillionDeep(t *testing.T) {
+	const n = 1_000_000
+	var ids []hproftest.ID
+	h := loadSynthetic(t, func(w *hproftest.Writer) {
+		link := w.Class("Link", nil, hproftest.Field{Name: "next", Type: hproftest.TypeObject})
+		ids = make([]hproftest.ID, n)
+		for k := range ids {
+			ids[k] = w.Alloc(16)
+		}
+		for k, id := range ids {
+			var next hproftest.ID
+			if k+1 < n {
+				next = ids[k+1]
+			}
+			w.InstanceWithID(id, link, hproftest.Ref(next))
+		}
+		w.Root(hproftest.Root{Kind: hproftest.RootJNIGlobal, ID: ids[0], JNIRef: 1})
+	})
+	r, err := ComputeRetention(h, RetentionOptions{Size: model.SizeFields})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{0, 1, n / 2, n - 1} {
+		obj := lookup(t, h, ids[k])
+		if got, want := r.RetainedObjects(obj), int64(n-k); got != want {
+			t.Errorf("node %d retains %d objects, want %d", k, got, want)
+		}
+		// a Link's only field is an 8-byte reference
+		if got, want := r.RetainedBytes(obj), int64(8*(n-k)); got != want {
+			t.Errorf("node %d retains %d bytes, want %d", k, got, want)
+		}
+		if k > 0 {
+			if d := r.ImmediateDominator(obj); d != lookup(t, h, ids[k-1]) {
+				t.Errorf("node %d: immediate dominator is not node %d", k, k-1)
+			}
+		}
+	}
+}
+
+// TestUnreachableKept checks that unreachable objects are counted, left
+// out, and with KeepUnreachable hung under the virtual root: the head of an
+// unreachable list then retains the list, and a cycle nothing else
+// references is kept too.
+func TestUnreachableKept(t *testing.T) {
+	var live, head, second, cycleA, cycleB hproftest.ID
+	h := loadSynthetic(t, func(w *hproftest.Writer) {
+		link := w.Class("Link", nil, hproftest.Field{Name: "next", Type: hproftest.TypeObject})
+		live = w.Instance(link, hproftest.Ref(0))
+		second = w.Instance(link, hproftest.Ref(0))
+		head = w.Instance(link, hproftest.Ref(second))
+		cycleA, cycleB = w.Alloc(16), w.Alloc(16)
+		w.InstanceWithID(cycleA, link, hproftest.Ref(cycleB))
+		w.InstanceWithID(cycleB, link, hproftest.Ref(cycleA))
+		w.Root(hproftest.Root{Kind: hproftest.RootJNIGlobal, ID: live, JNIRef: 1})
+	})
+	r, err := ComputeRetention(h, RetentionOptions{Size: model.SizeFields})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Unreachable != 4 || r.UnreachableBytes != 4*8 {
+		t.Errorf("unreachable: %d objects, %d bytes; want 4 and 32", r.Unreachable, r.UnreachableBytes)
+	}
+	if r.Reachable(lookup(t, h, head)) || !r.Reachable(lookup(t, h, live)) {
+		t.Error("reachability wrong")
+	}
+	r, err = ComputeRetention(h, RetentionOptions{Size: model.SizeFields, KeepUnreachable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.RetainedObjects(lookup(t, h, head)); got != 2 {
+		t.Errorf("unreachable head retains %d objects, want 2", got)
+	}
+	if d := r.ImmediateDominator(lookup(t, h, head)); d != model.NoObject {
+		t.Errorf("unreachable head: immediate dominator %d, want the virtual root", d)
+	}
+	a, b := lookup(t, h, cycleA), lookup(t, h, cycleB)
+	if !r.Reachable(a) || !r.Reachable(b) || r.RetainedObjects(a)+r.RetainedObjects(b) != 3 {
+		t.Errorf("cycle: kept %v %v, retaining %d and %d objects; want one retaining both",
+			r.Reachable(a), r.Reachable(b), r.RetainedObjects(a), r.RetainedObjects(b))
+	}
+}

@@ -1,0 +1,231 @@
+package model
+
+import (
+	"encoding/binary"
+	"fmt"
+	"unicode/utf16"
+
+	"github.com/hprofctl/hprofctl/parser/hprof"
+	"github.com/hprofctl/hprofctl/parser/input"
+)
+
+// LabeledRef is one reference of an object with how it goes: an instance
+// field's name, "[i]" for an object array element, "static NAME" for a
+// class's static field, and for a class object "super", "loader",
+// "signers", "protection domain" or "<constant pool>".
+type LabeledRef struct {
+	To    ObjectIndex
+	Label string
+	// Weak marks the referent of a java.lang.ref.Reference.
+	Weak bool
+}
+
+// ReadLabels reads the dump at path a second time (the Heap keeps no field
+// positions) and returns the non-null references of the objects in from,
+// labeled, in the order the dump holds them; references to objects not in
+// the dump are left out. path must name a file: standard input cannot be
+// read twice.
+func ReadLabels(h *Heap, path string, from []ObjectIndex) (map[ObjectIndex][]LabeledRef, error) {
+	want := make(map[uint64]ObjectIndex, len(from))
+	for _, i := range from {
+		want[h.ids[i]] = i
+	}
+	out := make(map[ObjectIndex][]LabeledRef, len(from))
+	add := func(from ObjectIndex, id uint64, label string, weak bool) {
+		if id == 0 {
+			return
+		}
+		if to, ok := h.Lookup(id); ok {
+			out[from] = append(out[from], LabeledRef{To: to, Label: label, Weak: weak})
+		}
+	}
+	err := rereadDump(h, path, func(r *hprof.Reader, rec *hprof.Record) error {
+		switch rec.Sub {
+		case hprof.SubInstanceDump:
+			obj, ok := want[rec.Instance.ID]
+			if !ok {
+				return nil
+			}
+			data, err := r.Payload()
+			if err != nil {
+				return err
+			}
+			h.eachField(h.ClassOf(obj), data, func(f *Field, isReference bool, value []byte) {
+				if f.Type == TypeObject {
+					add(obj, r.ID(value), f.Name, isReference && f.Name == "referent")
+				}
+			})
+		case hprof.SubObjArrayDump:
+			obj, ok := want[rec.ObjArray.ID]
+			if !ok {
+				return nil
+			}
+			ids, k := r.IDSize(), 0
+			return r.PayloadChunks(func(chunk []byte) error {
+				for p := 0; p+ids <= len(chunk); p += ids {
+					add(obj, r.ID(chunk[p:]), fmt.Sprintf("[%d]", k), false)
+					k++
+				}
+				return nil
+			})
+		case hprof.SubClassDump:
+			cd := &rec.Class
+			obj, ok := want[cd.ID]
+			if !ok {
+				return nil
+			}
+			add(obj, cd.SuperID, "super", false)
+			add(obj, cd.LoaderID, "loader", false)
+			add(obj, cd.SignersID, "signers", false)
+			add(obj, cd.ProtectionDomainID, "protection domain", false)
+			c, _ := h.ClassByID(cd.ID)
+			for k, s := range cd.Statics {
+				if s.Type == hprof.TypeObject {
+					name := "?"
+					if k < len(h.Classes[c].Statics) {
+						name = h.Classes[c].Statics[k].Name
+					}
+					add(obj, s.Value, "static "+name, false)
+				}
+			}
+			for _, k := range cd.Constants {
+				if k.Type == hprof.TypeObject {
+					add(obj, k.Value, "<constant pool>", false)
+				}
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// ReadStrings reads the dump at path a second time and decodes the given
+// java.lang.String objects: the value array (the String's only reference),
+// char[] before JDK 9, byte[] after it with the coder field saying LATIN1
+// (0) or UTF-16 (1). Strings it cannot decode are left out.
+func ReadStrings(h *Heap, path string, strs []ObjectIndex) (map[ObjectIndex]string, error) {
+	type pending struct {
+		coder         int
+		value         []byte
+		elem          Type
+		haveStr, have bool
+	}
+	byString := make(map[uint64]*pending, len(strs))
+	byValue := make(map[uint64]*pending, len(strs))
+	owner := make(map[*pending]ObjectIndex, len(strs))
+	for _, s := range strs {
+		refs := h.Refs(s)
+		if len(refs) != 1 {
+			continue
+		}
+		p := &pending{}
+		byString[h.ids[s]] = p
+		byValue[h.ids[refs[0]]] = p
+		owner[p] = s
+	}
+	err := rereadDump(h, path, func(r *hprof.Reader, rec *hprof.Record) error {
+		switch rec.Sub {
+		case hprof.SubInstanceDump:
+			p, ok := byString[rec.Instance.ID]
+			if !ok {
+				return nil
+			}
+			data, err := r.Payload()
+			if err != nil {
+				return err
+			}
+			p.haveStr = true
+			h.eachField(h.ClassOf(owner[p]), data, func(f *Field, _ bool, value []byte) {
+				if f.Name == "coder" && f.Type == TypeByte {
+					p.coder = int(value[0])
+				}
+			})
+		case hprof.SubPrimArrayDump:
+			p, ok := byValue[rec.PrimArray.ID]
+			if !ok {
+				return nil
+			}
+			data, err := r.Payload()
+			if err != nil {
+				return err
+			}
+			p.value, p.elem, p.have = append([]byte(nil), data...), Type(rec.PrimArray.ElemType), true
+		}
+		return nil
+	})
+	out := make(map[ObjectIndex]string, len(owner))
+	for p, s := range owner {
+		if !p.have || !p.haveStr {
+			continue
+		}
+		switch {
+		case p.elem == TypeChar || p.elem == TypeByte && p.coder == 1:
+			order := binary.ByteOrder(binary.BigEndian)
+			if p.elem == TypeByte {
+				// JDK 9+ UTF-16 strings hold chars in the JVM's byte order;
+				// HotSpot on x86 and ARM is little-endian.
+				order = binary.LittleEndian
+			}
+			units := make([]uint16, len(p.value)/2)
+			for k := range units {
+				units[k] = order.Uint16(p.value[2*k:])
+			}
+			out[s] = string(utf16.Decode(units))
+		case p.elem == TypeByte:
+			runes := make([]rune, len(p.value))
+			for k, b := range p.value {
+				runes[k] = rune(b)
+			}
+			out[s] = string(runes)
+		}
+	}
+	return out, err
+}
+
+// rereadDump streams the dump at path again and calls fn with every heap
+// record of the heap dump h was loaded from.
+func rereadDump(h *Heap, path string, fn func(*hprof.Reader, *hprof.Record) error) error {
+	if path == "-" {
+		return fmt.Errorf("standard input cannot be read a second time")
+	}
+	f, err := input.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r, err := hprof.NewReader(f, hprof.Options{Name: f.Name})
+	if err != nil {
+		return err
+	}
+	for r.Next() {
+		rec := r.Record()
+		if rec.Sub == 0 || rec.Dump != h.Source.Dump {
+			continue
+		}
+		if err := fn(r, rec); err != nil {
+			return err
+		}
+	}
+	return r.Err()
+}
+
+// eachField calls fn with every instance field of class c and its value
+// bytes in data, in the order INSTANCE_DUMP holds them (the class's own
+// fields, then its superclass's); isReference is set for the fields
+// java.lang.ref.Reference declares.
+func (h *Heap) eachField(c ClassIndex, data []byte, fn func(f *Field, isReference bool, value []byte)) {
+	ids := h.Source.IDSize
+	off := 0
+	for k := c; k != NoClass; k = h.Classes[k].Super {
+		isReference := h.Classes[k].Name == "java.lang.ref.Reference"
+		for i := range h.Classes[k].Fields {
+			f := &h.Classes[k].Fields[i]
+			size := f.Type.Size(ids)
+			if off+size > len(data) {
+				return
+			}
+			fn(f, isReference, data[off:off+size])
+			off += size
+		}
+	}
+}

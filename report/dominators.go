@@ -1,0 +1,79 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/hprofctl/hprofctl/analysis"
+)
+
+// Dominators renders a dominator report. JSON is the array of rows (or of
+// class rows with --by-class); tables list each row's biggest dominated
+// objects below it and end with what the tree leaves out.
+func Dominators(w io.Writer, d analysis.DominatorReport, o Options) error {
+	if d.Classes != nil {
+		return dominatorClasses(w, d, o)
+	}
+	if o.Format == JSON {
+		rows := d.Rows
+		if rows == nil {
+			rows = []analysis.DominatorRow{}
+		}
+		return writeJSON(w, rows)
+	}
+	g := grid{columns: []column{{"#", count}, {"retained bytes", bytes}, {"retained objects", count},
+		{"shallow bytes", bytes}, {"object", text}, {"class", text}, {"immediate dominator", text}}}
+	for i, r := range d.Rows {
+		g.rows = append(g.rows, []any{i + 1, r.RetainedBytes, r.RetainedObjects, r.ShallowBytes, r.ObjectID, r.Class, r.ImmediateDominator})
+		if o.Format == CSV {
+			continue
+		}
+		for _, k := range r.Dominated {
+			g.rows = append(g.rows, []any{"", k.RetainedBytes, nil, nil, "  " + k.ObjectID, "  " + k.Class, ""})
+		}
+		if more := r.DominatedCount - len(r.Dominated); more > 0 && len(r.Dominated) > 0 {
+			g.rows = append(g.rows, []any{"", nil, nil, nil, fmt.Sprintf("  … %d more", more), "", ""})
+		}
+	}
+	if o.Format == Table {
+		label := "reachable heap"
+		if len(d.Rows) < d.Selected {
+			label += fmt.Sprintf(" (%d of %d objects shown)", len(d.Rows), d.Selected)
+		}
+		g.footer = []any{"", d.ReachableBytes, d.ReachableObjects, nil, label, "", ""}
+	}
+	if err := o.render(w, g); err != nil {
+		return err
+	}
+	return unreachableNote(w, d, o)
+}
+
+// dominatorClasses renders the per-class aggregate of --by-class.
+func dominatorClasses(w io.Writer, d analysis.DominatorReport, o Options) error {
+	if o.Format == JSON {
+		return writeJSON(w, d.Classes)
+	}
+	g := grid{columns: []column{{"#", count}, {"objects", count}, {"shallow bytes", bytes}, {"retained bytes", bytes}, {"class", text}}}
+	for i, r := range d.Classes {
+		g.rows = append(g.rows, []any{i + 1, r.Objects, r.ShallowBytes, r.RetainedBytes, r.Class})
+	}
+	if err := o.render(w, g); err != nil {
+		return err
+	}
+	return unreachableNote(w, d, o)
+}
+
+// unreachableNote says, below a table, what the dominator tree left out.
+func unreachableNote(w io.Writer, d analysis.DominatorReport, o Options) error {
+	if o.Format != Table || d.UnreachableObjects == 0 {
+		return nil
+	}
+	size := o.cell(bytes, d.UnreachableBytes, false)
+	var err error
+	if d.KeptUnreachable {
+		_, err = fmt.Fprintf(w, "%s unreachable objects (%s) kept under the root (--keep-unreachable)\n", o.cell(count, d.UnreachableObjects, false), size)
+	} else {
+		_, err = fmt.Fprintf(w, "%s unreachable objects (%s) left out; --keep-unreachable includes them\n", o.cell(count, d.UnreachableObjects, false), size)
+	}
+	return err
+}

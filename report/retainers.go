@@ -1,0 +1,48 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hprofctl/hprofctl/analysis"
+)
+
+// Retainers renders paths from GC roots: JSON is {"paths": [...]}; tables
+// and CSV show one row per step, the root first.
+func Retainers(w io.Writer, r analysis.Retainers, o Options) error {
+	if o.Format == JSON {
+		return writeJSON(w, r)
+	}
+	g := grid{columns: []column{{"path", count}, {"objects", count}, {"via", text}, {"object", text}, {"class", text}, {"root", text}}}
+	for k, p := range r.Paths {
+		for s, step := range p.Chain {
+			row := []any{k + 1, nil, step.Via, step.ObjectID, step.Class, ""}
+			if s == 0 {
+				root := []string{p.RootKind}
+				if p.RootThread != "" {
+					root = append(root, "thread "+p.RootThread)
+				}
+				if p.RootFrame != "" {
+					root = append(root, "at "+p.RootFrame)
+				}
+				row[5] = strings.Join(root, ", ")
+				if r.Merged {
+					row[1] = p.Objects
+				}
+			} else if o.Format == Table {
+				row[0] = ""
+				row[2] = strings.Repeat(" ", min(s-1, 12)) + "→ " + step.Via
+			}
+			g.rows = append(g.rows, row)
+		}
+	}
+	if err := o.render(w, g); err != nil {
+		return err
+	}
+	if o.Format == Table && r.Unreached > 0 {
+		_, err := fmt.Fprintf(w, "%d of %d targets have no path from a GC root (unreachable)\n", r.Unreached, r.Targets)
+		return err
+	}
+	return nil
+}
