@@ -713,9 +713,14 @@ func (b *hprofBuilder) buildTraces() {
 }
 
 // chooseLayout infers the JVM layout from the address gaps (HotSpot dumps,
-// whose ids are addresses) and computes per-class sizes.
+// whose ids are addresses) and the statics that hold field offsets, and
+// computes per-class sizes: instances, and class objects with their static
+// fields.
 func (b *hprofBuilder) chooseLayout() {
 	h := b.h
+	// ART lays objects and class objects out its own way: its statics are
+	// no evidence of a HotSpot layout, nor part of a HotSpot mirror.
+	android := h.Source.Producer == "android"
 	classes := make([]layout.Class, len(h.Classes))
 	for i := range h.Classes {
 		cl := &h.Classes[i]
@@ -728,9 +733,11 @@ func (b *hprofBuilder) chooseLayout() {
 		for k, f := range cl.Fields {
 			lc.Fields[k], lc.Names[k] = f.Type, f.Name
 		}
-		lc.Statics = make([]layout.FieldType, len(cl.Statics))
-		for k, s := range cl.Statics {
-			lc.Statics[k] = s.Type
+		if !android {
+			lc.Statics = make([]layout.Static, len(cl.Statics))
+			for k, s := range cl.Statics {
+				lc.Statics[k] = layout.Static{Name: s.Name, Type: s.Type, Value: s.Value}
+			}
 		}
 		classes[i] = lc
 	}
@@ -744,15 +751,16 @@ func (b *hprofBuilder) chooseLayout() {
 		obs = append(obs, b.arrayObs...)
 	}
 	h.Layout, h.LayoutReason = layout.Infer(h.Source.IDSize, classes, obs)
+	if h.Source.Producer == "hprof-agent" {
+		h.LayoutReason = "ids of the hprof agent are not addresses, so " + h.LayoutReason
+	}
 	h.classSize = make([]int64, len(classes))
 	for i, s := range h.Layout.InstanceSizes(classes) {
 		h.classSize[i] = int64(s)
 	}
 	h.mirrorSize = make([]int64, len(classes))
-	if cc := h.ClassClass(); cc != NoClass {
-		for i := range h.mirrorSize {
-			h.mirrorSize[i] = h.classSize[cc]
-		}
+	for i, s := range h.Layout.MirrorSizes(classes) {
+		h.mirrorSize[i] = int64(s)
 	}
 	b.minGap, b.arrayObs = nil, nil
 }

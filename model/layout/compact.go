@@ -10,11 +10,12 @@ type hole struct {
 type compactLayout struct {
 	holes     []hole // gaps between the header and last, by offset, merged
 	last      int    // end of the last field in the superclass chain (or the header)
+	lastRef   bool   // the field that ends at last is a reference
 	end       int    // end of the instance, trailing padding included
 	contended bool   // has @Contended annotations, itself or inherited
 }
 
-// compactEnds lays classes out the way HotSpot's FieldLayoutBuilder does
+// compactLayoutAll lays classes out the way HotSpot's FieldLayoutBuilder does
 // from JDK 15 on (with UseEmptySlotsInSupers, the default).
 //
 // A class starts from its superclass's layout as rebuilt from field offsets,
@@ -26,8 +27,11 @@ type compactLayout struct {
 // If the superclass chain has @Contended annotations, no hole is reused and
 // the fields start after a contended padding. A @Contended class starts and
 // ends with a padding; a @Contended group is appended after a padding, and
-// a padding closes the class.
-func (c Config) compactEnds(classes []Class, need []bool) []int {
+// a padding closes the class. From JDK 25 (JDK-8353273) a class whose
+// superclass chain ends with a reference places its references first, so
+// that they continue the superclass's. The offsets of declared fields go to
+// offs when it is not nil.
+func (c Config) compactLayoutAll(classes []Class, need []bool, offs [][]int, rev bool) []int {
 	seq, super := order(classes, need)
 	layouts := make([]compactLayout, len(classes))
 	ends := make([]int, len(classes))
@@ -41,6 +45,7 @@ func (c Config) compactEnds(classes []Class, need []bool) []int {
 		if s := super[i]; s >= 0 {
 			p := &layouts[s]
 			st.last = p.last
+			st.lastRef = p.lastRef
 			st.end = p.last
 			inherited = p.contended
 			st.holes = append(st.holes, p.holes...)
@@ -49,20 +54,24 @@ func (c Config) compactEnds(classes []Class, need []bool) []int {
 			}
 		}
 		if cl.Elem != 0 {
-			layouts[i] = compactLayout{holes: st.holes, last: st.last, end: st.end, contended: inherited}
+			layouts[i] = compactLayout{holes: st.holes, last: st.last, lastRef: st.lastRef, end: st.end, contended: inherited}
 			ends[i] = st.end
 			continue
 		}
-		regular, group, whole := c.ownFields(cl)
+		regular, group, whole := c.ownFields(cl, rev)
+		if offs != nil {
+			st.off = offs[i]
+		}
 		if whole {
 			st.pad()
 		}
 		// Below a @Contended superclass, or in a @Contended class, fields
 		// only ever go to the end.
-		st.addAll(regular, whole || inherited)
+		oopsFirst := c.JDK >= 25 && st.lastRef
+		st.addAll(regular, whole || inherited, oopsFirst)
 		if len(group) > 0 {
 			st.pad()
-			st.addAll(group, true)
+			st.addAll(group, true, false)
 		}
 		if whole || len(group) > 0 {
 			st.pad()
@@ -70,6 +79,7 @@ func (c Config) compactEnds(classes []Class, need []bool) []int {
 		layouts[i] = compactLayout{
 			holes:     st.gaps(),
 			last:      st.last,
+			lastRef:   st.lastRef,
 			end:       st.end,
 			contended: inherited || whole || len(group) > 0,
 		}
@@ -80,10 +90,12 @@ func (c Config) compactEnds(classes []Class, need []bool) []int {
 
 // compactState is a layout under construction.
 type compactState struct {
-	ref   int
-	holes []hole
-	last  int // end of the last field placed so far
-	end   int // end of the layout
+	ref     int
+	holes   []hole
+	last    int   // end of the last field placed so far
+	lastRef bool  // the field that ends at last is a reference
+	end     int   // end of the layout
+	off     []int // where declared fields' offsets go, if not nil
 }
 
 // pad appends a contended padding.
@@ -92,30 +104,35 @@ func (s *compactState) pad() {
 	s.end += contendedPadding
 }
 
-// addAll places fields: primitives by decreasing size, then references.
-// With appendOnly, every field goes to the end (a contended group).
-func (s *compactState) addAll(fields []FieldType, appendOnly bool) {
-	var n [9]int // primitive counts by size
-	oops := 0
-	for _, t := range fields {
-		if t == Object {
-			oops++
-		} else if size := t.Size(s.ref); size > 0 {
-			n[size]++
+// addAll places fields: primitives by decreasing size, then references
+// (references first with oopsFirst), fields of one size in declaration
+// order. With appendOnly, every field goes to the end (a contended group).
+func (s *compactState) addAll(fields []slot, appendOnly, oopsFirst bool) {
+	oops := func() {
+		for _, f := range fields {
+			if f.t == Object {
+				f.record(s.off, s.add(s.ref, true, appendOnly))
+			}
 		}
+	}
+	if oopsFirst {
+		oops()
 	}
 	for _, size := range [...]int{8, 4, 2, 1} {
-		for k := 0; k < n[size]; k++ {
-			s.add(size, appendOnly)
+		for _, f := range fields {
+			if f.t != Object && f.t.Size(s.ref) == size {
+				f.record(s.off, s.add(size, false, appendOnly))
+			}
 		}
 	}
-	for k := 0; k < oops; k++ {
-		s.add(s.ref, appendOnly)
+	if !oopsFirst {
+		oops()
 	}
 }
 
-// add places one field of the given size, aligned to its size.
-func (s *compactState) add(size int, appendOnly bool) {
+// add places one field of the given size (a reference with ref), aligned
+// to its size, and returns its offset.
+func (s *compactState) add(size int, ref, appendOnly bool) int {
 	best := -1
 	if !appendOnly {
 		for k := len(s.holes) - 1; k >= 0; k-- {
@@ -132,8 +149,8 @@ func (s *compactState) add(size int, appendOnly bool) {
 			s.end += adj
 		}
 		s.end += size
-		s.last = s.end
-		return
+		s.last, s.lastRef = s.end, ref
+		return s.end - size
 	}
 	h := s.holes[best]
 	adj := alignUp(h.off, size) - h.off
@@ -146,8 +163,9 @@ func (s *compactState) add(size int, appendOnly bool) {
 	}
 	s.holes = append(s.holes[:best], append(repl, s.holes[best+1:]...)...)
 	if e := h.off + adj + size; e > s.last {
-		s.last = e
+		s.last, s.lastRef = e, ref
 	}
+	return h.off + adj
 }
 
 // gaps returns the holes as a subclass rebuilding this layout from field

@@ -21,38 +21,41 @@ type dumpCase struct {
 	// want is the layout Infer must find (Align 0: not checked).
 	want layout.Config
 	// agent marks JVMTI hprof-agent dumps, whose ids are not addresses:
-	// Infer must say so, and the histogram is checked with want instead.
+	// Infer must say so and find want from the offset statics alone.
 	agent bool
+	// sameMoment marks histograms taken while the heap held exactly what
+	// the dump holds (JDK 7+): every class object must be accounted for.
+	sameMoment bool
 }
 
 const matDir = "../../../shared/corpus/eclipse-mat_mat"
 
 var matCases = []dumpCase{
-	{"sun_jdk5_13_x32.hprof.gz", "histogram_sun_jdk5_13_x32.txt", layout.Config{Word: 4, Header: 8, Ref: 4, Align: 8, Scheme: layout.Legacy, JDK: 5}, false},
-	{"sun_jdk6_18_x32.hprof.gz", "histogram_sun_jdk6_18_x32.txt", layout.Config{Word: 4, Header: 8, Ref: 4, Align: 8, Scheme: layout.Legacy, JDK: 6}, false},
-	{"sun_jdk6_18_x64.hprof.gz", "histogram_sun_jdk6_18_x64.txt", layout.Config{Word: 8, Header: 16, Ref: 8, Align: 8, Scheme: layout.Legacy, JDK: 6}, false},
-	{"sun_jdk6_30_x64_compressedOops.hprof.gz", "sun_jdk6_30_x64_compressedOops.notes.txt", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Legacy, JDK: 6}, false},
-	{"sun_jdk6_30_x64_nocompressedOops.hprof.gz", "sun_jdk6_30_x64_nocompressedOops.notes.txt", layout.Config{Word: 8, Header: 16, Ref: 8, Align: 8, Scheme: layout.Legacy, JDK: 6}, false},
-	{"sun_jdk6_31_hprofagent_compressedOops.hprof.gz", "sun_jdk6_31_hprofagent_compressedOops.txt", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Legacy, JDK: 6}, true},
-	{"sun_jdk6_31_hprofagent_nocompressedOops.hprof.gz", "sun_jdk6_31_hprofagent_nocompressedOops.txt", layout.Config{Word: 8, Header: 16, Ref: 8, Align: 8, Scheme: layout.Legacy, JDK: 6}, true},
+	{"sun_jdk5_13_x32.hprof.gz", "histogram_sun_jdk5_13_x32.txt", layout.Config{Word: 4, Header: 8, Ref: 4, Align: 8, Scheme: layout.Legacy, JDK: 5}, false, false},
+	{"sun_jdk6_18_x32.hprof.gz", "histogram_sun_jdk6_18_x32.txt", layout.Config{Word: 4, Header: 8, Ref: 4, Align: 8, Scheme: layout.Legacy, JDK: 6}, false, false},
+	{"sun_jdk6_18_x64.hprof.gz", "histogram_sun_jdk6_18_x64.txt", layout.Config{Word: 8, Header: 16, Ref: 8, Align: 8, Scheme: layout.Legacy, JDK: 6}, false, false},
+	{"sun_jdk6_30_x64_compressedOops.hprof.gz", "sun_jdk6_30_x64_compressedOops.notes.txt", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Legacy, JDK: 6}, false, false},
+	{"sun_jdk6_30_x64_nocompressedOops.hprof.gz", "sun_jdk6_30_x64_nocompressedOops.notes.txt", layout.Config{Word: 8, Header: 16, Ref: 8, Align: 8, Scheme: layout.Legacy, JDK: 6}, false, false},
+	{"sun_jdk6_31_hprofagent_compressedOops.hprof.gz", "sun_jdk6_31_hprofagent_compressedOops.txt", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Legacy, JDK: 6}, true, false},
+	{"sun_jdk6_31_hprofagent_nocompressedOops.hprof.gz", "sun_jdk6_31_hprofagent_nocompressedOops.txt", layout.Config{Word: 8, Header: 16, Ref: 8, Align: 8, Scheme: layout.Legacy, JDK: 6}, true, false},
 	// Dumps without a histogram: every observed gap must be explained.
-	{"sun_jdk5_64bit.hprof.gz", "", layout.Config{Word: 8, Header: 16, Ref: 8, Align: 8, Scheme: layout.Legacy, JDK: 5}, false},
-	{"sun_jdk6_32bit.hprof.gz", "", layout.Config{Word: 4, Header: 8, Ref: 4, Align: 8, Scheme: layout.Legacy, JDK: 6}, false},
-	{"oracle_jdk7_21_x64.hprof.gz", "", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Legacy, JDK: 7}, false},
-	{"oracle_jdk8_05_x64.hprof.gz", "", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Legacy, JDK: 8}, false},
-	{"openjdk_jdk11_04_x64.hprof.gz", "", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Legacy}, false},
+	{"sun_jdk5_64bit.hprof.gz", "", layout.Config{Word: 8, Header: 16, Ref: 8, Align: 8, Scheme: layout.Legacy, JDK: 5}, false, false},
+	{"sun_jdk6_32bit.hprof.gz", "", layout.Config{Word: 4, Header: 8, Ref: 4, Align: 8, Scheme: layout.Legacy, JDK: 6}, false, false},
+	{"oracle_jdk7_21_x64.hprof.gz", "", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Legacy, JDK: 7}, false, false},
+	{"oracle_jdk8_05_x64.hprof.gz", "", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Legacy, JDK: 8}, false, false},
+	{"openjdk_jdk11_04_x64.hprof.gz", "", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Legacy}, false, false},
 }
 
 const jvmDir = "../../testdata/jvm"
 
 var jvmCases = []dumpCase{
-	{"jdk17-default.hprof.gz", "jdk17-default.histo.txt", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Compact15}, false},
-	{"jdk17-nocoops.hprof.gz", "jdk17-nocoops.histo.txt", layout.Config{Word: 8, Header: 12, Ref: 8, Align: 8, Scheme: layout.Compact15}, false},
-	{"jdk17-nocoops-noccp.hprof.gz", "jdk17-nocoops-noccp.histo.txt", layout.Config{Word: 8, Header: 16, Ref: 8, Align: 8, Scheme: layout.Compact15}, false},
-	{"jdk17-align16.hprof.gz", "jdk17-align16.histo.txt", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 16, Scheme: layout.Compact15}, false},
-	{"jdk17-oom.hprof.gz", "jdk17-oom.histo.txt", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Compact15}, false},
-	{"jdk25-default.hprof.gz", "jdk25-default.histo.txt", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Compact15}, false},
-	{"jdk25-coh.hprof.gz", "jdk25-coh.histo.txt", layout.Config{Word: 8, Header: 8, Ref: 4, Align: 8, Scheme: layout.Compact15}, false},
+	{"jdk17-default.hprof.gz", "jdk17-default.histo.txt", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Compact15}, false, true},
+	{"jdk17-nocoops.hprof.gz", "jdk17-nocoops.histo.txt", layout.Config{Word: 8, Header: 12, Ref: 8, Align: 8, Scheme: layout.Compact15}, false, true},
+	{"jdk17-nocoops-noccp.hprof.gz", "jdk17-nocoops-noccp.histo.txt", layout.Config{Word: 8, Header: 16, Ref: 8, Align: 8, Scheme: layout.Compact15}, false, true},
+	{"jdk17-align16.hprof.gz", "jdk17-align16.histo.txt", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 16, Scheme: layout.Compact15}, false, true},
+	{"jdk17-oom.hprof.gz", "jdk17-oom.histo.txt", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Compact15}, false, false},
+	{"jdk25-default.hprof.gz", "jdk25-default.histo.txt", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Compact15}, false, true},
+	{"jdk25-coh.hprof.gz", "jdk25-coh.histo.txt", layout.Config{Word: 8, Header: 8, Ref: 4, Align: 8, Scheme: layout.Compact15}, false, true},
 }
 
 func TestMATCorpus(t *testing.T) {
@@ -69,6 +72,108 @@ func TestJVMFixtures(t *testing.T) {
 	runCases(t, jvmDir, jvmCases)
 }
 
+const corpusDir = "../../../shared/corpus"
+
+// agentCases are the other JVMTI hprof-agent dumps of the corpus. They come
+// without histograms; want is what their offset statics all agree on.
+var agentCases = []dumpCase{
+	{"eclipse-mat_mat/oracle_jdk7_21_hprofagent.hprof.gz", "", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Legacy, JDK: 7}, true, false},
+	{"GrapheneOS_platform_art/RI.hprof.gz", "", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Legacy, JDK: 8}, true, false},
+	{"kevinlights_jvm-learn/core.hprof.gz", "", layout.Config{Word: 8, Header: 12, Ref: 4, Align: 8, Scheme: layout.Legacy, JDK: 8}, true, false},
+	// A 2006 VM that put references first in every class
+	// (FieldsAllocationStyle=0): AbstractQueuedSynchronizer.stateOffset
+	// is 20, after head and tail.
+	{"agourlay_hprof-slurp/hprof-32.bin", "", layout.Config{Word: 4, Header: 8, Ref: 4, Align: 8, Scheme: layout.LegacyOopsFirst, JDK: 6}, true, false},
+}
+
+func TestAgentDumps(t *testing.T) {
+	if _, err := os.Stat(corpusDir); err != nil {
+		t.Skip("shared corpus not present:", err)
+	}
+	runCases(t, corpusDir, agentCases)
+}
+
+// TestFieldOffsetsMatchJVM compares the offsets FieldOffsets and ArrayBase
+// give under the inferred layout with the ones the JVM reported for the
+// fixture classes through Unsafe (testdata/jvm/NAME.layout.txt).
+func TestFieldOffsetsMatchJVM(t *testing.T) {
+	reports, _ := filepath.Glob(filepath.Join(jvmDir, "*.layout.txt"))
+	if len(reports) == 0 {
+		t.Skip("JVM fixtures not present")
+	}
+	for _, report := range reports {
+		name := strings.TrimSuffix(filepath.Base(report), ".layout.txt")
+		t.Run(name, func(t *testing.T) {
+			d := loadDump(t, filepath.Join(jvmDir, name+".hprof.gz"))
+			c, _ := layout.Infer(d.idSize, d.classes, d.observations())
+			offs := c.FieldOffsets(d.classes)
+			byName := map[string]int{}
+			for i, cl := range d.classes {
+				byName[cl.Name] = i
+			}
+			text, err := os.ReadFile(report)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fields, arrays := 0, 0
+			for _, line := range strings.Split(string(text), "\n") {
+				f := strings.Fields(line)
+				switch {
+				case len(f) == 4 && f[0] == "array":
+					elem := elemOf("[" + descriptorOfName(strings.TrimSuffix(f[1], "[]")))
+					base, _ := strconv.Atoi(f[2])
+					scale, _ := strconv.Atoi(f[3])
+					if c.ArrayBase(elem) != base || elem.Size(c.Ref) != scale {
+						t.Errorf("%s: base %d, scale %d; the JVM says %d, %d", f[1], c.ArrayBase(elem), elem.Size(c.Ref), base, scale)
+					}
+					arrays++
+				case len(f) == 6 && f[0] == "field" && f[1] == f[5]:
+					i, ok := byName[f[1]]
+					if !ok {
+						continue
+					}
+					k := indexOf(d.classes[i].Names, f[4])
+					want, _ := strconv.Atoi(f[2])
+					if k < 0 || offs[i][k] != want {
+						t.Errorf("%s.%s: offset %v, the JVM says %d", f[1], f[4], offsetOf(offs[i], k), want)
+					}
+					fields++
+				}
+			}
+			if fields < 50 || arrays != 9 {
+				t.Errorf("only %d fields and %d array types compared", fields, arrays)
+			}
+		})
+	}
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func offsetOf(offs []int, k int) any {
+	if k < 0 || k >= len(offs) {
+		return "none"
+	}
+	return offs[k]
+}
+
+// descriptorOfName returns the descriptor of a primitive or reference
+// element type named as Java source does.
+func descriptorOfName(name string) string {
+	for t, n := range primNames {
+		if n == name {
+			return string(descriptorOf(t))
+		}
+	}
+	return "L" + name + ";"
+}
+
 func runCases(t *testing.T, dir string, cases []dumpCase) {
 	for _, tc := range cases {
 		t.Run(strings.TrimSuffix(tc.dump, ".hprof.gz"), func(t *testing.T) {
@@ -80,19 +185,17 @@ func runCases(t *testing.T, dir string, cases []dumpCase) {
 			got, reason := layout.Infer(d.idSize, d.classes, d.observations())
 			t.Logf("Infer: %s", reason)
 			cfg := got
-			if tc.agent {
-				if !strings.Contains(reason, "not addresses") {
-					t.Errorf("agent dump: reason %q does not say the ids are not addresses", reason)
-				}
-				cfg = tc.want
-			} else if !sameShape(got, tc.want) {
+			if tc.agent && (!strings.Contains(reason, "not addresses") || !strings.Contains(reason, "offset statics agree")) {
+				t.Errorf("agent dump: reason %q does not say the ids are not addresses and what the statics tell", reason)
+			}
+			if !sameShape(got, tc.want) {
 				t.Errorf("Infer = %v, want %v", got, tc.want)
 			}
 			if !tc.agent {
 				d.checkGaps(t, cfg)
 			}
 			if tc.histo != "" {
-				d.checkHistogram(t, cfg, filepath.Join(dir, tc.histo))
+				d.checkHistogram(t, cfg, filepath.Join(dir, tc.histo), tc.sameMoment)
 			}
 		})
 	}
@@ -115,6 +218,15 @@ type dump struct {
 	idSize  int
 	classes []layout.Class
 	objects []object // by address
+	// classDumps are the classes the dump has a CLASS_DUMP of; their
+	// objects are mirrors (class objects).
+	classDumps []int
+	// mirrorInstances counts the INSTANCE_DUMPs of java.lang.Class: the
+	// mirrors of primitive types, which HotSpot dumps as instances.
+	mirrorInstances int
+	// undumped counts the LOAD_CLASS records without a CLASS_DUMP: mirrors
+	// the heap holds although the dump describes no class for them.
+	undumped int
 }
 
 // loadDump streams a dump with the project's parser and keeps what layout
@@ -186,6 +298,9 @@ func loadDump(t *testing.T, path string) *dump {
 	}
 	d := &dump{idSize: r.IDSize()}
 	index := map[uint64]int{}
+	for i := range dumps {
+		d.classDumps = append(d.classDumps, i)
+	}
 	byName := map[string]int{}
 	for i, cd := range dumps {
 		c := layout.Class{Name: javaName(classNames[cd.ID]), Super: -1, Elem: elemOf(classNames[cd.ID])}
@@ -194,7 +309,7 @@ func loadDump(t *testing.T, path string) *dump {
 			c.Names = append(c.Names, names[fieldNames[i][k]])
 		}
 		for _, s := range cd.Statics {
-			c.Statics = append(c.Statics, layout.FieldType(s.Type))
+			c.Statics = append(c.Statics, layout.Static{Name: names[s.NameID], Type: layout.FieldType(s.Type), Value: s.Value})
 		}
 		index[cd.ID] = i
 		byName[c.Name] = i
@@ -214,6 +329,11 @@ func loadDump(t *testing.T, path string) *dump {
 		d.classes = append(d.classes, layout.Class{Name: name, Super: -1, Elem: e})
 		return len(d.classes) - 1
 	}
+	for id := range classNames {
+		if _, ok := index[id]; !ok {
+			d.undumped++
+		}
+	}
 	mirror, hasMirror := byName["java.lang.Class"]
 	for _, o := range raws {
 		var ci int
@@ -231,6 +351,9 @@ func loadDump(t *testing.T, path string) *dump {
 				continue
 			}
 			ci = i
+			if hasMirror && i == mirror {
+				d.mirrorInstances++
+			}
 		}
 		d.objects = append(d.objects, object{o.addr, ci, o.length})
 	}
@@ -353,7 +476,7 @@ func (d *dump) checkGaps(t *testing.T, c layout.Config) {
 // bytes per instance. Array classes are compared by total bytes where the
 // dump has as many arrays as the histogram; the histogram was not taken at
 // the same instant as the dump, so a difference there is only logged.
-func (d *dump) checkHistogram(t *testing.T, c layout.Config, path string) {
+func (d *dump) checkHistogram(t *testing.T, c layout.Config, path string, sameMoment bool) {
 	h := readHisto(t, path)
 	sizes := c.InstanceSizes(d.classes)
 	arrayBytes := map[int]int64{}
@@ -383,7 +506,10 @@ func (d *dump) checkHistogram(t *testing.T, c layout.Config, path string) {
 			continue
 		}
 		if cl.Name == "java.lang.Class" && c.JDK >= 7 {
-			continue // mirrors hold static fields from JDK 7 on
+			if sameMoment {
+				d.checkMirrors(t, c, i, row)
+			}
+			continue
 		}
 		total++
 		want := row.bytes / row.instances
@@ -396,6 +522,29 @@ func (d *dump) checkHistogram(t *testing.T, c layout.Config, path string) {
 	t.Logf("%s: %d/%d instance classes and %d/%d comparable array classes match the histogram", filepath.Base(path), match, total, arrMatch, arrTotal)
 	if total == 0 {
 		t.Error("no class of the histogram was compared")
+	}
+}
+
+// checkMirrors compares the class objects of a JDK 7+ dump with the
+// histogram's java.lang.Class row: one mirror per CLASS_DUMP, sized with
+// its class's static fields, plus the mirrors without static fields that
+// have no CLASS_DUMP: those of primitive types (INSTANCE_DUMPs of
+// java.lang.Class) and those only a LOAD_CLASS record names.
+func (d *dump) checkMirrors(t *testing.T, c layout.Config, class int, row histoRow) {
+	t.Helper()
+	mirrors := c.MirrorSizes(d.classes)
+	plain := int64(c.InstanceSizes(d.classes)[class])
+	var n, bytes int64
+	for _, i := range d.classDumps {
+		n++
+		bytes += int64(mirrors[i])
+	}
+	extra := int64(d.mirrorInstances + d.undumped)
+	n += extra
+	bytes += extra * plain
+	if n != row.instances || bytes != row.bytes {
+		t.Errorf("java.lang.Class: %d mirrors (%d without a CLASS_DUMP) take %d bytes, histogram says %d take %d",
+			n, extra, bytes, row.instances, row.bytes)
 	}
 }
 

@@ -3,6 +3,8 @@ package layout
 import (
 	"fmt"
 	"math"
+	"sort"
+	"strings"
 	"sync"
 )
 
@@ -19,18 +21,24 @@ type Observation struct {
 	Gap    int64
 }
 
-// Infer picks the Config that best explains the observations of a dump whose
-// identifiers are idSize bytes wide, and says in a sentence why.
+// Infer picks the Config that best explains a dump whose identifiers are
+// idSize bytes wide, and says in a sentence why.
 //
 // The release is narrowed from the classes present (java.lang.String's
-// fields, java.lang.Module, ...); then every layout HotSpot can have with
-// that id size is scored: a class whose computed size equals its smallest
-// gap counts for it, a class whose computed size exceeds a gap (impossible
-// for real addresses) counts heavily against it. The defaults (compressed
-// oops, 8-byte alignment) win ties. When the gaps cannot be addresses (the
-// JVMTI hprof agent and Android write ids that are not) or nothing was
-// observed, Infer returns the usual layout for the id size: 32-bit for 4-byte
-// ids, 64-bit with compressed oops for 8-byte ids, and says so.
+// fields, java.lang.Module, ...); then every layout HotSpot can have is
+// scored on two kinds of evidence. Object addresses: a class whose computed
+// size equals its smallest observed gap counts for a layout, a class whose
+// computed size exceeds a gap (impossible for real addresses) counts heavily
+// against it. Offset statics (see findClues): every static field holding a
+// field offset, array base offset, index scale or word size that the layout
+// predicts exactly counts for it. The defaults (compressed oops, 8-byte
+// alignment) win ties.
+//
+// When the gaps cannot be addresses (the JVMTI hprof agent writes 4-byte
+// ids that are not, even on 64-bit VMs) or nothing was observed, only the
+// offset statics decide, among 32-bit and 64-bit layouts alike; without
+// them Infer returns the usual layout for the id size (32-bit for 4-byte
+// ids, 64-bit with compressed oops for 8-byte ids) and says so.
 func Infer(idSize int, classes []Class, obs []Observation) (Config, string) {
 	lo, hi := guessJDK(classes)
 	fallback := VM64Compressed
@@ -41,51 +49,125 @@ func Infer(idSize int, classes []Class, obs []Observation) (Config, string) {
 
 	inst, arrs, odd := collect(classes, obs)
 	total := len(inst) + len(arrs)
-	if total == 0 {
-		return fallback, fmt.Sprintf("no object addresses to check; assumed %s", fallback)
+	addresses := total > 0 && odd*10 <= total
+	why := ""
+	switch {
+	case total == 0:
+		why = "no object addresses to check"
+	case !addresses:
+		why = fmt.Sprintf("%d of %d classes show gaps that are not 4-byte multiples: ids are not addresses", odd, total)
 	}
-	if odd*10 > total {
-		return fallback, fmt.Sprintf("%d of %d classes show gaps that are not 4-byte multiples: ids are not addresses; assumed %s", odd, total, fallback)
+	clues := findClues(classes)
+	if !addresses && len(clues) == 0 {
+		return fallback, fmt.Sprintf("%s; assumed %s", why, fallback)
 	}
 
 	need := make([]bool, len(classes))
-	for _, o := range inst {
-		need[o.class] = true
+	if addresses {
+		for _, o := range inst {
+			need[o.class] = true
+		}
+	}
+	var offFor []bool
+	if len(clues) > 0 {
+		offFor = make([]bool, len(classes))
+		for _, k := range clues {
+			if k.kind == clueField {
+				need[k.class], offFor[k.class] = true, true
+			}
+		}
 	}
 	// Lay classes out under every candidate shape and release at once
 	// (alignment is applied when scoring), then score each alignment.
+	candShapes := shapes(idSize, lo, hi)
+	aligns := []int{8, 16, 32, 64, 128, 256}
+	if !addresses {
+		// The id size says nothing about the VM, and nothing tells the
+		// alignment.
+		candShapes = append(shapes(4, lo, hi), shapes(8, lo, hi)...)
+		aligns = aligns[:1]
+	}
+	extra := boundaries(classes, lo, hi)
 	var cands []Config
-	for _, shape := range shapes(idSize, lo, hi) {
-		for _, jdk := range releases(shape, lo, hi) {
-			cands = append(cands, withRelease(shape, jdk))
+	for _, shape := range candShapes {
+		for _, jdk := range releases(shape, lo, hi, extra) {
+			c := withRelease(shape, jdk)
+			cands = append(cands, c)
+			if c.Scheme == Legacy {
+				c.Scheme = LegacyOopsFirst
+				cands = append(cands, c)
+			}
 		}
 	}
 	ends := make([][]int, len(cands))
+	offs := make([][][]int, len(cands))
 	var wg sync.WaitGroup
 	for k := range cands {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ends[k] = cands[k].instanceEnds(classes, need)
+			ends[k], offs[k] = cands[k].lay(classes, need, offFor)
 		}()
 	}
 	wg.Wait()
 	best, bestScore := fallback, math.Inf(-1)
-	var bestExact, bestOver int
+	var bestExact, bestOver, bestHits, bestK int
 	for k, c := range cands {
-		for _, align := range []int{8, 16, 32, 64, 128, 256} {
+		hits := 0
+		for i := range clues {
+			if c.predict(&clues[i], offs[k]) == clues[i].value {
+				hits++
+			}
+		}
+		for _, align := range aligns {
 			c.Align = align
-			exact, over := score(c, classes, ends[k], inst, arrs)
-			s := float64(exact-8*over) - prior(c, idSize, lo)
+			exact, over := 0, 0
+			if addresses {
+				exact, over = score(c, classes, ends[k], inst, arrs)
+			}
+			s := float64(exact-8*over+hits) - prior(c, idSize, lo, addresses)
 			if s > bestScore {
-				best, bestScore, bestExact, bestOver = c, s, exact, over
+				best, bestScore, bestExact, bestOver, bestHits, bestK = c, s, exact, over, hits, k
 			}
 		}
 	}
-	if bestExact == 0 {
+	statics := ""
+	if len(clues) > 0 {
+		statics = fmt.Sprintf("%d of %d offset statics agree%s", bestHits, len(clues), examples(best, clues, offs[bestK], classes))
+	}
+	if !addresses {
+		if bestHits == 0 {
+			return fallback, fmt.Sprintf("%s, and no layout predicts any of the %d offset statics; assumed %s", why, len(clues), fallback)
+		}
+		return best, fmt.Sprintf("%s; %s: %s", why, best, statics)
+	}
+	if bestExact == 0 && bestHits == 0 {
 		return fallback, fmt.Sprintf("no layout explains the %d observed classes; ids may not be addresses; assumed %s", total, fallback)
 	}
-	return best, fmt.Sprintf("%s: sizes of %d of %d observed classes equal their smallest gap, %d exceed a gap", best, bestExact, total, bestOver)
+	reason := fmt.Sprintf("%s: sizes of %d of %d observed classes equal their smallest gap, %d exceed a gap", best, bestExact, total, bestOver)
+	if statics != "" {
+		reason += "; " + statics
+	}
+	return best, reason
+}
+
+// examples renders up to three clues that c predicts, from different
+// classes, as " (e.g. A.xOffset = 12, ...)".
+func examples(c Config, clues []clue, offs [][]int, classes []Class) string {
+	var parts []string
+	seen := make(map[int]bool)
+	for i := range clues {
+		k := &clues[i]
+		if len(parts) == 3 || seen[k.holder] || c.predict(k, offs) != k.value {
+			continue
+		}
+		seen[k.holder] = true
+		parts = append(parts, k.describe(classes))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (e.g. " + strings.Join(parts, ", ") + ")"
 }
 
 // withRelease returns c for release jdk, with the scheme that release uses.
@@ -148,10 +230,13 @@ func collect(classes []Class, obs []Observation) (inst []instObs, arrs []arrObs,
 	return inst, arrs, odd
 }
 
-// skipped reports classes whose instances have no fixed size: class mirrors
-// (their static fields live in them from JDK 7 on) and Loom stack chunks.
+// skipped reports classes whose instances have no fixed size: Loom stack
+// chunks. Class mirrors, which hold static fields from JDK 7 on, are never
+// smaller than an instance of java.lang.Class, the size the smallest gap
+// after one shows (mirrors of primitive types and array classes have no
+// static fields).
 func skipped(name string) bool {
-	return name == "java.lang.Class" || name == "jdk.internal.vm.StackChunk"
+	return name == "jdk.internal.vm.StackChunk"
 }
 
 // score counts the observed classes config c sizes exactly and those it
@@ -187,17 +272,24 @@ func score(c Config, classes []Class, ends []int, inst []instObs, arrs []arrObs)
 }
 
 // prior returns a penalty below one point that ranks equally good configs:
-// the defaults of the era first.
-func prior(c Config, idSize, jdk int) float64 {
+// the defaults of the era first and, where ids are not addresses, the usual
+// VM for the id size.
+func prior(c Config, idSize, jdk int, addresses bool) float64 {
 	p := 0.0
 	if c.Align != 8 {
 		p += 0.1 + float64(c.Align)/10000
 	}
-	if idSize == 8 && (c.Header != 12 || c.Ref != 4) {
+	if c.Word == 8 && (c.Header != 12 || c.Ref != 4) {
 		p += 0.2
 		if c.Header == 8 {
 			p += 0.1
 		}
+	}
+	if !addresses && c.Word != idSize {
+		p += 0.02
+	}
+	if c.Scheme == LegacyOopsFirst {
+		p += 0.15
 	}
 	if c.JDK != jdk {
 		p += 0.05
@@ -230,9 +322,11 @@ func shapes(idSize, lo, hi int) []Config {
 }
 
 // releases lists the releases worth trying for a shape: the lowest plausible
-// release of each era (legacy layout, JDK 15 layout, JDK 22 array offsets)
-// that lo..hi spans, the shape exists in and that makes a difference.
-func releases(shape Config, lo, hi int) []int {
+// release of each era (legacy layout, JDK 15 layout, JDK 22 array offsets,
+// JDK 25 references leading after a superclass's) that lo..hi spans, the
+// shape exists in and that makes a difference, and the releases in extra
+// (where the hidden fields of a class present change).
+func releases(shape Config, lo, hi int, extra []int) []int {
 	min := lo
 	switch {
 	case shape.Header == 8 && shape.Word == 8:
@@ -242,16 +336,50 @@ func releases(shape Config, lo, hi int) []int {
 	case shape.Header == 16 && shape.Ref == 4:
 		min = maxInt(min, 8)
 	}
+	eras := []int{min, 15, 25}
+	// JDK 22 moved array elements only where the length field does not
+	// end on a word boundary.
+	if min >= 22 || (shape.Header+4)%shape.Word != 0 {
+		eras = append(eras, 22)
+	}
+	eras = append(eras, extra...)
+	sort.Ints(eras)
 	var out []int
-	for _, era := range []int{min, 15, 22} {
-		// JDK 22 moved array elements only where the length field does
-		// not end on a word boundary.
-		if era == 22 && min < 22 && (shape.Header+4)%shape.Word == 0 {
-			continue
-		}
+	for _, era := range eras {
 		if era >= min && era <= hi && (len(out) == 0 || out[len(out)-1] != era) {
 			out = append(out, era)
 		}
+	}
+	return out
+}
+
+// boundaries returns the releases in lo..hi where the hidden or @Contended
+// fields of a class present in the dump change.
+func boundaries(classes []Class, lo, hi int) []int {
+	present := make(map[string]bool)
+	for i := range classes {
+		present[classes[i].Name] = true
+	}
+	var out []int
+	add := func(class string, from, to int) {
+		if !present[class] {
+			return
+		}
+		changes := []int{from}
+		if to != 0 {
+			changes = append(changes, to+1)
+		}
+		for _, r := range changes {
+			if r > lo && r <= hi {
+				out = append(out, r)
+			}
+		}
+	}
+	for i := range injections {
+		add(injections[i].class, injections[i].from, injections[i].to)
+	}
+	for i := range contentions {
+		add(contentions[i].class, contentions[i].from, contentions[i].to)
 	}
 	return out
 }
@@ -273,7 +401,7 @@ func guessJDK(classes []Class) (lo, hi int) {
 		case "java.lang.String", "java.lang.Thread", "java.lang.invoke.MethodHandle",
 			"java.lang.Module", "java.lang.invoke.ResolvedMethodName",
 			"java.lang.Thread$FieldHolder", "sun.misc.Launcher", "java.lang.reflect.Executable",
-			"java.lang.reflect.AccessibleObject":
+			"java.lang.reflect.AccessibleObject", "java.lang.Class":
 			has[classes[i].Name] = &classes[i]
 		}
 	}
@@ -317,6 +445,16 @@ func guessJDK(classes []Class) (lo, hi int) {
 	}
 	if has["java.lang.invoke.ResolvedMethodName"] != nil {
 		narrow(10, 99)
+	}
+	if c := has["java.lang.Class"]; c != nil {
+		// Class.signers became a declared field in JDK 24,
+		// Class.protectionDomain in JDK 25.
+		switch {
+		case contains(c.Names, "protectionDomain"):
+			narrow(25, 99)
+		case contains(c.Names, "signers"):
+			narrow(24, 99)
+		}
 	}
 	if has["java.lang.Thread$FieldHolder"] != nil {
 		narrow(19, 99)

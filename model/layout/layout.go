@@ -60,15 +60,31 @@ type Class struct {
 	// lists them.
 	Fields []FieldType
 	// Names optionally holds the field names parallel to Fields (nil when
-	// unknown). They are only used to find the @Contended fields of core
-	// classes such as java.lang.Thread.
+	// unknown). They find the @Contended fields of core classes such as
+	// java.lang.Thread, the fields that offset statics name (see Infer)
+	// and, for java.lang.String, whether the dump lists fields in
+	// declaration order (see FieldOffsets).
 	Names []string
 	// Elem is the element type of an array class (Object for arrays of
 	// references) and 0 for any other class.
 	Elem FieldType
-	// Statics are the class's static fields; they make up part of its
-	// java.lang.Class mirror from JDK 7 on.
-	Statics []FieldType
+	// Statics are the class's static fields with their values; they make
+	// up part of its java.lang.Class mirror from JDK 7 on, and some of
+	// them hold field offsets that tell the layout (see Infer).
+	Statics []Static
+}
+
+// Static is a static field of a class and the value the dump gives it.
+type Static struct {
+	// Name is the field's name; HotSpot dumps add pseudo fields whose
+	// names start with '<' (such as "<resolved_references>"), which are
+	// not part of the class's statics and are ignored.
+	Name string
+	// Type is the field's basic type.
+	Type FieldType
+	// Value holds a primitive value's bits, zero-extended (an object id
+	// for a reference).
+	Value uint64
 }
 
 // Scheme is a field-layout algorithm of HotSpot.
@@ -84,6 +100,10 @@ const (
 	// placed largest first into the smallest hole that fits, holes left by
 	// superclasses reused, references grouped after the primitives.
 	Compact15
+	// LegacyOopsFirst is the legacy layout with -XX:FieldsAllocationStyle=0:
+	// each class's references come before its primitive fields, and only
+	// primitives fill the gap before the first long.
+	LegacyOopsFirst
 )
 
 // String names the scheme.
@@ -93,6 +113,8 @@ func (s Scheme) String() string {
 		return "legacy"
 	case Compact15:
 		return "JDK 15+"
+	case LegacyOopsFirst:
+		return "legacy oops-first"
 	}
 	return fmt.Sprintf("Scheme(%d)", uint8(s))
 }
@@ -158,7 +180,7 @@ func (c Config) Valid() bool {
 	if c.Align < 8 || c.Align&(c.Align-1) != 0 || c.Align > 256 {
 		return false
 	}
-	return c.Scheme == Legacy || c.Scheme == Compact15
+	return c.Scheme == Legacy || c.Scheme == Compact15 || c.Scheme == LegacyOopsFirst
 }
 
 // ArrayBase returns the offset of the first element of an array whose
@@ -203,7 +225,7 @@ func (c Config) ArraySize(elem FieldType, length int64) int64 {
 // whose superclass chain is broken (index out of range or a cycle) is laid
 // out as if it had no superclass from that point up.
 func (c Config) InstanceSizes(classes []Class) []int {
-	ends := c.instanceEnds(classes, nil)
+	ends, _ := c.lay(classes, nil, nil)
 	sizes := make([]int, len(classes))
 	for i, e := range ends {
 		if classes[i].Elem == 0 {
@@ -213,14 +235,61 @@ func (c Config) InstanceSizes(classes []Class) []int {
 	return sizes
 }
 
+// FieldOffsets returns, for every class, the offset under c of each of its
+// declared instance fields, parallel to its Fields (nil for array classes).
+// Fields of one kind are placed in declaration order, which is the order of
+// Fields except in dumps that list fields last to first (HotSpot's own
+// dumper up to JDK 21 does): such dumps are told apart by the field order
+// of java.lang.String, whose first declared field is value.
+func (c Config) FieldOffsets(classes []Class) [][]int {
+	all := make([]bool, len(classes))
+	for i := range all {
+		all[i] = true
+	}
+	_, offs := c.lay(classes, nil, all)
+	return offs
+}
+
 // instanceEnds returns the unaligned end of every class's instance fields
 // (padding included); Align plays no part in it. With need, only the classes
 // it marks (and their superclasses) are laid out; the others get 0.
 func (c Config) instanceEnds(classes []Class, need []bool) []int {
-	if c.Scheme == Compact15 {
-		return c.compactEnds(classes, need)
+	ends, _ := c.lay(classes, need, nil)
+	return ends
+}
+
+// lay lays out the classes need marks (all with need nil) and their
+// superclasses, returning each class's unaligned end and, for the
+// non-array classes offFor marks (none with offFor nil), its declared
+// fields' offsets.
+func (c Config) lay(classes []Class, need, offFor []bool) (ends []int, offs [][]int) {
+	if offFor != nil {
+		offs = make([][]int, len(classes))
+		for i := range classes {
+			if offFor[i] && classes[i].Elem == 0 && (need == nil || need[i]) {
+				offs[i] = make([]int, len(classes[i].Fields))
+			}
+		}
 	}
-	return c.legacyEnds(classes, need)
+	rev := reversedFields(classes)
+	if c.Scheme == Compact15 {
+		return c.compactLayoutAll(classes, need, offs, rev), offs
+	}
+	return c.legacyLayout(classes, need, offs, rev), offs
+}
+
+// reversedFields reports whether the dump lists each class's instance
+// fields last to first, judging by java.lang.String: value is its first
+// declared field in every release.
+func reversedFields(classes []Class) bool {
+	for i := range classes {
+		cl := &classes[i]
+		if cl.Name != "java.lang.String" || len(cl.Names) < 2 || len(cl.Names) != len(cl.Fields) {
+			continue
+		}
+		return cl.Names[len(cl.Names)-1] == "value" && cl.Names[0] != "value"
+	}
+	return false
 }
 
 // alignUp rounds n up to a multiple of a (a power of two or any positive

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -289,4 +290,207 @@ func TestInferSpeed(t *testing.T) {
 		t.Errorf("Infer took %v", d)
 	}
 	t.Logf("Infer on %d classes: %v", len(classes), time.Since(start))
+}
+
+func TestFieldOffsets(t *testing.T) {
+	j8 := withJDK(VM64Compressed, 8)
+	j17 := withJDK(VM64Compressed, 17)
+	j25 := withJDK(VM64Compressed, 25)
+	oopsFirst := j8
+	oopsFirst.Scheme = LegacyOopsFirst
+	mixed := []FieldType{Long, Int, Int, Object, Short}
+	tests := []struct {
+		name    string
+		c       Config
+		classes []Class
+		want    []int // offsets of the last class's fields
+	}{
+		// Legacy: the first int fills the gap at 12 before the long at
+		// 16; the second int follows the long, the short the ints, the
+		// reference comes last, aligned: [16 12 24 32 28].
+		{"legacy", j8, []Class{{Name: "t.A", Super: -1, Fields: mixed}}, []int{16, 12, 24, 32, 28}},
+		// FieldsAllocationStyle=0: the reference first at 12, then the
+		// long at 16, ints at 24 and 28, the short at 32.
+		{"oops first", oopsFirst, []Class{{Name: "t.A", Super: -1, Fields: mixed}}, []int{16, 24, 28, 12, 32}},
+		// JDK 8 String has hard-coded offsets: value at 12, hash at 16.
+		{"special", j8, []Class{{Name: "java.lang.String", Super: -1, Fields: []FieldType{Object, Int}}}, []int{12, 16}},
+		// JDK 15+: long appended at 16, the int takes the hole at 12,
+		// the byte goes to 24, the reference to 28.
+		{"compact", j17, []Class{{Name: "t.A", Super: -1, Fields: []FieldType{Byte, Long, Object, Int}}}, []int{24, 16, 28, 12}},
+		// Below a superclass ending with a reference, JDK 25 puts the
+		// references first: the reference at 16, the int at 20.
+		{"jdk25 oops lead", j25, []Class{
+			{Name: "t.P", Super: -1, Fields: []FieldType{Object}},
+			{Name: "t.C", Super: 0, Fields: []FieldType{Int, Object}},
+		}, []int{20, 16}},
+		// JDK 17 places the int first: 16, the reference at 20.
+		{"jdk17 prims lead", j17, []Class{
+			{Name: "t.P", Super: -1, Fields: []FieldType{Object}},
+			{Name: "t.C", Super: 0, Fields: []FieldType{Int, Object}},
+		}, []int{16, 20}},
+		// A dump listing fields last to first (String's value comes last):
+		// the declared order is a, b, so a is at 12 and b at 16.
+		{"reversed dump order", j17, []Class{
+			{Name: "java.lang.String", Super: -1, Fields: []FieldType{Int, Object}, Names: []string{"hash", "value"}},
+			{Name: "t.A", Super: -1, Fields: []FieldType{Int, Int}, Names: []string{"b", "a"}},
+		}, []int{16, 12}},
+	}
+	for _, tt := range tests {
+		offs := tt.c.FieldOffsets(tt.classes)
+		got := offs[len(offs)-1]
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("%s: offsets %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// mirrorClasses is java.lang.Class as JDK 8 declares it (ten references
+// and an int), a class with static fields and an array class.
+func mirrorClasses(statics []Static) []Class {
+	class := Class{Name: "java.lang.Class", Super: -1}
+	for i := 0; i < 10; i++ {
+		class.Fields = append(class.Fields, Object)
+	}
+	class.Fields = append(class.Fields, Int)
+	return []Class{
+		class,
+		{Name: "t.S", Super: -1, Statics: statics},
+		{Name: "t.S[]", Super: -1, Elem: Object},
+	}
+}
+
+func TestMirrorSizes(t *testing.T) {
+	statics := []Static{
+		{Name: "a", Type: Object}, {Name: "b", Type: Object}, {Name: "c", Type: Object},
+		{Name: "l", Type: Long}, {Name: "i", Type: Int}, {Name: "z", Type: Boolean},
+		{Name: "<resolved_references>", Type: Object},
+	}
+	tests := []struct {
+		name string
+		c    Config
+		want []int
+	}{
+		// JDK 8, compressed oops: java.lang.Class is laid out references
+		// first: 12 + 13 * 4 = 64, klass and array_klass 64..80, three
+		// ints 80..92: 96. Statics from 96: references 96..108, the long
+		// aligned to 112..120, int 120..124, boolean 124: 29 bytes, 32
+		// rounded to the word: 128. The array class has no statics.
+		{"jdk8", withJDK(VM64Compressed, 8), []int{96, 128, 96}},
+		// 32-bit JDK 8: klass and array_klass are ints: 8 + 13 * 4 = 60,
+		// five ints: 80. Statics: 80..92, long 96..104, int, boolean: 29
+		// bytes, 32 rounded to the word: 112.
+		{"jdk8 32-bit", withJDK(VM32, 8), []int{80, 112, 80}},
+		// JDK 6 mirrors have a fixed size: 12 + 13 references (3 hidden)
+		// and an int, 68: 72.
+		{"jdk6", withJDK(VM64Compressed, 6), []int{72, 72, 72}},
+		// 16-byte alignment: the statics start at 96, the mirror is
+		// rounded to 128.
+		{"align 16", func() Config { c := withJDK(VM64Compressed, 8); c.Align = 16; return c }(), []int{96, 128, 96}},
+	}
+	for _, tt := range tests {
+		got := tt.c.MirrorSizes(mirrorClasses(statics))
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("%s: mirror sizes %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if got := withJDK(VM64Compressed, 8).MirrorSizes([]Class{{Name: "t.S", Super: -1}}); got[0] != 0 {
+		t.Errorf("without java.lang.Class: %v, want 0", got)
+	}
+}
+
+// concurrencyClasses mimics the JDK 6 classes whose statics record field
+// offsets, with the values the given layout gives them.
+func concurrencyClasses(valueOff, stateOff, headOff, tailOff, waitOff, nextOff, objBase, objScale uint64) []Class {
+	long := func(name string, v uint64) Static { return Static{Name: name, Type: Long, Value: v} }
+	return []Class{
+		{Name: "java.lang.Object", Super: -1},
+		{Name: "java.util.concurrent.atomic.AtomicInteger", Super: 0, Fields: []FieldType{Int}, Names: []string{"value"},
+			Statics: []Static{long("valueOffset", valueOff), long("serialVersionUID", 6214790243416807050)}},
+		{Name: "java.util.concurrent.locks.AbstractOwnableSynchronizer", Super: 0, Fields: []FieldType{Object}, Names: []string{"exclusiveOwnerThread"}},
+		{Name: "java.util.concurrent.locks.AbstractQueuedSynchronizer", Super: 2,
+			Fields: []FieldType{Object, Object, Int}, Names: []string{"head", "tail", "state"},
+			Statics: []Static{long("stateOffset", stateOff), long("headOffset", headOff), long("tailOffset", tailOff),
+				long("waitStatusOffset", waitOff), long("nextOffset", nextOff), {Name: "VALUES", Type: Int, Value: 1}}},
+		{Name: "java.util.concurrent.locks.AbstractQueuedSynchronizer$Node", Super: 0,
+			Fields: []FieldType{Int, Object, Object, Object, Object}, Names: []string{"waitStatus", "prev", "next", "thread", "nextWaiter"}},
+		{Name: "sun.misc.Unsafe", Super: 0, Statics: []Static{
+			{Name: "ARRAY_OBJECT_BASE_OFFSET", Type: Int, Value: objBase},
+			{Name: "ARRAY_OBJECT_INDEX_SCALE", Type: Int, Value: objScale},
+			{Name: "INVALID_FIELD_OFFSET", Type: Int, Value: 0xFFFFFFFF}}},
+	}
+}
+
+func TestFindClues(t *testing.T) {
+	classes := concurrencyClasses(12, 16, 20, 24, 12, 20, 16, 4)
+	clues := findClues(classes)
+	var got []string
+	for _, k := range clues {
+		got = append(got, fmt.Sprintf("%s:%d", k.name, k.kind))
+	}
+	want := "[valueOffset:1 stateOffset:1 headOffset:1 tailOffset:1 waitStatusOffset:1 nextOffset:1 ARRAY_OBJECT_BASE_OFFSET:2 ARRAY_OBJECT_INDEX_SCALE:3]"
+	if fmt.Sprint(got) != want {
+		t.Fatalf("clues %v, want %s", got, want)
+	}
+	// waitStatusOffset and nextOffset name fields of the nested Node.
+	if node := clues[4].class; classes[node].Name != "java.util.concurrent.locks.AbstractQueuedSynchronizer$Node" {
+		t.Errorf("waitStatusOffset found in %s", classes[node].Name)
+	}
+	// Array bases and shifts, typed by the class that holds them; under
+	// the layout that made them, every clue is predicted.
+	classes = append(classes,
+		Class{Name: "java.util.concurrent.atomic.AtomicLongArray", Super: 0, Statics: []Static{
+			{Name: "base", Type: Int, Value: 16}, {Name: "shift", Type: Int, Value: 3}}},
+		Class{Name: "java.util.concurrent.ConcurrentHashMap", Super: 0, Statics: []Static{
+			{Name: "ABASE", Type: Long, Value: 16}, {Name: "ASHIFT", Type: Int, Value: 2}, {Name: "base", Type: Int, Value: 99}}})
+	clues = findClues(classes)
+	c := withJDK(VM64Compressed, 8)
+	offs := c.FieldOffsets(classes)
+	if len(clues) != 12 {
+		t.Errorf("%d clues, want 12", len(clues))
+	}
+	for i := range clues {
+		if got := c.predict(&clues[i], offs); got != clues[i].value {
+			t.Errorf("%s: predicted %d", clues[i].describe(classes), got)
+		}
+	}
+	for _, tt := range []struct {
+		name  string
+		field string
+	}{
+		{"valueOffset", "value"}, {"WAIT_STATUS_OFFSET", "waitstatus"}, {"SIZECTL", "sizectl"},
+		{"serialVersionUID", ""}, {"Offset", ""}, {"ab", ""},
+	} {
+		if got := offsetFieldName(tt.name); got != tt.field {
+			t.Errorf("offsetFieldName(%q) = %q, want %q", tt.name, got, tt.field)
+		}
+	}
+}
+
+func TestInferFromStatics(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		classes []Class
+		want    Config
+	}{
+		// The values of the 64-bit JDK 6u31 agent dumps of the corpus.
+		{"compressed oops", concurrencyClasses(12, 16, 20, 24, 12, 20, 16, 4), VM64Compressed},
+		{"no compressed oops", concurrencyClasses(16, 24, 32, 40, 16, 32, 24, 8), VM64},
+		{"32-bit", concurrencyClasses(8, 12, 16, 20, 8, 16, 12, 4), VM32},
+	} {
+		// Agent ids: consecutive numbers, no addresses.
+		obs := []Observation{{Class: 1, Gap: 1}, {Class: 3, Gap: 1}, {Class: 4, Gap: 1}}
+		got, reason := Infer(4, tt.classes, obs)
+		if got.Word != tt.want.Word || got.Header != tt.want.Header || got.Ref != tt.want.Ref {
+			t.Errorf("%s: Infer = %v (%s)", tt.name, got, reason)
+		}
+		if !strings.Contains(reason, "not addresses") || !strings.Contains(reason, "8 of 8 offset statics agree") {
+			t.Errorf("%s: reason %q", tt.name, reason)
+		}
+	}
+	// Statics no layout predicts: the usual layout for the id size.
+	classes := concurrencyClasses(44, 44, 44, 44, 44, 44, 44, 4)
+	got, reason := Infer(4, classes[:5], nil)
+	if got.Word != 4 || !strings.Contains(reason, "no layout predicts") {
+		t.Errorf("contradictory statics: %v (%s)", got, reason)
+	}
 }

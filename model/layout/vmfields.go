@@ -8,8 +8,9 @@ const word FieldType = 0xFF
 // them in the class file, so heap dumps do not show them either.
 type injection struct {
 	class    string
-	from, to int // JDK releases, inclusive; to == 0 means "and later"
-	declared int // applies only if the class declares this many fields; -1: any
+	from, to int    // JDK releases, inclusive; to == 0 means "and later"
+	declared int    // applies only if the class declares this many fields; -1: any
+	unless   string // applies only if the class declares no field of this name
 	fields   []FieldType
 }
 
@@ -18,37 +19,56 @@ type injection struct {
 var injections = []injection{
 	// Before JDK 7 class mirrors had a fixed size, with hidden references:
 	// klass and array_klass, plus resolved_constructor from JDK 6.
-	{"java.lang.Class", 5, 5, -1, []FieldType{Object, Object}},
-	{"java.lang.Class", 6, 6, -1, []FieldType{Object, Object, Object}},
+	{"java.lang.Class", 5, 5, -1, "", []FieldType{Object, Object}},
+	{"java.lang.Class", 6, 6, -1, "", []FieldType{Object, Object, Object}},
+	// From JDK 7 on the mirror also records its own size and how many of
+	// the static fields that follow its instance fields are references.
+	// JDK 7: klass, resolved_constructor, array_klass (still heap
+	// references into the permanent generation), oop_size,
+	// static_oop_field_count.
+	{"java.lang.Class", 7, 7, -1, "", []FieldType{Object, Object, Object, Int, Int}},
+	// Metaspace pointers klass and array_klass, oop_size,
+	// static_oop_field_count; then protection_domain, init_lock and
+	// signers (JDK 8), protection_domain and signers (init_lock shares
+	// the declared field componentType from JDK 9), plus source_file
+	// (JDK 11).
+	{"java.lang.Class", 8, 8, -1, "", []FieldType{word, word, Int, Int, Object, Object, Object}},
+	{"java.lang.Class", 9, 10, -1, "", []FieldType{word, word, Int, Int, Object, Object}},
+	{"java.lang.Class", 11, 23, -1, "", []FieldType{word, word, Int, Int, Object, Object, Object}},
+	// JDK 24 declares signers and injects init_lock again; JDK 25 declares
+	// protectionDomain too. Left: klass, array_klass, oop_size,
+	// static_oop_field_count, source_file, init_lock.
+	{"java.lang.Class", 24, 0, -1, "", []FieldType{word, word, Int, Int, Object, Object}},
+	{"java.lang.Class", 24, 0, -1, "protectionDomain", []FieldType{Object}},
 	// The JVMTI hprof agent leaves out Throwable.backtrace (the HotSpot
 	// dumper lists it), which still takes a reference's room.
-	{"java.lang.Throwable", 5, 6, 3, []FieldType{Object}},
-	{"java.lang.Throwable", 7, 8, 4, []FieldType{Object}},
+	{"java.lang.Throwable", 5, 6, 3, "", []FieldType{Object}},
+	{"java.lang.Throwable", 7, 8, 4, "", []FieldType{Object}},
 	// ClassLoaderData pointer, since the permanent generation went away.
-	{"java.lang.ClassLoader", 8, 0, -1, []FieldType{word}},
+	{"java.lang.ClassLoader", 8, 0, -1, "", []FieldType{word}},
 	// JSR 292 method resolution results.
-	{"java.lang.invoke.MemberName", 7, 7, -1, []FieldType{Object, word}},
-	{"java.lang.invoke.MemberName", 8, 8, -1, []FieldType{Object, word, word}},
-	{"java.lang.invoke.MemberName", 9, 9, -1, []FieldType{word, word}},
-	{"java.lang.invoke.MemberName", 10, 0, -1, []FieldType{word}},
+	{"java.lang.invoke.MemberName", 7, 7, -1, "", []FieldType{Object, word}},
+	{"java.lang.invoke.MemberName", 8, 8, -1, "", []FieldType{Object, word, word}},
+	{"java.lang.invoke.MemberName", 9, 9, -1, "", []FieldType{word, word}},
+	{"java.lang.invoke.MemberName", 10, 0, -1, "", []FieldType{word}},
 	// vmholder became a declared field in later releases.
-	{"java.lang.invoke.ResolvedMethodName", 10, 0, 0, []FieldType{word, Object}},
-	{"java.lang.invoke.ResolvedMethodName", 10, 0, 1, []FieldType{word}},
-	{"java.lang.invoke.MethodHandleNatives$CallSiteContext", 8, 11, -1, []FieldType{word}},
-	{"java.lang.invoke.MethodHandleNatives$CallSiteContext", 12, 0, -1, []FieldType{word, word}},
+	{"java.lang.invoke.ResolvedMethodName", 10, 0, 0, "", []FieldType{word, Object}},
+	{"java.lang.invoke.ResolvedMethodName", 10, 0, 1, "", []FieldType{word}},
+	{"java.lang.invoke.MethodHandleNatives$CallSiteContext", 8, 11, -1, "", []FieldType{word}},
+	{"java.lang.invoke.MethodHandleNatives$CallSiteContext", 12, 0, -1, "", []FieldType{word, word}},
 	// Later the dependency list moved into the call site itself, whose
 	// declared field "context" went away.
-	{"java.lang.invoke.CallSite", 12, 0, 1, []FieldType{word, word}},
+	{"java.lang.invoke.CallSite", 12, 0, 1, "", []FieldType{word, word}},
 	// Stack walking: the version of the frame's method.
-	{"java.lang.StackFrameInfo", 9, 0, -1, []FieldType{Short}},
+	{"java.lang.StackFrameInfo", 9, 0, -1, "", []FieldType{Short}},
 	// Loom: JVMTI thread state, VTMS transition bookkeeping, JFR epoch.
-	{"java.lang.Thread", 19, 0, -1, []FieldType{word, Int, Short, Boolean}},
+	{"java.lang.Thread", 19, 0, -1, "", []FieldType{word, Int, Short, Boolean}},
 	// ObjectWaiter of a virtual thread blocked in a monitor (JEP 491).
-	{"java.lang.VirtualThread", 24, 0, -1, []FieldType{word}},
+	{"java.lang.VirtualThread", 24, 0, -1, "", []FieldType{word}},
 	// Set while an unsafe memory access faults (JDK-8191278).
-	{"java.lang.InternalError", 14, 0, -1, []FieldType{Boolean}},
+	{"java.lang.InternalError", 14, 0, -1, "", []FieldType{Boolean}},
 	// ModuleEntry pointer.
-	{"java.lang.Module", 9, 0, -1, []FieldType{word}},
+	{"java.lang.Module", 9, 0, -1, "", []FieldType{word}},
 }
 
 // contention lists the core classes that carry @Contended annotations, which
@@ -86,24 +106,45 @@ func inRange(jdk, from, to int) bool {
 	return jdk >= from && (to == 0 || jdk <= to)
 }
 
+// slot is one field to lay out: its type and its index among the declared
+// fields of its class (-1 for a field the VM injects).
+type slot struct {
+	t   FieldType
+	idx int
+}
+
+// record notes, when off is not nil, that the field was placed at offset at.
+func (f slot) record(off []int, at int) {
+	if off != nil && f.idx >= 0 {
+		off[f.idx] = at
+	}
+}
+
 // ownFields splits the instance fields the VM lays out for cl into the
-// regular ones and one @Contended group, adding the hidden injected fields
-// of its release. whole reports a class-wide @Contended annotation.
-func (c Config) ownFields(cl *Class) (regular, group []FieldType, whole bool) {
-	regular = cl.Fields
+// regular ones and one @Contended group, in declaration order (rev: the
+// dump lists declared fields last to first), adding the hidden injected
+// fields of its release after the declared ones. whole reports a
+// class-wide @Contended annotation.
+func (c Config) ownFields(cl *Class, rev bool) (regular, group []slot, whole bool) {
+	n := len(cl.Fields)
+	regular = make([]slot, 0, n)
+	for k := range cl.Fields {
+		idx := k
+		if rev {
+			idx = n - 1 - k
+		}
+		regular = append(regular, slot{cl.Fields[idx], idx})
+	}
 	if c.JDK == 0 {
 		return regular, nil, false
 	}
-	copied := false
+	named := len(cl.Names) == n
 	for i := range injections {
 		in := &injections[i]
 		if in.class != cl.Name || !inRange(c.JDK, in.from, in.to) ||
-			(in.declared >= 0 && in.declared != len(cl.Fields)) {
+			(in.declared >= 0 && in.declared != n) ||
+			(in.unless != "" && named && contains(cl.Names, in.unless)) {
 			continue
-		}
-		if !copied {
-			regular = append([]FieldType(nil), regular...)
-			copied = true
 		}
 		for _, t := range in.fields {
 			if t == word {
@@ -112,7 +153,7 @@ func (c Config) ownFields(cl *Class) (regular, group []FieldType, whole bool) {
 					t = Long
 				}
 			}
-			regular = append(regular, t)
+			regular = append(regular, slot{t, -1})
 		}
 	}
 	for i := range contentions {
@@ -124,20 +165,19 @@ func (c Config) ownFields(cl *Class) (regular, group []FieldType, whole bool) {
 			whole = true
 			continue
 		}
-		if len(cl.Names) != len(cl.Fields) {
+		if !named {
 			continue
 		}
-		var rest []FieldType
-		for j, t := range cl.Fields {
-			if contains(ct.group, cl.Names[j]) {
-				group = append(group, t)
+		var rest []slot
+		for _, f := range regular {
+			if f.idx >= 0 && contains(ct.group, cl.Names[f.idx]) {
+				group = append(group, f)
 			} else {
-				rest = append(rest, t)
+				rest = append(rest, f)
 			}
 		}
 		if group != nil {
-			// Injected fields, appended after the declared ones, stay regular.
-			regular = append(rest, regular[len(cl.Fields):]...)
+			regular = rest
 		}
 	}
 	return regular, group, whole
