@@ -238,9 +238,12 @@ type Heap struct {
 	refs       []ObjectIndex
 	referents  []WeakRef
 	lookup     *idLookup
-	classByID  map[uint64]ClassIndex
-	classSize  []int64 // per class: JVM shallow size of one instance
-	mirrorSize []int64 // per class: JVM size of its class object
+	// classObjects counts the class objects dumped (CLASS_DUMP records);
+	// the other java.lang.Class instances are the primitive types' mirrors.
+	classObjects int64
+	classByID    map[uint64]ClassIndex
+	classSize    []int64 // per class: JVM shallow size of one instance
+	mirrorSize   []int64 // per class: JVM size of its class object
 }
 
 // NumObjects is the number of objects, class objects included.
@@ -372,7 +375,7 @@ func (h *Heap) ClassBytes(c ClassIndex, mode SizeMode) int64 {
 		return total + (cl.ArrayElements-residueElements)*int64(cl.Elem.Size(h.Layout.Ref))
 	}
 	if h.isClassClass(c) {
-		var total int64
+		total := (cl.Instances - h.classObjects) * h.InstanceBytes(c, mode)
 		for k := range h.Classes {
 			if h.Classes[k].ID != 0 {
 				total += h.ClassObjectBytes(ClassIndex(k), mode)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/hprofctl/hprofctl/model/layout"
 	"github.com/hprofctl/hprofctl/parser/hprof"
@@ -76,6 +77,7 @@ type hprofBuilder struct {
 	threadNames  map[uint32]uint64 // START_THREAD serial -> name id
 	threadIDs    map[uint32]uint64 // START_THREAD serial -> thread object id
 	threadTrace  map[uint32]uint32 // thread serial -> trace serial
+	unloaded     map[uint32]bool   // class serials named by UNLOAD_CLASS
 	agent        bool
 	dump         int // dump being kept, -1 before the first
 	infos        []classInfo
@@ -131,6 +133,7 @@ func newHPROFBuilder(r *hprof.Reader, opt LoadOptions) *hprofBuilder {
 		threadNames: map[uint32]uint64{},
 		threadIDs:   map[uint32]uint64{},
 		threadTrace: map[uint32]uint32{},
+		unloaded:    map[uint32]bool{},
 		dump:        -1,
 		late:        map[int][]uint64{},
 	}
@@ -230,6 +233,8 @@ func (b *hprofBuilder) top(rec *hprof.Record) error {
 		}
 	case hprof.TagControlSettings:
 		b.agent = true
+	case hprof.TagUnloadClass:
+		b.unloaded[rec.UnloadClass] = true
 	}
 	return nil
 }
@@ -536,10 +541,14 @@ func (b *hprofBuilder) finish() error {
 	}
 	classClass := h.ClassClass()
 	for i := range h.Classes {
-		if h.Classes[i].ID != 0 && b.infos[i].dumped && classClass != NoClass {
-			h.Classes[classClass].Instances++
+		if h.Classes[i].ID != 0 && b.infos[i].dumped {
+			h.classObjects++
 		}
 	}
+	if classClass != NoClass {
+		h.Classes[classClass].Instances += h.classObjects
+	}
+	b.reportUndumpedClasses()
 	if b.opt.Objects {
 		for _, chunk := range b.objects.classOf.chunks {
 			for i, c := range chunk {
@@ -574,6 +583,32 @@ func (b *hprofBuilder) finish() error {
 	b.buildTraces()
 	b.chooseLayout()
 	return nil
+}
+
+// reportUndumpedClasses flags classes that a LOAD_CLASS record announces
+// but no CLASS_DUMP describes (and no UNLOAD_CLASS retired): their class
+// objects are in the JVM's heap but not in the dump, so the JVM's own
+// histogram counts java.lang.Class objects that this one cannot.
+func (b *hprofBuilder) reportUndumpedClasses() {
+	var names []string
+	for serial, id := range b.classSerial {
+		if b.unloaded[serial] {
+			continue
+		}
+		if c, ok := b.h.classByID[id]; ok && b.infos[c].dumped {
+			continue
+		}
+		names = append(names, JavaClassName(b.name(b.classNameID[id])))
+	}
+	if len(names) == 0 {
+		return
+	}
+	sort.Strings(names)
+	shown := names
+	if len(shown) > 10 {
+		shown = shown[:10]
+	}
+	b.anomaly("class-not-dumped", int64(len(names)), -1, "classes loaded (LOAD_CLASS) but without a CLASS_DUMP, so their class objects are missing: %s", strings.Join(shown, ", "))
 }
 
 func (b *hprofBuilder) nameClasses() {

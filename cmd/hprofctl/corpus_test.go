@@ -71,16 +71,20 @@ func isHistogramText(p string) bool {
 var matHistograms = []struct {
 	dump, histogram string
 	// sameMoment: the histogram was taken while the heap held what the
-	// dump holds, so instance counts must agree too.
-	sameMoment bool
+	// dump holds, so instance counts must agree too, but for countDiffers.
+	sameMoment   bool
+	countDiffers map[string]bool
 }{
-	{"sun_jdk6_30_x64_compressedOops.hprof.gz", "sun_jdk6_30_x64_compressedOops.notes.txt", true},
-	{"sun_jdk6_30_x64_nocompressedOops.hprof.gz", "sun_jdk6_30_x64_nocompressedOops.notes.txt", true},
-	{"sun_jdk6_31_hprofagent_compressedOops.hprof.gz", "sun_jdk6_31_hprofagent_compressedOops.txt", true},
-	{"sun_jdk6_31_hprofagent_nocompressedOops.hprof.gz", "sun_jdk6_31_hprofagent_nocompressedOops.txt", true},
-	{"sun_jdk5_13_x32.hprof.gz", "histogram_sun_jdk5_13_x32.txt", false},
-	{"sun_jdk6_18_x32.hprof.gz", "histogram_sun_jdk6_18_x32.txt", false},
-	{"sun_jdk6_18_x64.hprof.gz", "histogram_sun_jdk6_18_x64.txt", false},
+	// jmap -histo ran after the dump and attached to the JVM: one more
+	// java.lang.Object (allocated in between) and the int[][] of the
+	// permanent generation, which the JDK 6 dumper does not write.
+	{"sun_jdk6_30_x64_compressedOops.hprof.gz", "sun_jdk6_30_x64_compressedOops.notes.txt", true, map[string]bool{"java.lang.Object": true}},
+	{"sun_jdk6_30_x64_nocompressedOops.hprof.gz", "sun_jdk6_30_x64_nocompressedOops.notes.txt", true, map[string]bool{"java.lang.Object": true}},
+	{"sun_jdk6_31_hprofagent_compressedOops.hprof.gz", "sun_jdk6_31_hprofagent_compressedOops.txt", false, nil},
+	{"sun_jdk6_31_hprofagent_nocompressedOops.hprof.gz", "sun_jdk6_31_hprofagent_nocompressedOops.txt", false, nil},
+	{"sun_jdk5_13_x32.hprof.gz", "histogram_sun_jdk5_13_x32.txt", false, nil},
+	{"sun_jdk6_18_x32.hprof.gz", "histogram_sun_jdk6_18_x32.txt", false, nil},
+	{"sun_jdk6_18_x64.hprof.gz", "histogram_sun_jdk6_18_x64.txt", false, nil},
 }
 
 // TestCorpusMATHistograms checks, as Eclipse MAT's own test suite does,
@@ -111,8 +115,8 @@ func TestCorpusMATHistograms(t *testing.T) {
 				if o.ShallowBytes*j.Instances != j.ShallowBytes*o.Instances {
 					t.Errorf("%s: %d bytes per instance, the JVM says %d", class, o.ShallowBytes/o.Instances, j.ShallowBytes/j.Instances)
 				}
-				if c.sameMoment && o.Instances != j.Instances {
-					t.Logf("%s: %d instances, the JVM counted %d", class, o.Instances, j.Instances)
+				if c.sameMoment && o.Instances != j.Instances && !c.countDiffers[class] {
+					t.Errorf("%s: %d instances, the JVM counted %d", class, o.Instances, j.Instances)
 				}
 			}
 			if compared < 50 {
