@@ -26,7 +26,7 @@ func loadSynthetic(t testing.TB, write func(w *hproftest.Writer)) *model.Heap {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := model.LoadHPROF(f, model.LoadOptions{Dump: -1, Objects: true})
+	h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
 	if err != nil {
 		t.Fatal(err)
 	}

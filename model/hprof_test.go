@@ -14,7 +14,7 @@ func loadFixture(t *testing.T, name string) *Heap {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	h, err := LoadHPROF(f, LoadOptions{Dump: -1, Objects: true})
+	h, err := Load(f, LoadOptions{Dump: -1, Objects: true})
 	if err != nil {
 		t.Fatal(err)
 	}

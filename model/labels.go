@@ -6,7 +6,6 @@ import (
 	"unicode/utf16"
 
 	"github.com/hprofctl/hprofctl/parser/hprof"
-	"github.com/hprofctl/hprofctl/parser/input"
 )
 
 // LabeledRef is one reference of an object with how it goes: an instance
@@ -39,7 +38,7 @@ func ReadLabels(h *Heap, path string, from []ObjectIndex) (map[ObjectIndex][]Lab
 			out[from] = append(out[from], LabeledRef{To: to, Label: label, Weak: weak})
 		}
 	}
-	err := rereadDump(h, path, func(r *hprof.Reader, rec *hprof.Record) error {
+	err := rereadDump(h, path, func(r RecordSource, rec *hprof.Record) error {
 		switch rec.Sub {
 		case hprof.SubInstanceDump:
 			obj, ok := want[rec.Instance.ID]
@@ -123,7 +122,7 @@ func ReadStrings(h *Heap, path string, strs []ObjectIndex) (map[ObjectIndex]stri
 		byValue[h.ids[refs[0]]] = p
 		owner[p] = s
 	}
-	err := rereadDump(h, path, func(r *hprof.Reader, rec *hprof.Record) error {
+	err := rereadDump(h, path, func(r RecordSource, rec *hprof.Record) error {
 		switch rec.Sub {
 		case hprof.SubInstanceDump:
 			p, ok := byString[rec.Instance.ID]
@@ -180,33 +179,6 @@ func ReadStrings(h *Heap, path string, strs []ObjectIndex) (map[ObjectIndex]stri
 		}
 	}
 	return out, err
-}
-
-// rereadDump streams the dump at path again and calls fn with every heap
-// record of the heap dump h was loaded from.
-func rereadDump(h *Heap, path string, fn func(*hprof.Reader, *hprof.Record) error) error {
-	if path == "-" {
-		return fmt.Errorf("standard input cannot be read a second time")
-	}
-	f, err := input.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	r, err := hprof.NewReader(f, hprof.Options{Name: f.Name})
-	if err != nil {
-		return err
-	}
-	for r.Next() {
-		rec := r.Record()
-		if rec.Sub == 0 || rec.Dump != h.Source.Dump {
-			continue
-		}
-		if err := fn(r, rec); err != nil {
-			return err
-		}
-	}
-	return r.Err()
 }
 
 // eachField calls fn with every instance field of class c and its value

@@ -71,7 +71,7 @@ func (g *globalFlags) load(path string, objects bool) (*model.Heap, error) {
 		p := report.StartProgress(os.Stderr, "reading "+f.Name, f.Size, f.StoredOffset)
 		defer p.Stop()
 	}
-	h, err := model.LoadHPROF(f, model.LoadOptions{Dump: g.dump, Objects: objects})
+	h, err := model.Load(f, model.LoadOptions{Dump: g.dump, Objects: objects})
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/hprofctl/hprofctl/model/layout"
 	"github.com/hprofctl/hprofctl/parser/hprof"
-	"github.com/hprofctl/hprofctl/parser/input"
 )
 
 // LoadOptions choose what a load builds.
@@ -20,21 +19,6 @@ type LoadOptions struct {
 	// without it only classes, counters, roots and traces are kept
 	// (enough for a histogram), in far less memory and time.
 	Objects bool
-}
-
-// LoadHPROF reads an HPROF binary dump from f.
-func LoadHPROF(f *input.File, opt LoadOptions) (*Heap, error) {
-	r, err := hprof.NewReader(f, hprof.Options{Name: f.Name})
-	if err != nil {
-		return nil, err
-	}
-	b := newHPROFBuilder(r, opt)
-	b.h.Source.File = f.Name
-	b.h.Source.Compression = string(f.Compression)
-	if err := b.run(); err != nil {
-		return nil, err
-	}
-	return b.h, nil
 }
 
 type rawRoot struct {
@@ -62,8 +46,8 @@ type classInfo struct {
 	refs      classRefs
 }
 
-type hprofBuilder struct {
-	r   *hprof.Reader
+type builder struct {
+	r   RecordSource
 	opt LoadOptions
 	h   *Heap
 
@@ -115,16 +99,16 @@ type deferredInstance struct {
 	offset  int64
 }
 
-func newHPROFBuilder(r *hprof.Reader, opt LoadOptions) *hprofBuilder {
+func newBuilder(r RecordSource, opt LoadOptions) *builder {
 	hdr := r.Header()
 	h := &Heap{
-		Source:          Source{Format: "hprof", Version: hdr.Version, IDSize: hdr.IDSize, Time: hdr.Time},
+		Source:          Source{Version: hdr.Version, IDSize: hdr.IDSize, Time: hdr.Time},
 		RecordCounts:    map[string]int64{},
 		SubRecordCounts: map[string]int64{},
 		HasObjects:      opt.Objects,
 		classByID:       map[uint64]ClassIndex{},
 	}
-	b := &hprofBuilder{
+	b := &builder{
 		r: r, opt: opt, h: h,
 		strings:     map[uint64]string{},
 		classNameID: map[uint64]uint64{},
@@ -144,7 +128,7 @@ func newHPROFBuilder(r *hprof.Reader, opt LoadOptions) *hprofBuilder {
 	return b
 }
 
-func (b *hprofBuilder) run() error {
+func (b *builder) run() error {
 	r := b.r
 	var topCounts [256]int64
 	var subCounts [256]int64
@@ -204,11 +188,11 @@ func (b *hprofBuilder) run() error {
 	return b.finish()
 }
 
-func (b *hprofBuilder) anomaly(kind string, n int64, off int64, format string, args ...any) {
+func (b *builder) anomaly(kind string, n int64, off int64, format string, args ...any) {
 	b.h.Anomalies = append(b.h.Anomalies, Anomaly{Kind: kind, Count: n, Offset: off, Detail: fmt.Sprintf(format, args...)})
 }
 
-func (b *hprofBuilder) top(rec *hprof.Record) error {
+func (b *builder) top(rec *hprof.Record) error {
 	switch rec.Tag {
 	case hprof.TagUTF8:
 		b.strings[rec.UTF8.ID] = string(rec.UTF8.Text)
@@ -241,7 +225,7 @@ func (b *hprofBuilder) top(rec *hprof.Record) error {
 
 // startDump drops what an earlier heap dump of the file left: with several
 // dumps, the last one (or the chosen one) is the heap.
-func (b *hprofBuilder) startDump(d int) {
+func (b *builder) startDump(d int) {
 	b.dump = d
 	b.h.Classes = nil
 	b.h.classByID = map[uint64]ClassIndex{}
@@ -259,7 +243,7 @@ func (b *hprofBuilder) startDump(d int) {
 
 // classFor returns the class with the given class object id, creating a
 // placeholder that a later CLASS_DUMP fills in.
-func (b *hprofBuilder) classFor(id uint64) ClassIndex {
+func (b *builder) classFor(id uint64) ClassIndex {
 	if c, ok := b.h.classByID[id]; ok {
 		return c
 	}
@@ -272,7 +256,7 @@ func (b *hprofBuilder) classFor(id uint64) ClassIndex {
 	return c
 }
 
-func (b *hprofBuilder) primArrayClass(t Type) ClassIndex {
+func (b *builder) primArrayClass(t Type) ClassIndex {
 	if c := b.primClass[t]; c != NoClass {
 		return c
 	}
@@ -294,7 +278,7 @@ func (b *hprofBuilder) primArrayClass(t Type) ClassIndex {
 // observe records the address gap between consecutive heap objects, from
 // which the JVM's layout is inferred (object ids are addresses in HotSpot
 // dumps).
-func (b *hprofBuilder) observe(id uint64, class ClassIndex, length uint32) {
+func (b *builder) observe(id uint64, class ClassIndex, length uint32) {
 	if b.prevValid && id > b.prevID {
 		gap := int64(id - b.prevID)
 		pc := b.prevClass
@@ -310,7 +294,7 @@ func (b *hprofBuilder) observe(id uint64, class ClassIndex, length uint32) {
 	b.prevID, b.prevClass, b.prevLength, b.prevValid = id, class, length, true
 }
 
-func (b *hprofBuilder) sub(rec *hprof.Record) error {
+func (b *builder) sub(rec *hprof.Record) error {
 	switch rec.Sub {
 	case hprof.SubInstanceDump:
 		return b.instance(rec)
@@ -349,7 +333,7 @@ func (b *hprofBuilder) sub(rec *hprof.Record) error {
 	return nil
 }
 
-func (b *hprofBuilder) countArray(c ClassIndex, elem Type, n uint32) {
+func (b *builder) countArray(c ClassIndex, elem Type, n uint32) {
 	cl := &b.h.Classes[c]
 	if cl.Elem == 0 {
 		cl.Elem = elem
@@ -362,7 +346,7 @@ func (b *hprofBuilder) countArray(c ClassIndex, elem Type, n uint32) {
 	cl.lengthResidues[n&255]++
 }
 
-func (b *hprofBuilder) instance(rec *hprof.Record) error {
+func (b *builder) instance(rec *hprof.Record) error {
 	in := rec.Instance
 	c := b.classFor(in.ClassID)
 	b.h.Classes[c].Instances++
@@ -390,7 +374,7 @@ func (b *hprofBuilder) instance(rec *hprof.Record) error {
 // arrival: to the object table as it streams, or, for instances decoded
 // after the stream (late), to the late list. A Reference's referent is
 // kept apart: it is no strong reference.
-func (b *hprofBuilder) decodeRefs(plan *classRefs, data []byte, offset int64, arrival int, late bool) {
+func (b *builder) decodeRefs(plan *classRefs, data []byte, offset int64, arrival int, late bool) {
 	if len(data) != plan.size {
 		b.sizeMismatch++
 		if b.sizeMismatchFirst == 0 {
@@ -420,7 +404,7 @@ func (b *hprofBuilder) decodeRefs(plan *classRefs, data []byte, offset int64, ar
 
 // refPlan returns where instances of class c keep their references, or nil
 // while a CLASS_DUMP of c or of a superclass has not been seen.
-func (b *hprofBuilder) refPlan(c ClassIndex) *classRefs {
+func (b *builder) refPlan(c ClassIndex) *classRefs {
 	info := &b.infos[c]
 	if info.refs.ready {
 		return &info.refs
@@ -457,7 +441,7 @@ func (b *hprofBuilder) refPlan(c ClassIndex) *classRefs {
 	return &info.refs
 }
 
-func (b *hprofBuilder) classDump(rec *hprof.Record) error {
+func (b *builder) classDump(rec *hprof.Record) error {
 	cd := &rec.Class
 	c := b.classFor(cd.ID)
 	info := &b.infos[c]
@@ -513,19 +497,19 @@ var rootKinds = [256]RootKind{
 	hprof.SubUnreachable: RootUnreachable,
 }
 
-func (b *hprofBuilder) root(rec *hprof.Record) {
+func (b *builder) root(rec *hprof.Record) {
 	rt := rec.Root
 	b.roots = append(b.roots, rawRoot{kind: rootKinds[rt.Kind], id: rt.ID, thread: rt.ThreadSerial, frame: rt.FrameDepth, trace: rt.TraceSerial})
 }
 
-func (b *hprofBuilder) name(id uint64) string {
+func (b *builder) name(id uint64) string {
 	if s, ok := b.strings[id]; ok {
 		return s
 	}
 	return fmt.Sprintf("<unknown string 0x%x>", id)
 }
 
-func (b *hprofBuilder) finish() error {
+func (b *builder) finish() error {
 	h := b.h
 	switch {
 	case b.agent:
@@ -589,7 +573,7 @@ func (b *hprofBuilder) finish() error {
 // but no CLASS_DUMP describes (and no UNLOAD_CLASS retired): their class
 // objects are in the JVM's heap but not in the dump, so the JVM's own
 // histogram counts java.lang.Class objects that this one cannot.
-func (b *hprofBuilder) reportUndumpedClasses() {
+func (b *builder) reportUndumpedClasses() {
 	var names []string
 	for serial, id := range b.classSerial {
 		if b.unloaded[serial] {
@@ -611,7 +595,7 @@ func (b *hprofBuilder) reportUndumpedClasses() {
 	b.anomaly("class-not-dumped", int64(len(names)), -1, "classes loaded (LOAD_CLASS) but without a CLASS_DUMP, so their class objects are missing: %s", strings.Join(shown, ", "))
 }
 
-func (b *hprofBuilder) nameClasses() {
+func (b *builder) nameClasses() {
 	h := b.h
 	for i := range h.Classes {
 		cl := &h.Classes[i]
@@ -647,7 +631,7 @@ func (b *hprofBuilder) nameClasses() {
 	}
 }
 
-func (b *hprofBuilder) resolveDeferred() error {
+func (b *builder) resolveDeferred() error {
 	for _, d := range b.deferred {
 		plan := b.refPlan(d.class)
 		if plan == nil {
@@ -661,7 +645,7 @@ func (b *hprofBuilder) resolveDeferred() error {
 	return nil
 }
 
-func (b *hprofBuilder) buildRoots() {
+func (b *builder) buildRoots() {
 	h := b.h
 	threadIndex := map[uint32]int32{}
 	for _, rr := range b.roots {
@@ -716,7 +700,7 @@ func (b *hprofBuilder) buildRoots() {
 	b.roots = nil
 }
 
-func (b *hprofBuilder) buildTraces() {
+func (b *builder) buildTraces() {
 	h := b.h
 	bySerial := map[uint32]int32{}
 	for _, rt := range b.rawTraces {
@@ -751,7 +735,7 @@ func (b *hprofBuilder) buildTraces() {
 // whose ids are addresses) and the statics that hold field offsets, and
 // computes per-class sizes: instances, and class objects with their static
 // fields.
-func (b *hprofBuilder) chooseLayout() {
+func (b *builder) chooseLayout() {
 	h := b.h
 	// ART lays objects and class objects out its own way: its statics are
 	// no evidence of a HotSpot layout, nor part of a HotSpot mirror.

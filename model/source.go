@@ -1,0 +1,86 @@
+package model
+
+import (
+	"fmt"
+
+	"github.com/hprofctl/hprofctl/parser/hprof"
+	"github.com/hprofctl/hprofctl/parser/input"
+)
+
+// RecordSource is a stream of heap records in HPROF's vocabulary, which is
+// what the model is built from. The binary HPROF reader is one; the readers
+// of the other dump formats are translated into it, as the hprof agent of
+// JDK 1.2–1.4 itself translated JVMPI heap dumps into HPROF records.
+type RecordSource interface {
+	// Header describes the stream: version string and identifier size.
+	Header() hprof.Header
+	// Next, Record and Err iterate like bufio.Scanner.
+	Next() bool
+	Record() *hprof.Record
+	Err() error
+	// Payload and PayloadChunks return the current sub-record's instance
+	// field bytes or array elements, big-endian, references IDSize bytes.
+	Payload() ([]byte, error)
+	PayloadChunks(fn func(chunk []byte) error) error
+	IDSize() int
+	ID(b []byte) uint64
+	// Warnings and WarningCount report survivable oddities met so far.
+	Warnings() []hprof.Warning
+	WarningCount() int
+	// Dumps is how many heap dumps were started; Offset how far the
+	// stream was read (bytes, or lines for line-oriented formats).
+	Dumps() int
+	Offset() int64
+}
+
+// openSource opens the record source of a dump file, by its format.
+func openSource(f *input.File) (RecordSource, string, error) {
+	r, err := hprof.NewReader(f, hprof.Options{Name: f.Name})
+	if err != nil {
+		return nil, "", err
+	}
+	return r, "hprof", nil
+}
+
+// Load reads a heap dump from f, whatever its format.
+func Load(f *input.File, opt LoadOptions) (*Heap, error) {
+	src, format, err := openSource(f)
+	if err != nil {
+		return nil, err
+	}
+	b := newBuilder(src, opt)
+	b.h.Source.File = f.Name
+	b.h.Source.Format = format
+	b.h.Source.Compression = string(f.Compression)
+	if err := b.run(); err != nil {
+		return nil, err
+	}
+	return b.h, nil
+}
+
+// rereadDump streams the dump at path again and calls fn with every heap
+// record of the heap dump h was loaded from.
+func rereadDump(h *Heap, path string, fn func(RecordSource, *hprof.Record) error) error {
+	if path == "-" {
+		return fmt.Errorf("standard input cannot be read a second time")
+	}
+	f, err := input.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	src, _, err := openSource(f)
+	if err != nil {
+		return err
+	}
+	for src.Next() {
+		rec := src.Record()
+		if rec.Sub == 0 || rec.Dump != h.Source.Dump {
+			continue
+		}
+		if err := fn(src, rec); err != nil {
+			return err
+		}
+	}
+	return src.Err()
+}
