@@ -534,13 +534,13 @@ func (b *builder) finish() error {
 	}
 	b.reportUndumpedClasses()
 	if b.opt.Objects {
-		for _, chunk := range b.objects.classOf.chunks {
+		b.objects.classOf.each(func(chunk []ClassIndex) {
 			for i, c := range chunk {
 				if c == NoClass {
 					chunk[i] = classClass
 				}
 			}
-		}
+		})
 		res, err := b.objects.index(h, b.late)
 		if err != nil {
 			return fmt.Errorf("%s: %w", h.Source.File, err)

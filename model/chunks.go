@@ -13,11 +13,11 @@ type chunkList[T any] struct {
 }
 
 func (c *chunkList[T]) append(v T) {
-	k := c.n >> chunkBits
-	if k == len(c.chunks) {
-		c.chunks = append(c.chunks, make([]T, 0, 1<<chunkBits))
+	i := c.n & (1<<chunkBits - 1)
+	if i == 0 {
+		c.chunks = append(c.chunks, make([]T, 1<<chunkBits))
 	}
-	c.chunks[k] = append(c.chunks[k], v)
+	c.chunks[len(c.chunks)-1][i] = v
 	c.n++
 }
 
@@ -25,16 +25,12 @@ func (c *chunkList[T]) at(i int) T { return c.chunks[i>>chunkBits][i&(1<<chunkBi
 
 func (c *chunkList[T]) len() int { return c.n }
 
-// sorted reports whether the elements are in non-decreasing order.
-func sortedChunks(c *chunkList[uint64]) bool {
-	var prev uint64
+// each calls fn with every chunk's used part, in order.
+func (c *chunkList[T]) each(fn func(chunk []T)) {
 	for k, ch := range c.chunks {
-		for i, v := range ch {
-			if (k > 0 || i > 0) && v < prev {
-				return false
-			}
-			prev = v
+		if k == len(c.chunks)-1 {
+			ch = ch[:c.n-k<<chunkBits]
 		}
+		fn(ch)
 	}
-	return true
 }
