@@ -1,0 +1,484 @@
+package analysis
+
+import (
+	"sort"
+
+	"github.com/hprofctl/hprofctl/model"
+)
+
+// Leak suspects follow Eclipse MAT's Leak Suspects report:
+//
+//   - the heap's total is the retained size of the virtual root (the
+//     reachable heap, or every object when unreachable ones are kept);
+//   - a single-object suspect is an object the virtual root immediately
+//     dominates that retains more than the threshold share of the total:
+//     the highest object of its dominator subtree that passes, so no
+//     object below it is reported on its own;
+//   - a class group is a class whose other top-of-tree instances, none a
+//     suspect by itself, retain more than the threshold together.
+//
+// The accumulation point of a single object is found by walking down the
+// dominator tree from it into the child that retains most, as long as
+// that child keeps at least accumulationRatio of its parent's retained
+// size. That of a class group is where the shortest paths of its
+// instances converge: walking down from the GC roots along the object
+// that most of the remaining paths run through, as long as more than
+// groupPathShare of all paths do, and stopping above a child through
+// whose paths less than accumulationRatio of the group's retained size
+// runs; when the paths part before that, the group has no accumulation
+// point.
+const (
+	// accumulationRatio is the share of its parent's retained size the
+	// next step of an accumulation walk must keep (MAT's value).
+	accumulationRatio = 0.7
+	// accumulationDepth bounds the walk down the dominator tree: a deeper
+	// chain (a long linked list) has no single accumulation point.
+	accumulationDepth = 1000
+	// groupPathShare is the share of a class group's paths that must run
+	// through an object for it to be on their common path (MAT's value).
+	groupPathShare = 0.8
+	// groupPathSample bounds the instances of a class group whose paths
+	// are followed: the ones that retain most.
+	groupPathSample = 10000
+)
+
+// LeakOptions choose the suspects of FindLeaks.
+type LeakOptions struct {
+	// Threshold is the share of the total (0 < Threshold <= 1) that a
+	// suspect retains more than.
+	Threshold float64
+	// Classes is how many classes to list beneath each suspect.
+	Classes int
+}
+
+// AccumulationPoint is the object below which a suspect's memory fans
+// out.
+type AccumulationPoint struct {
+	ObjectID      string  `json:"object_id"`
+	Class         string  `json:"class"`
+	RetainedBytes int64   `json:"retained_bytes"`
+	Percent       float64 `json:"percent"`
+}
+
+// LeakClass is one class of the objects a suspect's accumulation point
+// immediately dominates (for a class group: its instances).
+type LeakClass struct {
+	Class         string  `json:"class"`
+	Objects       int64   `json:"objects"`
+	RetainedBytes int64   `json:"retained_bytes"`
+	Percent       float64 `json:"percent"`
+}
+
+// LeakSuspect is one single-object suspect (ObjectID set) or class group
+// (Instances set). Percentages are of the total.
+type LeakSuspect struct {
+	Class         string  `json:"class"`
+	ObjectID      string  `json:"object_id,omitempty"`
+	Instances     int64   `json:"instances,omitempty"`
+	RetainedBytes int64   `json:"retained_bytes"`
+	Percent       float64 `json:"percent"`
+	// AccumulationPoint is nil when there is none: a class group whose
+	// paths part, or a dominator chain deeper than the walk goes.
+	AccumulationPoint *AccumulationPoint `json:"accumulation_point"`
+	// BiggestClasses groups by class the objects the accumulation point
+	// (without one, the suspect; for a class group, its instances)
+	// immediately dominates, biggest retained first.
+	BiggestClasses []LeakClass `json:"biggest_classes"`
+	// Path is a shortest strong path from a GC root through the suspect
+	// to its accumulation point (without one, to the suspect; for a class
+	// group, to its biggest instance on the common path of the group's
+	// paths), empty when no GC root reaches the suspect. The Root fields
+	// describe its first object as RetainerPath does.
+	Path       []PathStep `json:"path"`
+	RootKind   string     `json:"root_kind,omitempty"`
+	RootThread string     `json:"root_thread,omitempty"`
+	RootFrame  string     `json:"root_frame,omitempty"`
+}
+
+// LeakReport is the result of FindLeaks.
+type LeakReport struct {
+	Suspects []LeakSuspect
+	// TotalBytes is the retained size of the virtual root, and Threshold
+	// the share of it a suspect retains more than.
+	TotalBytes      int64
+	Threshold       float64
+	KeptUnreachable bool
+	// chains holds each suspect's path before it is labeled, nil when
+	// there is none.
+	chains [][]model.ObjectIndex
+}
+
+// leakCandidate is a suspect while FindLeaks works on it.
+type leakCandidate struct {
+	// objects is the suspect, or the class group's instances, biggest
+	// first.
+	objects  []model.ObjectIndex
+	group    bool
+	class    string
+	retained int64
+	// acc is the accumulation point, NoObject when there is none.
+	acc model.ObjectIndex
+	// beneath are the objects whose immediately dominated objects are
+	// listed by class.
+	beneath []model.ObjectIndex
+	chain   []model.ObjectIndex
+}
+
+// classKey groups objects by class; class objects group as
+// java.lang.Class even when the dump lacks that class.
+type classKey struct {
+	class  model.ClassIndex
+	mirror bool
+}
+
+// keyOf is the class key of object i.
+func keyOf(h *model.Heap, i model.ObjectIndex) classKey {
+	return classKey{h.ClassOf(i), isClassObject(h, i)}
+}
+
+// name is the class name a key groups under.
+func (k classKey) name(h *model.Heap) string {
+	switch {
+	case k.class != model.NoClass:
+		return h.Classes[k.class].Name
+	case k.mirror:
+		return "java.lang.Class"
+	}
+	return "<unknown class>"
+}
+
+// FindLeaks finds the leak suspects of h: the objects at the top of the
+// dominator tree, and the classes of such objects, that retain more than
+// o.Threshold of the heap, each with its accumulation point, the biggest
+// classes beneath it and a shortest path from a GC root. The paths'
+// steps are labeled by Describe.
+func FindLeaks(h *model.Heap, r *Retention, o LeakOptions) LeakReport {
+	out := LeakReport{TotalBytes: r.ReachableBytes(), Threshold: o.Threshold, KeptUnreachable: r.KeptUnreachable, Suspects: []LeakSuspect{}}
+	passes := func(b int64) bool { return float64(b) > o.Threshold*float64(out.TotalBytes) }
+	var cands []*leakCandidate
+	groups := map[classKey]*leakCandidate{}
+	var groupOrder []classKey
+	for _, obj := range r.TopLevel() {
+		b := r.RetainedBytes(obj)
+		if passes(b) {
+			cands = append(cands, &leakCandidate{objects: []model.ObjectIndex{obj}, class: ClassName(h, obj), retained: b})
+			continue
+		}
+		k := keyOf(h, obj)
+		g, ok := groups[k]
+		if !ok {
+			g = &leakCandidate{group: true, class: k.name(h)}
+			groups[k] = g
+			groupOrder = append(groupOrder, k)
+		}
+		g.objects = append(g.objects, obj)
+		g.retained += b
+	}
+	for _, k := range groupOrder {
+		if g := groups[k]; passes(g.retained) {
+			g.objects = biggest(r, g.objects, 0)
+			cands = append(cands, g)
+		}
+	}
+	if len(cands) == 0 {
+		return out
+	}
+	sort.SliceStable(cands, func(a, b int) bool {
+		if cands[a].retained != cands[b].retained {
+			return cands[a].retained > cands[b].retained
+		}
+		return cands[a].class < cands[b].class
+	})
+	parent := shortestPathTree(h)
+	best := biggestChildren(r)
+	for _, c := range cands {
+		if c.group {
+			c.beneath = c.objects
+			sample := c.objects[:min(len(c.objects), groupPathSample)]
+			chains := make([][]model.ObjectIndex, 0, len(sample))
+			for _, obj := range sample {
+				if ch := chainTo(parent, obj); ch != nil {
+					chains = append(chains, ch)
+				}
+			}
+			c.acc, c.chain = groupAccumulation(r, chains)
+			continue
+		}
+		c.acc = accumulationPoint(r, best, c.objects[0])
+		to := c.acc
+		if to == model.NoObject {
+			to = c.objects[0]
+		}
+		c.beneath = []model.ObjectIndex{to}
+		c.chain = chainTo(parent, to)
+	}
+	classes := biggestClassesBeneath(h, r, cands, o.Classes)
+	for k, c := range cands {
+		s := LeakSuspect{Class: c.class, RetainedBytes: c.retained, Percent: out.percent(c.retained), BiggestClasses: classes[k], Path: []PathStep{}}
+		if c.group {
+			s.Instances = int64(len(c.objects))
+		} else {
+			s.ObjectID = ObjectID(h, c.objects[0])
+		}
+		if c.acc != model.NoObject {
+			b := r.RetainedBytes(c.acc)
+			s.AccumulationPoint = &AccumulationPoint{ObjectID: ObjectID(h, c.acc), Class: ClassName(h, c.acc), RetainedBytes: b, Percent: out.percent(b)}
+		}
+		for i := range s.BiggestClasses {
+			s.BiggestClasses[i].Percent = out.percent(s.BiggestClasses[i].RetainedBytes)
+		}
+		out.Suspects = append(out.Suspects, s)
+		out.chains = append(out.chains, c.chain)
+	}
+	return out
+}
+
+// percent is b as a percentage of the total.
+func (l *LeakReport) percent(b int64) float64 {
+	if l.TotalBytes == 0 {
+		return 0
+	}
+	return 100 * float64(b) / float64(l.TotalBytes)
+}
+
+// shortestPathTree is the breadth-first tree of the retention graph from
+// the GC roots and system classes: the parent of an object is the one
+// before it on a shortest strong path, rootParent for the roots,
+// noParent for the objects no root reaches.
+func shortestPathTree(h *model.Heap) []uint32 {
+	g := retentionGraph{h: h}
+	parent := make([]uint32, h.NumObjects())
+	for i := range parent {
+		parent[i] = noParent
+	}
+	var queue []model.ObjectIndex
+	for _, s := range g.gcRoots() {
+		parent[s] = rootParent
+		queue = append(queue, s)
+	}
+	for k := 0; k < len(queue); k++ {
+		u := queue[k]
+		g.forEachSucc(u, func(s model.ObjectIndex) {
+			if parent[s] == noParent {
+				parent[s] = uint32(u)
+				queue = append(queue, s)
+			}
+		})
+	}
+	return parent
+}
+
+// chainTo is the path of the shortest path tree from a root to obj, nil
+// when no root reaches obj.
+func chainTo(parent []uint32, obj model.ObjectIndex) []model.ObjectIndex {
+	if parent[obj] == noParent {
+		return nil
+	}
+	var c []model.ObjectIndex
+	for x := obj; ; x = model.ObjectIndex(parent[x]) {
+		c = append(c, x)
+		if parent[x] == rootParent {
+			break
+		}
+	}
+	for a, b := 0, len(c)-1; a < b; a, b = a+1, b-1 {
+		c[a], c[b] = c[b], c[a]
+	}
+	return c
+}
+
+// biggestChildren gives, per preorder number, the preorder number of the
+// object it immediately dominates that retains most (the first in
+// preorder on ties), 0 for the leaves.
+func biggestChildren(r *Retention) []uint32 {
+	best := make([]uint32, len(r.idom))
+	for p := 1; p < len(r.idom); p++ {
+		d := r.idom[p]
+		if b := best[d]; b == 0 || r.retainedBytes[p] > r.retainedBytes[b] {
+			best[d] = uint32(p)
+		}
+	}
+	return best
+}
+
+// accumulationPoint walks down the dominator tree from obj into the child
+// that retains most while it keeps accumulationRatio of its parent's
+// retained size, and returns where the walk stops: a leaf, or the parent
+// of the first big drop. It returns NoObject when the walk goes deeper
+// than accumulationDepth.
+func accumulationPoint(r *Retention, best []uint32, obj model.ObjectIndex) model.ObjectIndex {
+	p := r.order[obj]
+	for range accumulationDepth {
+		c := best[p]
+		if c == 0 || float64(r.retainedBytes[c]) < accumulationRatio*float64(r.retainedBytes[p]) {
+			return r.vertex[p]
+		}
+		p = c
+	}
+	return model.NoObject
+}
+
+// groupAccumulation finds where the shortest paths of a class group's
+// instances converge (see the comment at the top of this file), and the
+// path to show: that of the biggest instance whose path runs along the
+// whole common path. chains are the instances' paths, the biggest
+// instance's first.
+func groupAccumulation(r *Retention, chains [][]model.ObjectIndex) (acc model.ObjectIndex, shown []model.ObjectIndex) {
+	acc = model.NoObject
+	if len(chains) == 0 {
+		return acc, nil
+	}
+	// next picks, among the chains through the common path so far, the
+	// object at depth d most of them run through (then the one whose
+	// instances retain most, then the lowest index), with the number of
+	// chains through it and their instances' retained size.
+	next := func(live [][]model.ObjectIndex, d int) (obj model.ObjectIndex, n int, bytes int64) {
+		type tally struct {
+			n     int
+			bytes int64
+		}
+		t := map[model.ObjectIndex]*tally{}
+		for _, c := range live {
+			if len(c) <= d {
+				continue
+			}
+			e, ok := t[c[d]]
+			if !ok {
+				e = &tally{}
+				t[c[d]] = e
+			}
+			e.n++
+			e.bytes += r.RetainedBytes(c[len(c)-1])
+		}
+		obj = model.NoObject
+		for x, e := range t {
+			if obj == model.NoObject || e.n > n || e.n == n && (e.bytes > bytes || e.bytes == bytes && x < obj) {
+				obj, n, bytes = x, e.n, e.bytes
+			}
+		}
+		return obj, n, bytes
+	}
+	live := chains
+	var common []model.ObjectIndex
+	obj, n, bytes := next(live, 0)
+	for d := 0; n*5 > 4*len(chains); d++ {
+		common = append(common, obj)
+		var through [][]model.ObjectIndex
+		for _, c := range live {
+			if len(c) > d && c[d] == obj {
+				through = append(through, c)
+			}
+		}
+		live = through
+		child, childN, childBytes := next(live, d+1)
+		if child == model.NoObject || float64(childBytes) < accumulationRatio*float64(bytes) {
+			acc = obj
+			break
+		}
+		obj, n, bytes = child, childN, childBytes
+	}
+	for _, c := range chains {
+		if len(c) >= len(common) && sameStart(c, common) {
+			return acc, c
+		}
+	}
+	return acc, chains[0]
+}
+
+// sameStart reports whether chain c starts with prefix.
+func sameStart(c, prefix []model.ObjectIndex) bool {
+	for k, x := range prefix {
+		if c[k] != x {
+			return false
+		}
+	}
+	return true
+}
+
+// biggestClassesBeneath groups by class, per candidate, the objects its
+// beneath objects immediately dominate, and keeps the top classes by
+// retained size, in one pass over the dominator tree; percentages are
+// left to the caller.
+func biggestClassesBeneath(h *model.Heap, r *Retention, cands []*leakCandidate, top int) [][]LeakClass {
+	out := make([][]LeakClass, len(cands))
+	if top <= 0 {
+		for k := range out {
+			out[k] = []LeakClass{}
+		}
+		return out
+	}
+	// owner is, per preorder number, 1 + the candidate whose beneath
+	// objects include it, 0 for none.
+	owner := make([]int32, len(r.idom))
+	for k, c := range cands {
+		for _, obj := range c.beneath {
+			owner[r.order[obj]] = int32(k + 1)
+		}
+	}
+	rows := make([]map[classKey]*LeakClass, len(cands))
+	for k := range rows {
+		rows[k] = map[classKey]*LeakClass{}
+	}
+	for p := 1; p < len(r.idom); p++ {
+		k := owner[r.idom[p]] - 1
+		if k < 0 {
+			continue
+		}
+		obj := r.vertex[p]
+		key := keyOf(h, obj)
+		row, ok := rows[k][key]
+		if !ok {
+			row = &LeakClass{Class: key.name(h)}
+			rows[k][key] = row
+		}
+		row.Objects++
+		row.RetainedBytes += r.retainedBytes[p]
+	}
+	for k, m := range rows {
+		list := make([]LeakClass, 0, len(m))
+		for _, row := range m {
+			list = append(list, *row)
+		}
+		sort.Slice(list, func(a, b int) bool {
+			if list[a].RetainedBytes != list[b].RetainedBytes {
+				return list[a].RetainedBytes > list[b].RetainedBytes
+			}
+			return list[a].Class < list[b].Class
+		})
+		out[k] = list[:min(top, len(list))]
+	}
+	return out
+}
+
+// Paths lists the suspects' paths as RetainerPaths, for Sources and
+// ThreadNameStrings.
+func (l *LeakReport) Paths() RetainerPaths {
+	var p RetainerPaths
+	for _, c := range l.chains {
+		p.Targets++
+		if c == nil {
+			p.Unreached++
+			continue
+		}
+		p.Chains = append(p.Chains, c)
+		p.Objects = append(p.Objects, 1)
+	}
+	return p
+}
+
+// Describe fills in each suspect's path and root with DescribePaths, from
+// the labeled references of Paths().Sources and the decoded thread names
+// (both may be nil).
+func (l *LeakReport) Describe(h *model.Heap, labels map[model.ObjectIndex][]model.LabeledRef, names map[model.ObjectIndex]string) {
+	described := DescribePaths(h, l.Paths(), false, labels, names).Paths
+	k := 0
+	for s, c := range l.chains {
+		if c == nil {
+			continue
+		}
+		rp := described[k]
+		k++
+		l.Suspects[s].Path = rp.Chain
+		l.Suspects[s].RootKind, l.Suspects[s].RootThread, l.Suspects[s].RootFrame = rp.RootKind, rp.RootThread, rp.RootFrame
+	}
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/report"
+	"github.com/spf13/cobra"
+)
+
+func newLeaksCommand(g *globalFlags) *cobra.Command {
+	var (
+		threshold       string
+		classes         int
+		keepUnreachable bool
+	)
+	cmd := &cobra.Command{
+		Use:   "leaks FILE",
+		Short: "Leak suspects: what retains more than a share of the heap, and where it accumulates",
+		Long: `leaks reports the leak suspects of the dominator tree (see dominators), as
+Eclipse MAT's Leak Suspects report does:
+
+  - single objects at the top of the tree retaining more than --threshold of
+    the reachable heap (the highest such object: nothing below it is reported
+    on its own);
+  - classes whose other top-of-tree instances together retain more than
+    --threshold, none of them doing so alone.
+
+For an object, the accumulation point is where its memory fans out: walking
+down the dominator tree into the biggest child while that child keeps 70% of
+its parent's retained size. For a class group, it is the object where the
+shortest paths of most (over 80%) of its instances meet, if they do. Each
+suspect lists the --classes biggest classes among the objects its accumulation
+point immediately dominates (a group: its instances), and a shortest path of
+strong references from a GC root through the suspect to its accumulation
+point, naming each step as retainers does.`,
+		Example: `  hprofctl leaks heap.hprof
+  hprofctl leaks --threshold 5 --classes 10 heap.hprof.gz
+  hprofctl leaks -o json heap.hprof | jq '.[0].accumulation_point'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt, err := g.reportOptions()
+			if err != nil {
+				return err
+			}
+			size, err := g.sizeMode()
+			if err != nil {
+				return err
+			}
+			pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(threshold), "%"), 64)
+			if err != nil || !(pct > 0 && pct <= 100) {
+				return fmt.Errorf("--threshold %q: want a percentage above 0 and at most 100", threshold)
+			}
+			if classes < 0 {
+				return fmt.Errorf("--classes %d: want 0 or more", classes)
+			}
+			h, err := g.load(args[0], true)
+			if err != nil {
+				return err
+			}
+			r, err := analysis.ComputeRetention(h, analysis.RetentionOptions{Size: size, KeepUnreachable: keepUnreachable})
+			if err != nil {
+				return err
+			}
+			l := analysis.FindLeaks(h, r, analysis.LeakOptions{Threshold: pct / 100, Classes: classes})
+			p := l.Paths()
+			var labels map[model.ObjectIndex][]model.LabeledRef
+			var names map[model.ObjectIndex]string
+			if args[0] == "-" {
+				fmt.Fprintln(os.Stderr, "hprofctl: standard input cannot be read twice: field names are shown as ?")
+			} else {
+				if labels, err = model.ReadLabels(h, args[0], p.Sources(h)); err != nil {
+					return err
+				}
+				if strs := p.ThreadNameStrings(h, labels); len(strs) > 0 {
+					if names, err = model.ReadStrings(h, args[0], strs); err != nil {
+						return err
+					}
+				}
+			}
+			l.Describe(h, labels, names)
+			return report.Leaks(cmd.OutOrStdout(), l, opt)
+		},
+	}
+	cmd.Flags().StringVar(&threshold, "threshold", "10", "report what retains more than this percentage of the heap")
+	cmd.Flags().IntVar(&classes, "classes", 5, "list the N biggest classes beneath each suspect")
+	cmd.Flags().BoolVar(&keepUnreachable, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
+	return cmd
+}

@@ -1,0 +1,93 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/hprofctl/hprofctl/analysis"
+)
+
+// Leaks renders leak suspects. JSON is the array of suspects; CSV has one
+// row per suspect; a table lists the suspects, then for each one the
+// biggest classes beneath its accumulation point and its path from a GC
+// root.
+func Leaks(w io.Writer, l analysis.LeakReport, o Options) error {
+	if o.Format == JSON {
+		return writeJSON(w, l.Suspects)
+	}
+	g := grid{columns: []column{{"#", count}, {"retained bytes", bytes}, {"% of heap", percent}, {"suspect", text}, {"class", text},
+		{"accumulation point", text}, {"accumulation class", text}, {"accumulated bytes", bytes}}}
+	for k, s := range l.Suspects {
+		suspect := s.ObjectID
+		if s.Instances > 0 {
+			suspect = fmt.Sprintf("%s instances", o.cell(count, s.Instances, o.Format == CSV))
+		}
+		row := []any{k + 1, s.RetainedBytes, s.Percent, suspect, s.Class, "", "", nil}
+		if a := s.AccumulationPoint; a != nil {
+			row[5], row[6], row[7] = a.ObjectID, a.Class, a.RetainedBytes
+		}
+		g.rows = append(g.rows, row)
+	}
+	if o.Format == CSV {
+		return o.render(w, g)
+	}
+	heap := "reachable heap"
+	if l.KeptUnreachable {
+		heap = "heap, unreachable objects included"
+	}
+	if len(l.Suspects) == 0 {
+		_, err := fmt.Fprintf(w, "No leak suspect: no object or class retains more than %s of the %s (%s).\n",
+			o.cell(percent, 100*l.Threshold, false), heap, o.cell(bytes, l.TotalBytes, false))
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "Leak suspects: retaining more than %s of the %s (%s)\n",
+		o.cell(percent, 100*l.Threshold, false), heap, o.cell(bytes, l.TotalBytes, false)); err != nil {
+		return err
+	}
+	if err := o.render(w, g); err != nil {
+		return err
+	}
+	for k, s := range l.Suspects {
+		if err := leakDetails(w, k+1, s, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// leakDetails renders one suspect's biggest classes and path.
+func leakDetails(w io.Writer, n int, s analysis.LeakSuspect, o Options) error {
+	beneath := "objects it immediately dominates"
+	switch {
+	case s.Instances > 0:
+		beneath = "objects its instances immediately dominate"
+	case s.AccumulationPoint != nil:
+		beneath = "objects its accumulation point immediately dominates"
+	}
+	if _, err := fmt.Fprintf(w, "\nSuspect %d, %s: biggest classes of the %s\n", n, s.Class, beneath); err != nil {
+		return err
+	}
+	g := grid{columns: []column{{"objects", count}, {"retained bytes", bytes}, {"% of heap", percent}, {"class", text}}}
+	for _, c := range s.BiggestClasses {
+		g.rows = append(g.rows, []any{c.Objects, c.RetainedBytes, c.Percent, c.Class})
+	}
+	if err := o.render(w, g); err != nil {
+		return err
+	}
+	if len(s.Path) == 0 {
+		_, err := fmt.Fprintf(w, "Suspect %d: no path from a GC root (unreachable)\n", n)
+		return err
+	}
+	to := "the suspect"
+	switch {
+	case s.Instances > 0:
+		to = "an instance"
+	case s.AccumulationPoint != nil:
+		to = "the accumulation point, through the suspect"
+	}
+	if _, err := fmt.Fprintf(w, "Suspect %d: shortest path from a GC root to %s\n", n, to); err != nil {
+		return err
+	}
+	return Retainers(w, analysis.Retainers{Targets: 1, Paths: []analysis.RetainerPath{
+		{RootKind: s.RootKind, RootThread: s.RootThread, RootFrame: s.RootFrame, Objects: 1, Chain: s.Path}}}, o)
+}
