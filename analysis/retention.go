@@ -111,11 +111,11 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 			}
 		}
 	}
-	predStart, preds, err := g.predecessors(r.order, len(parent))
+	lowest, predStart, preds, err := g.predecessors(r.order, parent)
 	if err != nil {
 		return nil, err
 	}
-	semi := semidominators(parent, predStart, preds)
+	semi := semidominators(parent, lowest, predStart, preds)
 	predStart, preds = nil, nil
 	r.idom = nearestCommonDominators(parent, semi)
 	semi = nil
@@ -267,54 +267,53 @@ func (g *retentionGraph) unreachableTops(order []uint32) []model.ObjectIndex {
 	return tops
 }
 
-// predecessors builds the reversed graph over preorder numbers in CSR
-// form: the predecessors of w are preds[predStart[w]:predStart[w+1]].
-// The virtual root's children keep only the virtual root as predecessor:
+// predecessors prepares the reversed graph over preorder numbers for
+// semidominators. A predecessor v of w numbered below w counts only
+// through its number, so lowest[w] keeps the least of them (the tree
+// parent included: it is one) and only the predecessors numbered above w
+// are listed, in CSR form: preds[predStart[w]:predStart[w+1]]. That leaves
+// out the tree edges and most others, a large part of the table. The
+// virtual root's children get the virtual root as lowest and nothing else:
 // their semidominator and immediate dominator are the virtual root
-// whatever else references them, and the class objects of system classes,
-// which every instance references, are among them.
-func (g *retentionGraph) predecessors(order []uint32, numbered int) (predStart, preds []uint32, err error) {
-	rootChild := make([]uint64, (numbered+63)/64)
+// whatever else references them.
+func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart, preds []uint32, err error) {
+	numbered := len(parent)
+	lowest = make([]uint32, numbered)
+	copy(lowest, parent)
 	for _, s := range g.rootRefs {
-		w := order[s]
-		rootChild[w/64] |= 1 << (w % 64)
+		lowest[order[s]] = 0
 	}
-	isRootChild := func(w uint32) bool { return rootChild[w/64]&(1<<(w%64)) != 0 }
 	predStart = make([]uint32, numbered+1)
 	var total uint64
+	var from uint32
 	count := func(s model.ObjectIndex) {
-		if w := order[s]; !isRootChild(w) {
+		w := order[s]
+		switch {
+		case from < w:
+			lowest[w] = min(lowest[w], from)
+		case from > w && lowest[w] != 0:
 			predStart[w+1]++
 			total++
 		}
 	}
-	for _, s := range g.rootRefs {
-		predStart[order[s]+1]++
-		total++
-	}
 	for i, p := range order {
 		if p != 0 {
+			from = p
 			g.forEachSucc(model.ObjectIndex(i), count)
 		}
 	}
 	if total > math.MaxUint32 {
-		return nil, nil, errGraphTooLarge
+		return nil, nil, nil, errGraphTooLarge
 	}
 	for w := 1; w <= numbered; w++ {
 		predStart[w] += predStart[w-1]
 	}
 	preds = make([]uint32, total)
-	var from uint32
 	fill := func(s model.ObjectIndex) {
-		if w := order[s]; !isRootChild(w) {
+		if w := order[s]; from > w && lowest[w] != 0 {
 			preds[predStart[w]] = from
 			predStart[w]++
 		}
-	}
-	for _, s := range g.rootRefs {
-		w := order[s]
-		preds[predStart[w]] = 0
-		predStart[w]++
 	}
 	for i, p := range order {
 		if p != 0 {
@@ -325,7 +324,7 @@ func (g *retentionGraph) predecessors(order []uint32, numbered int) (predStart, 
 	// fill advanced each start to the next one's: shift back.
 	copy(predStart[1:], predStart[:numbered])
 	predStart[0] = 0
-	return predStart, preds, nil
+	return lowest, predStart, preds, nil
 }
 
 // semidominators computes the semidominator of every vertex, as a preorder
@@ -333,10 +332,11 @@ func (g *retentionGraph) predecessors(order []uint32, numbered int) (predStart, 
 // are processed in reverse preorder, and a processed vertex hangs in a
 // forest under its tree parent. A vertex is processed exactly when its
 // number exceeds the one being processed, so the forest needs no separate
-// marks: ancestor starts as a copy of parent.
-func semidominators(parent, predStart, preds []uint32) []uint32 {
+// marks: ancestor starts as a copy of parent. lowest (see predecessors)
+// becomes the semidominators, in place.
+func semidominators(parent, lowest, predStart, preds []uint32) []uint32 {
 	n := len(parent)
-	semi := make([]uint32, n)
+	semi := lowest
 	// label[v] is the least semidominator on the forest path from v up to
 	// (not including) the root of its forest tree.
 	label := make([]uint32, n)
@@ -344,23 +344,19 @@ func semidominators(parent, predStart, preds []uint32) []uint32 {
 	copy(ancestor, parent)
 	var path []uint32
 	for w := uint32(n - 1); w > 0; w-- {
-		s := parent[w]
+		s := semi[w]
 		for _, v := range preds[predStart[w]:predStart[w+1]] {
-			u := v
-			if v > w {
-				path = path[:0]
-				for x := v; ancestor[x] > w; x = ancestor[x] {
-					path = append(path, x)
-				}
-				for k := len(path) - 1; k >= 0; k-- {
-					x := path[k]
-					a := ancestor[x]
-					label[x] = min(label[x], label[a])
-					ancestor[x] = ancestor[a]
-				}
-				u = label[v]
+			path = path[:0]
+			for x := v; ancestor[x] > w; x = ancestor[x] {
+				path = append(path, x)
 			}
-			s = min(s, u)
+			for k := len(path) - 1; k >= 0; k-- {
+				x := path[k]
+				a := ancestor[x]
+				label[x] = min(label[x], label[a])
+				ancestor[x] = ancestor[a]
+			}
+			s = min(s, label[v])
 		}
 		semi[w] = s
 		label[w] = s
