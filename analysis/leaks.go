@@ -189,7 +189,7 @@ func FindLeaks(h *model.Heap, r *Retention, o LeakOptions) LeakReport {
 		}
 		return cands[a].class < cands[b].class
 	})
-	parent := shortestPathTree(h)
+	parent := shortestPathTree(h, false)
 	best := biggestChildren(r)
 	for _, c := range cands {
 		if c.group {
@@ -239,52 +239,6 @@ func (l *LeakReport) percent(b int64) float64 {
 		return 0
 	}
 	return 100 * float64(b) / float64(l.TotalBytes)
-}
-
-// shortestPathTree is the breadth-first tree of the retention graph from
-// the GC roots and system classes: the parent of an object is the one
-// before it on a shortest strong path, rootParent for the roots,
-// noParent for the objects no root reaches.
-func shortestPathTree(h *model.Heap) []uint32 {
-	g := retentionGraph{h: h}
-	parent := make([]uint32, h.NumObjects())
-	for i := range parent {
-		parent[i] = noParent
-	}
-	var queue []model.ObjectIndex
-	for _, s := range g.gcRoots() {
-		parent[s] = rootParent
-		queue = append(queue, s)
-	}
-	for k := 0; k < len(queue); k++ {
-		u := queue[k]
-		g.forEachSucc(u, func(s model.ObjectIndex) {
-			if parent[s] == noParent {
-				parent[s] = uint32(u)
-				queue = append(queue, s)
-			}
-		})
-	}
-	return parent
-}
-
-// chainTo is the path of the shortest path tree from a root to obj, nil
-// when no root reaches obj.
-func chainTo(parent []uint32, obj model.ObjectIndex) []model.ObjectIndex {
-	if parent[obj] == noParent {
-		return nil
-	}
-	var c []model.ObjectIndex
-	for x := obj; ; x = model.ObjectIndex(parent[x]) {
-		c = append(c, x)
-		if parent[x] == rootParent {
-			break
-		}
-	}
-	for a, b := 0, len(c)-1; a < b; a, b = a+1, b-1 {
-		c[a], c[b] = c[b], c[a]
-	}
-	return c
 }
 
 // biggestChildren gives, per preorder number, the preorder number of the

@@ -51,46 +51,8 @@ const (
 // one shortest path per instance, merged by class chain, the chains
 // holding most instances first.
 func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
-	g := retentionGraph{h: h}
-	parent := make([]uint32, h.NumObjects())
-	for i := range parent {
-		parent[i] = noParent
-	}
-	var queue []model.ObjectIndex
-	for _, s := range g.gcRoots() {
-		parent[s] = rootParent
-		queue = append(queue, s)
-	}
-	weak := h.Referents()
-	for k := 0; k < len(queue); k++ {
-		u := queue[k]
-		visit := func(s model.ObjectIndex) {
-			if parent[s] == noParent {
-				parent[s] = uint32(u)
-				queue = append(queue, s)
-			}
-		}
-		g.forEachSucc(u, visit)
-		if o.IncludeWeak {
-			for w := sort.Search(len(weak), func(w int) bool { return weak[w].From >= u }); w < len(weak) && weak[w].From == u; w++ {
-				visit(weak[w].To)
-			}
-		}
-	}
-	queue = nil
-	chain := func(to model.ObjectIndex) []model.ObjectIndex {
-		var c []model.ObjectIndex
-		for x := to; ; x = model.ObjectIndex(parent[x]) {
-			c = append(c, x)
-			if parent[x] == rootParent {
-				break
-			}
-		}
-		for a, b := 0, len(c)-1; a < b; a, b = a+1, b-1 {
-			c[a], c[b] = c[b], c[a]
-		}
-		return c
-	}
+	parent := shortestPathTree(h, o.IncludeWeak)
+	chain := func(to model.ObjectIndex) []model.ObjectIndex { return chainTo(parent, to) }
 	var out RetainerPaths
 	paths := max(o.Paths, 1)
 	if o.Class != nil {
@@ -146,6 +108,8 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 		targets[t] = nil
 	}
 	// The last retainers of each target: every reached object referencing it.
+	g := retentionGraph{h: h}
+	weak := h.Referents()
 	for i := range h.NumObjects() {
 		u := model.ObjectIndex(i)
 		if parent[u] == noParent {
@@ -336,4 +300,58 @@ func frameString(f model.Frame) string {
 		where = "Unknown Source"
 	}
 	return fmt.Sprintf("%s.%s(%s)", f.Class, f.Method, where)
+}
+
+// shortestPathTree is the breadth-first tree of the retention graph from
+// the GC roots and system classes (with includeWeak, referents count as
+// edges too): the parent of an object is the one before it on a shortest
+// path, rootParent for the roots, noParent for the objects no root
+// reaches.
+func shortestPathTree(h *model.Heap, includeWeak bool) []uint32 {
+	g := retentionGraph{h: h}
+	parent := make([]uint32, h.NumObjects())
+	for i := range parent {
+		parent[i] = noParent
+	}
+	var queue []model.ObjectIndex
+	for _, s := range g.gcRoots() {
+		parent[s] = rootParent
+		queue = append(queue, s)
+	}
+	weak := h.Referents()
+	for k := 0; k < len(queue); k++ {
+		u := queue[k]
+		visit := func(s model.ObjectIndex) {
+			if parent[s] == noParent {
+				parent[s] = uint32(u)
+				queue = append(queue, s)
+			}
+		}
+		g.forEachSucc(u, visit)
+		if includeWeak {
+			for w := sort.Search(len(weak), func(w int) bool { return weak[w].From >= u }); w < len(weak) && weak[w].From == u; w++ {
+				visit(weak[w].To)
+			}
+		}
+	}
+	return parent
+}
+
+// chainTo is the path of the shortest path tree from a root to obj, nil
+// when no root reaches obj.
+func chainTo(parent []uint32, obj model.ObjectIndex) []model.ObjectIndex {
+	if parent[obj] == noParent {
+		return nil
+	}
+	var c []model.ObjectIndex
+	for x := obj; ; x = model.ObjectIndex(parent[x]) {
+		c = append(c, x)
+		if parent[x] == rootParent {
+			break
+		}
+	}
+	for a, b := 0, len(c)-1; a < b; a, b = a+1, b-1 {
+		c[a], c[b] = c[b], c[a]
+	}
+	return c
 }
