@@ -1,0 +1,135 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/input"
+	"github.com/hprofctl/hprofctl/parser/threaddump"
+	"github.com/hprofctl/hprofctl/report"
+	"github.com/spf13/cobra"
+)
+
+// deadlockExitCode is the exit status of --exit-code when a deadlock is
+// found.
+const deadlockExitCode = 3
+
+func newDeadlocksCommand(g *globalFlags) *cobra.Command {
+	var exitCode bool
+	cmd := &cobra.Command{
+		Use:   "deadlocks FILE...",
+		Short: "Deadlocked threads in thread dumps: the locks, their owners, the stacks",
+		Long: `deadlocks reads thread dumps — jstack [-l] or jcmd Thread.print [-l] output, a
+SIGQUIT (kill -3) dump inside an application log, a JDK 21+ jcmd
+Thread.dump_to_file dump in JSON or plain text — and finds the deadlocks
+itself, whatever verdict the dump prints.
+
+It builds the wait-for graph: a thread blocked entering a monitor, or parked on
+a ReentrantLock or another ownable synchronizer, waits for the thread that
+holds it; a thread in Object.wait() waits for nobody. Each cycle is a
+deadlock, shown with the lock each thread waits for (kind, class, address or
+name), the thread holding it, and each thread's stack down to the frame that
+took a lock of the cycle. Threads that wait for a deadlocked thread without
+being part of the cycle are listed as blocked behind it.
+
+Dumps that do not record who owns an ownable synchronizer (jstack without -l,
+SIGQUIT dumps, Thread.dump_to_file dumps up to JDK 25 at least) cannot prove a
+deadlock through a ReentrantLock: threads parked on one are listed apart, as
+waits with an unknown owner.
+
+Every dump of each file is read (a log may hold several); --dump N reads only
+the Nth (from 0; -1: the last). JSON is one object per dump, one after the
+other.`,
+		Example: `  jstack -l 1234 > threads.txt && hprofctl deadlocks threads.txt
+  hprofctl deadlocks --exit-code app.log || echo "deadlock or error: $?"
+  hprofctl deadlocks -o json threads.json | jq '.deadlocks[].threads[].name'`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt, err := g.reportOptions()
+			if err != nil {
+				return err
+			}
+			which := allDumps
+			if cmd.Flags().Changed("dump") {
+				which = g.dump
+			}
+			var reports []analysis.DeadlockReport
+			var errs []error
+			for _, path := range args {
+				dumps, err := readThreadDumps(cmd, path, which)
+				if err != nil {
+					errs = append(errs, err)
+				}
+				for _, d := range dumps {
+					r := analysis.FindDeadlocks(d.dump)
+					r.Source = d.source
+					reports = append(reports, r)
+				}
+			}
+			if err := report.Deadlocks(cmd.OutOrStdout(), reports, opt); err != nil {
+				return err
+			}
+			if err := errors.Join(errs...); err != nil {
+				return err
+			}
+			for _, r := range reports {
+				if exitCode && len(r.Deadlocks) > 0 {
+					return &ExitError{Code: deadlockExitCode}
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit with status 3 when a deadlock is found (0: none, 1: error)")
+	return cmd
+}
+
+// allDumps selects every dump of a file.
+const allDumps = -2
+
+// namedDump is a thread dump and the name it is reported under.
+type namedDump struct {
+	dump   *model.ThreadDump
+	source string
+}
+
+// readThreadDumps reads the dumps of one file, or only dump number which
+// (-1: the last; allDumps: every one). A dump cut short is kept, with a
+// warning on stderr.
+func readThreadDumps(cmd *cobra.Command, path string, which int) ([]namedDump, error) {
+	f, err := input.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := threaddump.NewReader(f, threaddump.Options{Name: f.Name})
+	var dumps []*model.ThreadDump
+	for r.Next() {
+		dumps = append(dumps, r.Dump())
+	}
+	err = r.Err()
+	if errors.Is(err, threaddump.ErrTruncated) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "hprofctl: warning: %v\n", err)
+		err = nil
+	}
+	var out []namedDump
+	for k, d := range dumps {
+		if which != allDumps && k != which && (which != -1 || k != len(dumps)-1) {
+			continue
+		}
+		source := f.Name
+		if len(dumps) > 1 {
+			source = fmt.Sprintf("%s, dump %d of %d", f.Name, k+1, len(dumps))
+			if d.Line > 0 {
+				source += fmt.Sprintf(" (line %d)", d.Line)
+			}
+		}
+		out = append(out, namedDump{d, source})
+	}
+	if which != allDumps && len(out) == 0 && err == nil {
+		err = fmt.Errorf("%s: --dump %d: the file holds %d thread dumps", f.Name, which, len(dumps))
+	}
+	return out, err
+}

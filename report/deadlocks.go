@@ -1,0 +1,204 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/model"
+)
+
+// Deadlocks renders the deadlock reports of one or more thread dumps.
+// JSON is one {"deadlocks", "blocked_behind", "owner_unknown", "source",
+// ...} object per dump, one after the other (a JSON stream, as jq reads
+// it). CSV has one row per thread of a deadlock, blocked behind one, or
+// waiting for a lock with an unknown owner. Tables show, per dump, each
+// deadlock's threads, their stacks with their lock lines, and the threads
+// blocked behind it.
+func Deadlocks(w io.Writer, reports []analysis.DeadlockReport, o Options) error {
+	switch o.Format {
+	case JSON:
+		for _, r := range reports {
+			if err := writeJSON(w, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	case CSV:
+		return deadlocksCSV(w, reports, o)
+	}
+	for k, r := range reports {
+		if k > 0 {
+			if _, err := fmt.Fprintln(w); err != nil {
+				return err
+			}
+		}
+		if err := deadlocksTable(w, r, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lockColumns are the columns that describe a waiting thread.
+var lockColumns = []column{{"thread", text}, {"state", text}, {"waits for", text}, {"lock class", text}, {"lock", text}, {"held by", text}}
+
+func lockRow(name, state string, l analysis.LockRef, heldBy string) []any {
+	return []any{name, state, strings.ReplaceAll(l.Kind, "_", " "), l.Class, lockName(l), heldBy}
+}
+
+// lockName is a lock's address, or its name when it has none.
+func lockName(l analysis.LockRef) string {
+	switch {
+	case l.ID != "" && l.Name != "":
+		return fmt.Sprintf("%q %s", l.Name, l.ID)
+	case l.ID != "":
+		return l.ID
+	}
+	return l.Name
+}
+
+func deadlocksCSV(w io.Writer, reports []analysis.DeadlockReport, o Options) error {
+	g := grid{columns: []column{{"source", text}, {"deadlock", count}, {"role", text}, {"thread", text}, {"state", text},
+		{"lock kind", text}, {"lock class", text}, {"lock id", text}, {"lock name", text}, {"held by", text}}}
+	row := func(source string, deadlock any, role, name, state string, l analysis.LockRef, heldBy string) {
+		g.rows = append(g.rows, []any{source, deadlock, role, name, state, l.Kind, l.Class, l.ID, l.Name, heldBy})
+	}
+	for _, r := range reports {
+		for k, d := range r.Deadlocks {
+			for _, t := range d.Threads {
+				row(r.Source, k+1, "deadlocked", t.Name, t.State, t.WaitingFor, t.HeldBy)
+			}
+		}
+		for _, b := range r.BlockedBehind {
+			row(r.Source, b.Deadlock+1, "blocked behind", b.Name, b.State, b.WaitingFor, b.HeldBy)
+		}
+		for _, b := range r.OwnerUnknown {
+			row(r.Source, nil, "owner unknown", b.Name, b.State, b.WaitingFor, "")
+		}
+	}
+	return o.render(w, g)
+}
+
+func deadlocksTable(w io.Writer, r analysis.DeadlockReport, o Options) error {
+	p := &printer{w: w}
+	head := fmt.Sprintf("%s: %d threads", r.Source, r.Threads)
+	if r.Truncated {
+		head += ", cut short (threads after the cut are missing)"
+	}
+	switch len(r.Deadlocks) {
+	case 0:
+		p.line("%s, no deadlock", head)
+	case 1:
+		p.line("%s, 1 deadlock", head)
+	default:
+		p.line("%s, %d deadlocks", head, len(r.Deadlocks))
+	}
+	for k, d := range r.Deadlocks {
+		p.line("")
+		p.line("Deadlock %d: %d threads, each waiting for a lock the next one holds", k+1, len(d.Threads))
+		g := grid{columns: lockColumns}
+		for _, t := range d.Threads {
+			g.rows = append(g.rows, lockRow(t.Name, t.State, t.WaitingFor, t.HeldBy))
+		}
+		if p.err == nil {
+			p.err = o.render(w, g)
+		}
+		for _, t := range d.Threads {
+			p.line("")
+			p.stack(t)
+		}
+		var behind []analysis.BlockedThread
+		for _, b := range r.BlockedBehind {
+			if b.Deadlock == k {
+				behind = append(behind, b)
+			}
+		}
+		if len(behind) > 0 {
+			p.line("")
+			p.line("Blocked behind deadlock %d (not part of it):", k+1)
+			p.blockedTable(behind, o)
+		}
+	}
+	if len(r.OwnerUnknown) > 0 {
+		p.line("")
+		p.line("Parked on a lock whose owner this dump does not record (a JSON or plain-text")
+		p.line("Thread.dump_to_file dump, jstack without -l, or a SIGQUIT dump): a deadlock")
+		p.line("through these locks can be neither shown nor ruled out; jstack -l or")
+		p.line("jcmd Thread.print -l records the owners.")
+		p.blockedTable(r.OwnerUnknown, o)
+	}
+	return p.err
+}
+
+// printer writes lines until the first error, which it keeps.
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) line(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format+"\n", args...)
+	}
+}
+
+func (p *printer) blockedTable(threads []analysis.BlockedThread, o Options) {
+	g := grid{columns: lockColumns}
+	for _, b := range threads {
+		g.rows = append(g.rows, lockRow(b.Name, b.State, b.WaitingFor, b.HeldBy))
+	}
+	if p.err == nil {
+		p.err = o.render(p.w, g)
+	}
+}
+
+// stack prints a deadlocked thread's stack as a thread dump does, each
+// frame followed by its lock lines, then the locks tied to no frame.
+func (p *printer) stack(t analysis.DeadlockThread) {
+	p.line("%q %s, waiting for %s held by %q:", t.Name, t.State, lockText(t.WaitingFor), t.HeldBy)
+	for i, f := range t.Frames {
+		p.line("    at %s", f)
+		for _, l := range t.Locks {
+			if l.Frame == i {
+				p.line("        - %s %s", lockVerb(l), lockText(analysis.LockRefOf(l.Lock)))
+			}
+		}
+	}
+	for _, l := range t.Locks {
+		if l.Frame < 0 {
+			p.line("    %s %s", lockVerb(l), lockText(analysis.LockRefOf(l.Lock)))
+		}
+	}
+}
+
+// lockVerb says what a lock line means, in the words of a thread dump.
+func lockVerb(l model.ThreadLock) string {
+	switch l.Action {
+	case model.Holds:
+		if l.Lock.Kind == model.LockSynchronizer {
+			return "owns"
+		}
+		return "locked"
+	case model.Enters:
+		return "waiting to lock"
+	case model.Parks:
+		return "parked on"
+	case model.WaitsOn:
+		return "waiting on"
+	}
+	return string(l.Action)
+}
+
+// lockText renders a lock as thread dumps do: <0x…> (a CLASS), or <NAME>.
+func lockText(l analysis.LockRef) string {
+	s := "<" + lockName(l) + ">"
+	if l.Class != "" && l.ID != "" {
+		s += " (a " + l.Class + ")"
+	}
+	if l.Kind == string(model.LockRawMonitor) {
+		s = "raw monitor " + s
+	}
+	return s
+}
