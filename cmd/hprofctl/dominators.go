@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"regexp"
 
 	"github.com/hprofctl/hprofctl/analysis"
 	"github.com/hprofctl/hprofctl/report"
@@ -36,19 +34,13 @@ Unreachable objects are counted and left out unless --keep-unreachable.`,
   hprofctl dominators --by-class -o json heap.hprof.gz`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := g.reportOptions()
-			if err != nil {
-				return err
-			}
-			size, err := g.sizeMode()
+			opt, size, err := g.options()
 			if err != nil {
 				return err
 			}
 			do := analysis.DominatorOptions{Top: top, Children: children, ByClass: byClass, Size: size}
-			if class != "" {
-				if do.Class, err = regexp.Compile(class); err != nil {
-					return fmt.Errorf("--class: %w", err)
-				}
+			if do.Class, err = regexpFlag("class", class); err != nil {
+				return err
 			}
 			h, err := g.load(args[0], true)
 			if err != nil {

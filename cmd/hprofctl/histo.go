@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"regexp"
 
 	"github.com/hprofctl/hprofctl/analysis"
 	"github.com/hprofctl/hprofctl/report"
@@ -27,19 +25,13 @@ dump (see 'hprofctl info'); --size fields counts only the field bytes.`,
   hprofctl histo -o csv heap.hprof > histo.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := g.reportOptions()
-			if err != nil {
-				return err
-			}
-			size, err := g.sizeMode()
+			opt, size, err := g.options()
 			if err != nil {
 				return err
 			}
 			ho := analysis.HistoOptions{Sort: sortBy, Top: top, Size: size}
-			if match != "" {
-				if ho.Match, err = regexp.Compile(match); err != nil {
-					return fmt.Errorf("--match: %w", err)
-				}
+			if ho.Match, err = regexpFlag("match", match); err != nil {
+				return err
 			}
 			h, err := g.load(args[0], false)
 			if err != nil {

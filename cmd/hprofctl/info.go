@@ -20,11 +20,7 @@ unknown records).`,
   cat heap.hprof | hprofctl info -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := g.reportOptions()
-			if err != nil {
-				return err
-			}
-			size, err := g.sizeMode()
+			opt, size, err := g.options()
 			if err != nil {
 				return err
 			}

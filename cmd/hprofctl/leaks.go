@@ -43,11 +43,7 @@ point, naming each step as retainers does.`,
   hprofctl leaks -o json heap.hprof | jq '.[0].accumulation_point'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := g.reportOptions()
-			if err != nil {
-				return err
-			}
-			size, err := g.sizeMode()
+			opt, size, err := g.options()
 			if err != nil {
 				return err
 			}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -55,10 +54,8 @@ of FILE, which standard input cannot give: steps then show "?".`,
 				return errors.New("--include-weak and --exclude-weak exclude each other")
 			}
 			ro := analysis.RetainerOptions{Paths: paths, IncludeWeak: includeWeak}
-			if class != "" {
-				if ro.Class, err = regexp.Compile(class); err != nil {
-					return fmt.Errorf("--class: %w", err)
-				}
+			if ro.Class, err = regexpFlag("class", class); err != nil {
+				return err
 			}
 			h, err := g.load(args[0], true)
 			if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"regexp"
 
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
@@ -42,6 +43,29 @@ Every command prints a table for people, or JSON / CSV for scripts (-o).`,
 	pf.IntVar(&g.dump, "dump", -1, "which heap dump of a file holding several (from 0; -1: the last)")
 	root.AddCommand(newInfoCommand(g), newHistoCommand(g), newDominatorsCommand(g), newRetainersCommand(g), newLeaksCommand(g), newDeadlocksCommand(g), newVersionCommand())
 	return root
+}
+
+// options checks the output and size flags every heap command takes.
+func (g *globalFlags) options() (report.Options, model.SizeMode, error) {
+	opt, err := g.reportOptions()
+	if err != nil {
+		return opt, 0, err
+	}
+	size, err := g.sizeMode()
+	return opt, size, err
+}
+
+// regexpFlag compiles the regular expression given to --flag; nil when
+// the flag was not given.
+func regexpFlag(flag, expr string) (*regexp.Regexp, error) {
+	if expr == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("--%s: %w", flag, err)
+	}
+	return re, nil
 }
 
 func (g *globalFlags) reportOptions() (report.Options, error) {
