@@ -1,7 +1,6 @@
 package main
 
 import (
-
 	"github.com/hprofctl/hprofctl/analysis"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
