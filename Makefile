@@ -22,7 +22,7 @@ bench: build
 
 # Each fuzz target for $(FUZZTIME).
 fuzz:
-	for p in ./parser/hprof ./parser/threaddump; do $(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) $$p || exit 1; done
+	for p in ./parser/hprof ./parser/hprofascii ./parser/threaddump; do $(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) $$p || exit 1; done
 
 lint:
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; exit 1)
