@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
-	"strings"
 
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -58,11 +57,12 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 	if o.Class != nil {
 		match := matchingClasses(h, o.Class)
 		type group struct {
-			example []model.ObjectIndex
+			example model.ObjectIndex
 			count   int64
 		}
-		groups := map[string]*group{}
-		var order []string
+		keys := newChainKeys(h, parent)
+		groups := map[uint32]*group{}
+		var order []uint32
 		for i := range h.NumObjects() {
 			obj := model.ObjectIndex(i)
 			c := h.ClassOf(obj)
@@ -74,26 +74,18 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 				out.Unreached++
 				continue
 			}
-			ch := chain(obj)
-			var key strings.Builder
-			for _, x := range ch {
-				if c, ok := h.ClassObjectOf(x); ok && h.Classes[c].Object == x {
-					fmt.Fprintf(&key, "class %d/", c)
-				} else {
-					fmt.Fprintf(&key, "%d/", h.ClassOf(x))
-				}
-			}
-			gr, ok := groups[key.String()]
+			k := keys.of(obj)
+			gr, ok := groups[k]
 			if !ok {
-				gr = &group{example: ch}
-				groups[key.String()] = gr
-				order = append(order, key.String())
+				gr = &group{example: obj}
+				groups[k] = gr
+				order = append(order, k)
 			}
 			gr.count++
 		}
 		sort.SliceStable(order, func(a, b int) bool { return groups[order[a]].count > groups[order[b]].count })
 		for _, k := range order[:min(paths, len(order))] {
-			out.Chains = append(out.Chains, groups[k].example)
+			out.Chains = append(out.Chains, chain(groups[k].example))
 			out.Objects = append(out.Objects, groups[k].count)
 		}
 		return out
@@ -354,4 +346,62 @@ func chainTo(parent []uint32, obj model.ObjectIndex) []model.ObjectIndex {
 		c[a], c[b] = c[b], c[a]
 	}
 	return c
+}
+
+// chainKeys numbers the class chains of the shortest-path tree: two
+// objects get the same key when the paths from their roots pass through
+// objects of the same classes (class objects counting by the class they
+// stand for). Keys are memoized per object, so keying every instance of a
+// class costs one visit of each tree node.
+type chainKeys struct {
+	h      *model.Heap
+	parent []uint32
+	memo   map[model.ObjectIndex]uint32
+	ids    map[chainLink]uint32
+	stack  []model.ObjectIndex
+}
+
+// chainLink is a chain's last class (class objects flagged by the high
+// bit) after the chain of its parent.
+type chainLink struct {
+	parent uint32
+	class  uint32
+}
+
+func newChainKeys(h *model.Heap, parent []uint32) *chainKeys {
+	return &chainKeys{h: h, parent: parent, memo: map[model.ObjectIndex]uint32{}, ids: map[chainLink]uint32{}}
+}
+
+// of returns the key of the chain from a root to obj, which a root
+// reaches.
+func (k *chainKeys) of(obj model.ObjectIndex) uint32 {
+	k.stack = k.stack[:0]
+	x := obj
+	key := uint32(0)
+	for {
+		if m, ok := k.memo[x]; ok {
+			key = m
+			break
+		}
+		k.stack = append(k.stack, x)
+		if k.parent[x] == rootParent {
+			break
+		}
+		x = model.ObjectIndex(k.parent[x])
+	}
+	for i := len(k.stack) - 1; i >= 0; i-- {
+		y := k.stack[i]
+		link := chainLink{parent: key, class: uint32(k.h.ClassOf(y))}
+		if c, ok := k.h.ClassObjectOf(y); ok && k.h.Classes[c].Object == y {
+			link.class = uint32(c) | 1<<31
+		}
+		id, ok := k.ids[link]
+		if !ok {
+			id = uint32(len(k.ids) + 1)
+			k.ids[link] = id
+		}
+		k.memo[y] = id
+		key = id
+	}
+	return key
 }
