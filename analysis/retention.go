@@ -115,6 +115,10 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The numbering is not needed again until the tree is built: drop it
+	// while the work arrays are live, and number the same depth-first
+	// walk again afterwards.
+	r.order = nil
 	semi := semidominators(parent, lowest, predStart, preds)
 	predStart, preds = nil, nil
 	r.idom = nearestCommonDominators(parent, semi)
@@ -123,6 +127,8 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	// them before the result arrays are allocated, so that these reuse
 	// their memory instead of growing the heap.
 	runtime.GC()
+	r.order = make([]uint32, n)
+	g.depthFirst(r.order, nil, g.rootRefs)
 	r.vertex = make([]model.ObjectIndex, len(r.idom))
 	r.vertex[0] = model.NoObject
 	for i, p := range r.order {
@@ -211,7 +217,10 @@ func (g *retentionGraph) forEachSucc(i model.ObjectIndex, fn func(model.ObjectIn
 
 // depthFirst numbers the objects reachable from starts (as children of the
 // virtual root) that have no number yet, in depth-first preorder after the
-// numbers already given, recording each one's tree parent.
+// numbers already given, recording each one's tree parent — or, with a
+// nil parent, numbering a walk again as it was numbered before: then
+// order must hold no numbers and starts must be every start the first
+// walks were given, in the same order.
 func (g *retentionGraph) depthFirst(order []uint32, parent *[]uint32, starts []model.ObjectIndex) {
 	type frame struct {
 		obj    model.ObjectIndex
@@ -219,10 +228,17 @@ func (g *retentionGraph) depthFirst(order []uint32, parent *[]uint32, starts []m
 		cursor int
 	}
 	var stack []frame
+	next := uint32(1)
+	if parent != nil {
+		next = uint32(len(*parent))
+	}
 	visit := func(obj model.ObjectIndex, from uint32) {
-		num := uint32(len(*parent))
+		num := next
+		next++
 		order[obj] = num
-		*parent = append(*parent, from)
+		if parent != nil {
+			*parent = append(*parent, from)
+		}
 		stack = append(stack, frame{obj: obj, num: num})
 	}
 	for _, s := range starts {
