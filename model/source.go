@@ -5,6 +5,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/parser/hprof"
 	"github.com/hprofctl/hprofctl/parser/input"
+	"github.com/hprofctl/hprofctl/parser/jvmpi"
 )
 
 // RecordSource is a stream of heap records in HPROF's vocabulary, which is
@@ -35,6 +36,13 @@ type RecordSource interface {
 
 // openSource opens the record source of a dump file, by its format.
 func openSource(f *input.File) (RecordSource, string, error) {
+	if manifest, ok := jvmpi.ManifestOf(f.Name); ok {
+		src, err := openJVMPI(manifest)
+		if err != nil {
+			return nil, "", err
+		}
+		return src, "jvmpi", nil
+	}
 	r, err := hprof.NewReader(f, hprof.Options{Name: f.Name})
 	if err != nil {
 		return nil, "", err
@@ -54,6 +62,9 @@ func Load(f *input.File, opt LoadOptions) (*Heap, error) {
 	b.h.Source.Compression = string(f.Compression)
 	if err := b.run(); err != nil {
 		return nil, err
+	}
+	if fin, ok := src.(heapFinisher); ok {
+		fin.finishHeap(b.h)
 	}
 	return b.h, nil
 }
