@@ -63,6 +63,11 @@ type builder struct {
 	threadTrace  map[uint32]uint32 // thread serial -> trace serial
 	unloaded     map[uint32]bool   // class serials named by UNLOAD_CLASS
 	agent        bool
+	prof         Profile
+	rawSites     []hprof.AllocSite
+	threadGroups map[uint32]uint64 // START_THREAD serial -> group name id
+	ended        map[uint32]bool   // thread serials named by END_THREAD
+	allocs       map[ObjectAlloc]int64
 	dump         int // dump being kept, -1 before the first
 	infos        []classInfo
 	roots        []rawRoot
@@ -110,16 +115,19 @@ func newBuilder(r RecordSource, opt LoadOptions) *builder {
 	}
 	b := &builder{
 		r: r, opt: opt, h: h,
-		strings:     map[uint64]string{},
-		classNameID: map[uint64]uint64{},
-		classSerial: map[uint32]uint64{},
-		frames:      map[uint64]hprof.Frame{},
-		threadNames: map[uint32]uint64{},
-		threadIDs:   map[uint32]uint64{},
-		threadTrace: map[uint32]uint32{},
-		unloaded:    map[uint32]bool{},
-		dump:        -1,
-		late:        map[int][]uint64{},
+		strings:      map[uint64]string{},
+		classNameID:  map[uint64]uint64{},
+		classSerial:  map[uint32]uint64{},
+		frames:       map[uint64]hprof.Frame{},
+		threadNames:  map[uint32]uint64{},
+		threadIDs:    map[uint32]uint64{},
+		threadTrace:  map[uint32]uint32{},
+		unloaded:     map[uint32]bool{},
+		threadGroups: map[uint32]uint64{},
+		ended:        map[uint32]bool{},
+		allocs:       map[ObjectAlloc]int64{},
+		dump:         -1,
+		late:         map[int][]uint64{},
 	}
 	for i := range b.primClass {
 		b.primClass[i] = NoClass
@@ -211,16 +219,52 @@ func (b *builder) top(rec *hprof.Record) error {
 	case hprof.TagStartThread:
 		st := rec.StartThread
 		b.threadNames[st.ThreadSerial] = st.NameID
+		b.threadGroups[st.ThreadSerial] = st.GroupNameID
 		b.threadIDs[st.ThreadSerial] = st.ThreadID
 		if _, ok := b.threadTrace[st.ThreadSerial]; !ok {
 			b.threadTrace[st.ThreadSerial] = st.TraceSerial
 		}
+	case hprof.TagEndThread:
+		b.ended[rec.EndThread] = true
 	case hprof.TagControlSettings:
 		b.agent = true
+		cs := rec.ControlSettings
+		b.prof.Control = &ControlSettings{AllocTraces: cs.Flags&1 != 0, CPUSampling: cs.Flags&2 != 0, MaxDepth: int(cs.MaxDepth)}
 	case hprof.TagUnloadClass:
 		b.unloaded[rec.UnloadClass] = true
+	case hprof.TagAllocSites:
+		a := rec.AllocSites
+		order := "live bytes"
+		if a.Flags&0x2 != 0 { // sorted by allocation
+			order = "allocated bytes"
+		}
+		b.prof.Sites = &SiteTable{OrderedBy: order, LiveBytes: int64(a.LiveBytes), LiveInstances: int64(a.LiveInstances),
+			AllocBytes: int64(a.AllocatedBytes), AllocInstances: int64(a.AllocatedInstances)}
+		b.rawSites = append(b.rawSites[:0], a.Sites...)
+	case hprof.TagHeapSummary:
+		hs := rec.HeapSummary
+		b.prof.Summary = &HeapSummary{LiveBytes: int64(hs.LiveBytes), LiveInstances: int64(hs.LiveInstances),
+			AllocBytes: int64(hs.AllocatedBytes), AllocInstances: int64(hs.AllocatedInstances)}
+	case hprof.TagCPUSamples:
+		c := rec.CPUSamples
+		t := &CPUTable{Total: int64(c.Total), Rows: make([]CPURow, len(c.Samples))}
+		for i, s := range c.Samples {
+			t.Rows[i] = CPURow{Trace: s.TraceSerial, Count: int64(s.Count)}
+			if c.Total > 0 {
+				t.Rows[i].Self = 100 * float64(s.Count) / float64(c.Total)
+			}
+		}
+		b.prof.CPU = t
 	}
 	return nil
+}
+
+// countAlloc counts a heap object of an agent file under its class and
+// allocation trace.
+func (b *builder) countAlloc(c ClassIndex, trace, length uint32) {
+	if b.agent && trace != 0 {
+		b.allocs[ObjectAlloc{Class: c, Trace: trace, Length: length}]++
+	}
 }
 
 // startDump drops what an earlier heap dump of the file left: with several
@@ -234,6 +278,7 @@ func (b *builder) startDump(d int) {
 	b.objects.reset()
 	b.deferred, b.deferredData = nil, nil
 	b.late = map[int][]uint64{}
+	b.allocs = map[ObjectAlloc]int64{}
 	for i := range b.primClass {
 		b.primClass[i] = NoClass
 	}
@@ -302,6 +347,7 @@ func (b *builder) sub(rec *hprof.Record) error {
 		a := rec.ObjArray
 		c := b.classFor(a.ClassID)
 		b.countArray(c, TypeObject, a.Length)
+		b.countAlloc(c, a.TraceSerial, a.Length)
 		b.observe(a.ID, c, a.Length)
 		if !b.opt.Objects {
 			return nil
@@ -318,6 +364,7 @@ func (b *builder) sub(rec *hprof.Record) error {
 		a := rec.PrimArray
 		c := b.primArrayClass(Type(a.ElemType))
 		b.countArray(c, Type(a.ElemType), a.Length)
+		b.countAlloc(c, a.TraceSerial, a.Length)
 		b.observe(a.ID, c, a.Length)
 		if b.opt.Objects {
 			b.objects.add(a.ID, c, a.Length)
@@ -350,6 +397,7 @@ func (b *builder) instance(rec *hprof.Record) error {
 	in := rec.Instance
 	c := b.classFor(in.ClassID)
 	b.h.Classes[c].Instances++
+	b.countAlloc(c, in.TraceSerial, 0)
 	b.observe(in.ID, c, 0)
 	if !b.opt.Objects {
 		return nil
@@ -565,8 +613,69 @@ func (b *builder) finish() error {
 	}
 	b.buildRoots()
 	b.buildTraces()
+	b.buildProfile()
 	b.chooseLayout()
 	return nil
+}
+
+// buildProfile fills the Heap's Profile from the agent's records: sites
+// and threads named, the traces shared with the Heap, and the heap
+// objects counted by allocation trace.
+func (b *builder) buildProfile() {
+	h := b.h
+	p := &b.prof
+	p.Source = h.Source
+	p.Traces = h.Traces
+	p.Anomalies = h.Anomalies
+	p.Truncated = h.Truncated
+	if p.Sites != nil {
+		p.Sites.Sites = make([]AllocSite, len(b.rawSites))
+		for i, s := range b.rawSites {
+			name := JavaClassName(b.name(b.classNameID[b.classSerial[s.ClassSerial]]))
+			if _, ok := b.classSerial[s.ClassSerial]; !ok {
+				name = fmt.Sprintf("<unknown class serial %d>", s.ClassSerial)
+				if t := Type(s.ArrayType); t != 0 && t != TypeObject {
+					name = PrimitiveArrayName(t)
+				}
+			}
+			p.Sites.Sites[i] = AllocSite{Class: name, Trace: s.TraceSerial,
+				LiveBytes: int64(s.LiveBytes), LiveInstances: int64(s.LiveInstances),
+				AllocBytes: int64(s.AllocBytes), AllocInstances: int64(s.AllocInstances)}
+		}
+	}
+	for serial, id := range b.threadIDs {
+		t := ProfileThread{Serial: serial, ObjectID: id, Name: b.name(b.threadNames[serial]), Trace: b.threadTrace[serial], Ended: b.ended[serial]}
+		if g := b.threadGroups[serial]; g != 0 {
+			t.Group = b.name(g)
+		}
+		p.Threads = append(p.Threads, t)
+	}
+	sort.Slice(p.Threads, func(i, j int) bool { return p.Threads[i].Serial < p.Threads[j].Serial })
+	for serial := range b.unloaded {
+		if id, ok := b.classSerial[serial]; ok {
+			p.UnloadedClasses = append(p.UnloadedClasses, JavaClassName(b.name(b.classNameID[id])))
+		}
+	}
+	sort.Strings(p.UnloadedClasses)
+	if p.Source.Producer == "hprof-agent" {
+		h.allocs = make([]ObjectAlloc, 0, len(b.allocs))
+		for k, n := range b.allocs {
+			k.Count = n
+			h.allocs = append(h.allocs, k)
+		}
+		sort.Slice(h.allocs, func(i, j int) bool {
+			a, c := h.allocs[i], h.allocs[j]
+			if a.Class != c.Class {
+				return a.Class < c.Class
+			}
+			if a.Trace != c.Trace {
+				return a.Trace < c.Trace
+			}
+			return a.Length < c.Length
+		})
+	}
+	b.allocs, b.rawSites = nil, nil
+	h.profile = p
 }
 
 // reportUndumpedClasses flags classes that a LOAD_CLASS record announces

@@ -244,6 +244,11 @@ type Heap struct {
 	classByID    map[uint64]ClassIndex
 	classSize    []int64 // per class: JVM shallow size of one instance
 	mirrorSize   []int64 // per class: JVM size of its class object
+	// profile is what the file records besides the heap (agent files).
+	profile *Profile
+	// allocs counts the objects by class and allocation trace, for
+	// agent files whose objects carry allocation traces.
+	allocs []ObjectAlloc
 }
 
 // NumObjects is the number of objects, class objects included.
@@ -397,3 +402,13 @@ func (h *Heap) ClassClass() ClassIndex {
 }
 
 func (h *Heap) isClassClass(c ClassIndex) bool { return h.Classes[c].Name == "java.lang.Class" }
+
+// Profile returns the profiling records of the file the heap came from:
+// allocation sites, CPU samples, threads, traces. Never nil after Load.
+func (h *Heap) Profile() *Profile { return h.profile }
+
+// ObjectAllocs returns the dump's objects counted by class, allocation
+// trace and array length, ordered so; empty unless the hprof agent wrote
+// the dump (other writers record no allocation traces). Class objects are
+// not counted. The slice is shared; do not modify it.
+func (h *Heap) ObjectAllocs() []ObjectAlloc { return h.allocs }

@@ -41,7 +41,7 @@ Every command prints a table for people, or JSON / CSV for scripts (-o).`,
 	pf.BoolVar(&g.bytes, "bytes", false, "print exact byte counts in tables instead of KiB/MiB")
 	pf.StringVar(&g.size, "size", "jvm", "shallow sizes: jvm (header, layout and padding, as jmap -histo) or fields (field bytes the dump records)")
 	pf.IntVar(&g.dump, "dump", -1, "which dump of a file holding several — heap dumps, or thread dumps for deadlocks (from 0; -1: the last)")
-	root.AddCommand(newInfoCommand(g), newHistoCommand(g), newDominatorsCommand(g), newRetainersCommand(g), newLeaksCommand(g), newDeadlocksCommand(g), newVersionCommand())
+	root.AddCommand(newInfoCommand(g), newHistoCommand(g), newDominatorsCommand(g), newRetainersCommand(g), newLeaksCommand(g), newDeadlocksCommand(g), newSitesCommand(g), newCPUCommand(g), newThreadsCommand(g), newMonitorsCommand(g), newVersionCommand())
 	return root
 }
 

@@ -1,0 +1,340 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/hprofctl/hprofctl/model"
+)
+
+// Where the numbers of a sites report come from.
+const (
+	// SitesFromRecords: the agent's own SITES section or ALLOC_SITES record.
+	SitesFromRecords = "sites-record"
+	// SitesFromHeapTraces: the live objects of an agent heap dump, whose
+	// objects carry allocation traces, counted by class and trace.
+	SitesFromHeapTraces = "heap-traces"
+	// SitesFromStackRoots: no allocation traces; the objects that stack
+	// frames root, counted by class and frame, with retained sizes.
+	SitesFromStackRoots = "stack-roots"
+)
+
+// SiteOptions choose how allocation sites are grouped, ordered and cut.
+type SiteOptions struct {
+	// By rolls sites up: "" or "site" (class and trace, as the agent),
+	// "class", "trace" or "method" (the innermost frame's method).
+	By string
+	// Sort is "live" (default: live bytes) or "alloc" (allocated bytes).
+	Sort string
+	// Depth keeps the innermost Depth frames of each trace; 0 keeps all.
+	Depth int
+	// Top keeps the first Top rows; 0 keeps all.
+	Top int
+	// Size chooses the shallow sizes of heap objects (heap-traces and
+	// stack-roots sources).
+	Size model.SizeMode
+}
+
+// StackFrame is a frame as reports show it.
+type StackFrame struct {
+	// Method is "package.Class.method".
+	Method string `json:"method"`
+	File   string `json:"file"`
+	// Line is the source line, or model.LineUnknown, LineCompiled,
+	// LineNative.
+	Line int32 `json:"line"`
+}
+
+// SiteRow is one allocation site (or one group of sites, rolled up).
+type SiteRow struct {
+	Rank           int     `json:"rank"`
+	Class          string  `json:"class"`
+	LiveBytes      int64   `json:"live_bytes"`
+	LiveInstances  int64   `json:"live_instances"`
+	AllocBytes     int64   `json:"alloc_bytes"`
+	AllocInstances int64   `json:"alloc_instances"`
+	Percent        float64 `json:"percent"`
+	CumPercent     float64 `json:"cumulative_percent"`
+	// Trace is the stack trace serial; 0 for rows rolled up by class or
+	// method.
+	Trace uint32 `json:"trace"`
+	// Thread names the thread of a stack-roots row.
+	Thread string       `json:"thread,omitempty"`
+	Frames []StackFrame `json:"frames"`
+	Source string       `json:"source"`
+}
+
+// SitesReport is a ranked allocation-site table.
+type SitesReport struct {
+	// Source says where the numbers come from (SitesFrom...).
+	Source string
+	// Note says what the source can and cannot tell, for people.
+	Note string
+	// Rows are the sites kept; Sites counts the sites before Top.
+	Rows  []SiteRow
+	Sites int
+	// Total sums every site; percentages are shares of its live (or
+	// allocated) bytes.
+	Total SiteRow
+}
+
+// SitesFromProfile ranks the agent's own allocation-site table.
+func SitesFromProfile(p *model.Profile, o SiteOptions) (SitesReport, error) {
+	t := p.Sites
+	if t == nil {
+		return SitesReport{}, fmt.Errorf("%s: the file has no allocation sites", p.Source.File)
+	}
+	rows := make([]SiteRow, len(t.Sites))
+	for i, s := range t.Sites {
+		rows[i] = SiteRow{Class: s.Class, Trace: s.Trace, LiveBytes: s.LiveBytes, LiveInstances: s.LiveInstances,
+			AllocBytes: s.AllocBytes, AllocInstances: s.AllocInstances}
+	}
+	total := SiteRow{LiveBytes: t.LiveBytes, LiveInstances: t.LiveInstances, AllocBytes: t.AllocBytes, AllocInstances: t.AllocInstances}
+	r := SitesReport{Source: SitesFromRecords, Note: fmt.Sprintf("allocation sites as the hprof agent recorded them (ordered by %s)", t.OrderedBy)}
+	return finishSites(r, rows, total, p, o)
+}
+
+// SitesFromHeap counts the live objects of an agent heap dump by class
+// and allocation trace (model.Heap.ObjectAllocs). A heap dump holds only
+// the live objects, so allocated equals live.
+func SitesFromHeap(h *model.Heap, o SiteOptions) (SitesReport, error) {
+	allocs := h.ObjectAllocs()
+	if len(allocs) == 0 {
+		return SitesReport{}, fmt.Errorf("%s: the heap objects carry no allocation traces", h.Source.File)
+	}
+	type key struct {
+		class model.ClassIndex
+		trace uint32
+	}
+	index := map[key]int{}
+	var rows []SiteRow
+	var total SiteRow
+	for _, a := range allocs {
+		var size int64
+		if h.Classes[a.Class].IsArray() {
+			size = h.ArrayBytes(a.Class, int64(a.Length), o.Size)
+		} else {
+			size = h.InstanceBytes(a.Class, o.Size)
+		}
+		k := key{a.Class, a.Trace}
+		i, ok := index[k]
+		if !ok {
+			i = len(rows)
+			index[k] = i
+			rows = append(rows, SiteRow{Class: h.Classes[a.Class].Name, Trace: a.Trace})
+		}
+		rows[i].LiveInstances += a.Count
+		rows[i].LiveBytes += a.Count * size
+		total.LiveInstances += a.Count
+		total.LiveBytes += a.Count * size
+	}
+	for i := range rows {
+		rows[i].AllocBytes, rows[i].AllocInstances = rows[i].LiveBytes, rows[i].LiveInstances
+	}
+	total.AllocBytes, total.AllocInstances = total.LiveBytes, total.LiveInstances
+	r := SitesReport{Source: SitesFromHeapTraces, Note: "live objects of the heap dump by class and allocation trace (a heap dump records no freed objects, so allocated = live)"}
+	return finishSites(r, rows, total, h.Profile(), o)
+}
+
+// SitesFromRoots is what a dump without allocation traces tells about
+// where objects come from: the objects that Java stack frames root (local
+// variables and operands), by class and frame, each with the bytes it
+// retains. r is the dominator tree of h.
+func SitesFromRoots(h *model.Heap, r *Retention, o SiteOptions) (SitesReport, error) {
+	type key struct {
+		class  model.ClassIndex
+		thread int32
+		frame  int32
+	}
+	index := map[key]int{}
+	seen := map[model.ObjectIndex]bool{}
+	var rows []SiteRow
+	var frames [][]model.Frame
+	var total SiteRow
+	for _, rt := range h.Roots {
+		if rt.Kind != model.RootJavaFrame || rt.Object == model.NoObject || rt.Thread < 0 || seen[rt.Object] || !r.Reachable(rt.Object) {
+			continue
+		}
+		seen[rt.Object] = true
+		c := h.ClassOf(rt.Object)
+		k := key{c, rt.Thread, rt.Frame}
+		i, ok := index[k]
+		if !ok {
+			i = len(rows)
+			index[k] = i
+			th := h.Threads[rt.Thread]
+			row := SiteRow{Class: h.Classes[c].Name, Thread: threadLabel(th)}
+			var fr []model.Frame
+			if th.Trace >= 0 {
+				t := h.Traces[th.Trace]
+				row.Trace = t.Serial
+				if rt.Frame >= 0 && int(rt.Frame) < len(t.Frames) {
+					fr = t.Frames[rt.Frame:]
+				}
+			}
+			rows = append(rows, row)
+			frames = append(frames, fr)
+		}
+		b := r.RetainedBytes(rt.Object)
+		rows[i].LiveInstances++
+		rows[i].LiveBytes += b
+		total.LiveInstances++
+		total.LiveBytes += b
+	}
+	for i := range rows {
+		rows[i].Frames = reportFrames(frames[i], 0)
+	}
+	total.AllocBytes, total.AllocInstances = total.LiveBytes, total.LiveInstances
+	for i := range rows {
+		rows[i].AllocBytes, rows[i].AllocInstances = rows[i].LiveBytes, rows[i].LiveInstances
+	}
+	rep := SitesReport{Source: SitesFromStackRoots, Note: "this dump records no allocation sites (its objects carry no allocation traces, as in every HotSpot dump); " +
+		"shown instead: the objects Java stack frames hold, by class and frame, with the bytes each retains (live = retained; instances = objects the frames root)"}
+	withFrames := o
+	withFrames.Depth = -1 // frames already cut to the rooting frame
+	rep, err := finishSites(rep, rows, total, nil, withFrames)
+	if err != nil {
+		return rep, err
+	}
+	if o.Depth > 0 {
+		for i := range rep.Rows {
+			if len(rep.Rows[i].Frames) > o.Depth {
+				rep.Rows[i].Frames = rep.Rows[i].Frames[:o.Depth]
+			}
+		}
+	}
+	return rep, nil
+}
+
+func threadLabel(t model.Thread) string {
+	if t.Name != "" {
+		return t.Name
+	}
+	return fmt.Sprintf("thread %d", t.Serial)
+}
+
+// finishSites resolves frames (from p's traces, unless Depth < 0 says the
+// rows have theirs), rolls up, sorts, ranks and cuts.
+func finishSites(r SitesReport, rows []SiteRow, total SiteRow, p *model.Profile, o SiteOptions) (SitesReport, error) {
+	if p != nil && o.Depth >= 0 {
+		for i := range rows {
+			if t := p.Trace(rows[i].Trace); t != nil {
+				rows[i].Frames = reportFrames(t.Frames, o.Depth)
+			}
+		}
+	}
+	switch o.By {
+	case "", "site":
+	case "class":
+		rows = rollUp(rows, func(s *SiteRow) string { return s.Class }, func(s *SiteRow) { s.Trace, s.Frames, s.Thread = 0, nil, "" })
+	case "trace":
+		rows = rollUp(rows, func(s *SiteRow) string { return fmt.Sprint(s.Trace, "\x00", s.Thread) }, func(s *SiteRow) {})
+	case "method":
+		rows = rollUp(rows, func(s *SiteRow) string {
+			if len(s.Frames) == 0 {
+				return ""
+			}
+			return s.Frames[0].Method
+		}, func(s *SiteRow) {
+			s.Trace, s.Thread = 0, ""
+			if len(s.Frames) > 1 {
+				s.Frames = s.Frames[:1]
+			}
+		})
+	default:
+		return r, fmt.Errorf("unknown --by %q: expected class, trace or method", o.By)
+	}
+	var metric func(s *SiteRow) int64
+	switch o.Sort {
+	case "", "live":
+		metric = func(s *SiteRow) int64 { return s.LiveBytes }
+	case "alloc":
+		metric = func(s *SiteRow) int64 { return s.AllocBytes }
+	default:
+		return r, fmt.Errorf("unknown --sort %q: expected live or alloc", o.Sort)
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := metric(&rows[i]), metric(&rows[j])
+		if a != b {
+			return a > b
+		}
+		if rows[i].Class != rows[j].Class {
+			return rows[i].Class < rows[j].Class
+		}
+		return rows[i].Trace < rows[j].Trace
+	})
+	whole := metric(&total)
+	var cum int64
+	for i := range rows {
+		rows[i].Rank = i + 1
+		rows[i].Source = r.Source
+		cum += metric(&rows[i])
+		if whole > 0 {
+			rows[i].Percent = 100 * float64(metric(&rows[i])) / float64(whole)
+			rows[i].CumPercent = 100 * float64(cum) / float64(whole)
+		}
+		if rows[i].Frames == nil {
+			rows[i].Frames = []StackFrame{}
+		}
+	}
+	r.Sites = len(rows)
+	total.Class = "total"
+	total.Source = r.Source
+	r.Total = total
+	if o.Top > 0 && len(rows) > o.Top {
+		rows = rows[:o.Top]
+	}
+	r.Rows = rows
+	return r, nil
+}
+
+// rollUp merges the rows of equal key, in order of first appearance; the
+// class of a merged row of several classes says how many; reset clears
+// what no longer applies to a merged row.
+func rollUp(rows []SiteRow, key func(*SiteRow) string, reset func(*SiteRow)) []SiteRow {
+	index := map[string]int{}
+	classes := map[string]map[string]bool{}
+	var out []SiteRow
+	for _, s := range rows {
+		k := key(&s)
+		i, ok := index[k]
+		if !ok {
+			i = len(out)
+			index[k] = i
+			classes[k] = map[string]bool{}
+			reset(&s)
+			out = append(out, s)
+		} else {
+			o := &out[i]
+			o.LiveBytes += s.LiveBytes
+			o.LiveInstances += s.LiveInstances
+			o.AllocBytes += s.AllocBytes
+			o.AllocInstances += s.AllocInstances
+		}
+		classes[k][s.Class] = true
+		if n := len(classes[k]); n > 1 {
+			out[i].Class = fmt.Sprintf("<%d classes>", n)
+		}
+	}
+	return out
+}
+
+// reportFrames converts the innermost depth frames (all when depth is 0).
+func reportFrames(frames []model.Frame, depth int) []StackFrame {
+	if depth > 0 && len(frames) > depth {
+		frames = frames[:depth]
+	}
+	out := make([]StackFrame, len(frames))
+	for i, f := range frames {
+		out[i] = StackFrame{Method: MethodName(f), File: f.File, Line: f.Line}
+	}
+	return out
+}
+
+// MethodName is a frame's method as "package.Class.method".
+func MethodName(f model.Frame) string {
+	if f.Class == "" {
+		return f.Method
+	}
+	return f.Class + "." + f.Method
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/report"
+	"github.com/spf13/cobra"
+)
+
+func newCPUCommand(g *globalFlags) *cobra.Command {
+	var (
+		co analysis.CPUOptions
+		by string
+	)
+	cmd := &cobra.Command{
+		Use:   "cpu FILE",
+		Short: "CPU profile of the hprof agent: traces by share of samples or time",
+		Long: `cpu reads the hprof agent's CPU SAMPLES (cpu=samples, ASCII or binary) or CPU
+TIME (cpu=times, ASCII) and ranks the stack traces by their share of the
+samples (of the time), with the cumulative share. --by method totals per
+method: self, where it is the innermost frame, and total, wherever in a trace
+it is.
+
+-o pprof writes a gzipped profile.proto to standard output, which go tool
+pprof and flame graph tools open (this command only).`,
+		Example: `  hprofctl cpu java.hprof.txt
+  hprofctl cpu --by method --top 20 java.hprof.txt
+  hprofctl cpu -o pprof java.hprof.txt > cpu.pb.gz && go tool pprof -top cpu.pb.gz`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pprof := g.output == "pprof"
+			var opt report.Options
+			if !pprof {
+				var err error
+				if opt, err = g.reportOptions(); err != nil {
+					return err
+				}
+			}
+			if by != "trace" && by != "method" {
+				return fmt.Errorf("unknown --by %q: expected trace or method", by)
+			}
+			p, _, err := g.loadProfile(args[0], false)
+			if err != nil {
+				return err
+			}
+			if pprof {
+				co.Top = 0
+			}
+			r, err := analysis.CPU(p, co)
+			if err != nil {
+				return err
+			}
+			switch {
+			case pprof:
+				return report.CPUPprof(cmd.OutOrStdout(), r)
+			case by == "method":
+				return report.CPUMethods(cmd.OutOrStdout(), r, opt)
+			}
+			return report.CPU(cmd.OutOrStdout(), r, opt)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&by, "by", "trace", "rank traces, or methods (self and total shares)")
+	f.IntVar(&co.Depth, "depth", 0, "frames of each stack trace to show (0: all the file has)")
+	f.IntVar(&co.Top, "top", 0, "show only the first N rows (0: all)")
+	return cmd
+}

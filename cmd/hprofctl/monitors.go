@@ -1,0 +1,40 @@
+package main
+
+import (
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/report"
+	"github.com/spf13/cobra"
+)
+
+func newMonitorsCommand(g *globalFlags) *cobra.Command {
+	var depth int
+	cmd := &cobra.Command{
+		Use:   "monitors FILE",
+		Short: "Monitor contention and monitor state of the hprof agent",
+		Long: `monitors reads the hprof agent's MONITOR TIME section (monitor=y: contended
+monitors ranked by the time threads waited to enter them, with the trace where
+they waited) and its MONITOR DUMP (every monitor in use: owner, entry count,
+threads waiting to enter and waiting to be notified). Only the agent's ASCII
+output (format=a) holds them.`,
+		Example: `  hprofctl monitors java.hprof.txt
+  hprofctl monitors -o json java.hprof.txt | jq '.contended[0]'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt, err := g.reportOptions()
+			if err != nil {
+				return err
+			}
+			p, _, err := g.loadProfile(args[0], false)
+			if err != nil {
+				return err
+			}
+			r, err := analysis.Monitors(p, depth)
+			if err != nil {
+				return err
+			}
+			return report.Monitors(cmd.OutOrStdout(), r, opt)
+		},
+	}
+	cmd.Flags().IntVar(&depth, "depth", 0, "frames of each stack trace to show (0: all the file has)")
+	return cmd
+}

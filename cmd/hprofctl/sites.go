@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/input"
+	"github.com/hprofctl/hprofctl/report"
+	"github.com/spf13/cobra"
+)
+
+func newSitesCommand(g *globalFlags) *cobra.Command {
+	var so analysis.SiteOptions
+	cmd := &cobra.Command{
+		Use:   "sites FILE",
+		Short: "Allocation sites: live and allocated bytes per class and stack trace",
+		Long: `sites ranks allocation sites as the hprof agent's own SITES table does: class,
+live bytes and instances, allocated bytes and instances, percent and
+cumulative percent, and each site's stack trace (--depth N frames).
+
+The numbers come from the best source the file has, which the output names:
+  sites-record  the agent's SITES section (ASCII) or ALLOC_SITES record (binary);
+  heap-traces   an agent heap dump (heap=dump) whose objects carry allocation
+                traces: its live objects by class and trace;
+  stack-roots   a dump without allocation traces (every HotSpot dump): the
+                objects Java stack frames hold, by class and frame, with the
+                bytes each retains.
+
+--by class|trace|method rolls the sites up; --sort live|alloc orders them.`,
+		Example: `  hprofctl sites java.hprof.txt
+  hprofctl sites --by method --top 20 heap.hprof
+  hprofctl sites -o json --depth 3 java.hprof | jq '.[0]'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt, size, err := g.options()
+			if err != nil {
+				return err
+			}
+			so.Size = size
+			p, h, err := g.loadProfile(args[0], true)
+			if err != nil {
+				return err
+			}
+			var r analysis.SitesReport
+			switch {
+			case p.Sites != nil:
+				r, err = analysis.SitesFromProfile(p, so)
+			case h == nil:
+				return fmt.Errorf("%s: the file has no SITES section", args[0])
+			case len(h.ObjectAllocs()) > 0:
+				r, err = analysis.SitesFromHeap(h, so)
+			default:
+				var ret *analysis.Retention
+				if ret, err = analysis.ComputeRetention(h, analysis.RetentionOptions{Size: size}); err != nil {
+					return err
+				}
+				r, err = analysis.SitesFromRoots(h, ret, so)
+			}
+			if err != nil {
+				return err
+			}
+			return report.Sites(cmd.OutOrStdout(), r, opt)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&so.By, "by", "site", "roll up: site (class and trace), class, trace or method")
+	f.StringVar(&so.Sort, "sort", "live", "order: live (live bytes) or alloc (allocated bytes)")
+	f.IntVar(&so.Depth, "depth", 0, "frames of each stack trace to show (0: all the file has)")
+	f.IntVar(&so.Top, "top", 0, "show only the first N sites (0: all)")
+	return cmd
+}
+
+// fileKind is what kind of input a profiling command was given.
+type fileKind int
+
+const (
+	kindHprof fileKind = iota
+	kindASCII
+	kindThreadDump
+)
+
+// openKind opens path and tells its kind from the first bytes: binary
+// HPROF, the hprof agent's ASCII output, or anything else (a thread dump,
+// for the commands that read them). The returned File reads from the
+// start.
+func openKind(path string) (*input.File, fileKind, io.Closer, error) {
+	f, err := input.Open(path)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, err := br.Peek(32)
+	if err != nil && !errors.Is(err, io.EOF) {
+		f.Close()
+		return nil, 0, nil, fmt.Errorf("%s: %w", f.Name, err)
+	}
+	kind := kindThreadDump
+	switch {
+	case model.IsASCIIProfile(head):
+		kind = kindASCII
+	case bytes.HasPrefix(head, []byte("JAVA PROFILE 1.0")):
+		kind = kindHprof
+	}
+	inner, err := input.NewFile(f.Name, io.NopCloser(br), f.Size)
+	if err != nil {
+		f.Close()
+		return nil, 0, nil, err
+	}
+	return inner, kind, f, nil
+}
+
+// loadProfile reads the profiling data of an agent file, ASCII or binary;
+// for a binary file the heap too (with its objects when objects is set).
+func (g *globalFlags) loadProfile(path string, objects bool) (*model.Profile, *model.Heap, error) {
+	f, err := input.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	if isTerminal(os.Stderr) {
+		pr := report.StartProgress(os.Stderr, "reading "+f.Name, f.Size, f.StoredOffset)
+		defer pr.Stop()
+	}
+	p, h, err := model.LoadProfile(f, model.LoadOptions{Dump: g.dump, Objects: objects})
+	if err != nil {
+		return nil, nil, err
+	}
+	if p.Truncated {
+		fmt.Fprintf(os.Stderr, "hprofctl: warning: %s is truncated; showing what was read before the cut\n", f.Name)
+	}
+	return p, h, nil
+}

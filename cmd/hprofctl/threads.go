@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/threaddump"
+	"github.com/hprofctl/hprofctl/report"
+	"github.com/spf13/cobra"
+)
+
+func newThreadsCommand(g *globalFlags) *cobra.Command {
+	var depth int
+	cmd := &cobra.Command{
+		Use:   "threads FILE",
+		Short: "Threads with their state and stack trace",
+		Long: `threads lists every thread a file knows, with its state where the file records
+one and its stack trace:
+  binary HPROF   ROOT_THREAD_OBJ with its STACK TRACE (HotSpot), START_THREAD
+                 and END_THREAD (hprof agent; no states but TERMINATED);
+  ASCII hprof    THREAD START / END, with the state and stack of MONITOR DUMP;
+  thread dumps   jstack, jcmd Thread.print, SIGQUIT output, Thread.dump_to_file
+                 (--dump N picks one dump of several; default the last).`,
+		Example: `  hprofctl threads heap.hprof
+  hprofctl threads -o json jstack.txt | jq '.[] | select(.state == "BLOCKED")'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt, err := g.reportOptions()
+			if err != nil {
+				return err
+			}
+			f, kind, closer, err := openKind(args[0])
+			if err != nil {
+				return err
+			}
+			defer closer.Close()
+			var rows []analysis.ThreadRow
+			switch kind {
+			case kindThreadDump:
+				d, err := lastThreadDump(cmd, f.Name, threaddump.NewReader(f, threaddump.Options{Name: f.Name}), g.dump)
+				if err != nil {
+					return err
+				}
+				rows = analysis.ThreadsFromDump(d, depth)
+			default:
+				p, h, err := model.LoadProfile(f, model.LoadOptions{Dump: g.dump})
+				if err != nil {
+					return err
+				}
+				if h != nil {
+					rows = analysis.ThreadsFromHeap(h, depth)
+				} else {
+					rows = analysis.ThreadsFromProfile(p, depth)
+				}
+			}
+			return report.Threads(cmd.OutOrStdout(), rows, opt)
+		},
+	}
+	cmd.Flags().IntVar(&depth, "depth", 0, "frames of each stack to show (0: all the file has)")
+	return cmd
+}
+
+// lastThreadDump reads dump number which of a thread-dump file (-1: the
+// last); a dump cut short is kept, with a warning.
+func lastThreadDump(cmd *cobra.Command, name string, r *threaddump.Reader, which int) (*model.ThreadDump, error) {
+	var dumps []*model.ThreadDump
+	for r.Next() {
+		dumps = append(dumps, r.Dump())
+	}
+	if err := r.Err(); err != nil {
+		if !errors.Is(err, threaddump.ErrTruncated) {
+			return nil, err
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "hprofctl: warning: %v\n", err)
+	}
+	switch {
+	case which == -1 && len(dumps) > 0:
+		return dumps[len(dumps)-1], nil
+	case which >= 0 && which < len(dumps):
+		return dumps[which], nil
+	}
+	return nil, fmt.Errorf("%s: --dump %d: the file holds %d thread dumps", name, which, len(dumps))
+}

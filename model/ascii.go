@@ -1,0 +1,171 @@
+package model
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/hprofctl/hprofctl/parser/hprofascii"
+	"github.com/hprofctl/hprofctl/parser/input"
+)
+
+// IsASCIIProfile reports whether the first bytes of a (decompressed) file
+// are those of the hprof agent's ASCII output (java.hprof.txt): its
+// "JAVA PROFILE 1.0.1, created ..." header line, or the old prof table of
+// cpu=old output. A binary HPROF file ends its header string with a NUL
+// instead.
+func IsASCIIProfile(head []byte) bool {
+	if rest, ok := bytes.CutPrefix(head, []byte("JAVA PROFILE 1.0.")); ok {
+		return len(rest) >= 2 && rest[0] >= '0' && rest[0] <= '9' && rest[1] == ','
+	}
+	return bytes.HasPrefix(head, []byte("count callee caller time"))
+}
+
+// LoadProfile reads the profiling data of an hprof agent file, ASCII or
+// binary. For a binary file it loads the heap with opt and returns it
+// too; for an ASCII file the heap is nil (its HEAP DUMP section is not
+// read into the heap model).
+func LoadProfile(f *input.File, opt LoadOptions) (*Profile, *Heap, error) {
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, err := br.Peek(32)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, nil, fmt.Errorf("%s: %w", f.Name, err)
+	}
+	if IsASCIIProfile(head) {
+		p, err := LoadASCII(br, f.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.Source.Compression = string(f.Compression)
+		return p, nil, nil
+	}
+	inner, err := input.NewFile(f.Name, io.NopCloser(br), f.Size)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := Load(inner, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	h.Source.Compression = string(f.Compression)
+	h.profile.Source.Compression = h.Source.Compression
+	return h.profile, h, nil
+}
+
+// LoadASCII reads the hprof agent's ASCII output from src into a Profile:
+// threads, traces, and the last SITES, CPU SAMPLES or CPU TIME, MONITOR
+// TIME and MONITOR DUMP sections. A file cut short keeps what was read
+// before the cut, with Truncated set.
+func LoadASCII(src io.Reader, name string) (*Profile, error) {
+	r, err := hprofascii.NewReader(src, hprofascii.Options{Name: name})
+	if err != nil {
+		return nil, err
+	}
+	hdr := r.Header()
+	p := &Profile{Source: Source{File: name, Format: "hprof-ascii", Version: hdr.Version, Time: hdr.Created, Producer: "hprof-agent", Dump: -1}}
+	ended := map[uint32]bool{}
+	for r.Next() {
+		rec := r.Record()
+		switch rec.Kind {
+		case hprofascii.KindThreadStart:
+			t := rec.ThreadStart
+			p.Threads = append(p.Threads, ProfileThread{Serial: t.Serial, ObjectID: t.ObjectID, Name: string(t.Name), Group: string(t.Group)})
+		case hprofascii.KindThreadEnd:
+			ended[rec.ThreadEnd] = true
+		case hprofascii.KindTrace:
+			p.Traces = append(p.Traces, asciiTrace(&rec.Trace))
+		case hprofascii.KindSitesBegin:
+			p.Sites = &SiteTable{OrderedBy: string(rec.Sites.OrderedBy)}
+		case hprofascii.KindSite:
+			s := rec.Site
+			site := AllocSite{Class: hprofascii.JavaName(s.Class), Trace: s.Trace,
+				LiveBytes: int64(s.LiveBytes), LiveInstances: int64(s.LiveObjects),
+				AllocBytes: int64(s.AllocBytes), AllocInstances: int64(s.AllocObjects)}
+			t := p.Sites
+			t.Sites = append(t.Sites, site)
+			t.LiveBytes += site.LiveBytes
+			t.LiveInstances += site.LiveInstances
+			t.AllocBytes += site.AllocBytes
+			t.AllocInstances += site.AllocInstances
+		case hprofascii.KindCPUBegin:
+			p.CPU = &CPUTable{Times: rec.CPU.Times, Total: int64(rec.CPU.Total)}
+		case hprofascii.KindCPURow:
+			c := rec.CPURow
+			p.CPU.Rows = append(p.CPU.Rows, CPURow{Trace: c.Trace, Count: int64(c.Count), Self: c.Self})
+		case hprofascii.KindMonitorTimeBegin:
+			p.MonitorTime = &MonitorTimeTable{TotalMS: int64(rec.MonitorTime.TotalMS)}
+		case hprofascii.KindMonitorTimeRow:
+			m := rec.MonitorRow
+			p.MonitorTime.Rows = append(p.MonitorTime.Rows, MonitorContention{Monitor: monitorName(m.Monitor), Trace: m.Trace, Count: int64(m.Count), Self: m.Self})
+		case hprofascii.KindMonitorDumpBegin:
+			p.MonitorDump = &MonitorDump{}
+		case hprofascii.KindMonitorDumpThread:
+			t := rec.MonitorThread
+			p.MonitorDump.Threads = append(p.MonitorDump.Threads, MonitorThread{Serial: t.Thread, Trace: t.Trace,
+				State: agentThreadState(string(t.State)), Suspended: t.Suspended, Interrupted: t.Interrupted, InNative: t.InNative})
+		case hprofascii.KindMonitorDumpMonitor:
+			m := rec.Monitor
+			p.MonitorDump.Monitors = append(p.MonitorDump.Monitors, MonitorState{Monitor: monitorName(m.Monitor),
+				Owned: m.Owned, Owner: m.Owner, EntryCount: m.EntryCount,
+				WaitingToEnter:      append([]uint32(nil), m.WaitingToEnter...),
+				WaitingToBeNotified: append([]uint32(nil), m.WaitingToBeNotified...)})
+		}
+	}
+	if err := r.Err(); err != nil {
+		if !errors.Is(err, hprofascii.ErrTruncated) {
+			return nil, err
+		}
+		p.Truncated = true
+		p.Anomalies = append(p.Anomalies, Anomaly{Kind: "truncated", Count: 1, Offset: -1, Detail: err.Error()})
+	}
+	for _, w := range r.Warnings() {
+		p.Anomalies = append(p.Anomalies, Anomaly{Kind: "reader-warning", Count: 1, Offset: w.Line, Detail: w.Msg})
+	}
+	for i := range p.Threads {
+		p.Threads[i].Ended = ended[p.Threads[i].Serial]
+	}
+	p.Source.Bytes = r.Line()
+	return p, nil
+}
+
+func asciiTrace(t *hprofascii.Trace) Trace {
+	out := Trace{Serial: t.Serial, ThreadSerial: t.Thread, Frames: make([]Frame, len(t.Frames))}
+	for i, f := range t.Frames {
+		fr := Frame{Class: string(f.Class), Method: string(f.Method), File: string(f.Source), Line: f.Line}
+		if fr.Method == "" {
+			fr.Method = "<unknown method>"
+		}
+		out.Frames[i] = fr
+	}
+	return out
+}
+
+func monitorName(m hprofascii.MonitorRef) MonitorName {
+	n := MonitorName{Raw: m.Raw, Name: string(m.Name), ID: m.ID}
+	if len(m.Class) > 0 {
+		n.Class = hprofascii.JavaName(m.Class)
+	}
+	return n
+}
+
+// agentThreadState maps the status codes of the agent's MONITOR DUMP to
+// java.lang.Thread.State names.
+func agentThreadState(code string) string {
+	switch code {
+	case "R":
+		return "RUNNABLE"
+	case "MW":
+		return "BLOCKED"
+	case "CW":
+		return "WAITING"
+	case "SL":
+		return "TIMED_WAITING"
+	case "ZO":
+		return "TERMINATED"
+	case "NS":
+		return "NEW"
+	}
+	return ""
+}

@@ -1,0 +1,120 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/google/pprof/profile"
+	"github.com/hprofctl/hprofctl/analysis"
+)
+
+// CPU renders a CPU profile ranked by trace: JSON an array of traces with
+// their frames; tables list the frames of every trace shown below.
+func CPU(w io.Writer, r analysis.CPUReport, o Options) error {
+	if o.Format == JSON {
+		rows := r.Rows
+		if rows == nil {
+			rows = []analysis.CPUTrace{}
+		}
+		return writeJSON(w, rows)
+	}
+	countTitle := "samples"
+	if r.Kind == "times" {
+		countTitle = "calls"
+	}
+	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"accum", percent}, {countTitle, count}, {"trace", text}, {"method", text}}}
+	if o.Format == CSV {
+		g.columns = append(g.columns, column{"frames", text})
+	}
+	for _, t := range r.Rows {
+		top := "<empty trace>"
+		if len(t.Frames) > 0 {
+			top = t.Frames[0].Method
+		}
+		row := []any{t.Rank, t.SelfPercent, t.CumPercent, t.Count, traceLabel(t.Trace), top}
+		if o.Format == CSV {
+			row = append(row, joinFrames(t.Frames))
+		}
+		g.rows = append(g.rows, row)
+	}
+	if o.Format == CSV {
+		return o.render(w, g)
+	}
+	total := fmt.Sprintf("CPU SAMPLES: %d samples in %d traces\n", r.Total, r.Traces)
+	if r.Kind == "times" {
+		total = fmt.Sprintf("CPU TIME: %d ms in %d traces\n", r.Total, r.Traces)
+	}
+	if _, err := io.WriteString(w, total); err != nil {
+		return err
+	}
+	if err := o.render(w, g); err != nil {
+		return err
+	}
+	for _, t := range r.Rows {
+		if len(t.Frames) > 0 {
+			if err := writeFrames(w, fmt.Sprintf("\n#%d trace %d:", t.Rank, t.Trace), t.Frames); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// CPUMethods renders a CPU profile rolled up by method: self and total
+// (cumulative) shares and counts.
+func CPUMethods(w io.Writer, r analysis.CPUReport, o Options) error {
+	if o.Format == JSON {
+		rows := r.Methods
+		if rows == nil {
+			rows = []analysis.CPUMethod{}
+		}
+		return writeJSON(w, rows)
+	}
+	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"total", percent}, {"self count", count}, {"total count", count}, {"method", text}}}
+	for _, m := range r.Methods {
+		g.rows = append(g.rows, []any{m.Rank, m.SelfPercent, m.TotalPercent, m.SelfCount, m.TotalCount, m.Method})
+	}
+	return o.render(w, g)
+}
+
+// CPUPprof writes the CPU profile as a gzipped profile.proto, which go
+// tool pprof and flame graph tools read: one sample per trace, valued by
+// its samples (CPU SAMPLES), or by its calls and milliseconds (CPU TIME).
+func CPUPprof(w io.Writer, r analysis.CPUReport) error {
+	p := &profile.Profile{}
+	if r.Kind == "times" {
+		p.SampleType = []*profile.ValueType{{Type: "calls", Unit: "count"}, {Type: "cpu", Unit: "milliseconds"}}
+		p.DefaultSampleType = "cpu"
+	} else {
+		p.SampleType = []*profile.ValueType{{Type: "samples", Unit: "count"}}
+	}
+	functions := map[[2]string]*profile.Function{}
+	locations := map[analysis.StackFrame]*profile.Location{}
+	for _, t := range r.Rows {
+		s := &profile.Sample{Value: []int64{t.Count}}
+		if r.Kind == "times" {
+			s.Value = append(s.Value, int64(t.SelfPercent*float64(r.Total)/100+0.5))
+		}
+		for _, f := range t.Frames {
+			loc := locations[f]
+			if loc == nil {
+				fk := [2]string{f.Method, f.File}
+				fn := functions[fk]
+				if fn == nil {
+					fn = &profile.Function{ID: uint64(len(p.Function) + 1), Name: f.Method, SystemName: f.Method, Filename: f.File}
+					functions[fk] = fn
+					p.Function = append(p.Function, fn)
+				}
+				loc = &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: fn, Line: int64(max(f.Line, 0))}}}
+				locations[f] = loc
+				p.Location = append(p.Location, loc)
+			}
+			s.Location = append(s.Location, loc)
+		}
+		p.Sample = append(p.Sample, s)
+	}
+	if err := p.CheckValid(); err != nil {
+		return err
+	}
+	return p.Write(w)
+}

@@ -1,0 +1,55 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hprofctl/hprofctl/analysis"
+)
+
+// Monitors renders MONITOR TIME (contended monitors by time, with their
+// traces) and MONITOR DUMP (owner, entry count, waiters). JSON is one
+// object with both; CSV has the contended monitors only when there is no
+// MONITOR DUMP, else the dump's monitors.
+func Monitors(w io.Writer, r analysis.MonitorsReport, o Options) error {
+	if o.Format == JSON {
+		return writeJSON(w, r)
+	}
+	contended := grid{columns: []column{{"rank", count}, {"self", percent}, {"accum", percent}, {"count", count}, {"trace", text}, {"monitor", text}}}
+	for _, m := range r.Contended {
+		contended.rows = append(contended.rows, []any{m.Rank, m.SelfPercent, m.CumPercent, m.Count, traceLabel(m.Trace), m.Monitor})
+	}
+	dump := grid{columns: []column{{"monitor", text}, {"owner", text}, {"entry count", count}, {"waiting to enter", text}, {"waiting to be notified", text}}}
+	for _, m := range r.Monitors {
+		dump.rows = append(dump.rows, []any{m.Monitor, m.Owner, int64(m.EntryCount), strings.Join(m.WaitingToEnter, ", "), strings.Join(m.WaitingToBeNotified, ", ")})
+	}
+	if o.Format == CSV {
+		if len(r.Monitors) > 0 {
+			return o.render(w, dump)
+		}
+		return o.render(w, contended)
+	}
+	if len(r.Contended) > 0 {
+		if _, err := fmt.Fprintf(w, "MONITOR TIME: %d ms of contention\n", r.TotalMS); err != nil {
+			return err
+		}
+		if err := o.render(w, contended); err != nil {
+			return err
+		}
+		for _, m := range r.Contended {
+			if len(m.Frames) > 0 {
+				if err := writeFrames(w, fmt.Sprintf("\n#%d %s, trace %d:", m.Rank, m.Monitor, m.Trace), m.Frames); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if len(r.Monitors) > 0 {
+		if _, err := io.WriteString(w, "\nMONITOR DUMP:\n"); err != nil {
+			return err
+		}
+		return o.render(w, dump)
+	}
+	return nil
+}

@@ -1,0 +1,113 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/model"
+)
+
+// Sites renders an allocation-site table. JSON is an array of rows, each
+// with its frames; tables list the stack trace of every row shown below
+// the table, CSV joins the frames into one column.
+func Sites(w io.Writer, r analysis.SitesReport, o Options) error {
+	if o.Format == JSON {
+		rows := r.Rows
+		if rows == nil {
+			rows = []analysis.SiteRow{}
+		}
+		return writeJSON(w, rows)
+	}
+	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"accum", percent},
+		{"live bytes", bytes}, {"live objs", count}, {"alloc bytes", bytes}, {"alloc objs", count},
+		{"trace", text}, {"class", text}}}
+	if o.Format == CSV {
+		g.columns = append(g.columns, column{"frames", text})
+	}
+	for _, s := range r.Rows {
+		row := []any{s.Rank, s.Percent, s.CumPercent, s.LiveBytes, s.LiveInstances, s.AllocBytes, s.AllocInstances, traceLabel(s.Trace), s.Class}
+		if o.Format == CSV {
+			row = append(row, joinFrames(s.Frames))
+		}
+		g.rows = append(g.rows, row)
+	}
+	if o.Format == CSV {
+		return o.render(w, g)
+	}
+	label := "total"
+	if len(r.Rows) < r.Sites {
+		label = "total of all " + itoa(r.Sites) + " sites"
+	}
+	g.footer = []any{"", "", "", r.Total.LiveBytes, r.Total.LiveInstances, r.Total.AllocBytes, r.Total.AllocInstances, "", label}
+	if _, err := fmt.Fprintf(w, "Source: %s — %s\n", r.Source, r.Note); err != nil {
+		return err
+	}
+	if err := o.render(w, g); err != nil {
+		return err
+	}
+	for _, s := range r.Rows {
+		if len(s.Frames) == 0 {
+			continue
+		}
+		head := fmt.Sprintf("\n#%d %s", s.Rank, s.Class)
+		if s.Trace != 0 {
+			head += fmt.Sprintf(", trace %d", s.Trace)
+		}
+		if s.Thread != "" {
+			head += fmt.Sprintf(", thread %q", s.Thread)
+		}
+		if err := writeFrames(w, head+":", s.Frames); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// frameString prints a frame as a Java stack trace line does.
+func frameString(f analysis.StackFrame) string {
+	file := f.File
+	if file == "" {
+		file = "Unknown Source"
+	}
+	switch f.Line {
+	case model.LineCompiled:
+		return f.Method + "(Compiled method)"
+	case model.LineNative:
+		return f.Method + "(Native Method)"
+	}
+	if f.Line > 0 {
+		return f.Method + "(" + file + ":" + strconv.Itoa(int(f.Line)) + ")"
+	}
+	return f.Method + "(" + file + ")"
+}
+
+func joinFrames(frames []analysis.StackFrame) string {
+	s := make([]string, len(frames))
+	for i, f := range frames {
+		s[i] = frameString(f)
+	}
+	return strings.Join(s, "; ")
+}
+
+func writeFrames(w io.Writer, head string, frames []analysis.StackFrame) error {
+	var b strings.Builder
+	b.WriteString(head)
+	b.WriteByte('\n')
+	for _, f := range frames {
+		b.WriteString("\tat ")
+		b.WriteString(frameString(f))
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func traceLabel(serial uint32) string {
+	if serial == 0 {
+		return ""
+	}
+	return strconv.FormatUint(uint64(serial), 10)
+}
