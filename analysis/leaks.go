@@ -248,7 +248,7 @@ func biggestChildren(r *Retention) []uint32 {
 	best := make([]uint32, len(r.idom))
 	for p := 1; p < len(r.idom); p++ {
 		d := r.idom[p]
-		if b := best[d]; b == 0 || r.retainedBytes[p] > r.retainedBytes[b] {
+		if b := best[d]; b == 0 || r.retainedBytes.at(p) > r.retainedBytes.at(int(b)) {
 			best[d] = uint32(p)
 		}
 	}
@@ -264,7 +264,7 @@ func accumulationPoint(r *Retention, best []uint32, obj model.ObjectIndex) model
 	p := r.order[obj]
 	for range accumulationDepth {
 		c := best[p]
-		if c == 0 || float64(r.retainedBytes[c]) < accumulationRatio*float64(r.retainedBytes[p]) {
+		if c == 0 || float64(r.retainedBytes.at(int(c))) < accumulationRatio*float64(r.retainedBytes.at(int(p))) {
 			return r.vertex[p]
 		}
 		p = c
@@ -386,7 +386,7 @@ func biggestClassesBeneath(h *model.Heap, r *Retention, cands []*leakCandidate, 
 			rows[k][key] = row
 		}
 		row.Objects++
-		row.RetainedBytes += r.retainedBytes[p]
+		row.RetainedBytes += r.retainedBytes.at(int(p))
 	}
 	for k, m := range rows {
 		list := make([]LeakClass, 0, len(m))

@@ -55,7 +55,7 @@ type Retention struct {
 	vertex []model.ObjectIndex
 	// idom is the preorder number of the immediate dominator.
 	idom          []uint32
-	retainedBytes []int64
+	retainedBytes retainedSizes
 	retainedCount []uint32
 
 	// Unreachable counts the objects the virtual root does not reach
@@ -136,15 +136,15 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 			r.vertex[p] = model.ObjectIndex(i)
 		}
 	}
-	r.retainedBytes = make([]int64, len(r.idom))
+	r.retainedBytes = newRetainedSizes(len(r.idom))
 	r.retainedCount = make([]uint32, len(r.idom))
 	for p := 1; p < len(r.idom); p++ {
-		r.retainedBytes[p] = shallowBytes(h, r.vertex[p], o.Size)
+		r.retainedBytes.set(p, shallowBytes(h, r.vertex[p], o.Size))
 		r.retainedCount[p] = 1
 	}
 	for p := len(r.idom) - 1; p > 0; p-- {
 		d := r.idom[p]
-		r.retainedBytes[d] += r.retainedBytes[p]
+		r.retainedBytes.set(int(d), r.retainedBytes.at(int(d))+r.retainedBytes.at(p))
 		r.retainedCount[d] += r.retainedCount[p]
 	}
 	return r, nil
@@ -421,7 +421,7 @@ func (r *Retention) ImmediateDominator(i model.ObjectIndex) model.ObjectIndex {
 // RetainedBytes is the retained size of reachable object i: the shallow
 // sizes of the objects it dominates, its own included.
 func (r *Retention) RetainedBytes(i model.ObjectIndex) int64 {
-	return r.retainedBytes[r.order[i]]
+	return r.retainedBytes.at(int(r.order[i]))
 }
 
 // RetainedObjects counts the objects reachable object i dominates, itself
@@ -435,7 +435,7 @@ func (r *Retention) ReachableObjects() int64 { return int64(len(r.vertex) - 1) }
 
 // ReachableBytes is the retained size of the virtual root: the shallow
 // sizes of every object in the tree.
-func (r *Retention) ReachableBytes() int64 { return r.retainedBytes[0] }
+func (r *Retention) ReachableBytes() int64 { return r.retainedBytes.at(0) }
 
 // TopLevel lists the objects the virtual root immediately dominates.
 func (r *Retention) TopLevel() []model.ObjectIndex {
@@ -464,4 +464,37 @@ func (r *Retention) Dominated(parents []model.ObjectIndex) map[model.ObjectIndex
 		}
 	}
 	return out
+}
+
+// retainedSizes holds one retained size per preorder number in 4 bytes:
+// sizes from 4 GiB up, which only the few objects near the top of the tree
+// of a big heap reach, are kept apart.
+type retainedSizes struct {
+	small []uint32
+	large map[int]int64
+}
+
+const largeRetained = math.MaxUint32
+
+func newRetainedSizes(n int) retainedSizes {
+	return retainedSizes{small: make([]uint32, n), large: map[int]int64{}}
+}
+
+func (s retainedSizes) at(p int) int64 {
+	if v := s.small[p]; v != largeRetained {
+		return int64(v)
+	}
+	return s.large[p]
+}
+
+func (s retainedSizes) set(p int, v int64) {
+	if v >= 0 && v < largeRetained {
+		if s.small[p] == largeRetained {
+			delete(s.large, p)
+		}
+		s.small[p] = uint32(v)
+		return
+	}
+	s.small[p] = largeRetained
+	s.large[p] = v
 }

@@ -259,3 +259,21 @@ func TestUnreachableKept(t *testing.T) {
 			r.Reachable(a), r.Reachable(b), r.RetainedObjects(a), r.RetainedObjects(b))
 	}
 }
+
+func TestRetainedSizesAcrossFourGiB(t *testing.T) {
+	s := newRetainedSizes(3)
+	values := []int64{0, 1<<32 - 2, 1 << 32, 5 << 40}
+	for _, v := range values {
+		s.set(1, v)
+		if got := s.at(1); got != v {
+			t.Errorf("set %d, got %d", v, got)
+		}
+	}
+	s.set(1, 7)
+	if s.at(1) != 7 || len(s.large) != 0 {
+		t.Errorf("after a small value: %d, %d large entries", s.at(1), len(s.large))
+	}
+	if s.at(0) != 0 || s.at(2) != 0 {
+		t.Error("neighbours changed")
+	}
+}
