@@ -231,7 +231,7 @@ type Heap struct {
 	// HasObjects reports whether the per-object tables were built (a
 	// histogram-only load skips them).
 	HasObjects bool
-	ids        []uint64
+	ids        idTable
 	classOf    []ClassIndex
 	lengths    []uint32
 	refStart   []uint32
@@ -252,10 +252,10 @@ type Heap struct {
 }
 
 // NumObjects is the number of objects, class objects included.
-func (h *Heap) NumObjects() int { return len(h.ids) }
+func (h *Heap) NumObjects() int { return h.ids.len() }
 
 // ObjectID returns the id the dump gives object i.
-func (h *Heap) ObjectID(i ObjectIndex) uint64 { return h.ids[i] }
+func (h *Heap) ObjectID(i ObjectIndex) uint64 { return h.ids.at(int(i)) }
 
 // ClassOf returns the class of object i (java.lang.Class for class objects).
 func (h *Heap) ClassOf(i ObjectIndex) ClassIndex { return h.classOf[i] }
@@ -302,7 +302,7 @@ func (h *Heap) ClassByID(id uint64) (ClassIndex, bool) {
 
 // ClassObjectOf returns the class that object i is the class object of.
 func (h *Heap) ClassObjectOf(i ObjectIndex) (ClassIndex, bool) {
-	return h.ClassByID(h.ids[i])
+	return h.ClassByID(h.ObjectID(i))
 }
 
 // InstanceBytes is the shallow size of one instance of non-array class c.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"sort"
 )
 
 // objectTable collects objects in arrival order while a dump streams; index
@@ -164,7 +165,7 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 	// Each table is moved, then its old copy collected at once: the
 	// tables hold no pointers, so a collection costs next to nothing, and
 	// it keeps the peak near one copy of the data instead of two.
-	h.ids = gather(&t.ids, order)
+	ids := gather(&t.ids, order)
 	t.ids = chunkList[uint64]{}
 	runtime.GC()
 	h.classOf = gather(&t.classOf, order)
@@ -176,9 +177,9 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 
 	h.refStart = make([]uint32, n+1)
 	h.refs = make([]ObjectIndex, 0, total)
-	h.lookup = newIDLookup(h.ids)
+	lookup := newIDLookup(len(ids), func(i int) uint64 { return ids[i] })
 	resolve := func(id uint64) {
-		if i, ok := h.lookup.find(id); ok {
+		if i, ok := lookup.find(id); ok {
 			h.refs = append(h.refs, ObjectIndex(i))
 			return
 		}
@@ -197,6 +198,9 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 		}
 	}
 	h.refStart[n] = uint32(len(h.refs))
+	h.ids = newIDTable(ids)
+	ids, lookup = nil, nil
+	h.lookup = newIDLookup(h.ids.len(), h.ids.at)
 	h.referents = t.resolveReferents(h, order)
 	t.reset()
 	runtime.GC()
@@ -296,24 +300,61 @@ func gather[T any](src *chunkList[T], order []uint32) []T {
 	return out
 }
 
-// idLookup finds ids in a sorted slice: a bucket table over the high bits
-// narrows each binary search to a few entries.
-type idLookup struct {
-	ids    []uint64
-	min    uint64
-	shift  uint
-	bucket []uint32 // bucket b covers ids[bucket[b]:bucket[b+1]]
+// idTable holds the sorted object ids in 4 bytes each: the low 32 bits
+// per object, the high 32 bits once per run of objects that share them
+// (a handful of runs in a heap of any size).
+type idTable struct {
+	low  []uint32
+	runs []idRun
 }
 
-func newIDLookup(ids []uint64) *idLookup {
-	l := &idLookup{ids: ids}
-	if len(ids) == 0 {
+// idRun says that the objects from start on have the given high bits.
+type idRun struct {
+	start int
+	high  uint32
+}
+
+func newIDTable(ids []uint64) idTable {
+	t := idTable{low: make([]uint32, len(ids))}
+	for i, id := range ids {
+		high := uint32(id >> 32)
+		if len(t.runs) == 0 || t.runs[len(t.runs)-1].high != high {
+			t.runs = append(t.runs, idRun{start: i, high: high})
+		}
+		t.low[i] = uint32(id)
+	}
+	return t
+}
+
+func (t *idTable) len() int { return len(t.low) }
+
+func (t *idTable) at(i int) uint64 {
+	r := len(t.runs) - 1
+	if r > 0 {
+		r = sort.Search(len(t.runs), func(k int) bool { return t.runs[k].start > i }) - 1
+	}
+	return uint64(t.runs[r].high)<<32 | uint64(t.low[i])
+}
+
+// idLookup finds ids among n sorted ones (at(i) is the i-th): a bucket
+// table over the high bits narrows each binary search to a few entries.
+type idLookup struct {
+	n      int
+	at     func(int) uint64
+	min    uint64
+	shift  uint
+	bucket []uint32 // bucket b covers ids at(bucket[b]) to at(bucket[b+1]-1)
+}
+
+func newIDLookup(n int, at func(int) uint64) *idLookup {
+	l := &idLookup{n: n, at: at}
+	if n == 0 {
 		return l
 	}
-	l.min = ids[0]
-	span := ids[len(ids)-1] - l.min
+	l.min = at(0)
+	span := at(n-1) - l.min
 	buckets := uint64(1)
-	for buckets < uint64(len(ids))/4 && buckets < 1<<24 {
+	for buckets < uint64(n)/4 && buckets < 1<<24 {
 		buckets <<= 1
 	}
 	for span>>l.shift >= buckets {
@@ -323,7 +364,7 @@ func newIDLookup(ids []uint64) *idLookup {
 	l.bucket = make([]uint32, nb+1)
 	k := 0
 	for b := uint64(0); b <= nb; b++ {
-		for k < len(ids) && (ids[k]-l.min)>>l.shift < b {
+		for k < n && (at(k)-l.min)>>l.shift < b {
 			k++
 		}
 		l.bucket[b] = uint32(k)
@@ -332,7 +373,7 @@ func newIDLookup(ids []uint64) *idLookup {
 }
 
 func (l *idLookup) find(id uint64) (int, bool) {
-	if len(l.ids) == 0 || id < l.min {
+	if l.n == 0 || id < l.min {
 		return 0, false
 	}
 	b := (id - l.min) >> l.shift
@@ -342,13 +383,13 @@ func (l *idLookup) find(id uint64) (int, bool) {
 	lo, hi := int(l.bucket[b]), int(l.bucket[b+1])
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if l.ids[m] < id {
+		if l.at(m) < id {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < len(l.ids) && l.ids[lo] == id {
+	if lo < l.n && l.at(lo) == id {
 		return lo, true
 	}
 	return 0, false

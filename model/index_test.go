@@ -29,7 +29,16 @@ func TestRefStoreRoundTrip(t *testing.T) {
 
 func TestIDLookup(t *testing.T) {
 	ids := []uint64{8, 16, 24, 1 << 40, 1<<40 + 8, 1 << 50}
-	l := newIDLookup(ids)
+	table := newIDTable(ids)
+	if len(table.runs) != 3 {
+		t.Errorf("%d runs of high bits, want 3", len(table.runs))
+	}
+	for i, id := range ids {
+		if got := table.at(i); got != id {
+			t.Errorf("table.at(%d) = 0x%x, want 0x%x", i, got, id)
+		}
+	}
+	l := newIDLookup(table.len(), table.at)
 	for i, id := range ids {
 		if k, ok := l.find(id); !ok || k != i {
 			t.Errorf("find(0x%x) = %d, %v; want %d", id, k, ok, i)

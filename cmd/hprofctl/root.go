@@ -106,6 +106,11 @@ func (g *globalFlags) load(path string, objects bool) (*model.Heap, error) {
 	if err != nil {
 		return nil, err
 	}
+	if objects {
+		// Building the graph left freed chunks behind, too scattered for
+		// the analyses' large arrays to reuse: hand them back to the OS.
+		debug.FreeOSMemory()
+	}
 	for _, a := range h.Anomalies {
 		if a.Kind == "truncated" {
 			fmt.Fprintf(os.Stderr, "hprofctl: warning: %s; showing what was read before the cut\n", a.Detail)
