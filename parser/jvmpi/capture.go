@@ -226,8 +226,12 @@ func LoadCapture(manifestPath string) (*Capture, error) {
 			return nil, bad("no \"events\" side channel named")
 		}
 		c.MonitorEvents = &MonitorEvents{}
-		if err := readJSON(filepath.Join(dir, m.Events), c.MonitorEvents); err != nil {
+		side := filepath.Join(dir, m.Events)
+		if err := readJSON(side, c.MonitorEvents); err != nil {
 			return nil, err
+		}
+		if c.MonitorEvents.IDSize != 0 && c.MonitorEvents.IDSize != m.IDSize {
+			return nil, fmt.Errorf("%s: id_size %d, its manifest says %d", side, c.MonitorEvents.IDSize, m.IDSize)
 		}
 	default:
 		return nil, bad("format %q: expected %s, %s or %s", m.Format, FormatHeapDump, FormatObjectDump, FormatMonitorDump)
