@@ -46,10 +46,24 @@ type classInfo struct {
 	refs      classRefs
 }
 
+// explicitSource is a RecordSource whose objects come with what the HPROF
+// vocabulary has no words for: the ASCII heap dump prints an object's
+// non-null references by field name but no field declarations or values,
+// and each object's size. Its instances carry no payload: the builder
+// takes their references from InstanceRefs, and the sizes of arrays, for
+// the layout inference, from ObjectSize in place of address gaps.
+type explicitSource interface {
+	// InstanceRefs returns the current INSTANCE_DUMP's references.
+	InstanceRefs() []asciiRef
+	// ObjectSize returns the JVM's size of the current object.
+	ObjectSize() int64
+}
+
 type builder struct {
-	r   RecordSource
-	opt LoadOptions
-	h   *Heap
+	r        RecordSource
+	explicit explicitSource // r, when it is one
+	opt      LoadOptions
+	h        *Heap
 
 	strings      map[uint64]string
 	classNameID  map[uint64]uint64 // class object id -> name string id (LOAD_CLASS)
@@ -133,6 +147,7 @@ func newBuilder(r RecordSource, opt LoadOptions) *builder {
 		b.primClass[i] = NoClass
 	}
 	b.objects.refs.wide = hdr.IDSize == 8
+	b.explicit, _ = r.(explicitSource)
 	return b
 }
 
@@ -324,6 +339,13 @@ func (b *builder) primArrayClass(t Type) ClassIndex {
 // which the JVM's layout is inferred (object ids are addresses in HotSpot
 // dumps).
 func (b *builder) observe(id uint64, class ClassIndex, length uint32) {
+	if b.explicit != nil {
+		if b.h.Classes[class].Elem != 0 && b.arraySeen[class] < 64 {
+			b.arraySeen[class]++
+			b.arrayObs = append(b.arrayObs, layout.Observation{Class: int(class), Length: int64(length), Gap: b.explicit.ObjectSize()})
+		}
+		return
+	}
 	if b.prevValid && id > b.prevID {
 		gap := int64(id - b.prevID)
 		pc := b.prevClass
@@ -403,6 +425,16 @@ func (b *builder) instance(rec *hprof.Record) error {
 		return nil
 	}
 	arrival := b.objects.add(in.ID, c, 0)
+	if b.explicit != nil {
+		for _, ref := range b.explicit.InstanceRefs() {
+			if ref.Weak {
+				b.objects.addReferent(arrival, ref.ID)
+			} else {
+				b.objects.addRef(ref.ID)
+			}
+		}
+		return nil
+	}
 	data, err := b.r.Payload()
 	if err != nil {
 		return err

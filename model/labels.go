@@ -27,7 +27,7 @@ type LabeledRef struct {
 func ReadLabels(h *Heap, path string, from []ObjectIndex) (map[ObjectIndex][]LabeledRef, error) {
 	want := make(map[uint64]ObjectIndex, len(from))
 	for _, i := range from {
-		want[h.ids[i]] = i
+		want[h.ObjectID(i)] = i
 	}
 	out := make(map[ObjectIndex][]LabeledRef, len(from))
 	add := func(from ObjectIndex, id uint64, label string, weak bool) {
@@ -43,6 +43,13 @@ func ReadLabels(h *Heap, path string, from []ObjectIndex) (map[ObjectIndex][]Lab
 		case hprof.SubInstanceDump:
 			obj, ok := want[rec.Instance.ID]
 			if !ok {
+				return nil
+			}
+			// An ASCII OBJ names its references itself.
+			if x, ok := r.(explicitSource); ok {
+				for _, ref := range x.InstanceRefs() {
+					add(obj, ref.ID, ref.Name, ref.Weak)
+				}
 				return nil
 			}
 			data, err := r.Payload()
@@ -118,8 +125,8 @@ func ReadStrings(h *Heap, path string, strs []ObjectIndex) (map[ObjectIndex]stri
 			continue
 		}
 		p := &pending{}
-		byString[h.ids[s]] = p
-		byValue[h.ids[refs[0]]] = p
+		byString[h.ObjectID(s)] = p
+		byValue[h.ObjectID(refs[0])] = p
 		owner[p] = s
 	}
 	err := rereadDump(h, path, func(r RecordSource, rec *hprof.Record) error {

@@ -1,7 +1,10 @@
 package model
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/hprofctl/hprofctl/parser/hprof"
 	"github.com/hprofctl/hprofctl/parser/input"
@@ -43,7 +46,20 @@ func openSource(f *input.File) (RecordSource, string, error) {
 		}
 		return src, "jvmpi", nil
 	}
-	r, err := hprof.NewReader(f, hprof.Options{Name: f.Name})
+	head := make([]byte, 32)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, "", fmt.Errorf("%s: %w", f.Name, err)
+	}
+	src := io.MultiReader(bytes.NewReader(head[:n]), f)
+	if IsASCIIProfile(head[:n]) {
+		a, err := openASCIIHeap(src, f.Name)
+		if err != nil {
+			return nil, "", err
+		}
+		return a, "hprof-ascii", nil
+	}
+	r, err := hprof.NewReader(src, hprof.Options{Name: f.Name})
 	if err != nil {
 		return nil, "", err
 	}
