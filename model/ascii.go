@@ -25,8 +25,8 @@ func IsASCIIProfile(head []byte) bool {
 
 // LoadProfile reads the profiling data of an hprof agent file, ASCII or
 // binary. For a binary file it loads the heap with opt and returns it
-// too; for an ASCII file the heap is nil (its HEAP DUMP section is not
-// read into the heap model).
+// too; for an ASCII file the heap is nil (Load reads its HEAP DUMP
+// sections into the heap model).
 func LoadProfile(f *input.File, opt LoadOptions) (*Profile, *Heap, error) {
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, err := br.Peek(32)

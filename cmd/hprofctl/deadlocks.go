@@ -7,6 +7,7 @@ import (
 	"github.com/hprofctl/hprofctl/analysis"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
+	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -18,13 +19,14 @@ const deadlockExitCode = 3
 
 func newDeadlocksCommand(g *globalFlags) *cobra.Command {
 	var exitCode bool
+	var heapPath string
 	cmd := &cobra.Command{
 		Use:   "deadlocks FILE...",
 		Short: "Deadlocked threads in thread dumps: the locks, their owners, the stacks",
 		Long: `deadlocks reads thread dumps — jstack [-l] or jcmd Thread.print [-l] output, a
 SIGQUIT (kill -3) dump inside an application log, a JDK 21+ jcmd
-Thread.dump_to_file dump in JSON or plain text — and finds the deadlocks
-itself, whatever verdict the dump prints.
+Thread.dump_to_file dump in JSON or plain text, a JVMPI monitor dump capture —
+and finds the deadlocks itself, whatever verdict the dump prints.
 
 It builds the wait-for graph: a thread blocked entering a monitor, or parked on
 a ReentrantLock or another ownable synchronizer, waits for the thread that
@@ -39,9 +41,19 @@ SIGQUIT dumps, Thread.dump_to_file dumps up to JDK 25 at least) cannot prove a
 deadlock through a ReentrantLock: threads parked on one are listed apart, as
 waits with an unknown owner.
 
+An hprof agent file (java.hprof.txt, or binary) is read for its MONITOR DUMP:
+the threads waiting to enter a Java or raw monitor wait for its owner; those
+waiting to be notified wait for nobody. A HotSpot heap dump proves only
+java.util.concurrent deadlocks: each thread's parkBlocker and the
+synchronizer's exclusiveOwnerThread give the edges. No heap dump records who
+owns a monitor (HotSpot writes no monitor-used roots after JDK 11), so notes on
+stderr say what it cannot tell and suggest a thread dump. With --heap HEAP, a
+heap dump taken right after the thread dump, each lock of a deadlock is tied to
+the object at its address: its class and the shortest path retaining it.
+
 Every dump of each file is read (a log may hold several); --dump N reads only
 the Nth (from 0; -1: the last). JSON is one object per dump, one after the
-other.`,
+other; with --heap, one more object {"heap", "locks"} follows them.`,
 		Example: `  jstack -l 1234 > threads.txt && hprofctl deadlocks threads.txt
   hprofctl deadlocks --exit-code app.log || echo "deadlock or error: $?"
   hprofctl deadlocks -o json threads.json | jq '.deadlocks[].threads[].name'`,
@@ -58,6 +70,13 @@ other.`,
 			var reports []analysis.DeadlockReport
 			var errs []error
 			for _, path := range args {
+				if rs, ok, err := agentDeadlocks(cmd, path, g.dump); ok {
+					if err != nil {
+						errs = append(errs, err)
+					}
+					reports = append(reports, rs...)
+					continue
+				}
 				dumps, err := readThreadDumps(cmd, path, which)
 				if err != nil {
 					errs = append(errs, err)
@@ -71,6 +90,11 @@ other.`,
 			if err := report.Deadlocks(cmd.OutOrStdout(), reports, opt); err != nil {
 				return err
 			}
+			if heapPath != "" {
+				if err := writeHeapLocks(cmd, heapPath, reports, opt); err != nil {
+					return err
+				}
+			}
 			if err := errors.Join(errs...); err != nil {
 				return err
 			}
@@ -83,6 +107,7 @@ other.`,
 		},
 	}
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit with status 3 when a deadlock is found (0: none, 1: error)")
+	cmd.Flags().StringVar(&heapPath, "heap", "", "a heap dump of the same process and moment (jcmd PID GC.heap_dump -all): show the class and retainers of each deadlock lock")
 	return cmd
 }
 
@@ -99,6 +124,13 @@ type namedDump struct {
 // (-1: the last; allDumps: every one). A dump cut short is kept, with a
 // warning on stderr.
 func readThreadDumps(cmd *cobra.Command, path string, which int) ([]namedDump, error) {
+	if manifest, ok := jvmpi.ManifestOf(path); ok {
+		d, _, err := model.ReadJVMPIMonitorDump(manifest)
+		if err != nil {
+			return nil, err
+		}
+		return []namedDump{{d, path}}, nil
+	}
 	f, err := input.Open(path)
 	if err != nil {
 		return nil, err

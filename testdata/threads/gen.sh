@@ -6,7 +6,8 @@
 # Needs a JDK 17 (java, javac, jcmd, jstack). A JDK 21 or newer (JDK25_HOME,
 # JDK21_HOME, or one found under /usr/lib/jvm) adds the jdkNN-* files,
 # including Thread.dump_to_file's JSON and plain-text dumps; set
-# JDK25_HOME=none JDK21_HOME=none to skip it. Files of a JDK that is missing
+# JDK25_HOME=none JDK21_HOME=none to skip it. LockPair and Busy also get a
+# JDK 17 heap dump of the same process (heap/). Files of a JDK that is missing
 # or skipped are left as they are. Each fixture program prints READY once its
 # threads are in place (for a deadlock: once the JVM's own detector sees it);
 # the dumps are taken then, and the program is killed. Output files are
@@ -87,7 +88,9 @@ mapfile -t SOURCES < <(find "$SRC" -name '*.java' | sort)
 
 # --- helpers --------------------------------------------------------------------------
 
-FLAGS=(-Xmx32m -XX:+UseSerialGC)
+# -Xshare:off and -XX:-UseTLAB keep the heap dumps small (no archived heap
+# objects, no filler arrays).
+FLAGS=(-Xshare:off -Xmx32m -XX:-UseTLAB -XX:+UseSerialGC)
 
 start() { # JAVA_HOME MAINCLASS STDOUT [ARGS...]; sets PID, waits for READY
     local jh="$1" main="$2" out="$3"
@@ -121,20 +124,29 @@ check_verdict() { # FILE yes|no
     fi
 }
 
-# fixture name, main class, and whether the JVM reports a deadlock in it
+# fixture name, main class, whether the JVM reports a deadlock in it, and
+# whether a heap dump of the same process is taken too (JDK 17 only)
 PROGRAMS=(
-    "monitor-pair threads.MonitorPair yes"
-    "monitor-ring threads.MonitorRing yes"
-    "lock-pair threads.LockPair yes"
-    "mixed-pair threads.MixedPair yes"
-    "wait-relock threads.WaitRelock no"
-    "busy threads.Busy no"
+    "monitor-pair threads.MonitorPair yes no"
+    "monitor-ring threads.MonitorRing yes no"
+    "lock-pair threads.LockPair yes heap"
+    "mixed-pair threads.MixedPair yes no"
+    "wait-relock threads.WaitRelock no no"
+    "busy threads.Busy no heap"
 )
 
-dump_program() { # JAVA_HOME PREFIX NAME MAINCLASS VERDICT
-    local jh="$1" prefix="$2" name="$3" main="$4" verdict="$5" base="$STAGE/$2-$3"
+dump_program() { # JAVA_HOME PREFIX NAME MAINCLASS VERDICT HEAP
+    local jh="$1" prefix="$2" name="$3" main="$4" verdict="$5" heap="$6" base="$STAGE/$2-$3"
     start "$jh" "$main" "$WORK/stdout"
     "$jh/bin/jstack" -l "$PID" >"$base.jstack.txt"
+    if [[ "$heap" == heap && "$prefix" == jdk17 ]]; then
+        # -all: no GC before the dump, so objects keep the addresses the
+        # thread dumps print.
+        "$jh/bin/jcmd" "$PID" GC.heap_dump -all "$WORK/heap.hprof" >/dev/null
+        mkdir -p "$STAGE/heap"
+        gzip -9 -n -c "$WORK/heap.hprof" >"$STAGE/heap/$prefix-$name.hprof.gz"
+        rm -f "$WORK/heap.hprof"
+    fi
     "$jh/bin/jcmd" "$PID" Thread.print -l >"$base.jcmd.txt"
     check_verdict "$base.jstack.txt" "$verdict"
     check_verdict "$base.jcmd.txt" "$verdict"
@@ -151,8 +163,8 @@ dump_program() { # JAVA_HOME PREFIX NAME MAINCLASS VERDICT
 
 PREFIXES=(jdk17)
 for p in "${PROGRAMS[@]}"; do
-    read -r name main verdict <<<"$p"
-    dump_program "$JDK17" jdk17 "$name" "$main" "$verdict"
+    read -r name main verdict heap <<<"$p"
+    dump_program "$JDK17" jdk17 "$name" "$main" "$verdict" "$heap"
 done
 
 # An application log: the program writes log lines to stdout, kill -3 makes
@@ -183,8 +195,8 @@ log "jdk17-mixed-pair.two-dumps: dumped"
 if [[ -n "$NEW" ]]; then
     PREFIXES+=("jdk$NEW_MAJOR")
     for p in "${PROGRAMS[@]}"; do
-        read -r name main verdict <<<"$p"
-        dump_program "$NEW" "jdk$NEW_MAJOR" "$name" "$main" "$verdict"
+        read -r name main verdict heap <<<"$p"
+        dump_program "$NEW" "jdk$NEW_MAJOR" "$name" "$main" "$verdict" "$heap"
     done
 fi
 
@@ -195,6 +207,9 @@ record_jvm() { # JAVA_HOME PREFIX
         "$1/bin/java" -version 2>&1
         echo
         echo "command: java ${FLAGS[*]} -cp \$CLASSES MAINCLASS"
+        if [[ "$2" == jdk17 ]]; then
+            echo "heap dumps (heap/): jcmd PID GC.heap_dump -all FILE; then gzip -9 -n FILE"
+        fi
     } >"$STAGE/$2-java-version.txt"
 }
 record_jvm "$JDK17" jdk17
@@ -203,9 +218,13 @@ if [[ -n "$NEW" ]]; then
 fi
 
 for p in "${PREFIXES[@]}"; do
-    rm -f "$OUT/$p"-*.txt "$OUT/$p"-*.json
+    rm -f "$OUT/$p"-*.txt "$OUT/$p"-*.json "$OUT/heap/$p"-*.hprof.gz
 done
+mkdir -p "$OUT/heap"
+chmod 0644 "$STAGE"/heap/*
+mv "$STAGE"/heap/* "$OUT"/heap/
+rmdir "$STAGE/heap"
 chmod 0644 "$STAGE"/*
 mv "$STAGE"/* "$OUT"/
 log "done:"
-(cd "$OUT" && ls -l -- *.txt *.json >&2 && du -ch -- *.txt *.json | tail -n1 >&2)
+(cd "$OUT" && ls -l -- *.txt *.json heap/*.hprof.gz >&2 && du -ch -- *.txt *.json heap/*.hprof.gz | tail -n1 >&2)

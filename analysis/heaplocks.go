@@ -1,0 +1,120 @@
+package analysis
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hprofctl/hprofctl/model"
+)
+
+// HeapDeadlocks finds the deadlocks a heap dump can prove: cycles of
+// threads parked on java.util.concurrent ownable synchronizers
+// (ReentrantLock, ReentrantReadWriteLock's write lock, ...), each waiting
+// for the synchronizer's exclusive owner. It also returns notes on what
+// the dump cannot tell: monitor (synchronized) deadlocks leave no owner in
+// any heap dump, so they are never proven from one, and the notes suggest
+// a thread dump of the process instead.
+func HeapDeadlocks(hl *model.HeapLocks) (DeadlockReport, []string) {
+	r := FindDeadlocks(hl.Dump)
+	var notes []string
+	if hl.MonitorRoots == 0 {
+		notes = append(notes, "monitor (synchronized) deadlocks cannot be proven from a heap dump of JDK 12 or later: "+
+			"HotSpot stopped writing monitor-used roots after JDK 11, and no heap dump records which thread owns or waits for a monitor")
+	} else {
+		notes = append(notes, fmt.Sprintf("the heap dump has %d monitor-used roots but records no monitor owners or waiters: "+
+			"monitor (synchronized) deadlocks cannot be proven from it", hl.MonitorRoots))
+	}
+	if !hl.StatesKnown {
+		notes = append(notes, "the Thread objects hold no threadStatus field this version of hprofctl reads: thread states are unknown")
+	} else if n := blockedOnMonitors(hl.Dump); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d threads are BLOCKED entering a monitor (Thread.threadStatus); the heap dump does not say which monitor", n))
+	}
+	if hl.Parked == 0 {
+		notes = append(notes, "no thread is parked on a java.util.concurrent synchronizer: the heap dump holds no lock evidence")
+	}
+	notes = append(notes, "to check monitor deadlocks, capture a thread dump of the process: jstack -l PID, or jcmd PID Thread.print -l")
+	return r, notes
+}
+
+// blockedOnMonitors counts the threads in state BLOCKED.
+func blockedOnMonitors(d *model.ThreadDump) int {
+	n := 0
+	for i := range d.Threads {
+		if d.Threads[i].State == "BLOCKED" {
+			n++
+		}
+	}
+	return n
+}
+
+// HeapLock is a lock of a thread dump tied to the object at its address in
+// a heap dump of the same process and moment: the object's class and the
+// shortest path that retains it.
+type HeapLock struct {
+	Lock LockRef `json:"lock"`
+	// Class is the class of the heap object at the lock's address; empty
+	// when the heap dump holds no object there (taken at another moment,
+	// or after a GC moved it).
+	Class string `json:"class"`
+	// Paths are the shortest paths from GC roots to the object.
+	Paths []RetainerPath `json:"paths"`
+}
+
+// DeadlockLocks lists, once each and in report order, the locks with an
+// address that the threads of the deadlocks wait for.
+func DeadlockLocks(reports []DeadlockReport) []LockRef {
+	var out []LockRef
+	seen := map[LockRef]bool{}
+	for _, r := range reports {
+		for _, d := range r.Deadlocks {
+			for _, t := range d.Threads {
+				if l := t.WaitingFor; l.ID != "" && !seen[l] {
+					seen[l] = true
+					out = append(out, l)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// LockObjects returns the heap objects at the addresses of locks, leaving
+// out the addresses the heap dump has no object at.
+func LockObjects(h *model.Heap, locks []LockRef) []model.ObjectIndex {
+	var out []model.ObjectIndex
+	for _, l := range locks {
+		if o, ok := lockObject(h, l); ok {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// lockObject returns the heap object at the address of lock l.
+func lockObject(h *model.Heap, l LockRef) (model.ObjectIndex, bool) {
+	id, err := strconv.ParseUint(strings.TrimPrefix(l.ID, "0x"), 16, 64)
+	if err != nil || l.ID == "" {
+		return model.NoObject, false
+	}
+	return h.Lookup(id)
+}
+
+// TieLocks ties each lock to its heap object: its class, and those of
+// paths (DescribePaths of ShortestPaths to LockObjects) that end at it.
+func TieLocks(h *model.Heap, locks []LockRef, paths Retainers) []HeapLock {
+	out := make([]HeapLock, 0, len(locks))
+	for _, l := range locks {
+		hl := HeapLock{Lock: l, Paths: []RetainerPath{}}
+		if o, ok := lockObject(h, l); ok {
+			hl.Class = ClassName(h, o)
+			for _, p := range paths.Paths {
+				if n := len(p.Chain); n > 0 && p.Chain[n-1].ObjectID == ObjectID(h, o) {
+					hl.Paths = append(hl.Paths, p)
+				}
+			}
+		}
+		out = append(out, hl)
+	}
+	return out
+}

@@ -1,0 +1,63 @@
+package analysis
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hprofctl/hprofctl/model"
+)
+
+// heapPair is a heap dump's lock state with threads t1 and t2 each parked
+// on the ReentrantLock sync the other owns, and t3 BLOCKED.
+func heapPair(monitorRoots int) *model.HeapLocks {
+	a := model.Lock{Kind: model.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: 0x10}
+	b := model.Lock{Kind: model.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$FairSync", ID: 0x20}
+	return &model.HeapLocks{
+		Dump: &model.ThreadDump{SynchronizerOwners: true, Threads: []model.ThreadSnapshot{
+			{Name: "t1", State: "WAITING", Locks: []model.ThreadLock{{Lock: a, Action: model.Holds, Frame: -1}, {Lock: b, Action: model.Parks, Frame: -1}}},
+			{Name: "t2", State: "WAITING", Locks: []model.ThreadLock{{Lock: b, Action: model.Holds, Frame: -1}, {Lock: a, Action: model.Parks, Frame: -1}}},
+			{Name: "t3", State: "BLOCKED"},
+		}},
+		StatesKnown: true, Parked: 2, MonitorRoots: monitorRoots,
+	}
+}
+
+func TestHeapDeadlocks(t *testing.T) {
+	r, notes := HeapDeadlocks(heapPair(0))
+	if len(r.Deadlocks) != 1 || len(r.Deadlocks[0].Threads) != 2 {
+		t.Fatalf("deadlocks %+v, want the t1-t2 cycle", r.Deadlocks)
+	}
+	all := strings.Join(notes, "\n")
+	for _, want := range []string{"JDK 12 or later", "1 threads are BLOCKED", "thread dump"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("notes lack %q:\n%s", want, all)
+		}
+	}
+	_, notes = HeapDeadlocks(heapPair(3))
+	if all := strings.Join(notes, "\n"); !strings.Contains(all, "3 monitor-used roots") || strings.Contains(all, "JDK 12") {
+		t.Errorf("notes of a dump with monitor roots:\n%s", all)
+	}
+}
+
+func TestHeapDeadlocksNoEvidence(t *testing.T) {
+	hl := &model.HeapLocks{Dump: &model.ThreadDump{SynchronizerOwners: true, Threads: []model.ThreadSnapshot{{Name: "main"}}}}
+	r, notes := HeapDeadlocks(hl)
+	all := strings.Join(notes, "\n")
+	if len(r.Deadlocks) != 0 || !strings.Contains(all, "thread states are unknown") || !strings.Contains(all, "no lock evidence") {
+		t.Errorf("deadlocks %+v, notes:\n%s", r.Deadlocks, all)
+	}
+}
+
+func TestDeadlockLocks(t *testing.T) {
+	a := LockRef{Kind: "monitor", Class: "A", ID: "0x10"}
+	b := LockRef{Kind: "synchronizer", Class: "B", ID: "0x20"}
+	named := LockRef{Kind: "monitor", Class: "C", Name: "C@1f"}
+	reports := []DeadlockReport{
+		{Deadlocks: []Deadlock{{Threads: []DeadlockThread{{WaitingFor: a}, {WaitingFor: b}}}}},
+		{Deadlocks: []Deadlock{{Threads: []DeadlockThread{{WaitingFor: b}, {WaitingFor: named}}}}},
+	}
+	got := DeadlockLocks(reports)
+	if len(got) != 2 || got[0] != a || got[1] != b {
+		t.Errorf("got %+v, want the locks with an address once each: %+v %+v", got, a, b)
+	}
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/input"
+	"github.com/hprofctl/hprofctl/report"
+	"github.com/spf13/cobra"
+)
+
+// agentDeadlocks reads the lock state of a file that is not a thread dump:
+// the MONITOR DUMP of an hprof agent file (ASCII or binary), or else the
+// java.util.concurrent lock state of a heap dump, whose limits it prints
+// as notes on stderr. ok is false for a thread dump and for standard input
+// (read as a thread dump), which the caller reads itself. which selects
+// the heap dump of a file holding several (-1: the last).
+func agentDeadlocks(cmd *cobra.Command, path string, which int) (reports []analysis.DeadlockReport, ok bool, err error) {
+	if path == "-" {
+		return nil, false, nil
+	}
+	f, err := input.Open(path)
+	if err != nil {
+		return nil, false, nil
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, err := br.Peek(32)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, true, fmt.Errorf("%s: %w", f.Name, err)
+	}
+	if !bytes.HasPrefix(head, []byte("JAVA PROFILE 1.0")) {
+		return nil, false, nil
+	}
+	inner, err := input.NewFile(f.Name, io.NopCloser(br), f.Size)
+	if err != nil {
+		return nil, true, err
+	}
+	p, h, err := model.LoadProfile(inner, model.LoadOptions{Dump: which, Objects: true})
+	if err != nil {
+		return nil, true, err
+	}
+	if d := model.MonitorDumpThreads(p); d != nil {
+		r := analysis.FindDeadlocks(d)
+		r.Source = f.Name + " (MONITOR DUMP)"
+		return []analysis.DeadlockReport{r}, true, nil
+	}
+	if h == nil {
+		return nil, true, fmt.Errorf("%s: the hprof agent file has no MONITOR DUMP", f.Name)
+	}
+	hl, err := model.ReadHeapLocks(h, path)
+	if err != nil {
+		return nil, true, err
+	}
+	r, notes := analysis.HeapDeadlocks(hl)
+	r.Source = f.Name + " (heap dump)"
+	for _, n := range notes {
+		fmt.Fprintf(cmd.ErrOrStderr(), "hprofctl: note: %s: %s\n", f.Name, n)
+	}
+	return []analysis.DeadlockReport{r}, true, nil
+}
+
+// writeHeapLocks ties the locks the deadlocks of reports wait for to the
+// objects at their addresses in the heap dump at heapPath, taken from the
+// same process at the same moment (jcmd GC.heap_dump -all runs no GC, so
+// objects keep their addresses), and writes each lock's class and shortest
+// retaining path after the reports: as a table, or as one more JSON
+// object {"heap", "locks"} (CSV writes nothing more).
+func writeHeapLocks(cmd *cobra.Command, heapPath string, reports []analysis.DeadlockReport, opt report.Options) error {
+	locks := analysis.DeadlockLocks(reports)
+	if len(locks) == 0 || opt.Format == report.CSV {
+		return nil
+	}
+	f, err := input.Open(heapPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
+	if err != nil {
+		return err
+	}
+	p := analysis.ShortestPaths(h, analysis.RetainerOptions{Objects: analysis.LockObjects(h, locks), Paths: 1})
+	labels, err := model.ReadLabels(h, heapPath, p.Sources(h))
+	if err != nil {
+		return err
+	}
+	names, err := model.ReadStrings(h, heapPath, p.ThreadNameStrings(h, labels))
+	if err != nil {
+		return err
+	}
+	tied := analysis.TieLocks(h, locks, analysis.DescribePaths(h, p, false, labels, names))
+	w := cmd.OutOrStdout()
+	if opt.Format == report.JSON {
+		return json.NewEncoder(w).Encode(struct {
+			Heap  string              `json:"heap"`
+			Locks []analysis.HeapLock `json:"locks"`
+		}{f.Name, tied})
+	}
+	fmt.Fprintf(w, "\nLocks of the deadlocks in the heap dump %s:\n", f.Name)
+	for _, t := range tied {
+		if t.Class == "" {
+			fmt.Fprintf(w, "  %s: no object at this address in the heap dump\n", t.Lock.ID)
+			continue
+		}
+		fmt.Fprintf(w, "  %s %s\n", t.Lock.ID, t.Class)
+		for _, rp := range t.Paths {
+			root := rp.RootKind
+			if rp.RootThread != "" {
+				root += fmt.Sprintf(" of thread %q", rp.RootThread)
+			}
+			if rp.RootFrame != "" {
+				root += " at " + rp.RootFrame
+			}
+			steps := []string{root}
+			for _, st := range rp.Chain {
+				step := st.Class + " " + st.ObjectID
+				if st.Via != "" {
+					step = "." + st.Via + " " + step
+				}
+				steps = append(steps, step)
+			}
+			fmt.Fprintf(w, "    retained by: %s\n", strings.Join(steps, " -> "))
+		}
+	}
+	return nil
+}
