@@ -21,8 +21,13 @@ bench: build
 	HPROFCTL_BENCH_GB=$(BENCH_GB) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./...
 
 # Each fuzz target for $(FUZZTIME).
+FUZZ_TARGETS := ./parser/hprof:FuzzReader ./parser/hprofascii:FuzzReader \
+	./parser/threaddump:FuzzReader ./parser/jvmpi:FuzzHeapDump \
+	./parser/jvmpi:FuzzObjectDump ./parser/jvmpi:FuzzMonitorDump
 fuzz:
-	for p in ./parser/hprof ./parser/hprofascii ./parser/threaddump; do $(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) $$p || exit 1; done
+	for t in $(FUZZ_TARGETS); do \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" || exit 1; \
+	done
 
 lint:
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; exit 1)
