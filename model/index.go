@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sort"
 )
 
 // objectTable collects objects in arrival order while a dump streams; index
@@ -165,7 +164,7 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 	// Each table is moved, then its old copy collected at once: the
 	// tables hold no pointers, so a collection costs next to nothing, and
 	// it keeps the peak near one copy of the data instead of two.
-	ids := gather(&t.ids, order)
+	h.ids = gatherIDs(&t.ids, order)
 	t.ids = chunkList[uint64]{}
 	runtime.GC()
 	h.classOf = gather(&t.classOf, order)
@@ -177,9 +176,9 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 
 	h.refStart = make([]uint32, n+1)
 	h.refs = make([]ObjectIndex, 0, total)
-	lookup := newIDLookup(len(ids), func(i int) uint64 { return ids[i] })
+	h.lookup = newIDLookup(h.ids.len(), h.ids.at)
 	resolve := func(id uint64) {
-		if i, ok := lookup.find(id); ok {
+		if i, ok := h.lookup.find(id); ok {
 			h.refs = append(h.refs, ObjectIndex(i))
 			return
 		}
@@ -198,9 +197,6 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 		}
 	}
 	h.refStart[n] = uint32(len(h.refs))
-	h.ids = newIDTable(ids)
-	ids, lookup = nil, nil
-	h.lookup = newIDLookup(h.ids.len(), h.ids.at)
 	h.referents = t.resolveReferents(h, order)
 	t.reset()
 	runtime.GC()
@@ -314,24 +310,31 @@ type idRun struct {
 	high  uint32
 }
 
-func newIDTable(ids []uint64) idTable {
-	t := idTable{low: make([]uint32, len(ids))}
-	for i, id := range ids {
-		high := uint32(id >> 32)
-		if len(t.runs) == 0 || t.runs[len(t.runs)-1].high != high {
-			t.runs = append(t.runs, idRun{start: i, high: high})
-		}
-		t.low[i] = uint32(id)
+// gatherIDs returns the ids of src in the given order (ascending) as a
+// table.
+func gatherIDs(src *chunkList[uint64], order []uint32) idTable {
+	t := idTable{low: make([]uint32, len(order))}
+	for i, a := range order {
+		t.set(i, src.at(int(a)))
 	}
 	return t
+}
+
+// set stores the i-th id; ids must be set in ascending order.
+func (t *idTable) set(i int, id uint64) {
+	high := uint32(id >> 32)
+	if len(t.runs) == 0 || t.runs[len(t.runs)-1].high != high {
+		t.runs = append(t.runs, idRun{start: i, high: high})
+	}
+	t.low[i] = uint32(id)
 }
 
 func (t *idTable) len() int { return len(t.low) }
 
 func (t *idTable) at(i int) uint64 {
 	r := len(t.runs) - 1
-	if r > 0 {
-		r = sort.Search(len(t.runs), func(k int) bool { return t.runs[k].start > i }) - 1
+	for r > 0 && t.runs[r].start > i {
+		r--
 	}
 	return uint64(t.runs[r].high)<<32 | uint64(t.low[i])
 }
