@@ -8,6 +8,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/model/layout"
 	"github.com/hprofctl/hprofctl/parser/hprof"
+	"github.com/hprofctl/hprofctl/parser/jvmpi"
 )
 
 // LoadOptions choose what a load builds.
@@ -19,6 +20,11 @@ type LoadOptions struct {
 	// without it only classes, counters, roots and traces are kept
 	// (enough for a histogram), in far less memory and time.
 	Objects bool
+	// JVMPI describes a bare JVMPI buffer (one with no capture manifest
+	// beside it), which has no header to be recognized by: when set, the
+	// file is read as that buffer. A capture manifest beside the file
+	// wins over it.
+	JVMPI *jvmpi.Options
 }
 
 type rawRoot struct {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hprofctl/hprofctl/model/layout"
+	"github.com/hprofctl/hprofctl/parser/jvmpi"
 )
 
 // ObjectIndex is the dense index of an object: objects are numbered in the
@@ -246,6 +247,9 @@ type Heap struct {
 	mirrorSize   []int64 // per class: JVM size of its class object
 	// profile is what the file records besides the heap (agent files).
 	profile *Profile
+	// jvmpiBare is the description of the bare JVMPI buffer the heap was
+	// read from, to read it again the same way; nil for other files.
+	jvmpiBare *jvmpi.Options
 	// allocs counts the objects by class and allocation trace, for
 	// agent files whose objects carry allocation traces.
 	allocs []ObjectAlloc

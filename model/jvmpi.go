@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hprofctl/hprofctl/parser/hprof"
+	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 )
 
@@ -92,6 +93,24 @@ func openJVMPI(manifest string) (*jvmpiSource, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newJVMPISource(c, in)
+}
+
+// openBareJVMPI opens f as the bare JVMPI heap or object dump buffer opt
+// describes: one with no manifest and no side channel. A level-0 heap dump
+// is read whole; other buffers up to their first class dump, which cannot
+// be stepped over without the class layouts (jvmpi.ErrNeedClasses).
+func openBareJVMPI(f *input.File, opt jvmpi.Options) (*jvmpiSource, error) {
+	c := jvmpi.BareCapture(f.Name, opt)
+	if c.Options.Kind == jvmpi.MonitorDump {
+		return nil, fmt.Errorf("%s: a JVMPI monitor dump holds no heap; its threads and monitors are read by the commands on thread dumps", f.Name)
+	}
+	return newJVMPISource(c, io.NopCloser(f))
+}
+
+// newJVMPISource translates the buffer in of capture c, and closes in at
+// its end.
+func newJVMPISource(c *jvmpi.Capture, in io.ReadCloser) (*jvmpiSource, error) {
 	r, err := jvmpi.NewReader(in, c.Options)
 	if err != nil {
 		in.Close()
@@ -163,10 +182,17 @@ func (s *jvmpiSource) prelude() {
 	if s.level == 0 {
 		s.loadClass(jvmpiUnknownInstanceClass, "<unknown>")
 		s.loadClass(jvmpiUnknownArrayClass, "<unknown>[]")
-		s.warn(-1, "level-0 heap dump: objects have no class, size, length or references; instances and class objects are counted as <unknown>, object arrays as <unknown>[]")
+		s.warn(-1, "level-0 heap dump: objects have no class, size, length or references; instances and class objects are counted as <unknown>, object arrays as <unknown>[]; the object count includes one placeholder class object for <unknown>")
 	}
 	if s.level == 1 {
 		s.warn(-1, "level-1 heap dump: primitive fields, statics and array elements are not in the buffer; their values read as 0")
+	}
+	if s.capture.Bare() {
+		if s.level == 0 {
+			s.warn(-1, "bare buffer, no class-load side channel: classes are unknown, so class objects cannot be told from instances and count as <unknown>; threads are unknown")
+		} else {
+			s.warn(-1, "bare buffer, no class-load side channel: instances are read without their fields and classes, threads are unknown, and a class dump stops the reading")
+		}
 	}
 	for i, t := range ev.Threads {
 		s.envSerial[uint64(t.EnvID)] = uint32(i + 1)
@@ -436,6 +462,12 @@ func (s *jvmpiSource) classDump(rec *jvmpi.Record) {
 // from the buffer, are 0.
 func (s *jvmpiSource) instance(rec *jvmpi.Record) error {
 	in := rec.Instance
+	if s.capture.Bare() {
+		// Without class layouts the field bytes cannot be typed: the
+		// instance is kept, without its fields.
+		s.sub(hprof.Record{Sub: hprof.SubInstanceDump, Offset: rec.Offset, Instance: hprof.InstanceDump{ID: in.ID, ClassID: in.ClassID}}, nil)
+		return nil
+	}
 	s.vals = s.vals[:0]
 	if err := s.r.InstanceFields(func(_ *jvmpi.ClassInfo, _ int, _ jvmpi.Type, v uint64) { s.vals = append(s.vals, v) }); err != nil {
 		return err
@@ -544,6 +576,23 @@ func ReadJVMPIMonitorDump(manifest string) (*ThreadDump, []JVMPIMonitor, error) 
 		return nil, nil, err
 	}
 	defer in.Close()
+	return readJVMPIMonitors(c, in)
+}
+
+// ReadJVMPIMonitorBuffer reads a bare JVMPI monitor dump buffer from in,
+// described by opt (its Kind must be jvmpi.MonitorDump) and named name in
+// errors. With no side channel, threads are named by their JNIEnv*, raw
+// monitors by their name pointer, and no thread has a stack or a state.
+func ReadJVMPIMonitorBuffer(in io.Reader, name string, opt jvmpi.Options) (*ThreadDump, []JVMPIMonitor, error) {
+	c := jvmpi.BareCapture(name, opt)
+	if c.Options.Kind != jvmpi.MonitorDump {
+		return nil, nil, fmt.Errorf("%s: a JVMPI %s holds no threads or monitors; read it with the heap commands", name, opt.Kind)
+	}
+	return readJVMPIMonitors(c, in)
+}
+
+// readJVMPIMonitors reads the monitor dump buffer in of capture c.
+func readJVMPIMonitors(c *jvmpi.Capture, in io.Reader) (*ThreadDump, []JVMPIMonitor, error) {
 	r, err := jvmpi.NewReader(in, c.Options)
 	if err != nil {
 		return nil, nil, err

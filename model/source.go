@@ -37,10 +37,19 @@ type RecordSource interface {
 	Offset() int64
 }
 
-// openSource opens the record source of a dump file, by its format.
-func openSource(f *input.File) (RecordSource, string, error) {
+// openSource opens the record source of a dump file, by its format: a
+// JVMPI capture when a manifest describes the file, else the bare JVMPI
+// buffer bare describes when it is not nil, else HPROF ASCII or binary.
+func openSource(f *input.File, bare *jvmpi.Options) (RecordSource, string, error) {
 	if manifest, ok := jvmpi.ManifestOf(f.Name); ok {
 		src, err := openJVMPI(manifest)
+		if err != nil {
+			return nil, "", err
+		}
+		return src, "jvmpi", nil
+	}
+	if bare != nil {
+		src, err := openBareJVMPI(f, *bare)
 		if err != nil {
 			return nil, "", err
 		}
@@ -68,11 +77,12 @@ func openSource(f *input.File) (RecordSource, string, error) {
 
 // Load reads a heap dump from f, whatever its format.
 func Load(f *input.File, opt LoadOptions) (*Heap, error) {
-	src, format, err := openSource(f)
+	src, format, err := openSource(f, opt.JVMPI)
 	if err != nil {
 		return nil, err
 	}
 	b := newBuilder(src, opt)
+	b.h.jvmpiBare = opt.JVMPI
 	b.h.Source.File = f.Name
 	b.h.Source.Format = format
 	b.h.Source.Compression = string(f.Compression)
@@ -96,7 +106,7 @@ func rereadDump(h *Heap, path string, fn func(RecordSource, *hprof.Record) error
 		return err
 	}
 	defer f.Close()
-	src, _, err := openSource(f)
+	src, _, err := openSource(f, h.jvmpiBare)
 	if err != nil {
 		return err
 	}

@@ -70,6 +70,20 @@ other; with --heap, one more object {"heap", "locks"} follows them.`,
 			var reports []analysis.DeadlockReport
 			var errs []error
 			for _, path := range args {
+				bare, err := g.jvmpi.options(path, cmd.ErrOrStderr())
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				if bare != nil {
+					r, err := bareMonitorDeadlocks(path, *bare)
+					if err != nil {
+						errs = append(errs, err)
+						continue
+					}
+					reports = append(reports, r)
+					continue
+				}
 				if rs, ok, err := agentDeadlocks(cmd, path, g.dump); ok {
 					if err != nil {
 						errs = append(errs, err)

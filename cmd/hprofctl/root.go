@@ -18,6 +18,7 @@ type globalFlags struct {
 	bytes  bool
 	size   string
 	dump   int
+	jvmpi  jvmpiFlags
 }
 
 func newRootCommand() *cobra.Command {
@@ -42,6 +43,7 @@ Every command prints a table for people, or JSON / CSV for scripts (-o).`,
 	pf.BoolVar(&g.bytes, "bytes", false, "print exact byte counts in tables instead of KiB/MiB")
 	pf.StringVar(&g.size, "size", "jvm", "shallow sizes: jvm (header, layout and padding, as jmap -histo) or fields (field bytes the dump records)")
 	pf.IntVar(&g.dump, "dump", -1, "which dump of a file holding several — heap dumps, or thread dumps for deadlocks (from 0; -1: the last)")
+	g.jvmpi.add(pf)
 	root.AddCommand(newInfoCommand(g), newHistoCommand(g), newDominatorsCommand(g), newRetainersCommand(g), newLeaksCommand(g), newDeadlocksCommand(g), newSitesCommand(g), newCPUCommand(g), newThreadsCommand(g), newMonitorsCommand(g), newVersionCommand())
 	return root
 }
@@ -87,6 +89,10 @@ func (g *globalFlags) sizeMode() (model.SizeMode, error) {
 // load reads a heap dump, drawing a progress bar on stderr when it is a
 // terminal.
 func (g *globalFlags) load(path string, objects bool) (*model.Heap, error) {
+	bare, err := g.jvmpi.options(path, os.Stderr)
+	if err != nil {
+		return nil, err
+	}
 	f, err := input.Open(path)
 	if err != nil {
 		return nil, err
@@ -102,7 +108,7 @@ func (g *globalFlags) load(path string, objects bool) (*model.Heap, error) {
 		p := report.StartProgress(os.Stderr, "reading "+f.Name, f.Size, f.StoredOffset)
 		defer p.Stop()
 	}
-	h, err := model.Load(f, model.LoadOptions{Dump: g.dump, Objects: objects})
+	h, err := model.Load(f, model.LoadOptions{Dump: g.dump, Objects: objects, JVMPI: bare})
 	if err != nil {
 		return nil, err
 	}

@@ -360,7 +360,7 @@ func (r *Reader) readClass() error {
 	c.ProtectionDomainID, c.NameStringID, c.Reserved = r.ID(b[4*ids:]), r.ID(b[5*ids:]), r.ID(b[6*ids:])
 	c.InstanceSize = r.scBO.Uint32(b[7*ids:])
 	if r.opt.Classes == nil {
-		return r.errorf(rec.Offset, ErrNeedClasses, "GC_CLASS_DUMP of class 0x%x: class layouts are needed to step over its interfaces and statics, which the buffer does not count; read the buffer through its capture manifest (FORMATS.md C.8)", c.ID)
+		return r.errorf(rec.Offset, ErrNeedClasses, "GC_CLASS_DUMP of class 0x%x: class layouts are needed to step over its interfaces and statics, which the buffer does not count: describe the buffer with a capture manifest and its class-load side channel (FORMATS.md C.8)", c.ID)
 	}
 	info, ok := r.opt.Classes.Lookup(c.ID)
 	if !ok {
