@@ -69,6 +69,23 @@ func Monitors(p *model.Profile, depth int) (MonitorsReport, error) {
 	return r, nil
 }
 
+// MonitorsFromJVMPI reads the monitors of a JVMPI monitor dump
+// (model.ReadJVMPIMonitorDump): each Java and raw monitor with its owner,
+// the owner's entry count and the threads waiting to enter it and waiting
+// to be notified, named from the capture's side channel.
+func MonitorsFromJVMPI(monitors []model.JVMPIMonitor) MonitorsReport {
+	r := MonitorsReport{Contended: []ContendedMonitor{}, Monitors: []MonitorRow{}}
+	for _, m := range monitors {
+		name := model.MonitorName{Raw: m.Lock.Kind == model.LockRawMonitor, Name: m.Lock.Name, Class: m.Lock.Class, ID: m.Lock.ID}
+		if !name.Raw && name.Class == "" {
+			name.Class = "object"
+		}
+		r.Monitors = append(r.Monitors, MonitorRow{Monitor: MonitorLabel(name), Owner: m.Owner, EntryCount: int32(m.EntryCount),
+			WaitingToEnter: append([]string{}, m.Entering...), WaitingToBeNotified: append([]string{}, m.Notified...)})
+	}
+	return r
+}
+
 // MonitorLabel names a monitor for people: its object's class (with the
 // id when known), or a raw monitor's name.
 func MonitorLabel(m model.MonitorName) string {

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/hprofctl/hprofctl/model"
@@ -47,14 +48,21 @@ type StackFrame struct {
 
 // SiteRow is one allocation site (or one group of sites, rolled up).
 type SiteRow struct {
-	Rank           int     `json:"rank"`
-	Class          string  `json:"class"`
-	LiveBytes      int64   `json:"live_bytes"`
-	LiveInstances  int64   `json:"live_instances"`
-	AllocBytes     int64   `json:"alloc_bytes"`
-	AllocInstances int64   `json:"alloc_instances"`
-	Percent        float64 `json:"percent"`
-	CumPercent     float64 `json:"cumulative_percent"`
+	Rank           int    `json:"rank"`
+	Class          string `json:"class"`
+	LiveBytes      int64  `json:"live_bytes"`
+	LiveInstances  int64  `json:"live_instances"`
+	AllocBytes     int64  `json:"alloc_bytes"`
+	AllocInstances int64  `json:"alloc_instances"`
+	// Percent and CumPercent are the row's share and the running share
+	// of the rows so far: of all live bytes for the agent's sites (as
+	// the agent prints them, whatever the order; PercentOf says of what
+	// total), else of the total of the order's metric.
+	Percent    float64 `json:"percent"`
+	CumPercent float64 `json:"cumulative_percent"`
+	// PercentOf says what the percentages are shares of, when the rows
+	// alone do not tell (the agent's sites).
+	PercentOf string `json:"percent_of,omitempty"`
 	// Trace is the stack trace serial; 0 for rows rolled up by class or
 	// method.
 	Trace uint32 `json:"trace"`
@@ -62,6 +70,11 @@ type SiteRow struct {
 	Thread string       `json:"thread,omitempty"`
 	Frames []StackFrame `json:"frames"`
 	Source string       `json:"source"`
+
+	// printed marks Percent and CumPercent as the agent's own; order is
+	// the row's place in the agent's table.
+	printed bool
+	order   int
 }
 
 // SitesReport is a ranked allocation-site table.
@@ -74,11 +87,21 @@ type SitesReport struct {
 	Rows  []SiteRow
 	Sites int
 	// Total sums every site; percentages are shares of its live (or
-	// allocated) bytes.
+	// allocated) bytes, unless WholeLive is set.
 	Total SiteRow
+	// WholeLive, when not 0, is the agent's total of all live bytes, of
+	// which the percentages are shares whatever the order (the agent's
+	// own percent); Shares says how that total was obtained.
+	WholeLive int64
+	Shares    string
 }
 
-// SitesFromProfile ranks the agent's own allocation-site table.
+// SitesFromProfile ranks the agent's own allocation-site table. Its
+// percentages are the agent's: shares of all live bytes, a total the
+// ALLOC_SITES record carries; an ASCII SITES section prints each site's
+// shares but no total, so the un-rolled-up table keeps the printed
+// shares and rolled-up views derive the total from the listed sites' live
+// bytes and the last printed accum.
 func SitesFromProfile(p *model.Profile, o SiteOptions) (SitesReport, error) {
 	t := p.Sites
 	if t == nil {
@@ -87,10 +110,29 @@ func SitesFromProfile(p *model.Profile, o SiteOptions) (SitesReport, error) {
 	rows := make([]SiteRow, len(t.Sites))
 	for i, s := range t.Sites {
 		rows[i] = SiteRow{Class: s.Class, Trace: s.Trace, LiveBytes: s.LiveBytes, LiveInstances: s.LiveInstances,
-			AllocBytes: s.AllocBytes, AllocInstances: s.AllocInstances}
+			AllocBytes: s.AllocBytes, AllocInstances: s.AllocInstances, order: i}
+		if t.Printed {
+			rows[i].Percent, rows[i].CumPercent, rows[i].printed = s.Self, s.Accum, true
+		}
 	}
 	total := SiteRow{LiveBytes: t.LiveBytes, LiveInstances: t.LiveInstances, AllocBytes: t.AllocBytes, AllocInstances: t.AllocInstances}
 	r := SitesReport{Source: SitesFromRecords, Note: fmt.Sprintf("allocation sites as the hprof agent recorded them (ordered by %s)", t.OrderedBy)}
+	switch {
+	case !t.Printed && t.LiveBytes > 0:
+		r.WholeLive = t.LiveBytes
+		r.Shares = fmt.Sprintf("shares of all %d live bytes, the ALLOC_SITES record's total", t.LiveBytes)
+	case len(t.Sites) > 0 && t.Sites[len(t.Sites)-1].Accum > 0:
+		// The last accum is the listed sites' share of all live bytes,
+		// printed to 0.01%: the most precise way back to the total.
+		accum := t.Sites[len(t.Sites)-1].Accum
+		r.WholeLive = int64(math.Round(float64(t.LiveBytes) * 100 / accum))
+		if o.By == "" || o.By == "site" {
+			r.Shares = "shares of all live bytes as the agent printed them (self, accum)"
+		} else {
+			r.Shares = fmt.Sprintf("shares of all live bytes, about %d: the file prints no total, so it is derived from the listed sites' %d live bytes and the last accum the file prints (%.2f%%)",
+				r.WholeLive, t.LiveBytes, accum)
+		}
+	}
 	return finishSites(r, rows, total, p, o)
 }
 
@@ -258,18 +300,42 @@ func finishSites(r SitesReport, rows []SiteRow, total SiteRow, p *model.Profile,
 		if a != b {
 			return a > b
 		}
+		if rows[i].printed && rows[j].printed {
+			return rows[i].order < rows[j].order
+		}
 		if rows[i].Class != rows[j].Class {
 			return rows[i].Class < rows[j].Class
 		}
 		return rows[i].Trace < rows[j].Trace
 	})
 	whole := metric(&total)
+	if r.WholeLive > 0 {
+		whole = r.WholeLive
+		metric = func(s *SiteRow) int64 { return s.LiveBytes }
+	}
 	var cum int64
+	var cumShare float64
+	last := -1 // the latest place in the agent's table among rows[:i+1]
 	for i := range rows {
 		rows[i].Rank = i + 1
 		rows[i].Source = r.Source
+		rows[i].PercentOf = r.Shares
 		cum += metric(&rows[i])
-		if whole > 0 {
+		last = max(last, rows[i].order)
+		switch {
+		case rows[i].printed:
+			// The printed accum holds while the rows so far are the
+			// agent's first i+1; else the running share of the total, or
+			// (no total) the sum of the printed shares.
+			cumShare += rows[i].Percent
+			switch {
+			case last == i:
+			case r.WholeLive > 0:
+				rows[i].CumPercent = 100 * float64(cum) / float64(whole)
+			default:
+				rows[i].CumPercent = cumShare
+			}
+		case whole > 0:
 			rows[i].Percent = 100 * float64(metric(&rows[i])) / float64(whole)
 			rows[i].CumPercent = 100 * float64(cum) / float64(whole)
 		}
@@ -303,6 +369,7 @@ func rollUp(rows []SiteRow, key func(*SiteRow) string, reset func(*SiteRow)) []S
 			index[k] = i
 			classes[k] = map[string]bool{}
 			reset(&s)
+			s.printed = false
 			out = append(out, s)
 		} else {
 			o := &out[i]

@@ -24,12 +24,26 @@ type ThreadRow struct {
 // ThreadsFromHeap lists the threads of a binary dump: those the heap
 // dump roots (ROOT_THREAD_OBJ with their STACK TRACE) and those the agent
 // announced (START_THREAD); a thread the agent saw end is TERMINATED.
-// Binary dumps record no other thread state.
-func ThreadsFromHeap(h *model.Heap, depth int) []ThreadRow {
+// hl, when not nil, is what the dump's java.lang.Thread objects hold
+// (model.ReadHeapLocks): it names the threads the records leave unnamed
+// (every HotSpot dump) and gives their state from Thread.threadStatus.
+func ThreadsFromHeap(h *model.Heap, hl *model.HeapLocks, depth int) []ThreadRow {
 	p := h.Profile()
+	objects := map[model.ObjectIndex]*model.ThreadSnapshot{}
+	if hl != nil {
+		for i, o := range hl.Objects {
+			objects[o] = &hl.Dump.Threads[i]
+		}
+	}
 	out := make([]ThreadRow, 0, len(h.Threads))
 	for _, t := range h.Threads {
 		row := ThreadRow{Name: t.Name, Serial: t.Serial, Frames: []StackFrame{}}
+		if ts, ok := objects[t.Object]; ok {
+			if row.Name == "" {
+				row.Name = ts.Name
+			}
+			row.State = ts.State
+		}
 		if p != nil {
 			if pt := p.Thread(t.Serial); pt != nil {
 				row.Group = pt.Group

@@ -77,12 +77,12 @@ func LoadASCII(src io.Reader, name string) (*Profile, error) {
 		case hprofascii.KindTrace:
 			p.Traces = append(p.Traces, asciiTrace(&rec.Trace))
 		case hprofascii.KindSitesBegin:
-			p.Sites = &SiteTable{OrderedBy: string(rec.Sites.OrderedBy)}
+			p.Sites = &SiteTable{OrderedBy: string(rec.Sites.OrderedBy), Printed: true}
 		case hprofascii.KindSite:
 			s := rec.Site
 			site := AllocSite{Class: hprofascii.JavaName(s.Class), Trace: s.Trace,
 				LiveBytes: int64(s.LiveBytes), LiveInstances: int64(s.LiveObjects),
-				AllocBytes: int64(s.AllocBytes), AllocInstances: int64(s.AllocObjects)}
+				AllocBytes: int64(s.AllocBytes), AllocInstances: int64(s.AllocObjects), Self: s.Self, Accum: s.Accum}
 			t := p.Sites
 			t.Sites = append(t.Sites, site)
 			t.LiveBytes += site.LiveBytes

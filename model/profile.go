@@ -57,7 +57,12 @@ type ProfileThread struct {
 type SiteTable struct {
 	// OrderedBy is how the agent ordered the sites: "live bytes" or
 	// "allocated bytes"; empty when the file does not say.
-	OrderedBy      string
+	OrderedBy string
+	// Printed is set when each site carries the agent's printed Self and
+	// Accum shares (ASCII SITES). An ASCII section prints no totals, so
+	// the totals below then sum the listed sites; otherwise they are the
+	// ALLOC_SITES record's totals of all objects.
+	Printed        bool
 	LiveBytes      int64
 	LiveInstances  int64
 	AllocBytes     int64
@@ -74,6 +79,9 @@ type AllocSite struct {
 	LiveInstances  int64
 	AllocBytes     int64
 	AllocInstances int64
+	// Self and Accum are the agent's printed shares of all live bytes
+	// and their running sum, in percent (when SiteTable.Printed).
+	Self, Accum float64
 }
 
 // CPUTable is a CPU SAMPLES table (sample counts per trace), or a CPU

@@ -45,6 +45,11 @@ func Sites(w io.Writer, r analysis.SitesReport, o Options) error {
 	if _, err := fmt.Fprintf(w, "Source: %s — %s\n", r.Source, r.Note); err != nil {
 		return err
 	}
+	if r.Shares != "" {
+		if _, err := fmt.Fprintf(w, "Percent: %s\n", r.Shares); err != nil {
+			return err
+		}
+	}
 	if err := o.render(w, g); err != nil {
 		return err
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -15,14 +17,27 @@ func newMonitorsCommand(g *globalFlags) *cobra.Command {
 monitors ranked by the time threads waited to enter them, with the trace where
 they waited) and its MONITOR DUMP (every monitor in use: owner, entry count,
 threads waiting to enter and waiting to be notified). Only the agent's ASCII
-output (format=a) holds them.`,
+output (format=a) holds them.
+
+It also reads a JVMPI monitor dump capture (its .json manifest or its .bin
+buffer): every Java and raw monitor with its owner, entry count, threads
+waiting to enter and waiting to be notified, threads and raw monitors named
+from the capture's side channel.`,
 		Example: `  hprofctl monitors java.hprof.txt
-  hprofctl monitors -o json java.hprof.txt | jq '.contended[0]'`,
+  hprofctl monitors -o json java.hprof.txt | jq '.contended[0]'
+  hprofctl monitors monitor-dump.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt, err := g.reportOptions()
 			if err != nil {
 				return err
+			}
+			if manifest, ok := jvmpi.ManifestOf(args[0]); ok {
+				_, monitors, err := model.ReadJVMPIMonitorDump(manifest)
+				if err != nil {
+					return err
+				}
+				return report.Monitors(cmd.OutOrStdout(), analysis.MonitorsFromJVMPI(monitors), opt)
 			}
 			p, _, err := g.loadProfile(args[0], false)
 			if err != nil {

@@ -32,7 +32,14 @@ The numbers come from the best source the file has, which the output names:
                 objects Java stack frames hold, by class and frame, with the
                 bytes each retains.
 
---by class|trace|method rolls the sites up; --sort live|alloc orders them.`,
+--by class|trace|method rolls the sites up; --sort live|alloc orders them.
+
+For the agent's own sites, percent is the agent's: each site's share of all
+live bytes, whatever the order. An ASCII SITES section prints these shares
+but not the total, so the table of sites keeps the printed self and accum,
+and a roll-up derives the total from the listed sites' live bytes and the
+last printed accum; the output (table line "Percent:", JSON "percent_of")
+says how the total was obtained.`,
 		Example: `  hprofctl sites java.hprof.txt
   hprofctl sites --by method --top 20 heap.hprof
   hprofctl sites -o json --depth 3 java.hprof | jq '.[0]'`,

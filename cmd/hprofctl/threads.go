@@ -19,7 +19,9 @@ func newThreadsCommand(g *globalFlags) *cobra.Command {
 		Long: `threads lists every thread a file knows, with its state where the file records
 one and its stack trace:
   binary HPROF   ROOT_THREAD_OBJ with its STACK TRACE (HotSpot), START_THREAD
-                 and END_THREAD (hprof agent; no states but TERMINATED);
+                 and END_THREAD (hprof agent: TERMINATED); the name and the
+                 state (Thread.threadStatus) of each java.lang.Thread object,
+                 read in a second pass over the file (not for standard input);
   ASCII hprof    THREAD START / END, with the state and stack of MONITOR DUMP;
   thread dumps   jstack, jcmd Thread.print, SIGQUIT output, Thread.dump_to_file
                  (--dump N picks one dump of several; default the last).`,
@@ -45,12 +47,22 @@ one and its stack trace:
 				}
 				rows = analysis.ThreadsFromDump(d, depth)
 			default:
-				p, h, err := model.LoadProfile(f, model.LoadOptions{Dump: g.dump})
+				// The Thread objects of a heap dump name the threads and
+				// give their states: a second read of the file, which
+				// standard input cannot give.
+				reread := kind == kindHprof && args[0] != "-"
+				p, h, err := model.LoadProfile(f, model.LoadOptions{Dump: g.dump, Objects: reread})
 				if err != nil {
 					return err
 				}
 				if h != nil {
-					rows = analysis.ThreadsFromHeap(h, depth)
+					var hl *model.HeapLocks
+					if reread && h.HasObjects {
+						if hl, err = model.ReadHeapLocks(h, args[0]); err != nil {
+							return err
+						}
+					}
+					rows = analysis.ThreadsFromHeap(h, hl, depth)
 				} else {
 					rows = analysis.ThreadsFromProfile(p, depth)
 				}
