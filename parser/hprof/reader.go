@@ -776,7 +776,7 @@ func (r *Reader) classBytes(n int, what string) ([]byte, error) {
 func (r *Reader) fieldType(b byte) (Type, error) {
 	t := Type(b)
 	if r.v10 {
-		t = typeFromSignature(b)
+		t = TypeFromSignature(b)
 	}
 	if t.Size(r.idSize) == 0 {
 		return 0, r.errorf(r.Offset(), nil, "CLASS_DUMP at offset %d: invalid field type 0x%02X", r.rec.Offset, b)

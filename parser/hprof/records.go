@@ -152,9 +152,11 @@ func (t Type) Size(idSize int) int {
 // IsPrimitive reports whether t is a valid primitive type code.
 func (t Type) IsPrimitive() bool { return t >= TypeBoolean && t <= TypeLong }
 
-// typeFromSignature maps the signature characters that "JAVA PROFILE 1.0"
-// files use in CLASS_DUMP in place of type codes.
-func typeFromSignature(c byte) Type {
+// TypeFromSignature maps the first character of a JVM field signature
+// ("I", "[C", "Ljava/lang/String;") to its type code, 0 for none; "JAVA
+// PROFILE 1.0" files use these characters in CLASS_DUMP in place of type
+// codes.
+func TypeFromSignature(c byte) Type {
 	switch c {
 	case 'L', '[':
 		return TypeObject

@@ -1,6 +1,10 @@
 package jvmpi
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/hprofctl/hprofctl/parser/hprof"
+)
 
 // Kind is the kind of a JVMPI dump buffer, which the buffer itself does
 // not say (FORMATS.md C.7).
@@ -77,44 +81,24 @@ func (t RecordType) IsRoot() bool {
 	return t == RootUnknown || (t >= RootJNIGlobal && t <= RootMonitorUsed)
 }
 
-// Type is a JVMPI basic type code; the numbering is HPROF's (FORMATS.md
-// A.2). Level-0 records use NormalObject for instances and class objects.
-type Type uint8
+// Type is a JVMPI basic type code: JVMPI numbers basic types as HPROF
+// does (FORMATS.md A.2), so it is the HPROF type. Level-0 records use
+// NormalObject for instances and class objects.
+type Type = hprof.Type
 
 // Basic type codes.
 const (
 	NormalObject Type = 0
-	TypeObject   Type = 2
-	TypeBoolean  Type = 4
-	TypeChar     Type = 5
-	TypeFloat    Type = 6
-	TypeDouble   Type = 7
-	TypeByte     Type = 8
-	TypeShort    Type = 9
-	TypeInt      Type = 10
-	TypeLong     Type = 11
+	TypeObject        = hprof.TypeObject
+	TypeBoolean       = hprof.TypeBoolean
+	TypeChar          = hprof.TypeChar
+	TypeFloat         = hprof.TypeFloat
+	TypeDouble        = hprof.TypeDouble
+	TypeByte          = hprof.TypeByte
+	TypeShort         = hprof.TypeShort
+	TypeInt           = hprof.TypeInt
+	TypeLong          = hprof.TypeLong
 )
-
-// Size is the number of bytes a value of type t takes in a buffer whose
-// pointers are idSize bytes, 0 for an invalid type.
-func (t Type) Size(idSize int) int {
-	switch t {
-	case TypeObject:
-		return idSize
-	case TypeBoolean, TypeByte:
-		return 1
-	case TypeChar, TypeShort:
-		return 2
-	case TypeFloat, TypeInt:
-		return 4
-	case TypeDouble, TypeLong:
-		return 8
-	}
-	return 0
-}
-
-// IsPrimitive reports whether t is a primitive type code (4 to 11).
-func (t Type) IsPrimitive() bool { return t >= TypeBoolean && t <= TypeLong }
 
 // TypeOfSignature returns the type of a JVM field signature ("I",
 // "[C", "Ljava/lang/String;"), 0 for an invalid one.
@@ -122,27 +106,7 @@ func TypeOfSignature(sig string) Type {
 	if sig == "" {
 		return 0
 	}
-	switch sig[0] {
-	case 'L', '[':
-		return TypeObject
-	case 'Z':
-		return TypeBoolean
-	case 'C':
-		return TypeChar
-	case 'F':
-		return TypeFloat
-	case 'D':
-		return TypeDouble
-	case 'B':
-		return TypeByte
-	case 'S':
-		return TypeShort
-	case 'I':
-		return TypeInt
-	case 'J':
-		return TypeLong
-	}
-	return 0
+	return hprof.TypeFromSignature(sig[0])
 }
 
 // Record is the record the Reader stands on. Type says which; only the
