@@ -110,7 +110,11 @@ func roundTrip(t *testing.T, opt jvmpitest.Options) {
 			got = append(got, fmt.Sprintf("root 0x%x 0x%x %d", rec.Root.ID, rec.Root.Thread, rec.Root.Frame))
 		case jvmpi.ClassDump:
 			c := rec.Class
-			got = append(got, fmt.Sprintf("class 0x%x 0x%x %d %x %v %x", c.ID, c.SuperID, c.InstanceSize, c.Interfaces, c.Constants, c.Statics))
+			var constants []string
+			for _, k := range c.Constants {
+				constants = append(constants, fmt.Sprintf("{%d %d %d}", k.Index, uint8(k.Type), k.Value))
+			}
+			got = append(got, fmt.Sprintf("class 0x%x 0x%x %d %x %v %x", c.ID, c.SuperID, c.InstanceSize, c.Interfaces, constants, c.Statics))
 		case jvmpi.InstanceDump:
 			s := fmt.Sprintf("instance 0x%x 0x%x", rec.Instance.ID, rec.Instance.ClassID)
 			if err := r.InstanceFields(func(c *jvmpi.ClassInfo, i int, _ jvmpi.Type, v uint64) {
