@@ -21,6 +21,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/hprofctl/hprofctl/parser/internal/window"
 	"io"
 	"strings"
 	"time"
@@ -74,22 +75,16 @@ type Options struct {
 }
 
 const (
-	initialBuffer     = 64 << 10
-	steadyBuffer      = 4 << 20
 	defaultMaxPayload = 256 << 20
 	maxWarnings       = 100
 )
 
 // Reader streams the records of one HPROF file.
 type Reader struct {
-	src        io.Reader
 	name       string
 	maxPayload int
 
-	buf      []byte
-	pos, end int
-	base     int64 // stream offset of buf[0]
-	srcErr   error
+	w window.Window
 
 	hdr    Header
 	idSize int
@@ -114,7 +109,7 @@ type Reader struct {
 // NewReader reads the header from src and returns a Reader positioned
 // before the first record.
 func NewReader(src io.Reader, opt Options) (*Reader, error) {
-	r := &Reader{src: src, name: opt.Name, maxPayload: opt.MaxPayload, buf: make([]byte, initialBuffer)}
+	r := &Reader{w: window.New(src), name: opt.Name, maxPayload: opt.MaxPayload}
 	if r.maxPayload <= 0 {
 		r.maxPayload = defaultMaxPayload
 	}
@@ -125,8 +120,8 @@ func NewReader(src io.Reader, opt Options) (*Reader, error) {
 }
 
 func (r *Reader) readHeader() error {
-	r.fillUpTo(64)
-	b := r.buf[r.pos:r.end]
+	r.w.Fill(64)
+	b := r.w.Buf[r.w.Pos:r.w.End]
 	const magic = "JAVA PROFILE 1.0"
 	if !bytes.HasPrefix(b, []byte(magic)) {
 		if len(b) < len(magic) && bytes.HasPrefix([]byte(magic), b) {
@@ -160,7 +155,7 @@ func (r *Reader) readHeader() error {
 	r.hdr.IDSize = r.idSize
 	ms := binary.BigEndian.Uint64(b[nul+5:])
 	r.hdr.Time = time.UnixMilli(int64(ms)).UTC()
-	r.pos += nul + 13
+	r.w.Pos += nul + 13
 	return nil
 }
 
@@ -187,7 +182,7 @@ func (r *Reader) Err() error {
 }
 
 // Offset returns the stream offset of the next unread byte.
-func (r *Reader) Offset() int64 { return r.base + int64(r.pos) }
+func (r *Reader) Offset() int64 { return r.w.Offset() }
 
 // Warnings returns the first warnings met so far; WarningCount counts all.
 func (r *Reader) Warnings() []Warning { return r.warnings }
@@ -221,38 +216,12 @@ func printable(b []byte, n int) string {
 	}, string(b))
 }
 
-// fillUpTo reads until at least n bytes are buffered or the source ends;
-// the buffer grows only as real data arrives, so a lying length field can
-// never cause an allocation much larger than the input.
-func (r *Reader) fillUpTo(n int) int {
-	for r.end-r.pos < n && r.srcErr == nil {
-		if r.end == len(r.buf) {
-			if r.pos > 0 && len(r.buf) >= steadyBuffer {
-				copy(r.buf, r.buf[r.pos:r.end])
-				r.base += int64(r.pos)
-				r.end -= r.pos
-				r.pos = 0
-			} else {
-				nb := make([]byte, 2*len(r.buf))
-				copy(nb, r.buf[:r.end])
-				r.buf = nb
-			}
-		}
-		m, err := r.src.Read(r.buf[r.end:])
-		r.end += m
-		if err != nil {
-			r.srcErr = err
-		}
-	}
-	return r.end - r.pos
-}
-
-// need makes n bytes available at r.pos or returns a truncation error.
+// need makes n bytes available at r.w.Pos or returns a truncation error.
 func (r *Reader) need(n int, what string) error {
-	if r.end-r.pos >= n {
+	if r.w.End-r.w.Pos >= n {
 		return nil
 	}
-	if got := r.fillUpTo(n); got < n {
+	if got := r.w.Fill(n); got < n {
 		return r.shortRead(n, got, what)
 	}
 	return nil
@@ -261,10 +230,10 @@ func (r *Reader) need(n int, what string) error {
 // sourceError returns an error naming what was being read when the source
 // failed with something else than the end of the stream, else nil.
 func (r *Reader) sourceError(what string) error {
-	if r.srcErr == nil || r.srcErr == io.EOF || errors.Is(r.srcErr, io.ErrUnexpectedEOF) {
+	if r.w.SrcErr == nil || r.w.SrcErr == io.EOF || errors.Is(r.w.SrcErr, io.ErrUnexpectedEOF) {
 		return nil
 	}
-	return r.errorf(r.base+int64(r.end), r.srcErr, "reading %s: %v", what, r.srcErr)
+	return r.errorf(r.w.Base+int64(r.w.End), r.w.SrcErr, "reading %s: %v", what, r.w.SrcErr)
 }
 
 func (r *Reader) shortRead(n, got int, what string) error {
@@ -284,25 +253,25 @@ func (r *Reader) recordName() string {
 
 // skip discards n bytes.
 func (r *Reader) skip(n int64, what string) error {
-	if avail := int64(r.end - r.pos); n <= avail {
-		r.pos += int(n)
+	if avail := int64(r.w.End - r.w.Pos); n <= avail {
+		r.w.Pos += int(n)
 		return nil
 	}
 	start := r.Offset()
-	n -= int64(r.end - r.pos)
-	r.pos = r.end
+	n -= int64(r.w.End - r.w.Pos)
+	r.w.Pos = r.w.End
 	for n > 0 {
-		if r.srcErr != nil {
+		if r.w.SrcErr != nil {
 			if err := r.sourceError(what); err != nil {
 				return err
 			}
 			return r.errorf(start, ErrTruncated, "%s of the %s record at offset %d runs %d bytes past the end of the stream", what, r.recordName(), r.rec.Offset, n)
 		}
-		r.base += int64(r.end)
-		r.pos, r.end = 0, 0
-		r.fillUpTo(1)
-		take := min(n, int64(r.end))
-		r.pos = int(take)
+		r.w.Base += int64(r.w.End)
+		r.w.Pos, r.w.End = 0, 0
+		r.w.Fill(1)
+		take := min(n, int64(r.w.End))
+		r.w.Pos = int(take)
 		n -= take
 	}
 	return nil
@@ -346,7 +315,7 @@ func (r *Reader) Next() bool {
 		r.pending = 0
 	}
 	if r.heapEnd > 0 || r.unbounded {
-		if r.unbounded && r.fillUpTo(1) == 0 {
+		if r.unbounded && r.w.Fill(1) == 0 {
 			r.unbounded = false
 			r.err = r.sourceError("a heap sub-record")
 			if r.err == nil {
@@ -372,7 +341,7 @@ func (r *Reader) Next() bool {
 }
 
 func (r *Reader) readTop() error {
-	if got := r.fillUpTo(9); got < 9 {
+	if got := r.w.Fill(9); got < 9 {
 		if err := r.sourceError("a record header"); err != nil {
 			return err
 		}
@@ -385,14 +354,14 @@ func (r *Reader) readTop() error {
 		r.rec.Tag, r.rec.Sub, r.rec.Offset = 0, 0, r.Offset()
 		return r.errorf(r.Offset(), ErrTruncated, "record header at offset %d needs 9 bytes, the stream ends after %d", r.Offset(), got)
 	}
-	b := r.buf[r.pos:]
+	b := r.w.Buf[r.w.Pos:]
 	rec := &r.rec
 	rec.Offset = r.Offset()
 	rec.Tag = Tag(b[0])
 	rec.Sub = 0
 	rec.Time = r.u4(b[1:])
 	rec.Length = r.u4(b[5:])
-	r.pos += 9
+	r.w.Pos += 9
 	length := int64(rec.Length)
 
 	switch rec.Tag {
@@ -429,18 +398,18 @@ func (r *Reader) readTop() error {
 	if err := r.need(int(length), "body"); err != nil {
 		return err
 	}
-	body := r.buf[r.pos : r.pos+int(length)]
-	r.pos += int(length)
+	body := r.w.Buf[r.w.Pos : r.w.Pos+int(length)]
+	r.w.Pos += int(length)
 	return r.parseTop(rec, body)
 }
 
 // looksLikeHeapData reports whether the next byte starts a heap sub-record
 // that no top-level record tag could be mistaken for.
 func (r *Reader) looksLikeHeapData() bool {
-	if r.fillUpTo(1) == 0 {
+	if r.w.Fill(1) == 0 {
 		return false
 	}
-	switch SubTag(r.buf[r.pos]) {
+	switch SubTag(r.w.Buf[r.w.Pos]) {
 	case SubClassDump, SubInstanceDump, SubObjArrayDump, SubPrimArrayDump, RootUnknown, SubHeapDumpInfo:
 		return true
 	}
@@ -579,13 +548,13 @@ func (r *Reader) readSub() error {
 	rec.Offset = r.Offset()
 	rec.Tag = r.heapTag
 	rec.Dump = r.dumps - 1
-	if r.fillUpTo(1) == 0 {
+	if r.w.Fill(1) == 0 {
 		if err := r.sourceError("a heap sub-record"); err != nil {
 			return err
 		}
 		return r.errorf(rec.Offset, ErrTruncated, "the stream ends %d bytes before the end its %s record declares", r.heapLeft(), r.heapTag)
 	}
-	sub := SubTag(r.buf[r.pos])
+	sub := SubTag(r.w.Buf[r.w.Pos])
 	rec.Sub = sub
 	ids := r.idSize
 	var fixed int
@@ -627,8 +596,8 @@ func (r *Reader) readSub() error {
 	if err := r.need(1+fixed, "fixed fields"); err != nil {
 		return err
 	}
-	b := r.buf[r.pos+1 : r.pos+1+fixed]
-	r.pos += 1 + fixed
+	b := r.w.Buf[r.w.Pos+1 : r.w.Pos+1+fixed]
+	r.w.Pos += 1 + fixed
 	switch sub {
 	case SubInstanceDump:
 		in := &rec.Instance
@@ -702,7 +671,7 @@ func (r *Reader) readClassDump() error {
 	if err := r.need(fixed, "fixed fields"); err != nil {
 		return err
 	}
-	b := r.buf[r.pos+1:]
+	b := r.w.Buf[r.w.Pos+1:]
 	c := &rec.Class
 	c.ID, c.TraceSerial = r.id(b), r.u4(b[ids:])
 	b = b[ids+4:]
@@ -710,7 +679,7 @@ func (r *Reader) readClassDump() error {
 	c.ProtectionDomainID, c.Reserved1, c.Reserved2 = r.id(b[3*ids:]), r.id(b[4*ids:]), r.id(b[5*ids:])
 	c.InstanceSize = r.u4(b[6*ids:])
 	n := int(r.u2(b[6*ids+4:]))
-	r.pos += fixed
+	r.w.Pos += fixed
 	c.Constants, c.Statics, c.Fields = c.Constants[:0], c.Statics[:0], c.Fields[:0]
 
 	for i := 0; i < n; i++ {
@@ -723,7 +692,7 @@ func (r *Reader) readClassDump() error {
 		if err != nil {
 			return err
 		}
-		r.pos += 3
+		r.w.Pos += 3
 		v, err := r.classValue(t)
 		if err != nil {
 			return err
@@ -736,7 +705,7 @@ func (r *Reader) readClassDump() error {
 			return err
 		}
 		n := int(r.u2(b))
-		r.pos += 2
+		r.w.Pos += 2
 		for i := 0; i < n; i++ {
 			b, err := r.classBytes(ids+1, "field descriptor")
 			if err != nil {
@@ -747,7 +716,7 @@ func (r *Reader) readClassDump() error {
 			if err != nil {
 				return err
 			}
-			r.pos += ids + 1
+			r.w.Pos += ids + 1
 			if part == 1 {
 				c.Fields = append(c.Fields, Field{NameID: name, Type: t})
 				continue
@@ -770,7 +739,7 @@ func (r *Reader) classBytes(n int, what string) ([]byte, error) {
 	if err := r.need(n, what); err != nil {
 		return nil, err
 	}
-	return r.buf[r.pos : r.pos+n], nil
+	return r.w.Buf[r.w.Pos : r.w.Pos+n], nil
 }
 
 func (r *Reader) fieldType(b byte) (Type, error) {
@@ -790,7 +759,7 @@ func (r *Reader) classValue(t Type) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	r.pos += n
+	r.w.Pos += n
 	return r.value(b, t), nil
 }
 
@@ -810,8 +779,8 @@ func (r *Reader) Payload() ([]byte, error) {
 		r.err = err
 		return nil, err
 	}
-	b := r.buf[r.pos : r.pos+int(n)]
-	r.pos += int(n)
+	b := r.w.Buf[r.w.Pos : r.w.Pos+int(n)]
+	r.w.Pos += int(n)
 	r.pending = 0
 	return b, nil
 }
@@ -821,14 +790,14 @@ func (r *Reader) Payload() ([]byte, error) {
 func (r *Reader) PayloadChunks(fn func(chunk []byte) error) error {
 	elem := max(r.pendingElem, 1)
 	for r.pending > 0 {
-		want := int(min(r.pending, int64(len(r.buf)/2)))
+		want := int(min(r.pending, int64(len(r.w.Buf)/2)))
 		want -= want % elem
 		if want == 0 {
 			want = int(r.pending)
 		}
-		got := r.end - r.pos
+		got := r.w.End - r.w.Pos
 		if got < want {
-			got = r.fillUpTo(want)
+			got = r.w.Fill(want)
 		}
 		if got < elem {
 			err := r.shortRead(int(min(r.pending, int64(want))), got, "payload")
@@ -837,8 +806,8 @@ func (r *Reader) PayloadChunks(fn func(chunk []byte) error) error {
 		}
 		take := min(got, want)
 		take -= take % elem
-		chunk := r.buf[r.pos : r.pos+take]
-		r.pos += take
+		chunk := r.w.Buf[r.w.Pos : r.w.Pos+take]
+		r.w.Pos += take
 		r.pending -= int64(take)
 		if err := fn(chunk); err != nil {
 			return err

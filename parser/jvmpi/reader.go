@@ -21,6 +21,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/hprofctl/hprofctl/parser/internal/window"
 	"io"
 )
 
@@ -73,23 +74,14 @@ type Options struct {
 	Classes *ClassTable
 }
 
-const (
-	initialBuffer = 64 << 10
-	compactAbove  = 4 << 20
-)
-
 // Reader reads the records of one JVMPI buffer.
 type Reader struct {
-	src  io.Reader
 	opt  Options
 	ids  int
 	idBO binary.ByteOrder
 	scBO binary.ByteOrder
 
-	buf      []byte
-	pos, end int
-	base     int64 // buffer offset of buf[0]
-	srcErr   error
+	w window.Window
 
 	rec     Record
 	err     error
@@ -113,7 +105,7 @@ func NewReader(src io.Reader, opt Options) (*Reader, error) {
 	if opt.IDSize != 4 && opt.IDSize != 8 {
 		return nil, fmt.Errorf("%s: id size %d: expected 4 or 8", opt.Name, opt.IDSize)
 	}
-	r := &Reader{src: src, opt: opt, ids: opt.IDSize, idBO: opt.IDOrder, scBO: opt.ScalarOrder, buf: make([]byte, initialBuffer)}
+	r := &Reader{w: window.New(src), opt: opt, ids: opt.IDSize, idBO: opt.IDOrder, scBO: opt.ScalarOrder}
 	if r.idBO == nil {
 		r.idBO = binary.BigEndian
 	}
@@ -138,7 +130,7 @@ func (r *Reader) Err() error {
 }
 
 // Offset returns the buffer offset of the next unread byte.
-func (r *Reader) Offset() int64 { return r.base + int64(r.pos) }
+func (r *Reader) Offset() int64 { return r.w.Offset() }
 
 // IDSize is the width of pointer-sized values.
 func (r *Reader) IDSize() int { return r.ids }
@@ -171,46 +163,20 @@ func (r *Reader) errorf(off int64, wrapped error, format string, args ...any) er
 	return &FormatError{File: r.opt.Name, Offset: off, Msg: fmt.Sprintf(format, args...), Err: wrapped}
 }
 
-// fill reads until at least n bytes are buffered or the source ends. The
-// buffer grows only as data arrives, so a count larger than the buffer
-// can never cause an allocation much larger than the input.
-func (r *Reader) fill(n int) int {
-	for r.end-r.pos < n && r.srcErr == nil {
-		if r.end == len(r.buf) {
-			if r.pos > 0 && len(r.buf) >= compactAbove {
-				copy(r.buf, r.buf[r.pos:r.end])
-				r.base += int64(r.pos)
-				r.end -= r.pos
-				r.pos = 0
-			} else {
-				nb := make([]byte, 2*len(r.buf))
-				copy(nb, r.buf[:r.end])
-				r.buf = nb
-			}
-		}
-		m, err := r.src.Read(r.buf[r.end:])
-		r.end += m
-		if err != nil {
-			r.srcErr = err
-		}
-	}
-	return r.end - r.pos
-}
-
 // take returns the next n bytes (at most limit 1<<40, checked by callers)
 // or an error naming what they are.
 func (r *Reader) take(n int64, what string) ([]byte, error) {
 	if n > int64(^uint(0)>>2) {
 		return nil, r.errorf(r.rec.Offset, nil, "%s at offset %d: %s would take %d bytes", r.rec.Type, r.rec.Offset, what, n)
 	}
-	if got := r.fill(int(n)); int64(got) < n {
-		if r.srcErr != nil && r.srcErr != io.EOF && !errors.Is(r.srcErr, io.ErrUnexpectedEOF) {
-			return nil, r.errorf(r.Offset()+int64(got), r.srcErr, "reading %s: %v", what, r.srcErr)
+	if got := r.w.Fill(int(n)); int64(got) < n {
+		if r.w.SrcErr != nil && r.w.SrcErr != io.EOF && !errors.Is(r.w.SrcErr, io.ErrUnexpectedEOF) {
+			return nil, r.errorf(r.Offset()+int64(got), r.w.SrcErr, "reading %s: %v", what, r.w.SrcErr)
 		}
 		return nil, r.errorf(r.Offset(), ErrTruncated, "%s at offset %d: %s needs %d bytes, the buffer ends after %d", r.rec.Type, r.rec.Offset, what, n, got)
 	}
-	b := r.buf[r.pos : r.pos+int(n)]
-	r.pos += int(n)
+	b := r.w.Buf[r.w.Pos : r.w.Pos+int(n)]
+	r.w.Pos += int(n)
 	return b, nil
 }
 
@@ -228,9 +194,9 @@ func (r *Reader) Next() bool {
 }
 
 func (r *Reader) next() error {
-	if r.fill(1) == 0 {
-		if r.srcErr != nil && r.srcErr != io.EOF {
-			return r.errorf(r.Offset(), r.srcErr, "reading the buffer: %v", r.srcErr)
+	if r.w.Fill(1) == 0 {
+		if r.w.SrcErr != nil && r.w.SrcErr != io.EOF {
+			return r.errorf(r.Offset(), r.w.SrcErr, "reading the buffer: %v", r.w.SrcErr)
 		}
 		if r.opt.Kind == ObjectDump && r.records == 0 {
 			return r.errorf(0, ErrTruncated, "the object dump is empty: expected one class, instance or array record")
@@ -238,12 +204,12 @@ func (r *Reader) next() error {
 		return io.EOF
 	}
 	if r.opt.Kind == ObjectDump && r.records == 1 {
-		return r.errorf(r.Offset(), nil, "an object dump holds one record, and %d more bytes follow it", r.fill(1<<16))
+		return r.errorf(r.Offset(), nil, "an object dump holds one record, and %d more bytes follow it", r.w.Fill(1<<16))
 	}
 	rec := &r.rec
 	rec.Offset = r.Offset()
-	tag := r.buf[r.pos]
-	r.pos++
+	tag := r.w.Buf[r.w.Pos]
+	r.w.Pos++
 	switch {
 	case r.opt.Kind == MonitorDump:
 		rec.Type = MonitorRecord
