@@ -2,12 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis"
-	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -64,19 +62,9 @@ point, naming each step as retainers does.`,
 			}
 			l := analysis.FindLeaks(h, r, analysis.LeakOptions{Threshold: pct / 100, Classes: classes})
 			p := l.Paths()
-			var labels map[model.ObjectIndex][]model.LabeledRef
-			var names map[model.ObjectIndex]string
-			if args[0] == "-" {
-				fmt.Fprintln(os.Stderr, "hprofctl: standard input cannot be read twice: field names are shown as ?")
-			} else {
-				if labels, err = model.ReadLabels(h, args[0], p.Sources(h)); err != nil {
-					return err
-				}
-				if strs := p.ThreadNameStrings(h, labels); len(strs) > 0 {
-					if names, err = model.ReadStrings(h, args[0], strs); err != nil {
-						return err
-					}
-				}
+			labels, names, err := readPathLabels(h, args[0], p)
+			if err != nil {
+				return err
 			}
 			l.Describe(h, labels, names)
 			return report.Leaks(cmd.OutOrStdout(), l, opt)

@@ -73,19 +73,9 @@ of FILE, which standard input cannot give: steps then show "?".`,
 				ro.Objects = append(ro.Objects, i)
 			}
 			p := analysis.ShortestPaths(h, ro)
-			var labels map[model.ObjectIndex][]model.LabeledRef
-			var names map[model.ObjectIndex]string
-			if args[0] == "-" {
-				fmt.Fprintln(os.Stderr, "hprofctl: standard input cannot be read twice: field names are shown as ?")
-			} else {
-				if labels, err = model.ReadLabels(h, args[0], p.Sources(h)); err != nil {
-					return err
-				}
-				if strs := p.ThreadNameStrings(h, labels); len(strs) > 0 {
-					if names, err = model.ReadStrings(h, args[0], strs); err != nil {
-						return err
-					}
-				}
+			labels, names, err := readPathLabels(h, args[0], p)
+			if err != nil {
+				return err
 			}
 			return report.Retainers(cmd.OutOrStdout(), analysis.DescribePaths(h, p, ro.Class != nil, labels, names), opt)
 		},
@@ -104,4 +94,26 @@ func base(s string) int {
 		return 16
 	}
 	return 10
+}
+
+// readPathLabels reads the dump at path again for what describing paths
+// needs: the labeled references of their objects and the names of their
+// root threads. Standard input cannot be read twice: then it returns no
+// labels, and steps show "?".
+func readPathLabels(h *model.Heap, path string, p analysis.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error) {
+	if path == "-" {
+		fmt.Fprintln(os.Stderr, "hprofctl: standard input cannot be read twice: field names are shown as ?")
+		return nil, nil, nil
+	}
+	labels, err := model.ReadLabels(h, path, p.Sources(h))
+	if err != nil {
+		return nil, nil, err
+	}
+	var names map[model.ObjectIndex]string
+	if strs := p.ThreadNameStrings(h, labels); len(strs) > 0 {
+		if names, err = model.ReadStrings(h, path, strs); err != nil {
+			return nil, nil, err
+		}
+	}
+	return labels, names, nil
 }
