@@ -28,8 +28,10 @@ func newRootCommand() *cobra.Command {
 		Short: "Analyze Java heap dumps: histograms, retention, allocation sites, deadlocks",
 		Long: `hprofctl reads Java heap dumps (HPROF binary from jcmd, jmap,
 -XX:+HeapDumpOnOutOfMemoryError, the hprof agent and Android; plain, gzip or
-bzip2) and answers the post-mortem questions: what fills the heap, what keeps
-it alive, where it was allocated, which threads are stuck.
+bzip2), the hprof agent's ASCII output (java.hprof.txt), JVMPI heap, object
+and monitor dumps, and thread dumps (jstack, jcmd Thread.print, JDK 21+ JSON),
+and answers the post-mortem questions: what fills the heap, what keeps it
+alive, where it was allocated, which threads are stuck.
 
 Every command prints a table for people, or JSON / CSV for scripts (-o).`,
 		Example: `  hprofctl info java_pid1234.hprof
