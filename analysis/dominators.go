@@ -20,8 +20,9 @@ type DominatorOptions struct {
 	// immediately dominates, biggest first.
 	Children int
 	// ByClass aggregates the selected objects per class (MAT's "group by
-	// class"). Top-level objects never dominate one another; with Class,
-	// an instance dominated by another selected one counts in both.
+	// class"); a class's retained bytes are those of the union of its
+	// selected objects' retained sets, so an object dominated by another
+	// selected object of its class adds nothing more.
 	ByClass bool
 	// Size chooses the shallow sizes (as the Retention was built).
 	Size model.SizeMode
@@ -219,6 +220,7 @@ func biggest(r *Retention, objs []model.ObjectIndex, top int) []model.ObjectInde
 
 // byClass sums the selected objects per class, biggest retained first.
 func byClass(h *model.Heap, r *Retention, objs []model.ObjectIndex, o DominatorOptions) []DominatorClassRow {
+	nested := nestedInSameClass(h, r, objs)
 	index := map[string]int{}
 	rows := []DominatorClassRow{}
 	for _, obj := range objs {
@@ -231,7 +233,9 @@ func byClass(h *model.Heap, r *Retention, objs []model.ObjectIndex, o DominatorO
 		}
 		rows[k].Objects++
 		rows[k].ShallowBytes += shallowBytes(h, obj, o.Size)
-		rows[k].RetainedBytes += r.RetainedBytes(obj)
+		if !nested.has(obj) {
+			rows[k].RetainedBytes += r.RetainedBytes(obj)
+		}
 	}
 	sort.SliceStable(rows, func(a, b int) bool {
 		if rows[a].RetainedBytes != rows[b].RetainedBytes {
@@ -243,4 +247,57 @@ func byClass(h *model.Heap, r *Retention, objs []model.ObjectIndex, o DominatorO
 		rows = rows[:o.Top]
 	}
 	return rows
+}
+
+// objectSet is a set of objects.
+type objectSet map[model.ObjectIndex]bool
+
+func (s objectSet) has(i model.ObjectIndex) bool { return s[i] }
+
+// nestedInSameClass returns the objects of objs that another object of
+// objs with the same class dominates. Each class's walk up the dominator
+// tree stops at the first node it has seen before, so every node is
+// visited at most once per class.
+func nestedInSameClass(h *model.Heap, r *Retention, objs []model.ObjectIndex) objectSet {
+	byName := map[string][]model.ObjectIndex{}
+	for _, obj := range objs {
+		name := ClassName(h, obj)
+		byName[name] = append(byName[name], obj)
+	}
+	nested := objectSet{}
+	for _, group := range byName {
+		if len(group) < 2 {
+			continue
+		}
+		selected := objectSet{}
+		for _, obj := range group {
+			selected[obj] = true
+		}
+		// below[x] says whether a selected object strictly dominates x.
+		below := map[model.ObjectIndex]bool{}
+		var path []model.ObjectIndex
+		for _, obj := range group {
+			path = path[:0]
+			inside := false
+			for x := r.ImmediateDominator(obj); x != model.NoObject; x = r.ImmediateDominator(x) {
+				if b, ok := below[x]; ok {
+					inside = b || selected[x]
+					break
+				}
+				if selected[x] {
+					inside = true
+					break
+				}
+				path = append(path, x)
+			}
+			for i := len(path) - 1; i >= 0; i-- {
+				below[path[i]] = inside
+				inside = inside || selected[path[i]]
+			}
+			if inside {
+				nested[obj] = true
+			}
+		}
+	}
+	return nested
 }

@@ -55,7 +55,7 @@ Unreachable objects are counted and left out unless --keep-unreachable.`,
 	cmd.Flags().IntVar(&top, "top", 20, "show only the N objects (or classes) that retain most (0: all)")
 	cmd.Flags().StringVar(&class, "class", "", "only instances of classes whose name matches this regular expression")
 	cmd.Flags().IntVar(&children, "children", 10, "list up to N immediately dominated objects per row")
-	cmd.Flags().BoolVar(&byClass, "by-class", false, "sum the selected objects per class")
+	cmd.Flags().BoolVar(&byClass, "by-class", false, "group the selected objects per class (retained bytes of the union of their retained sets)")
 	cmd.Flags().BoolVar(&keepUnreachable, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
 	return cmd
 }
