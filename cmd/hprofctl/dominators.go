@@ -24,8 +24,9 @@ objects that retain most: what the JVM would free if each were freed.
 By default the rows are the top of the tree (the objects only the virtual root
 dominates); --class lists every reachable instance of the matching classes
 instead. Each row shows its immediate dominator and the objects it immediately
-dominates (--children of them). --by-class groups the rows per class; a class retains the union of what its
-objects retain, so objects nested under others of their class count once.
+dominates (--children of them). --by-class groups the rows per class: a class
+retains the union of what its objects retain, so objects nested under others
+of their class count once.
 
 Weak, soft, phantom and final references do not retain their referent.
 Unreachable objects are counted and left out unless --keep-unreachable.`,
