@@ -315,7 +315,7 @@ func groupAccumulation(r *Retention, chains [][]model.ObjectIndex) (acc model.Ob
 	live := chains
 	var common []model.ObjectIndex
 	obj, n, bytes := next(live, 0)
-	for d := 0; n*5 > 4*len(chains); d++ {
+	for d := 0; float64(n) > groupPathShare*float64(len(chains)); d++ {
 		common = append(common, obj)
 		var through [][]model.ObjectIndex
 		for _, c := range live {

@@ -108,7 +108,6 @@ type builder struct {
 	sizeMismatch      int64
 	sizeMismatchFirst int64
 	duplicateClasses  int64
-	truncatedArrays   int64
 }
 
 type rawTrace struct {

@@ -250,14 +250,6 @@ func (c Config) FieldOffsets(classes []Class) [][]int {
 	return offs
 }
 
-// instanceEnds returns the unaligned end of every class's instance fields
-// (padding included); Align plays no part in it. With need, only the classes
-// it marks (and their superclasses) are laid out; the others get 0.
-func (c Config) instanceEnds(classes []Class, need []bool) []int {
-	ends, _ := c.lay(classes, need, nil)
-	return ends
-}
-
 // lay lays out the classes need marks (all with need nil) and their
 // superclasses, returning each class's unaligned end and, for the
 // non-array classes offFor marks (none with offFor nil), its declared
