@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis"
@@ -26,24 +22,15 @@ func agentDeadlocks(cmd *cobra.Command, path string, which int) (reports []analy
 	if path == "-" {
 		return nil, false, nil
 	}
-	f, err := input.Open(path)
-	if err != nil {
-		return nil, false, nil
-	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
-	head, err := br.Peek(32)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, true, fmt.Errorf("%s: %w", f.Name, err)
-	}
-	if !bytes.HasPrefix(head, []byte("JAVA PROFILE 1.0")) {
-		return nil, false, nil
-	}
-	inner, err := input.NewFile(f.Name, io.NopCloser(br), f.Size)
+	f, kind, closer, err := openKind(path)
 	if err != nil {
 		return nil, true, err
 	}
-	p, h, err := model.LoadProfile(inner, model.LoadOptions{Dump: which, Objects: true})
+	defer closer.Close()
+	if kind == kindThreadDump {
+		return nil, false, nil
+	}
+	p, h, err := model.LoadProfile(f, model.LoadOptions{Dump: which, Objects: true})
 	if err != nil {
 		return nil, true, err
 	}

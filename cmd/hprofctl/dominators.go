@@ -43,11 +43,7 @@ Unreachable objects are counted and left out unless --keep-unreachable.`,
 			if do.Class, err = regexpFlag("class", class); err != nil {
 				return err
 			}
-			h, err := g.load(args[0], true)
-			if err != nil {
-				return err
-			}
-			r, err := analysis.ComputeRetention(h, analysis.RetentionOptions{Size: size, KeepUnreachable: keepUnreachable})
+			h, r, err := g.loadRetention(args[0], size, keepUnreachable)
 			if err != nil {
 				return err
 			}

@@ -52,11 +52,7 @@ point, naming each step as retainers does.`,
 			if classes < 0 {
 				return fmt.Errorf("--classes %d: want 0 or more", classes)
 			}
-			h, err := g.load(args[0], true)
-			if err != nil {
-				return err
-			}
-			r, err := analysis.ComputeRetention(h, analysis.RetentionOptions{Size: size, KeepUnreachable: keepUnreachable})
+			h, r, err := g.loadRetention(args[0], size, keepUnreachable)
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/hprofctl/hprofctl/analysis"
 	"os"
 	"regexp"
 	"runtime/debug"
@@ -130,4 +131,15 @@ func (g *globalFlags) load(path string, objects bool) (*model.Heap, error) {
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// loadRetention loads a heap dump with its objects and builds its
+// dominator tree.
+func (g *globalFlags) loadRetention(path string, size model.SizeMode, keepUnreachable bool) (*model.Heap, *analysis.Retention, error) {
+	h, err := g.load(path, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := analysis.ComputeRetention(h, analysis.RetentionOptions{Size: size, KeepUnreachable: keepUnreachable})
+	return h, r, err
 }
