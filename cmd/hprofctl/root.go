@@ -2,15 +2,16 @@ package main
 
 import (
 	"fmt"
-	"github.com/hprofctl/hprofctl/analysis"
 	"os"
 	"regexp"
 	"runtime/debug"
 
+	"github.com/hprofctl/hprofctl/analysis"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 // globalFlags are the flags every command takes.
@@ -128,10 +129,9 @@ func (g *globalFlags) load(path string, objects bool) (*model.Heap, error) {
 	return h, nil
 }
 
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports whether f is a terminal (not merely a character
+// device: /dev/null is one too).
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // loadRetention loads a heap dump with its objects and builds its
 // dominator tree.
