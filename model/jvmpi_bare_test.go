@@ -74,7 +74,7 @@ func TestBareJVMPIHeapSamples(t *testing.T) {
 	dir := jvmpiSamples(t)
 	manifests, _ := filepath.Glob(filepath.Join(dir, "heap-small-l*.json"))
 	if len(manifests) == 0 {
-		t.Skip("no heap dump samples")
+		t.Fatal("no heap dump samples in " + dir)
 	}
 	for _, m := range manifests {
 		path, c := bareCopy(t, m)
@@ -127,7 +127,7 @@ func TestBareJVMPIMonitorSamples(t *testing.T) {
 	dir := jvmpiSamples(t)
 	manifests, _ := filepath.Glob(filepath.Join(dir, "mon-*-id*-*.json"))
 	if len(manifests) == 0 {
-		t.Skip("no monitor dump samples")
+		t.Fatal("no monitor dump samples in " + dir)
 	}
 	for _, m := range manifests {
 		path, c := bareCopy(t, m)

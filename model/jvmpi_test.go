@@ -11,19 +11,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi/jvmpitest"
 )
 
-// jvmpiSamples returns ../shared/jvmpi-samples, skipping the test when it
-// is absent.
+// jvmpiSamples returns the shared JVMPI samples directory (see testshared).
 func jvmpiSamples(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "jvmpi-samples")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("JVMPI samples not present: %v", err)
-	}
-	return dir
+	return testshared.Path(t, "jvmpi-samples")
 }
 
 func loadPath(t *testing.T, path string) (*Heap, error) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/model"
 )
 
@@ -118,13 +119,8 @@ func repoRoot(t *testing.T) string {
 	}
 }
 
-// sharedCorpus returns ../shared/corpus beside the repository, skipping the
-// test when it is absent.
+// sharedCorpus returns the shared corpus directory (see testshared).
 func sharedCorpus(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(repoRoot(t), "..", "shared", "corpus")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("shared corpus not present: %v", err)
-	}
-	return dir
+	return testshared.Path(t, "corpus")
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/hprofctl/hprofctl/parser/jvmpi/jvmpitest"
 	"github.com/spf13/pflag"
@@ -148,10 +149,7 @@ func TestJVMPIFlagMisuse(t *testing.T) {
 // TestJVMPIFlagsWithManifest checks that a capture manifest beside the
 // file wins over the JVMPI flags, with a note where they disagree.
 func TestJVMPIFlagsWithManifest(t *testing.T) {
-	bin := filepath.Join("..", "..", "..", "shared", "jvmpi-samples", "heap-small-l2-id4-be.bin")
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("JVMPI samples not present: %v", err)
-	}
+	bin := testshared.Path(t, "jvmpi-samples", "heap-small-l2-id4-be.bin")
 	for _, c := range []struct {
 		args []string
 		note string

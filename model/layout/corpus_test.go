@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/model/layout"
 	"github.com/hprofctl/hprofctl/parser/hprof"
 )
@@ -27,8 +28,6 @@ type dumpCase struct {
 	// the dump holds (JDK 7+): every class object must be accounted for.
 	sameMoment bool
 }
-
-const matDir = "../../../shared/corpus/eclipse-mat_mat"
 
 var matCases = []dumpCase{
 	{"sun_jdk5_13_x32.hprof.gz", "histogram_sun_jdk5_13_x32.txt", layout.Config{Word: 4, Header: 8, Ref: 4, Align: 8, Scheme: layout.Legacy, JDK: 5}, false, false},
@@ -59,20 +58,12 @@ var jvmCases = []dumpCase{
 }
 
 func TestMATCorpus(t *testing.T) {
-	if _, err := os.Stat(matDir); err != nil {
-		t.Skip("shared corpus not present:", err)
-	}
-	runCases(t, matDir, matCases)
+	runCases(t, testshared.Path(t, "corpus", "eclipse-mat_mat"), matCases)
 }
 
 func TestJVMFixtures(t *testing.T) {
-	if _, err := os.Stat(jvmDir); err != nil {
-		t.Skip("JVM fixtures not present:", err)
-	}
 	runCases(t, jvmDir, jvmCases)
 }
-
-const corpusDir = "../../../shared/corpus"
 
 // agentCases are the other JVMTI hprof-agent dumps of the corpus. They come
 // without histograms; want is what their offset statics all agree on.
@@ -87,10 +78,7 @@ var agentCases = []dumpCase{
 }
 
 func TestAgentDumps(t *testing.T) {
-	if _, err := os.Stat(corpusDir); err != nil {
-		t.Skip("shared corpus not present:", err)
-	}
-	runCases(t, corpusDir, agentCases)
+	runCases(t, testshared.Path(t, "corpus"), agentCases)
 }
 
 // TestFieldOffsetsMatchJVM compares the offsets FieldOffsets and ArrayBase
@@ -99,7 +87,7 @@ func TestAgentDumps(t *testing.T) {
 func TestFieldOffsetsMatchJVM(t *testing.T) {
 	reports, _ := filepath.Glob(filepath.Join(jvmDir, "*.layout.txt"))
 	if len(reports) == 0 {
-		t.Skip("JVM fixtures not present")
+		t.Fatal("no *.layout.txt in " + jvmDir)
 	}
 	for _, report := range reports {
 		name := strings.TrimSuffix(filepath.Base(report), ".layout.txt")
@@ -177,11 +165,7 @@ func descriptorOfName(name string) string {
 func runCases(t *testing.T, dir string, cases []dumpCase) {
 	for _, tc := range cases {
 		t.Run(strings.TrimSuffix(tc.dump, ".hprof.gz"), func(t *testing.T) {
-			path := filepath.Join(dir, tc.dump)
-			if _, err := os.Stat(path); err != nil {
-				t.Skip("dump not present:", err)
-			}
-			d := loadDump(t, path)
+			d := loadDump(t, filepath.Join(dir, tc.dump))
 			got, reason := layout.Infer(d.idSize, d.classes, d.observations())
 			t.Logf("Infer: %s", reason)
 			cfg := got

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/parser/hprof"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
 	"github.com/hprofctl/hprofctl/parser/input"
@@ -37,7 +38,8 @@ func FuzzReader(f *testing.F) {
 			f.Add(l.data)
 		}
 	}
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*", "*"))
+	corpus, _ := testshared.Find("corpus")
+	files, _ := filepath.Glob(filepath.Join(corpus, "*", "*"))
 	for _, path := range files {
 		name := filepath.Base(path)
 		if !strings.Contains(name, ".hprof") && !strings.Contains(name, ".bin") || strings.HasSuffix(name, ".txt") {

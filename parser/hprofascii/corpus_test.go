@@ -3,10 +3,10 @@ package hprofascii_test
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/parser/hprofascii"
 )
 
@@ -101,7 +101,7 @@ var corpusFiles = []corpusFile{{
 func TestCorpus(t *testing.T) {
 	for _, want := range corpusFiles {
 		t.Run(want.dir, func(t *testing.T) {
-			path := filepath.Join(corpusDir, want.dir, "java.hprof.txt")
+			path := testshared.Path(t, "corpus", want.dir, "java.hprof.txt")
 			data := readFile(t, path)
 			r, err := hprofascii.NewReader(bytes.NewReader(data), hprofascii.Options{Name: path})
 			if err != nil {
@@ -204,7 +204,7 @@ func TestCorpus(t *testing.T) {
 func TestCorpusLineEnds(t *testing.T) {
 	for _, want := range corpusFiles {
 		t.Run(want.dir, func(t *testing.T) {
-			data := readFile(t, filepath.Join(corpusDir, want.dir, "java.hprof.txt"))
+			data := readFile(t, testshared.Path(t, "corpus", want.dir, "java.hprof.txt"))
 			swapped := crlf(data)
 			if bytes.Contains(data, []byte("\r\n")) {
 				swapped = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/parser/hprofascii"
 )
 
@@ -41,9 +42,13 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte(jvmtiHead + "HEAP DUMP BEGIN (1 objects, 16 bytes) Sat Mar 27 10:51:58 2021\n" +
 		"ARR 1 (sz=16, trace=0, nelems=3, elem type=X[]@2)\n\t[0]\t\t3\n\t[7]\t\t4\nOBJ 5 (sz=16, trace=0, class=X@2)\n\tf\t\t1\n"))
 	for _, dir := range []string{"WardCunningham_SimNet", "kevinlights_jvm-learn", "AngiWANG_Java-program-performance-optimize"} {
-		data, err := os.ReadFile(filepath.Join(corpusDir, dir, "java.hprof.txt"))
-		if err != nil {
+		path, ok := testshared.Find("corpus", dir, "java.hprof.txt")
+		if !ok {
 			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
 		}
 		f.Add(data[:min(len(data), corpusSeedSize)])
 		f.Add(data[max(0, len(data)-corpusSeedSize):])

@@ -13,9 +13,6 @@ import (
 	"github.com/hprofctl/hprofctl/parser/hprofascii"
 )
 
-// corpusDir holds the real files of ../shared/corpus, when present.
-var corpusDir = filepath.Join("..", "..", "..", "shared", "corpus")
-
 // fixtureDir holds the synthetic files written by testdata/ascii/gen.sh.
 var fixtureDir = filepath.Join("..", "..", "testdata", "ascii")
 
@@ -77,13 +74,10 @@ func checkFormatError(t testing.TB, err error) {
 	}
 }
 
-// readFile returns a file, skipping the test when it is absent.
+// readFile returns a file's bytes.
 func readFile(t testing.TB, path string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("%s is absent", path)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}

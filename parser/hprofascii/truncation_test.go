@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/parser/hprofascii"
 )
 
@@ -140,7 +141,7 @@ func TestTruncatedCorpus(t *testing.T) {
 		stride int
 	}{{"WardCunningham_SimNet", 1}, {"AngiWANG_Java-program-performance-optimize", 1}, {"kevinlights_jvm-learn", 97}} {
 		t.Run(tc.dir, func(t *testing.T) {
-			data := readFile(t, filepath.Join(corpusDir, tc.dir, "java.hprof.txt"))
+			data := readFile(t, testshared.Path(t, "corpus", tc.dir, "java.hprof.txt"))
 			l := newLayout(t, data)
 			for i := 0; i < len(l.lineEnds); i += tc.stride {
 				l.checkPrefix(t, data, l.lineEnds[i])

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hprofctl/hprofctl/internal/testshared"
 )
 
 // fuzzOptions derives buffer options from the first input byte: bits 0-1
@@ -47,7 +49,7 @@ func optionByte(opt Options) byte {
 // class tables of their side channels by id size.
 func fuzzSeeds(f *testing.F, format string) map[int]*ClassTable {
 	classes := map[int]*ClassTable{}
-	dir := filepath.Join("..", "..", "..", "shared", "jvmpi-samples")
+	dir, _ := testshared.Find("jvmpi-samples")
 	manifests, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	for _, m := range manifests {
 		c, err := LoadCapture(m)

@@ -9,17 +9,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hprofctl/hprofctl/internal/testshared"
 )
 
-// samplesDir returns ../shared/jvmpi-samples, skipping the test when it is
-// absent.
+// samplesDir returns the shared JVMPI samples directory (see testshared).
 func samplesDir(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "jvmpi-samples")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("JVMPI samples not present: %v", err)
-	}
-	return dir
+	return testshared.Path(t, "jvmpi-samples")
 }
 
 // heapView is what a heap or object dump says, independent of level, id
