@@ -2,6 +2,9 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,8 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/parser/hprof"
-	"github.com/hprofctl/hprofctl/parser/input"
+	"github.com/hprofctl/hprofctl/model"
 )
 
 type siteJSON struct {
@@ -97,39 +99,78 @@ func TestSitesASCIICorpus(t *testing.T) {
 	}
 }
 
+// allocSitesOf decodes the ALLOC_SITES record of a plain binary HPROF file
+// with 4-byte ids by hand, from the record layout (tag 0x06: flags u2,
+// cutoff u4, live bytes and instances u4 each, allocated bytes and
+// instances u8 each, site count u4, then per site: array type u1, class
+// serial, trace serial, live bytes, live instances, allocated bytes,
+// allocated instances, u4 each), naming classes through LOAD_CLASS and
+// UTF8 records; independent of hprofctl's reader.
+func allocSitesOf(t *testing.T, path string) []siteJSON {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be := binary.BigEndian
+	p := bytes.IndexByte(data, 0) + 1
+	if be.Uint32(data[p:]) != 4 {
+		t.Fatalf("%s: id size %d, want 4", path, be.Uint32(data[p:]))
+	}
+	p += 12
+	names := map[uint32]string{}
+	classes := map[uint32]string{}
+	var sites []siteJSON
+	for p+9 <= len(data) {
+		tag, body := data[p], data[p+9:p+9+int(be.Uint32(data[p+5:]))]
+		p += 9 + len(body)
+		switch tag {
+		case 0x01:
+			names[be.Uint32(body)] = string(body[4:])
+		case 0x02:
+			classes[be.Uint32(body)] = model.JavaClassName(names[be.Uint32(body[12:])])
+		case 0x06:
+			n := int(be.Uint32(body[30:]))
+			for k := 0; k < n; k++ {
+				e := body[34+25*k:]
+				sites = append(sites, siteJSON{Class: classes[be.Uint32(e[1:])], Trace: be.Uint32(e[5:]),
+					LiveBytes: int64(be.Uint32(e[9:])), LiveInstances: int64(be.Uint32(e[13:]))})
+			}
+		}
+	}
+	return sites
+}
+
+// TestSitesBinaryCorpus compares the sites of a real agent file with its
+// ALLOC_SITES record decoded by hand: every site, ranked by live bytes.
 func TestSitesBinaryCorpus(t *testing.T) {
 	path := filepath.Join(sharedCorpus(t), "agourlay_hprof-slurp", "hprof-32.bin")
-	f, err := input.Open(path)
-	if err != nil {
-		t.Fatal(err)
+	want := allocSitesOf(t, path)
+	var got []siteJSON
+	runJSON(t, &got, "sites", "--top", "0", path)
+	if len(got) != len(want) || len(want) == 0 {
+		t.Fatalf("%d sites, the ALLOC_SITES record has %d", len(got), len(want))
 	}
-	defer f.Close()
-	r, err := hprof.NewReader(f, hprof.Options{Name: path})
-	if err != nil {
-		t.Fatal(err)
+	key := func(s siteJSON) string {
+		return fmt.Sprintf("%s trace %d: %d bytes, %d live", s.Class, s.Trace, s.LiveBytes, s.LiveInstances)
 	}
-	var want []hprof.AllocSite
-	for r.Next() {
-		if rec := r.Record(); rec.Tag == hprof.TagAllocSites {
-			want = append(want, rec.AllocSites.Sites...)
-		}
-	}
-	if err := r.Err(); err != nil {
-		t.Fatal(err)
-	}
-	var sites []siteJSON
-	runJSON(t, &sites, "sites", path)
-	if len(sites) != len(want) || len(want) == 0 {
-		t.Fatalf("%d sites, the ALLOC_SITES record has %d", len(sites), len(want))
-	}
-	best := want[0]
+	count := map[string]int{}
 	for _, s := range want {
-		if s.LiveBytes > best.LiveBytes {
-			best = s
-		}
+		count[key(s)]++
 	}
-	if sites[0].LiveBytes != int64(best.LiveBytes) || sites[0].Source != "sites-record" {
-		t.Errorf("top site %+v, the record's biggest has %d live bytes", sites[0], best.LiveBytes)
+	for i, s := range got {
+		if s.Source != "sites-record" {
+			t.Errorf("site %d: source %q", i, s.Source)
+		}
+		if i > 0 && s.LiveBytes > got[i-1].LiveBytes {
+			t.Errorf("site %d (%d live bytes) ranked below one with %d", i, s.LiveBytes, got[i-1].LiveBytes)
+		}
+		count[key(s)]--
+	}
+	for k, n := range count {
+		if n != 0 {
+			t.Errorf("%s: %+d in the record than in sites", k, n)
+		}
 	}
 }
 
