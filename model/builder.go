@@ -160,7 +160,9 @@ func (b *builder) run() error {
 	r := b.r
 	var topCounts [256]int64
 	var subCounts [256]int64
+	records := 0
 	for r.Next() {
+		records++
 		rec := r.Record()
 		if rec.Sub == 0 {
 			topCounts[rec.Tag]++
@@ -181,6 +183,9 @@ func (b *builder) run() error {
 		}
 	}
 	err := r.Err()
+	if records == 0 && b.h.Source.Format != "hprof-ascii" {
+		return b.noRecord(err)
+	}
 	if err != nil {
 		if !errors.Is(err, hprof.ErrTruncated) {
 			return err
@@ -214,6 +219,26 @@ func (b *builder) run() error {
 		return fmt.Errorf("%s: heap dump %d requested, the file has %d", b.h.Source.File, b.opt.Dump, r.Dumps())
 	}
 	return b.finish()
+}
+
+// noRecord is the error of a dump in which nothing could be decoded after
+// the header (an empty heap shown for it would be a lie): it says what was
+// found there instead, from the reader's first warning and its error.
+func (b *builder) noRecord(readErr error) error {
+	var found []string
+	if ws := b.r.Warnings(); len(ws) > 0 {
+		found = append(found, fmt.Sprintf("offset %d: %s", ws[0].Offset, ws[0].Msg))
+	}
+	var fe *hprof.FormatError
+	switch {
+	case errors.As(readErr, &fe):
+		found = append(found, fmt.Sprintf("offset %d: %s", fe.Offset, fe.Msg))
+	case readErr != nil:
+		found = append(found, readErr.Error())
+	case len(found) == 0:
+		found = append(found, fmt.Sprintf("offset %d: the file ends there", b.r.Offset()))
+	}
+	return fmt.Errorf("%s: no record could be decoded after the header: %s", b.h.Source.File, strings.Join(found, "; then "))
 }
 
 func (b *builder) anomaly(kind string, n int64, off int64, format string, args ...any) {

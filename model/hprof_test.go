@@ -1,7 +1,10 @@
 package model
 
 import (
+	"bytes"
+	"io"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/parser/input"
@@ -145,5 +148,33 @@ func TestGraphOfFixture(t *testing.T) {
 	}
 	if len(roots) != 1 || roots[0].Kind != RootJavaFrame || roots[0].Thread < 0 {
 		t.Errorf("StackOnly roots %+v, want one java-frame root of a thread", roots)
+	}
+}
+
+// TestNoRecordAfterHeader: a binary dump whose header is good but after
+// which nothing decodes is an error naming the offset and what was
+// found, never an empty heap.
+func TestNoRecordAfterHeader(t *testing.T) {
+	header := append([]byte("JAVA PROFILE 1.0.2\x00"), 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0)
+	for _, tc := range []struct {
+		name string
+		body []byte
+		want string
+	}{
+		{"header only", nil, "x.hprof: no record could be decoded after the header: offset 31: the file ends there"},
+		{"unknown tag", []byte{0xEE, 0, 0, 0, 0, 0x7F, 0, 0, 0, 1, 2, 3},
+			"x.hprof: no record could be decoded after the header: offset 31: unknown record tag 0xEE (2130706432 bytes) skipped; then offset 40: "},
+		{"first record cut", []byte{0x01, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0},
+			"x.hprof: no record could be decoded after the header: offset 40: "},
+	} {
+		data := append(append([]byte(nil), header...), tc.body...)
+		f, err := input.NewFile("x.hprof", io.NopCloser(bytes.NewReader(data)), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Load(f, LoadOptions{Dump: -1, Objects: true})
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one starting %q", tc.name, err, tc.want)
+		}
 	}
 }

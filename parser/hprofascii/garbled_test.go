@@ -340,3 +340,19 @@ func TestJavaName(t *testing.T) {
 		}
 	}
 }
+
+// TestNoRecordAfterHeader: a good header followed by nothing readable is
+// an error (not a truncation, not an empty file) naming where reading
+// failed.
+func TestNoRecordAfterHeader(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{"", "line 6: no record after the header: the file ends here"},
+		{"\x00\x01binary junk\n\tmore junk\nstill junk\n", "line 7: no record could be read after the header: unreadable line outside any section"},
+		{"THREAD START (obj=5000", "line 7: no record after the header: the file ends inside this line"},
+	} {
+		s := scan(t, []byte(jvmtiHead+tc.body), hprofascii.Options{Name: "x.txt"})
+		if s.err == nil || errors.Is(s.err, hprofascii.ErrTruncated) || !strings.Contains(s.err.Error(), "x.txt: "+tc.want) || len(s.records) != 0 {
+			t.Errorf("body %q: %d records, error %v; want one containing %q", tc.body, len(s.records), s.err, tc.want)
+		}
+	}
+}

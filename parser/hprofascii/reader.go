@@ -133,6 +133,7 @@ type Reader struct {
 	skipping     bool // inside a garbled stretch, already reported
 	warnings     []Warning
 	warningCount int
+	records      int64 // records handed out
 }
 
 // NewReader reads the header and the prelude from src and returns a
@@ -159,6 +160,9 @@ func (r *Reader) Err() error { return r.err }
 
 // Line returns the number of the last line read.
 func (r *Reader) Line() int64 { return r.line }
+
+// Bytes returns the number of bytes of the lines read so far.
+func (r *Reader) Bytes() int64 { return r.read - int64(r.end-r.pos) }
 
 // Warnings returns the first warnings met so far; WarningCount counts all.
 func (r *Reader) Warnings() []Warning { return r.warnings }
@@ -362,6 +366,14 @@ func oldProfHeader(line []byte) bool { return string(line) == "count callee call
 // Next advances to the next record. It returns false at the end of the
 // file or on an error (see Err).
 func (r *Reader) Next() bool {
+	if r.next() {
+		r.records++
+		return true
+	}
+	return false
+}
+
+func (r *Reader) next() bool {
 	if r.err != nil || r.done {
 		return false
 	}
@@ -393,11 +405,17 @@ func (r *Reader) Next() bool {
 	}
 }
 
-// finish ends the stream: cleanly, or with the error a cut-short file gets.
+// finish ends the stream: cleanly, or with the error a cut-short file
+// gets, or, when no record could be read after the header, with an error
+// saying so.
 func (r *Reader) finish() {
 	r.done = true
 	if r.srcErr != nil && r.srcErr != io.EOF && !errors.Is(r.srcErr, io.ErrUnexpectedEOF) {
 		r.err = r.errorf(r.line, nil, "reading: %v", r.srcErr)
+		return
+	}
+	if r.records == 0 {
+		r.err = r.noRecord()
 		return
 	}
 	open := ""
@@ -412,6 +430,19 @@ func (r *Reader) finish() {
 	case open != "":
 		r.err = r.errorf(r.line, ErrTruncated, "the file ends inside %s, before its END line", open)
 	}
+}
+
+// noRecord is the error of a file in which no record follows the header:
+// it names the first line that could not be read, if any.
+func (r *Reader) noRecord() error {
+	switch {
+	case len(r.warnings) > 0:
+		w := r.warnings[0]
+		return r.errorf(w.Line, nil, "no record could be read after the header: %s (%d lines in all)", w.Msg, r.line)
+	case r.cut:
+		return r.errorf(r.line, nil, "no record after the header: the file ends inside this line (no line end)")
+	}
+	return r.errorf(r.line, nil, "no record after the header: the file ends here")
 }
 
 // sectionName names the open section as its BEGIN line does.

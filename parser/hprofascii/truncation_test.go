@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/internal/testshared"
@@ -101,6 +102,14 @@ func (l layout) checkPrefix(t *testing.T, data []byte, cut int) {
 		if s.records[i] != l.full.records[i] && l.extentEnds[i] <= cut {
 			t.Fatalf("cut %d: record %d\n got %s\nwant %s", cut, i, s.records[i], l.full.records[i])
 		}
+	}
+	if k == 0 {
+		// Nothing after the header is no file to show: an error, and
+		// not a truncation, whose earlier records would be shown.
+		if s.err == nil || errors.Is(s.err, hprofascii.ErrTruncated) || !strings.Contains(s.err.Error(), "no record") {
+			t.Fatalf("cut %d before the first record: error %v, want one saying no record follows the header", cut, s.err)
+		}
+		return
 	}
 	whole := 0
 	for whole < len(l.lineEnds) && l.lineEnds[whole] <= cut {
