@@ -13,7 +13,11 @@ import (
 // root.
 func Leaks(w io.Writer, l analysis.LeakReport, o Options) error {
 	if o.Format == JSON {
-		return writeJSON(w, l.Suspects)
+		suspects := l.Suspects
+		if suspects == nil {
+			suspects = []analysis.LeakSuspect{}
+		}
+		return writeJSON(w, suspects)
 	}
 	g := grid{columns: []column{{"#", count}, {"retained bytes", bytes}, {"% of heap", percent}, {"suspect", text}, {"class", text},
 		{"accumulation point", text}, {"accumulation class", text}, {"accumulated bytes", bytes}}}
