@@ -1,0 +1,123 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/model"
+)
+
+// mixedPair is a jstack -l dump of two threads deadlocked through a
+// monitor and a ReentrantLock, with a third thread blocked behind them.
+func mixedPair() analysis.DeadlockReport {
+	monitor := model.Lock{Kind: model.LockMonitor, Class: "java.lang.Object", ID: 0x7ff0010}
+	reentrant := model.Lock{Kind: model.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: 0x7ff0020}
+	return analysis.DeadlockReport{
+		Source: "mixed-pair.jstack.txt", Threads: 14,
+		Deadlocks: []analysis.Deadlock{{Threads: []analysis.DeadlockThread{
+			{Name: "monitor-then-lock", State: "WAITING", WaitingFor: analysis.LockRefOf(reentrant), HeldBy: "lock-then-monitor \"β\"",
+				Frames: []string{"jdk.internal.misc.Unsafe.park(Native Method)", "app.MixedPair.a(MixedPair.java:21)"},
+				Locks: []model.ThreadLock{
+					{Lock: reentrant, Action: model.Parks, Frame: 0},
+					{Lock: monitor, Action: model.Holds, Frame: 1},
+				}},
+			{Name: "lock-then-monitor \"β\"", State: "BLOCKED", WaitingFor: analysis.LockRefOf(monitor), HeldBy: "monitor-then-lock",
+				Frames: []string{"app.MixedPair.b(MixedPair.java:33)"},
+				Locks: []model.ThreadLock{
+					{Lock: monitor, Action: model.Enters, Frame: 0},
+					{Lock: reentrant, Action: model.Holds, Frame: -1},
+				}},
+		}}},
+		BlockedBehind: []analysis.BlockedThread{
+			{Name: "bystander", State: "BLOCKED", WaitingFor: analysis.LockRefOf(monitor), HeldBy: "monitor-then-lock", Deadlock: 0},
+		},
+		OwnerUnknown: []analysis.BlockedThread{},
+	}
+}
+
+// rawCycle is the agent's MONITOR DUMP of two threads deadlocked on raw
+// monitors, which have names and no class.
+func rawCycle() analysis.DeadlockReport {
+	a := model.Lock{Kind: model.LockRawMonitor, Name: "lock A", ID: 0x1000}
+	b := model.Lock{Kind: model.LockRawMonitor, Name: "lock B"}
+	return analysis.DeadlockReport{
+		Source: "java.hprof.txt", Threads: 3, Truncated: true,
+		Deadlocks: []analysis.Deadlock{{Threads: []analysis.DeadlockThread{
+			{Name: "t1", State: "MW", WaitingFor: analysis.LockRefOf(b), HeldBy: "t2", Frames: []string{},
+				Locks: []model.ThreadLock{{Lock: a, Action: model.Holds, Frame: -1}, {Lock: b, Action: model.Enters, Frame: -1}}},
+			{Name: "t2", State: "MW", WaitingFor: analysis.LockRefOf(a), HeldBy: "t1", Frames: []string{},
+				Locks: []model.ThreadLock{{Lock: b, Action: model.Holds, Frame: -1}, {Lock: a, Action: model.Enters, Frame: -1}}},
+		}}},
+		BlockedBehind: []analysis.BlockedThread{}, OwnerUnknown: []analysis.BlockedThread{},
+	}
+}
+
+// ownerUnknown is a JSON thread dump with no deadlock, one thread parked
+// on a lock whose owner it does not record, and one in Object.wait.
+func ownerUnknown() analysis.DeadlockReport {
+	return analysis.DeadlockReport{
+		Source: "busy.json", Threads: 9,
+		Deadlocks: []analysis.Deadlock{}, BlockedBehind: []analysis.BlockedThread{},
+		OwnerUnknown: []analysis.BlockedThread{{Name: "pool-1-thread-1", State: "WAITING", Deadlock: -1,
+			WaitingFor: analysis.LockRef{Kind: "synchronizer", Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", Name: "java.util.concurrent.locks.ReentrantLock$NonfairSync@1b6d3586"}}},
+	}
+}
+
+func TestDeadlocksGolden(t *testing.T) {
+	reports := []analysis.DeadlockReport{mixedPair(), rawCycle(), ownerUnknown()}
+	out := renderGolden(t, "deadlocks", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Deadlocks(w, reports, o) })
+	wantLines(t, "table", out["table"],
+		"mixed-pair.jstack.txt: 14 threads, 1 deadlock",
+		"Deadlock 1: 2 threads, each waiting for a lock the next one holds",
+		`"monitor-then-lock" WAITING, waiting for <0x7ff0020> (a java.util.concurrent.locks.ReentrantLock$NonfairSync) held by "lock-then-monitor \"β\"":`,
+		"    at jdk.internal.misc.Unsafe.park(Native Method)",
+		"        - parked on <0x7ff0020> (a java.util.concurrent.locks.ReentrantLock$NonfairSync)",
+		"        - locked <0x7ff0010> (a java.lang.Object)",
+		"        - waiting to lock <0x7ff0010> (a java.lang.Object)",
+		"    owns <0x7ff0020> (a java.util.concurrent.locks.ReentrantLock$NonfairSync)",
+		"Blocked behind deadlock 1 (not part of it):",
+		"java.hprof.txt: 3 threads, cut short (threads after the cut are missing), 1 deadlock",
+		`"t1" MW, waiting for raw monitor <lock B> held by "t2":`,
+		`    locked raw monitor <"lock A" 0x1000>`,
+		"busy.json: 9 threads, no deadlock")
+	recs := readCSV(t, out["csv"])
+	if len(recs) != 1+3+2+1 {
+		t.Fatalf("CSV has %d records, want the header and one per thread of a deadlock, blocked behind one or with an unknown owner (6):\n%s", len(recs), out["csv"])
+	}
+	if got := strings.Join(recs[0], ","); got != "source,deadlock,role,thread,state,lock kind,lock class,lock id,lock name,held by" {
+		t.Errorf("CSV header %q", got)
+	}
+	if recs[2][3] != `lock-then-monitor "β"` || recs[3][2] != "blocked behind" || recs[3][1] != "1" || recs[6][2] != "owner unknown" || recs[6][1] != "" {
+		t.Errorf("CSV %q", recs)
+	}
+	dec := json.NewDecoder(strings.NewReader(out["json"]))
+	var n int
+	for dec.More() {
+		var r analysis.DeadlockReport
+		if err := dec.Decode(&r); err != nil {
+			t.Fatalf("JSON stream: %v\n%s", err, out["json"])
+		}
+		if r.Source != reports[n].Source || len(r.Deadlocks) != len(reports[n].Deadlocks) {
+			t.Errorf("JSON report %d decodes to %+v", n, r)
+		}
+		n++
+	}
+	if n != 3 {
+		t.Errorf("JSON stream has %d reports, want 3", n)
+	}
+}
+
+func TestDeadlocksNoneGolden(t *testing.T) {
+	none := []analysis.DeadlockReport{{Source: "busy.jstack.txt", Threads: 12,
+		Deadlocks: []analysis.Deadlock{}, BlockedBehind: []analysis.BlockedThread{}, OwnerUnknown: []analysis.BlockedThread{}}}
+	out := renderGolden(t, "deadlocks-none", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Deadlocks(w, none, o) })
+	if out["table"] != "busy.jstack.txt: 12 threads, no deadlock\n" {
+		t.Errorf("table %q, want the one line that says no deadlock", out["table"])
+	}
+	if out["csv"] != "source,deadlock,role,thread,state,lock kind,lock class,lock id,lock name,held by\n" {
+		t.Errorf("CSV %q, want the header alone", out["csv"])
+	}
+}

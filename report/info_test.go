@@ -1,0 +1,68 @@
+package report
+
+import (
+	"io"
+	"testing"
+	"time"
+
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/model"
+)
+
+func TestInfoGolden(t *testing.T) {
+	in := analysis.Info{
+		File: "/dumps/séance,1.hprof.gz", Format: "hprof", Version: "1.0.2", IDSize: 8,
+		Timestamp:   time.Date(2026, 4, 21, 9, 30, 15, 250_000_000, time.UTC),
+		Compression: "gzip", Producer: "hotspot", BytesRead: 5<<30 + 7, Dumps: 2, Dump: 1,
+		Records:    map[string]int64{"UTF8": 21_962, "LOAD_CLASS": 762, "HEAP_DUMP_SEGMENT": 3},
+		SubRecords: map[string]int64{"INSTANCE_DUMP": 10_097, "CLASS_DUMP": 663},
+		Objects:    10_760, Instances: 10_088, Arrays: 4, ClassObjects: 668, Classes: 663,
+		References: 27_222, GCRoots: map[string]int64{"thread-object": 8, "java-frame": 26},
+		GCRootsTotal: 34, Threads: 8, Traces: 9, ShallowBytes: sixGiB,
+		Layout: "64-bit, 12-byte header, 4-byte refs, 8-byte alignment", LayoutReason: "from the class sizes",
+		Truncated: true,
+		Anomalies: []model.Anomaly{
+			{Kind: "truncated", Count: 1, Offset: 2_097_152, Detail: "the file ends inside a HEAP_DUMP_SEGMENT"},
+			{Kind: "dangling-reference", Count: 12, Offset: -1, Detail: "references to objects not in the dump, e.g. 0x7a1b2c3d8"},
+		},
+	}
+	out := renderGolden(t, "info", allVariants, func(w io.Writer, o Options) error { return Info(w, in, o) })
+	wantContains(t, "table", out["table"], "5.0 GiB", "6.0 GiB", "2026-04-21T09:30:15.25Z", "2 (loaded #1)", "21,962", "2097152")
+	wantContains(t, "table --bytes", out["bytes"], "5368709127", "6442451067")
+	recs := readCSV(t, out["csv"])
+	want := map[[2]string]string{
+		{"summary", "bytes read"}: "5368709127", {"summary", "file"}: "/dumps/séance,1.hprof.gz",
+		{"gc_roots", "java-frame"}: "26", {"records", "UTF8"}: "21962", {"sub_records", "CLASS_DUMP"}: "663",
+		{"anomalies", "dangling-reference"}: "12: references to objects not in the dump, e.g. 0x7a1b2c3d8",
+	}
+	for _, r := range recs[1:] {
+		if v, ok := want[[2]string{r[0], r[1]}]; ok {
+			if r[2] != v {
+				t.Errorf("CSV %s,%s = %q, want %q", r[0], r[1], r[2], v)
+			}
+			delete(want, [2]string{r[0], r[1]})
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("CSV lacks %v:\n%s", want, out["csv"])
+	}
+	var back analysis.Info
+	decodeJSON(t, out["json"], &back)
+	if back.BytesRead != in.BytesRead || back.GCRoots["java-frame"] != 26 || len(back.Anomalies) != 2 || !back.Timestamp.Equal(in.Timestamp) {
+		t.Errorf("JSON decodes to %+v", back)
+	}
+}
+
+// TestInfoBareGolden renders a dump with no records, roots or anomalies
+// (a bare JVMPI buffer reads so).
+func TestInfoBareGolden(t *testing.T) {
+	in := analysis.Info{File: "heap.bin", Format: "jvmpi-heap", Version: "level 0", IDSize: 4,
+		Records: map[string]int64{}, SubRecords: map[string]int64{}, GCRoots: map[string]int64{}, Anomalies: []model.Anomaly{}}
+	out := renderGolden(t, "info-bare", allVariants, func(w io.Writer, o Options) error { return Info(w, in, o) })
+	wantLines(t, "table", out["table"], "no anomalies found")
+	var back map[string]any
+	decodeJSON(t, out["json"], &back)
+	if a, ok := back["anomalies"].([]any); !ok || len(a) != 0 {
+		t.Errorf("JSON anomalies %v, want []", back["anomalies"])
+	}
+}

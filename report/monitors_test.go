@@ -1,0 +1,67 @@
+package report
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/hprofctl/hprofctl/analysis"
+)
+
+// contended is a MONITOR TIME section as analysis.Monitors reads it.
+var contended = []analysis.ContendedMonitor{
+	{Rank: 1, Monitor: "java.lang.Object@0x7c0010000", SelfPercent: 66.67, CumPercent: 66.67, Count: 2, Trace: 300201,
+		Frames: []analysis.StackFrame{{Method: "app.Guard.enter", File: "Guard.java", Line: 14}}},
+	{Rank: 2, Monitor: "raw monitor «jvmpi» lock", SelfPercent: 33.33, CumPercent: 100, Count: 1, Trace: 300202, Frames: []analysis.StackFrame{}},
+}
+
+// monitorDump is a MONITOR DUMP as analysis.Monitors reads it.
+var monitorDump = []analysis.MonitorRow{
+	{Monitor: "app.Guard@0x7c0010000", Owner: "worker-1", EntryCount: 2, WaitingToEnter: []string{"worker-2", "worker, \"3\""}, WaitingToBeNotified: []string{}},
+	{Monitor: "raw monitor app_lock", Owner: "", EntryCount: 0, WaitingToEnter: []string{}, WaitingToBeNotified: []string{"idle"}},
+}
+
+func TestMonitorsGolden(t *testing.T) {
+	r := analysis.MonitorsReport{TotalMS: 3_000_000_000, Contended: contended, Monitors: monitorDump}
+	out := renderGolden(t, "monitors", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Monitors(w, r, o) })
+	wantLines(t, "table", out["table"], "MONITOR TIME: 3000000000 ms of contention", "MONITOR DUMP:", "#1 java.lang.Object@0x7c0010000, trace 300201:")
+	recs := readCSV(t, out["csv"])
+	if len(recs) != 3 || strings.Join(recs[0], ",") != "monitor,owner,entry count,waiting to enter,waiting to be notified" {
+		t.Fatalf("with a MONITOR DUMP, CSV has its monitors: %q", recs)
+	}
+	if recs[1][3] != `worker-2, worker, "3"` || recs[2][4] != "idle" {
+		t.Errorf("CSV %q", recs)
+	}
+	var back analysis.MonitorsReport
+	decodeJSON(t, out["json"], &back)
+	if back.TotalMS != 3_000_000_000 || len(back.Contended) != 2 || len(back.Monitors) != 2 || back.Monitors[0].WaitingToEnter[1] != `worker, "3"` {
+		t.Errorf("JSON decodes to %+v", back)
+	}
+}
+
+func TestMonitorsTimeOnlyGolden(t *testing.T) {
+	r := analysis.MonitorsReport{TotalMS: 12, Contended: contended, Monitors: []analysis.MonitorRow{}}
+	out := renderGolden(t, "monitors-time", []variant{asTable, asCSV}, func(w io.Writer, o Options) error { return Monitors(w, r, o) })
+	if strings.Contains(out["table"], "MONITOR DUMP") {
+		t.Errorf("no MONITOR DUMP expected:\n%s", out["table"])
+	}
+	if recs := readCSV(t, out["csv"]); len(recs) != 3 || strings.Join(recs[0], ",") != "rank,self,accum,count,trace,monitor" || recs[2][5] != "raw monitor «jvmpi» lock" {
+		t.Errorf("without a MONITOR DUMP, CSV has the contended monitors: %q", recs)
+	}
+}
+
+func TestMonitorsDumpOnlyGolden(t *testing.T) {
+	r := analysis.MonitorsReport{Contended: []analysis.ContendedMonitor{}, Monitors: monitorDump}
+	out := renderGolden(t, "monitors-dump", []variant{asTable}, func(w io.Writer, o Options) error { return Monitors(w, r, o) })
+	if strings.Contains(out["table"], "MONITOR TIME") {
+		t.Errorf("no MONITOR TIME expected:\n%s", out["table"])
+	}
+}
+
+func TestMonitorsEmptyGolden(t *testing.T) {
+	r := analysis.MonitorsReport{Contended: []analysis.ContendedMonitor{}, Monitors: []analysis.MonitorRow{}}
+	out := renderGolden(t, "monitors-empty", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Monitors(w, r, o) })
+	if out["csv"] != "rank,self,accum,count,trace,monitor\n" {
+		t.Errorf("CSV %q, want the header alone", out["csv"])
+	}
+}

@@ -1,0 +1,64 @@
+package report
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/hprofctl/hprofctl/analysis"
+)
+
+func TestRetainersGolden(t *testing.T) {
+	r := analysis.Retainers{
+		Paths: []analysis.RetainerPath{
+			{RootKind: "sticky-class", Objects: 98, Chain: []analysis.PathStep{
+				{ObjectID: "0x7a0000000", Class: "fixture.Registry"},
+				{ObjectID: "0x7a1b2c3d8", Class: "java.util.HashMap", Via: "static MAP"},
+				{ObjectID: "0x7a1b2c408", Class: "java.util.HashMap$Node[]", Via: "table"},
+				{ObjectID: "0x7a1b2c9f0", Class: "java.util.HashMap$Node", Via: "[17]"},
+				{ObjectID: "0x7a1b2d000", Class: weirdClass, Via: "value"},
+			}},
+			{RootKind: "java-frame", RootThread: "fixture-holder «main»", RootFrame: "fixture.StackHolder.run(StackHolder.java:12)", Objects: 2,
+				Chain: []analysis.PathStep{
+					{ObjectID: "0x7b0000000", Class: "fixture.StackOnly"},
+					{ObjectID: "0x7b0000010", Class: weirdClass, Via: "?"},
+				}},
+		},
+		Targets: 103, Unreached: 3, Merged: true,
+	}
+	out := renderGolden(t, "retainers", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Retainers(w, r, o) })
+	wantLines(t, "table", out["table"], "3 of 103 targets have no path from a GC root (unreachable)")
+	wantContains(t, "table", out["table"], "java-frame, thread fixture-holder «main», at fixture.StackHolder.run(StackHolder.java:12)", "→ static MAP")
+	recs := readCSV(t, out["csv"])
+	if len(recs) != 1+5+2 {
+		t.Fatalf("CSV has %d records, want the header and one per step (7):\n%s", len(recs), out["csv"])
+	}
+	if strings.Join(recs[0], ",") != "path,objects,via,object,class,root" || recs[2][2] != "static MAP" || recs[5][4] != weirdClass || recs[7][0] != "2" {
+		t.Errorf("CSV %q", recs)
+	}
+	var back analysis.Retainers
+	decodeJSON(t, out["json"], &back)
+	if len(back.Paths) != 2 || back.Paths[0].Objects != 98 || back.Paths[1].RootThread != "fixture-holder «main»" || back.Unreached != 3 || !back.Merged {
+		t.Errorf("JSON decodes to %+v", back)
+	}
+
+	one := analysis.Retainers{Targets: 1, Paths: []analysis.RetainerPath{{RootKind: "jni-global", Objects: 1, Chain: []analysis.PathStep{
+		{ObjectID: "0x7c0000000", Class: "java.lang.Object[]"}, {ObjectID: "0x7c0000100", Class: "fixture.Payload", Via: "[3]"}}}}}
+	out = renderGolden(t, "retainers-object", []variant{asTable, asCSV}, func(w io.Writer, o Options) error { return Retainers(w, one, o) })
+	if recs := readCSV(t, out["csv"]); recs[1][1] != "" {
+		t.Errorf("--object paths are not merged, yet CSV objects is %q", recs[1][1])
+	}
+}
+
+func TestRetainersEmptyGolden(t *testing.T) {
+	r := analysis.Retainers{Paths: []analysis.RetainerPath{}, Targets: 4, Unreached: 4}
+	out := renderGolden(t, "retainers-unreached", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Retainers(w, r, o) })
+	if out["csv"] != "path,objects,via,object,class,root\n" {
+		t.Errorf("CSV %q, want the header alone", out["csv"])
+	}
+	var back analysis.Retainers
+	decodeJSON(t, out["json"], &back)
+	if back.Paths == nil || len(back.Paths) != 0 || back.Targets != 4 {
+		t.Errorf("JSON decodes to %+v, want no paths of 4 targets", back)
+	}
+}
