@@ -127,6 +127,7 @@ func (o Options) render(w io.Writer, g grid) error {
 		tablewriter.WithFooterAlignmentConfig(tw.CellAlignment{PerColumn: align}),
 		tablewriter.WithHeaderAlignment(tw.AlignCenter),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithTrimSpace(tw.Off),
 	)
 	t.Header(head)
 	for _, r := range g.rows {
