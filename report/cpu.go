@@ -18,11 +18,11 @@ func CPU(w io.Writer, r analysis.CPUReport, o Options) error {
 		}
 		return writeJSON(w, rows)
 	}
-	countTitle := "samples"
+	countTitle, none := "samples", "no sampled trace"
 	if r.Kind == "times" {
-		countTitle = "calls"
+		countTitle, none = "calls", "no timed trace"
 	}
-	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"accum", percent}, {countTitle, count}, {"trace", text}, {"method", text}}}
+	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"accum", percent}, {countTitle, count}, {"trace", text}, {"method", text}}, none: none}
 	if o.Format == CSV {
 		g.columns = append(g.columns, column{"frames", text})
 	}
@@ -70,7 +70,11 @@ func CPUMethods(w io.Writer, r analysis.CPUReport, o Options) error {
 		}
 		return writeJSON(w, rows)
 	}
-	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"total", percent}, {"self count", count}, {"total count", count}, {"method", text}}}
+	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"total", percent}, {"self count", count}, {"total count", count}, {"method", text}},
+		none: "no sampled method"}
+	if r.Kind == "times" {
+		g.none = "no timed method"
+	}
 	for _, m := range r.Methods {
 		g.rows = append(g.rows, []any{m.Rank, m.SelfPercent, m.TotalPercent, m.SelfCount, m.TotalCount, m.Method})
 	}

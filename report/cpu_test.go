@@ -79,9 +79,28 @@ func TestCPUEmptyGolden(t *testing.T) {
 	if out["json"] != "[]\n" || out["csv"] != "rank,self,accum,samples,trace,method,frames\n" {
 		t.Errorf("JSON %q and CSV %q, want [] and the header alone", out["json"], out["csv"])
 	}
+	if out["table"] != "CPU SAMPLES: 0 samples in 0 traces\nno sampled trace\n" {
+		t.Errorf("table %q, want the total and the line saying no trace", out["table"])
+	}
 	out = renderGolden(t, "cpu-by-method-empty", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return CPUMethods(w, r, o) })
-	if out["json"] != "[]\n" {
-		t.Errorf("JSON %q, want []", out["json"])
+	if out["json"] != "[]\n" || out["table"] != "no sampled method\n" {
+		t.Errorf("JSON %q and table %q, want [] and the line saying no method", out["json"], out["table"])
+	}
+	times := analysis.CPUReport{Kind: "times"}
+	for _, c := range []struct {
+		render func(io.Writer, analysis.CPUReport, Options) error
+		want   string
+	}{
+		{CPU, "CPU TIME: 0 ms in 0 traces\nno timed trace\n"},
+		{CPUMethods, "no timed method\n"},
+	} {
+		var b strings.Builder
+		if err := c.render(&b, times, Options{Format: Table}); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != c.want {
+			t.Errorf("empty CPU TIME: %q, want %q", b.String(), c.want)
+		}
 	}
 }
 

@@ -22,7 +22,9 @@ func Dominators(w io.Writer, d analysis.DominatorReport, o Options) error {
 		return writeJSON(w, rows)
 	}
 	g := grid{columns: []column{{"#", count}, {"retained bytes", bytes}, {"retained objects", count},
-		{"shallow bytes", bytes}, {"object", text}, {"class", text}, {"immediate dominator", text}}}
+		{"shallow bytes", bytes}, {"object", text}, {"class", text}, {"immediate dominator", text}},
+		none: fmt.Sprintf("no object in the dominator tree matches (reachable heap: %s objects, %s)",
+			o.cell(count, d.ReachableObjects, false), o.cell(bytes, d.ReachableBytes, false))}
 	for i, r := range d.Rows {
 		g.rows = append(g.rows, []any{i + 1, r.RetainedBytes, r.RetainedObjects, r.ShallowBytes, r.ObjectID, r.Class, r.ImmediateDominator})
 		if o.Format == CSV {
@@ -53,7 +55,8 @@ func dominatorClasses(w io.Writer, d analysis.DominatorReport, o Options) error 
 	if o.Format == JSON {
 		return writeJSON(w, d.Classes)
 	}
-	g := grid{columns: []column{{"#", count}, {"objects", count}, {"shallow bytes", bytes}, {"retained bytes", bytes}, {"class", text}}}
+	g := grid{columns: []column{{"#", count}, {"objects", count}, {"shallow bytes", bytes}, {"retained bytes", bytes}, {"class", text}},
+		none: "no class in the dominator tree matches"}
 	for i, r := range d.Classes {
 		g.rows = append(g.rows, []any{i + 1, r.Objects, r.ShallowBytes, r.RetainedBytes, r.Class})
 	}

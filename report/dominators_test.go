@@ -69,10 +69,13 @@ func TestDominatorsEmptyGolden(t *testing.T) {
 	if out["json"] != "[]\n" {
 		t.Errorf("JSON %q, want []", out["json"])
 	}
+	if out["table"] != "no object in the dominator tree matches (reachable heap: 10 objects, 480 B)\n" {
+		t.Errorf("table %q, want the line saying no object matches, with the reachable heap", out["table"])
+	}
 	byClass := analysis.DominatorReport{Classes: []analysis.DominatorClassRow{}, UnreachableObjects: 2, UnreachableBytes: 32}
 	out = renderGolden(t, "dominators-by-class-empty", allVariants, func(w io.Writer, o Options) error { return Dominators(w, byClass, o) })
 	if out["json"] != "[]\n" {
 		t.Errorf("--by-class JSON %q, want []", out["json"])
 	}
-	wantLines(t, "--by-class table", out["table"], "2 unreachable objects (32 B) left out; --keep-unreachable includes them")
+	wantLines(t, "--by-class table", out["table"], "no class in the dominator tree matches", "2 unreachable objects (32 B) left out; --keep-unreachable includes them")
 }

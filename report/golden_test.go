@@ -85,6 +85,30 @@ func compareGolden(t *testing.T, file, got string) {
 	}
 }
 
+// TestNoEmptyTable checks every golden table: each has a header, a rule
+// and at least one row; a table without rows is a line saying none.
+func TestNoEmptyTable(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden tables (%v)", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(b), "\n")
+		for i, l := range lines {
+			if !strings.HasPrefix(l, "┌") {
+				continue
+			}
+			if i+3 >= len(lines) || !strings.HasPrefix(lines[i+2], "├") || !strings.HasPrefix(lines[i+3], "│") {
+				t.Errorf("%s: the table at line %d has no rows", f, i+1)
+			}
+		}
+	}
+}
+
 // readCSV parses CSV output into records.
 func readCSV(t *testing.T, s string) [][]string {
 	t.Helper()

@@ -16,7 +16,8 @@ func Histogram(w io.Writer, h analysis.Histo, o Options) error {
 		}
 		return writeJSON(w, rows)
 	}
-	g := grid{columns: []column{{"#", count}, {"instances", count}, {"shallow bytes", bytes}, {"class", text}}}
+	g := grid{columns: []column{{"#", count}, {"instances", count}, {"shallow bytes", bytes}, {"class", text}},
+		none: "no class with objects matches"}
 	for i, r := range h.Rows {
 		g.rows = append(g.rows, []any{i + 1, r.Instances, r.ShallowBytes, r.Class})
 	}

@@ -56,6 +56,9 @@ func TestHistogramEmptyGolden(t *testing.T) {
 	if out["json"] != "[]\n" {
 		t.Errorf("JSON of an empty histogram is %q, want []", out["json"])
 	}
+	if out["table"] != "no class with objects matches\n" {
+		t.Errorf("table of an empty histogram is %q, want the line saying no class matches", out["table"])
+	}
 	if out["csv"] != "#,instances,shallow bytes,class\n" {
 		t.Errorf("CSV of an empty histogram is %q, want the header alone", out["csv"])
 	}

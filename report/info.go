@@ -87,11 +87,7 @@ func Info(w io.Writer, in analysis.Info, o Options) error {
 			return err
 		}
 	}
-	if len(in.Anomalies) == 0 {
-		_, err := fmt.Fprintln(w, "no anomalies found")
-		return err
-	}
-	g = grid{columns: []column{{"anomaly", text}, {"count", count}, {"offset", text}, {"detail", text}}}
+	g = grid{columns: []column{{"anomaly", text}, {"count", count}, {"offset", text}, {"detail", text}}, none: "no anomalies found"}
 	for _, a := range in.Anomalies {
 		off := ""
 		if a.Offset >= 0 {

@@ -39,14 +39,12 @@ func Leaks(w io.Writer, l analysis.LeakReport, o Options) error {
 	if l.KeptUnreachable {
 		heap = "heap, unreachable objects included"
 	}
-	if len(l.Suspects) == 0 {
-		_, err := fmt.Fprintf(w, "No leak suspect: no object or class retains more than %s of the %s (%s).\n",
-			o.cell(percent, 100*l.Threshold, false), heap, o.cell(bytes, l.TotalBytes, false))
-		return err
-	}
-	if _, err := fmt.Fprintf(w, "Leak suspects: retaining more than %s of the %s (%s)\n",
-		o.cell(percent, 100*l.Threshold, false), heap, o.cell(bytes, l.TotalBytes, false)); err != nil {
-		return err
+	threshold, total := o.cell(percent, 100*l.Threshold, false), o.cell(bytes, l.TotalBytes, false)
+	g.none = fmt.Sprintf("No leak suspect: no object or class retains more than %s of the %s (%s).", threshold, heap, total)
+	if len(l.Suspects) > 0 {
+		if _, err := fmt.Fprintf(w, "Leak suspects: retaining more than %s of the %s (%s)\n", threshold, heap, total); err != nil {
+			return err
+		}
 	}
 	if err := o.render(w, g); err != nil {
 		return err
@@ -71,7 +69,8 @@ func leakDetails(w io.Writer, n int, s analysis.LeakSuspect, o Options) error {
 	if _, err := fmt.Fprintf(w, "\nSuspect %d, %s: biggest classes of the %s\n", n, s.Class, beneath); err != nil {
 		return err
 	}
-	g := grid{columns: []column{{"objects", count}, {"retained bytes", bytes}, {"% of heap", percent}, {"class", text}}}
+	g := grid{columns: []column{{"objects", count}, {"retained bytes", bytes}, {"% of heap", percent}, {"class", text}},
+		none: "none: there are no " + beneath}
 	for _, c := range s.BiggestClasses {
 		g.rows = append(g.rows, []any{c.Objects, c.RetainedBytes, c.Percent, c.Class})
 	}

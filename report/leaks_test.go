@@ -39,6 +39,7 @@ func TestLeaksGolden(t *testing.T) {
 		"Suspect 1: shortest path from a GC root to the accumulation point, through the suspect",
 		"Suspect 2, com.exämple.Größe: biggest classes of the objects its instances immediately dominate",
 		"Suspect 2: shortest path from a GC root to an instance",
+		"none: there are no objects it immediately dominates",
 		"Suspect 3: no path from a GC root (unreachable)")
 	wantContains(t, "table", out["table"], "85.71%", "14.29%", "12,345 instances", "0.00%")
 	wantLines(t, "table --bytes", out["bytes"], "Leak suspects: retaining more than 10.00% of the reachable heap (7516192768)")

@@ -30,6 +30,10 @@ func Monitors(w io.Writer, r analysis.MonitorsReport, o Options) error {
 		}
 		return o.render(w, contended)
 	}
+	if len(r.Contended) == 0 && len(r.Monitors) == 0 {
+		dump.none = "no contended monitor and no monitor in use"
+		return o.render(w, dump)
+	}
 	if len(r.Contended) > 0 {
 		if _, err := fmt.Fprintf(w, "MONITOR TIME: %d ms of contention\n", r.TotalMS); err != nil {
 			return err
@@ -46,7 +50,11 @@ func Monitors(w io.Writer, r analysis.MonitorsReport, o Options) error {
 		}
 	}
 	if len(r.Monitors) > 0 {
-		if _, err := io.WriteString(w, "\nMONITOR DUMP:\n"); err != nil {
+		head := "MONITOR DUMP:\n"
+		if len(r.Contended) > 0 {
+			head = "\n" + head
+		}
+		if _, err := io.WriteString(w, head); err != nil {
 			return err
 		}
 		return o.render(w, dump)

@@ -62,6 +62,10 @@ type grid struct {
 	columns []column
 	rows    [][]any
 	footer  []any
+	// none is the line a table without rows prints instead of its
+	// header and borders, worded for the command ("no class with objects
+	// matches"); "none" when empty. CSV prints its header alone.
+	none string
 }
 
 func (o Options) cell(k kind, v any, forCSV bool) string {
@@ -89,7 +93,8 @@ func (o Options) cell(k kind, v any, forCSV bool) string {
 	return fmt.Sprint(v)
 }
 
-// render writes g as a table or as CSV.
+// render writes g as a table or as CSV; a table without rows is the line
+// g.none.
 func (o Options) render(w io.Writer, g grid) error {
 	if o.Format == CSV {
 		cw := csv.NewWriter(w)
@@ -111,6 +116,14 @@ func (o Options) render(w io.Writer, g grid) error {
 		}
 		cw.Flush()
 		return cw.Error()
+	}
+	if len(g.rows) == 0 {
+		none := g.none
+		if none == "" {
+			none = "none"
+		}
+		_, err := fmt.Fprintln(w, none)
+		return err
 	}
 	align := make([]tw.Align, len(g.columns))
 	head := make([]string, len(g.columns))

@@ -9,12 +9,21 @@ import (
 )
 
 // Retainers renders paths from GC roots: JSON is {"paths": [...]}; tables
-// and CSV show one row per step, the root first.
+// and CSV show one row per step, the root first, and tables end with the
+// targets no path reaches.
 func Retainers(w io.Writer, r analysis.Retainers, o Options) error {
 	if o.Format == JSON {
 		return writeJSON(w, r)
 	}
 	g := grid{columns: []column{{"path", count}, {"objects", count}, {"via", text}, {"object", text}, {"class", text}, {"root", text}}}
+	switch r.Targets {
+	case 0:
+		g.none = "no object matches"
+	case 1:
+		g.none = "no path from a GC root to the target (unreachable)"
+	default:
+		g.none = fmt.Sprintf("no path from a GC root to any of the %d targets (unreachable)", r.Targets)
+	}
 	for k, p := range r.Paths {
 		for s, step := range p.Chain {
 			row := []any{k + 1, nil, step.Via, step.ObjectID, step.Class, ""}
@@ -40,7 +49,7 @@ func Retainers(w io.Writer, r analysis.Retainers, o Options) error {
 	if err := o.render(w, g); err != nil {
 		return err
 	}
-	if o.Format == Table && r.Unreached > 0 {
+	if o.Format == Table && r.Unreached > 0 && len(g.rows) > 0 {
 		_, err := fmt.Fprintf(w, "%d of %d targets have no path from a GC root (unreachable)\n", r.Unreached, r.Targets)
 		return err
 	}

@@ -53,8 +53,26 @@ func TestRetainersGolden(t *testing.T) {
 func TestRetainersEmptyGolden(t *testing.T) {
 	r := analysis.Retainers{Paths: []analysis.RetainerPath{}, Targets: 4, Unreached: 4}
 	out := renderGolden(t, "retainers-unreached", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Retainers(w, r, o) })
+	if out["table"] != "no path from a GC root to any of the 4 targets (unreachable)\n" {
+		t.Errorf("table %q, want the one line saying no path reaches the targets", out["table"])
+	}
 	if out["csv"] != "path,objects,via,object,class,root\n" {
 		t.Errorf("CSV %q, want the header alone", out["csv"])
+	}
+	for _, c := range []struct {
+		targets int64
+		want    string
+	}{
+		{0, "no object matches\n"},
+		{1, "no path from a GC root to the target (unreachable)\n"},
+	} {
+		var b strings.Builder
+		if err := Retainers(&b, analysis.Retainers{Paths: []analysis.RetainerPath{}, Targets: c.targets, Unreached: c.targets}, Options{Format: Table}); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != c.want {
+			t.Errorf("%d targets, no path: %q, want %q", c.targets, b.String(), c.want)
+		}
 	}
 	var back analysis.Retainers
 	decodeJSON(t, out["json"], &back)

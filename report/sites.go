@@ -24,6 +24,14 @@ func Sites(w io.Writer, r analysis.SitesReport, o Options) error {
 	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"accum", percent},
 		{"live bytes", bytes}, {"live objs", count}, {"alloc bytes", bytes}, {"alloc objs", count},
 		{"trace", text}, {"class", text}}}
+	switch r.Source {
+	case analysis.SitesFromHeapTraces:
+		g.none = "no live object carries an allocation trace"
+	case analysis.SitesFromStackRoots:
+		g.none = "no Java stack frame holds an object"
+	default:
+		g.none = "the file lists no allocation site"
+	}
 	if o.Format == CSV {
 		g.columns = append(g.columns, column{"frames", text})
 	}

@@ -141,6 +141,19 @@ func TestSitesEmptyGolden(t *testing.T) {
 	if out["json"] != "[]\n" {
 		t.Errorf("JSON %q, want []", out["json"])
 	}
+	wantLines(t, "table", out["table"], "the file lists no allocation site")
+	for source, want := range map[string]string{
+		analysis.SitesFromHeapTraces: "no live object carries an allocation trace",
+		analysis.SitesFromStackRoots: "no Java stack frame holds an object",
+	} {
+		var b strings.Builder
+		if err := Sites(&b, analysis.SitesReport{Source: source, Note: "a note"}, Options{Format: Table}); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.String(); got != "Source: "+source+" — a note\n"+want+"\n" {
+			t.Errorf("no %s site: %q, want the source and %q", source, got, want)
+		}
+	}
 	if out["csv"] != "rank,self,accum,live bytes,live objs,alloc bytes,alloc objs,trace,class,frames\n" {
 		t.Errorf("CSV %q, want the header alone", out["csv"])
 	}

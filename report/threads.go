@@ -16,7 +16,8 @@ func Threads(w io.Writer, threads []analysis.ThreadRow, o Options) error {
 		}
 		return writeJSON(w, threads)
 	}
-	g := grid{columns: []column{{"serial", count}, {"name", text}, {"state", text}, {"frames", count}, {"top frame", text}}}
+	g := grid{columns: []column{{"serial", count}, {"name", text}, {"state", text}, {"frames", count}, {"top frame", text}},
+		none: "no thread in the dump"}
 	if o.Format == CSV {
 		g.columns[4] = column{"frames", text}
 		g.columns[3] = column{"depth", count}

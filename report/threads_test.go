@@ -39,6 +39,9 @@ func TestThreadsGolden(t *testing.T) {
 
 func TestThreadsEmptyGolden(t *testing.T) {
 	out := renderGolden(t, "threads-empty", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Threads(w, nil, o) })
+	if out["table"] != "no thread in the dump\n" {
+		t.Errorf("table %q, want the line saying no thread", out["table"])
+	}
 	if out["json"] != "[]\n" || out["csv"] != "serial,name,state,depth,frames\n" {
 		t.Errorf("JSON %q and CSV %q, want [] and the header alone", out["json"], out["csv"])
 	}
