@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/hprofctl/hprofctl/analysis"
@@ -11,7 +12,7 @@ import (
 
 // Info renders a dump summary: JSON is the Info object; a table lists the
 // summary, then the roots, records and anomalies; CSV has one
-// section,name,value row per number.
+// section,name,value row per number, names without the table's indent.
 func Info(w io.Writer, in analysis.Info, o Options) error {
 	if o.Format == JSON {
 		return writeJSON(w, in)
@@ -42,7 +43,7 @@ func Info(w io.Writer, in analysis.Info, o Options) error {
 	if o.Format == CSV {
 		g := grid{columns: []column{{"section", text}, {"name", text}, {"value", text}}}
 		for _, r := range summary {
-			g.rows = append(g.rows, []any{"summary", r[0], o.cell(count, r[1], true)})
+			g.rows = append(g.rows, []any{"summary", strings.TrimSpace(r[0].(string)), o.cell(count, r[1], true)})
 		}
 		for _, sec := range []struct {
 			name string

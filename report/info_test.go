@@ -31,7 +31,7 @@ func TestInfoGolden(t *testing.T) {
 	wantContains(t, "table --bytes", out["bytes"], "5368709127", "6442451067")
 	recs := readCSV(t, out["csv"])
 	want := map[[2]string]string{
-		{"summary", "bytes read"}: "5368709127", {"summary", "file"}: "/dumps/séance,1.hprof.gz",
+		{"summary", "bytes read"}: "5368709127", {"summary", "instances"}: "10088", {"summary", "file"}: "/dumps/séance,1.hprof.gz",
 		{"gc_roots", "java-frame"}: "26", {"records", "UTF8"}: "21962", {"sub_records", "CLASS_DUMP"}: "663",
 		{"anomalies", "dangling-reference"}: "12: references to objects not in the dump, e.g. 0x7a1b2c3d8",
 	}
