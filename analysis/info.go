@@ -13,10 +13,11 @@ type Info struct {
 	Format       string           `json:"format"`
 	Version      string           `json:"version"`
 	IDSize       int              `json:"id_size"`
-	Timestamp    time.Time        `json:"timestamp"`
+	Timestamp    time.Time        `json:"timestamp,omitzero"`
 	Compression  string           `json:"compression"`
 	Producer     string           `json:"producer"`
 	BytesRead    int64            `json:"bytes_read"`
+	LinesRead    int64            `json:"lines_read,omitempty"`
 	Dumps        int              `json:"heap_dumps"`
 	Dump         int              `json:"heap_dump_loaded"`
 	Records      map[string]int64 `json:"records"`
@@ -43,7 +44,7 @@ func Summarize(h *model.Heap, size model.SizeMode) Info {
 	s := h.Source
 	in := Info{
 		File: s.File, Format: s.Format, Version: s.Version, IDSize: s.IDSize, Timestamp: s.Time,
-		Compression: s.Compression, Producer: s.Producer, BytesRead: s.Bytes, Dumps: s.Dumps, Dump: s.Dump,
+		Compression: s.Compression, Producer: s.Producer, BytesRead: s.Bytes, LinesRead: s.Lines, Dumps: s.Dumps, Dump: s.Dump,
 		Records: h.RecordCounts, SubRecords: h.SubRecordCounts, GCRoots: map[string]int64{},
 		Threads: len(h.Threads), Traces: len(h.Traces), Layout: h.Layout.String(), LayoutReason: h.LayoutReason,
 		Truncated: h.Truncated, Anomalies: h.Anomalies, References: int64(h.NumRefs()),

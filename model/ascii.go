@@ -118,15 +118,21 @@ func LoadASCII(src io.Reader, name string) (*Profile, error) {
 			return nil, err
 		}
 		p.Truncated = true
-		p.Anomalies = append(p.Anomalies, Anomaly{Kind: "truncated", Count: 1, Offset: -1, Detail: err.Error()})
+		a := Anomaly{Kind: "truncated", Count: 1, Offset: -1, Detail: err.Error()}
+		var fe *hprofascii.FormatError
+		if errors.As(err, &fe) {
+			a.Line = fe.Line
+			a.Detail = fmt.Sprintf("the file is truncated at line %d: %s; %d lines (%d bytes) were read before the cut", fe.Line, fe.Msg, r.Line(), r.Bytes())
+		}
+		p.Anomalies = append(p.Anomalies, a)
 	}
 	for _, w := range r.Warnings() {
-		p.Anomalies = append(p.Anomalies, Anomaly{Kind: "reader-warning", Count: 1, Offset: w.Line, Detail: w.Msg})
+		p.Anomalies = append(p.Anomalies, Anomaly{Kind: "reader-warning", Count: 1, Offset: -1, Line: w.Line, Detail: w.Msg})
 	}
 	for i := range p.Threads {
 		p.Threads[i].Ended = ended[p.Threads[i].Serial]
 	}
-	p.Source.Bytes = r.Line()
+	p.Source.Lines, p.Source.Bytes = r.Line(), r.Bytes()
 	return p, nil
 }
 

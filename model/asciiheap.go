@@ -150,7 +150,8 @@ func (s *asciiHeapSource) Next() bool {
 }
 
 // translateASCIIError makes a truncated file a truncated HPROF stream for
-// the builder, which keeps what was read before the cut.
+// the builder, which keeps what was read before the cut; the position is
+// the line the ASCII reader names.
 func translateASCIIError(err error) error {
 	var fe *hprofascii.FormatError
 	if errors.Is(err, hprofascii.ErrTruncated) && errors.As(err, &fe) {
@@ -361,6 +362,9 @@ func (s *asciiHeapSource) Dumps() int { return s.dumps }
 
 // Offset is the number of lines read.
 func (s *asciiHeapSource) Offset() int64 { return s.r.Line() }
+
+// Bytes is the number of bytes of the lines read.
+func (s *asciiHeapSource) Bytes() int64 { return s.r.Bytes() }
 
 // InstanceRefs returns the references of the current INSTANCE_DUMP.
 func (s *asciiHeapSource) InstanceRefs() []asciiRef { return s.curRefs }

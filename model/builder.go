@@ -68,6 +68,7 @@ type explicitSource interface {
 type builder struct {
 	r        RecordSource
 	explicit explicitSource // r, when it is one
+	lines    lineSource     // r, when its offsets are lines
 	opt      LoadOptions
 	h        *Heap
 
@@ -153,6 +154,7 @@ func newBuilder(r RecordSource, opt LoadOptions) *builder {
 	}
 	b.objects.refs.wide = hdr.IDSize == 8
 	b.explicit, _ = r.(explicitSource)
+	b.lines, _ = r.(lineSource)
 	return b
 }
 
@@ -183,15 +185,19 @@ func (b *builder) run() error {
 		}
 	}
 	err := r.Err()
-	if records == 0 && b.h.Source.Format != "hprof-ascii" {
+	if records == 0 && b.lines == nil {
 		return b.noRecord(err)
+	}
+	b.h.Source.Bytes = r.Offset()
+	if b.lines != nil {
+		b.h.Source.Lines, b.h.Source.Bytes = r.Offset(), b.lines.Bytes()
 	}
 	if err != nil {
 		if !errors.Is(err, hprof.ErrTruncated) {
 			return err
 		}
 		b.h.Truncated = true
-		b.anomaly("truncated", 1, -1, "%s", err.Error())
+		b.truncated(err)
 	}
 	for t, n := range topCounts {
 		if n > 0 {
@@ -214,7 +220,6 @@ func (b *builder) run() error {
 	}
 	b.h.Source.Dumps = r.Dumps()
 	b.h.Source.Dump = b.dump
-	b.h.Source.Bytes = r.Offset()
 	if b.opt.Dump >= 0 && b.opt.Dump >= r.Dumps() {
 		return fmt.Errorf("%s: heap dump %d requested, the file has %d", b.h.Source.File, b.opt.Dump, r.Dumps())
 	}
@@ -241,8 +246,29 @@ func (b *builder) noRecord(readErr error) error {
 	return fmt.Errorf("%s: no record could be decoded after the header: %s", b.h.Source.File, strings.Join(found, "; then "))
 }
 
+// anomaly records an anomaly first met at off, a line number when the
+// source is line-oriented (-1: not tied to a place).
 func (b *builder) anomaly(kind string, n int64, off int64, format string, args ...any) {
-	b.h.Anomalies = append(b.h.Anomalies, Anomaly{Kind: kind, Count: n, Offset: off, Detail: fmt.Sprintf(format, args...)})
+	a := Anomaly{Kind: kind, Count: n, Offset: off, Detail: fmt.Sprintf(format, args...)}
+	if b.lines != nil && off >= 0 {
+		a.Offset, a.Line = -1, off
+	}
+	b.h.Anomalies = append(b.h.Anomalies, a)
+}
+
+// truncated records the anomaly of a dump cut short: where the reader met
+// the cut, what it found there, and how much was read before.
+func (b *builder) truncated(err error) {
+	where, at := ": "+err.Error(), int64(-1)
+	unit, read := "offset", fmt.Sprintf("%d bytes", b.h.Source.Bytes)
+	if b.lines != nil {
+		unit, read = "line", fmt.Sprintf("%d lines (%d bytes)", b.h.Source.Lines, b.h.Source.Bytes)
+	}
+	var fe *hprof.FormatError
+	if errors.As(err, &fe) {
+		where, at = fmt.Sprintf(" at %s %d: %s", unit, fe.Offset, fe.Msg), fe.Offset
+	}
+	b.anomaly("truncated", 1, at, "the dump is truncated%s; %s were read before the cut", where, read)
 }
 
 func (b *builder) top(rec *hprof.Record) error {

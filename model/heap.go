@@ -69,8 +69,9 @@ type Source struct {
 	Producer string
 	// Dump is which heap dump of the file was loaded, of Dumps.
 	Dump, Dumps int
-	// Bytes is the number of (decompressed) bytes read.
-	Bytes int64
+	// Bytes is the number of (decompressed) bytes read; Lines, for a
+	// line-oriented format (the agent's ASCII output), the lines read.
+	Bytes, Lines int64
 }
 
 // Class is a loaded class.
@@ -203,10 +204,13 @@ const (
 
 // Anomaly is something wrong or odd found in a dump; Count says how often.
 type Anomaly struct {
-	Kind   string // short key, e.g. "dangling-reference"
-	Count  int64
-	Offset int64 // first occurrence, -1 if not tied to one
-	Detail string
+	Kind  string `json:"kind"` // short key, e.g. "dangling-reference"
+	Count int64  `json:"count"`
+	// Offset is the byte offset of the first occurrence, -1 if not tied
+	// to one; in a line-oriented file Line is its line instead.
+	Offset int64  `json:"offset"`
+	Line   int64  `json:"line,omitempty"`
+	Detail string `json:"detail"`
 }
 
 // Heap is a loaded heap dump.

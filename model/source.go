@@ -32,9 +32,17 @@ type RecordSource interface {
 	Warnings() []hprof.Warning
 	WarningCount() int
 	// Dumps is how many heap dumps were started; Offset how far the
-	// stream was read (bytes, or lines for line-oriented formats).
+	// stream was read (bytes, or lines for a lineSource).
 	Dumps() int
 	Offset() int64
+}
+
+// lineSource is a RecordSource of a line-oriented format: its offsets
+// (Offset, warnings, records) are line numbers, and Bytes says how many
+// bytes the lines read hold.
+type lineSource interface {
+	RecordSource
+	Bytes() int64
 }
 
 // openSource opens the record source of a dump file, by its format: a

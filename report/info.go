@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/model"
 )
 
 // Info renders a dump summary: JSON is the Info object; a table lists the
@@ -23,8 +24,13 @@ func Info(w io.Writer, in analysis.Info, o Options) error {
 		{"producer", in.Producer},
 		{"compression", in.Compression},
 		{"id size", int64(in.IDSize)},
-		{"timestamp", in.Timestamp.Format(time.RFC3339Nano)},
+		{"timestamp", timestamp(in.Timestamp)},
 		{"bytes read", in.BytesRead},
+	}
+	if in.LinesRead > 0 {
+		summary = append(summary, []any{"lines read", in.LinesRead})
+	}
+	summary = append(summary, [][]any{
 		{"heap dumps", fmt.Sprintf("%d (loaded #%d)", in.Dumps, in.Dump)},
 		{"objects", in.Objects},
 		{"  instances", in.Instances},
@@ -39,7 +45,7 @@ func Info(w io.Writer, in analysis.Info, o Options) error {
 		{"layout", in.Layout},
 		{"layout from", in.LayoutReason},
 		{"truncated", fmt.Sprint(in.Truncated)},
-	}
+	}...)
 	if o.Format == CSV {
 		g := grid{columns: []column{{"section", text}, {"name", text}, {"value", text}}}
 		for _, r := range summary {
@@ -88,15 +94,32 @@ func Info(w io.Writer, in analysis.Info, o Options) error {
 			return err
 		}
 	}
-	g = grid{columns: []column{{"anomaly", text}, {"count", count}, {"offset", text}, {"detail", text}}, none: "no anomalies found"}
+	g = grid{columns: []column{{"anomaly", text}, {"count", count}, {"first at", text}, {"detail", text}}, none: "no anomalies found"}
 	for _, a := range in.Anomalies {
-		off := ""
-		if a.Offset >= 0 {
-			off = fmt.Sprint(a.Offset)
-		}
-		g.rows = append(g.rows, []any{a.Kind, a.Count, off, a.Detail})
+		g.rows = append(g.rows, []any{a.Kind, a.Count, anomalyPlace(a), a.Detail})
 	}
 	return o.render(w, g)
+}
+
+// timestamp formats the time a dump was written, "unknown" when it does
+// not say.
+func timestamp(t time.Time) string {
+	if t.IsZero() {
+		return "unknown"
+	}
+	return t.Format(time.RFC3339Nano)
+}
+
+// anomalyPlace says where an anomaly was first met: "offset N", "line N",
+// or nothing when it is tied to no place.
+func anomalyPlace(a model.Anomaly) string {
+	switch {
+	case a.Line > 0:
+		return fmt.Sprintf("line %d", a.Line)
+	case a.Offset >= 0:
+		return fmt.Sprintf("offset %d", a.Offset)
+	}
+	return ""
 }
 
 func sortedKeys(m map[string]int64) []string {

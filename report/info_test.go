@@ -66,3 +66,22 @@ func TestInfoBareGolden(t *testing.T) {
 		t.Errorf("JSON anomalies %v, want []", back["anomalies"])
 	}
 }
+
+// TestInfoASCIIGolden renders the summary of a line-oriented file: lines
+// read beside bytes, and anomalies placed by line.
+func TestInfoASCIIGolden(t *testing.T) {
+	in := analysis.Info{File: "java.hprof.txt", Format: "hprof-ascii", Version: "1.0.1", IDSize: 8,
+		Producer: "hprof-agent", BytesRead: 30_000, LinesRead: 622, Dumps: 1, Truncated: true,
+		Records: map[string]int64{}, SubRecords: map[string]int64{}, GCRoots: map[string]int64{},
+		Anomalies: []model.Anomaly{
+			{Kind: "truncated", Count: 1, Offset: -1, Line: 622, Detail: "the dump is truncated at line 622: the file ends inside this line (no line end); 622 lines (30000 bytes) were read before the cut"},
+			{Kind: "reader-warning", Count: 1, Offset: -1, Line: 17, Detail: "unreadable line outside any section"},
+		}}
+	out := renderGolden(t, "info-ascii", allVariants, func(w io.Writer, o Options) error { return Info(w, in, o) })
+	wantContains(t, "table", out["table"], "lines read", "622", "line 622", "line 17")
+	var back analysis.Info
+	decodeJSON(t, out["json"], &back)
+	if back.LinesRead != 622 || len(back.Anomalies) != 2 || back.Anomalies[1].Line != 17 {
+		t.Errorf("JSON decodes to %+v", back)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"runtime/debug"
@@ -121,12 +122,18 @@ func (g *globalFlags) load(path string, objects bool) (*model.Heap, error) {
 		// the analyses' large arrays to reuse: hand them back to the OS.
 		debug.FreeOSMemory()
 	}
-	for _, a := range h.Anomalies {
+	warnTruncated(os.Stderr, f.Name, h.Anomalies)
+	return h, nil
+}
+
+// warnTruncated says on w that a dump is cut short, from its truncated
+// anomaly: where the cut is and how much was read before it.
+func warnTruncated(w io.Writer, file string, anomalies []model.Anomaly) {
+	for _, a := range anomalies {
 		if a.Kind == "truncated" {
-			fmt.Fprintf(os.Stderr, "hprofctl: warning: %s; showing what was read before the cut\n", a.Detail)
+			fmt.Fprintf(w, "hprofctl: warning: %s: %s: the answer covers only those\n", file, a.Detail)
 		}
 	}
-	return h, nil
 }
 
 // isTerminal reports whether f is a terminal (not merely a character

@@ -138,8 +138,6 @@ func (g *globalFlags) loadProfile(path string, objects bool) (*model.Profile, *m
 	if err != nil {
 		return nil, nil, err
 	}
-	if p.Truncated {
-		fmt.Fprintf(os.Stderr, "hprofctl: warning: %s is truncated; showing what was read before the cut\n", f.Name)
-	}
+	warnTruncated(os.Stderr, f.Name, p.Anomalies)
 	return p, h, nil
 }
