@@ -88,13 +88,14 @@ type waitEdge struct {
 }
 
 // FindDeadlocks builds the wait-for graph of a thread dump and finds its
-// cycles (FORMATS.md E.3). An edge goes from a thread to the owner of the
-// monitor or raw monitor it is blocked entering, or of the synchronizer
-// it is parked on; a thread in Object.wait adds none. A deadlock is a
-// strongly connected component of more than one thread, or a thread parked
-// on a synchronizer it owns itself (synchronizers, unlike monitors, need
-// not be reentrant). Threads that merely wait behind a deadlocked thread
-// are reported apart. Any deadlock verdict printed in the dump is ignored.
+// cycles (docs/thread-dumps.md#deadlock-rules). An edge goes from a thread
+// to the owner of the monitor or raw monitor it is blocked entering, or of
+// the synchronizer it is parked on; a thread in Object.wait adds none. A
+// deadlock is a strongly connected component of more than one thread, or a
+// thread parked on a synchronizer it owns itself (synchronizers, unlike
+// monitors, need not be reentrant). Threads that merely wait behind a
+// deadlocked thread are reported apart. Any deadlock verdict printed in
+// the dump is ignored.
 func FindDeadlocks(d *model.ThreadDump) DeadlockReport {
 	out := DeadlockReport{
 		Deadlocks: []Deadlock{}, BlockedBehind: []BlockedThread{}, OwnerUnknown: []BlockedThread{},

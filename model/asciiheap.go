@@ -20,7 +20,8 @@ type asciiRef struct {
 }
 
 // asciiHeapSource translates the HEAP DUMP sections of the hprof agent's
-// ASCII output (java.hprof.txt, FORMATS.md B.8) into HPROF records.
+// ASCII output (java.hprof.txt, docs/hprof-ascii.md#heap-dump) into HPROF
+// records (docs/hprof-ascii.md#the-heap-of-an-ascii-file).
 //
 // The ASCII dump prints no instance field declarations and no primitive
 // values: an OBJ line gives the object's size (sz=) and its non-null

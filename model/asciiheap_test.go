@@ -12,7 +12,8 @@ import (
 )
 
 // asciiFile assembles an hprof ASCII file: the header and prelude of the
-// given agent generation, then body, whose lines follow FORMATS.md B.8.
+// given agent generation, then body, whose lines follow
+// docs/hprof-ascii.md#heap-dump.
 func asciiFile(jvmpi bool, body ...string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "JAVA PROFILE 1.0.1, created %s\n\n", "Sat Mar 27 10:51:47 2021")

@@ -65,7 +65,7 @@ type Source struct {
 	IDSize      int
 	Time        time.Time
 	// Producer is a best guess at the writer: "hotspot", "hprof-agent",
-	// "android" (FORMATS.md A.7).
+	// "android" (docs/hprof.md#how-hprofctl-names-the-producer).
 	Producer string
 	// Dump is which heap dump of the file was loaded, of Dumps.
 	Dump, Dumps int

@@ -493,7 +493,8 @@ func (s *jvmpiSource) instance(rec *jvmpi.Record) error {
 
 // finishHeap marks the heap as JVMPI's and takes the JVM sizes of
 // instances from the class dumps, which hold the VM's own object sizes,
-// header included (FORMATS.md C.8 decision 7).
+// header included (decision 7 of
+// docs/jvmpi.md#decisions-where-the-spec-is-silent).
 func (s *jvmpiSource) finishHeap(h *Heap) {
 	h.Source.Producer = "jvmpi"
 	sized := 0
@@ -549,7 +550,7 @@ type JVMPIMonitor struct {
 }
 
 // jvmpiThreadStates maps the status codes of a monitor dump event, flags
-// removed, to java.lang.Thread.State names (FORMATS.md C.1).
+// removed, to java.lang.Thread.State names (docs/jvmpi.md#constants).
 var jvmpiThreadStates = map[int32]string{
 	jvmpi.ThreadRunnable: "RUNNABLE", jvmpi.ThreadMonitorWait: "BLOCKED", jvmpi.ThreadCondvarWait: "WAITING",
 }
@@ -560,7 +561,8 @@ var jvmpiThreadStates = map[int32]string{
 // dump event, followed by any thread the buffer names that no event
 // announced (named after its JNIEnv*). Each owner holds the monitor, each
 // thread waiting to enter it enters it, and each thread waiting to be
-// notified waits on it (no wait-for edge, FORMATS.md C.8 decision 6). Raw
+// notified waits on it (no wait-for edge: decision 6 of
+// docs/jvmpi.md#decisions-where-the-spec-is-silent). Raw
 // monitors are named from the side channel by their name pointer; Java
 // monitors carry their object's class when an object-alloc event gives it.
 func ReadJVMPIMonitorDump(manifest string) (*ThreadDump, []JVMPIMonitor, error) {

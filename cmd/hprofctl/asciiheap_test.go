@@ -25,10 +25,10 @@ type twinObject struct {
 }
 
 // writeTwinDumps writes one heap as a binary HPROF dump and as the JVMTI
-// hprof agent's ASCII HEAP DUMP (FORMATS.md B.8, each line in the agent's
-// printf format), with the same object ids; the ASCII sz= of every object
-// is the address gap the binary dump leaves after it (the Writer's
-// compressed-oops layout).
+// hprof agent's ASCII HEAP DUMP (docs/hprof-ascii.md#heap-dump, each line
+// in the agent's printf format), with the same object ids; the ASCII sz=
+// of every object is the address gap the binary dump leaves after it (the
+// Writer's compressed-oops layout).
 func writeTwinDumps(t *testing.T) (bin, txt string) {
 	t.Helper()
 	dir := t.TempDir()

@@ -73,7 +73,7 @@ func isHistogramText(p string) bool {
 }
 
 // matHistograms pairs Eclipse MAT's test dumps with the jmap -histo output
-// taken from the same JVM (../shared/corpus/SOURCES.md).
+// taken from the same JVM, which lies beside each dump in the corpus.
 var matHistograms = []struct {
 	dump, histogram string
 	// sameMoment: the histogram was taken while the heap held what the

@@ -13,7 +13,7 @@ import (
 )
 
 // jvmpiFlags describe a bare JVMPI buffer, one with no capture manifest
-// beside it (FORMATS.md C.7, C.8).
+// beside it (docs/jvmpi.md#bare-buffers).
 type jvmpiFlags struct {
 	kind      string
 	level     int

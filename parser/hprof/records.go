@@ -5,7 +5,7 @@ import "fmt"
 // Tag is the tag byte of a top-level HPROF record.
 type Tag uint8
 
-// Top-level record tags (FORMATS.md A.4).
+// Top-level record tags (docs/hprof.md#top-level-records).
 const (
 	TagUTF8            Tag = 0x01
 	TagLoadClass       Tag = 0x02
@@ -35,7 +35,7 @@ var tagNames = [256]string{
 	TagHeapDumpEnd: "HEAP_DUMP_END",
 }
 
-// String returns the record name used in FORMATS.md, or the hex tag.
+// String returns the record name docs/hprof.md uses, or the hex tag.
 func (t Tag) String() string {
 	if s := tagNames[t]; s != "" {
 		return s
@@ -46,7 +46,8 @@ func (t Tag) String() string {
 // SubTag is the tag byte of a heap-dump sub-record.
 type SubTag uint8
 
-// Heap-dump sub-record tags (FORMATS.md A.5), Android ones included.
+// Heap-dump sub-record tags (docs/hprof.md#heap-dump-sub-records), Android
+// ones included.
 const (
 	RootUnknown          SubTag = 0xFF
 	RootJNIGlobal        SubTag = 0x01
@@ -85,7 +86,7 @@ var subTagNames = [256]string{
 	SubUnreachable: "UNREACHABLE", SubPrimArrayNoData: "PRIMITIVE_ARRAY_NODATA",
 }
 
-// String returns the sub-record name used in FORMATS.md, or the hex tag.
+// String returns the sub-record name docs/hprof.md uses, or the hex tag.
 func (t SubTag) String() string {
 	if s := subTagNames[t]; s != "" {
 		return s
@@ -103,7 +104,7 @@ func (t SubTag) IsRoot() bool {
 	return subTagNames[t] != ""
 }
 
-// Type is an HPROF basic type code (FORMATS.md A.2).
+// Type is an HPROF basic type code (docs/hprof.md#basic-types).
 type Type uint8
 
 // Basic type codes.

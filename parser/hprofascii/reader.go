@@ -3,7 +3,7 @@
 // and JVMTI (JDK 5–8), record by record in bounded memory: threads,
 // traces, the SITES, CPU SAMPLES, CPU TIME, old prof and MONITOR TIME
 // tables row by row, monitor events, MONITOR DUMP entries and the HEAP
-// DUMP object by object (FORMATS.md part B).
+// DUMP object by object (docs/hprof-ascii.md).
 //
 // Usage follows bufio.Scanner:
 //

@@ -7,7 +7,8 @@ import (
 	"github.com/hprofctl/hprofctl/parser/hprof"
 )
 
-// Generation is the hprof agent that wrote a file (FORMATS.md B.9).
+// Generation is the hprof agent that wrote a file
+// (docs/hprof-ascii.md#generation-differences).
 type Generation uint8
 
 // The agent generations.

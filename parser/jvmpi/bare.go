@@ -22,7 +22,8 @@ func ParseKind(s string) (Kind, error) {
 // ParseByteOrders reads the byte orders of a buffer as the command line
 // names them: big (pointers and scalars big-endian, JDK Classic on SPARC),
 // little (both little-endian) or ids-little (little-endian pointers and
-// big-endian scalars, as HotSpot wrote them on x86, FORMATS.md C.2).
+// big-endian scalars, as HotSpot wrote them on x86,
+// docs/jvmpi.md#encoding-rules).
 func ParseByteOrders(s string) (ids, scalars binary.ByteOrder, err error) {
 	switch s {
 	case "big":

@@ -15,7 +15,7 @@ import (
 	"strings"
 )
 
-// Manifest formats (FORMATS.md C.8).
+// Manifest formats (docs/jvmpi.md#manifest).
 const (
 	FormatHeapDump    = "jvmpi-heap-dump"
 	FormatObjectDump  = "jvmpi-object-dump"
@@ -99,7 +99,7 @@ type MonitorDumpEvent struct {
 	ThreadsStatus []int32     `json:"threads_status"`
 }
 
-// Thread status codes of a monitor dump event (FORMATS.md C.1).
+// Thread status codes of a monitor dump event (docs/jvmpi.md#constants).
 const (
 	ThreadRunnable    = 1
 	ThreadMonitorWait = 2

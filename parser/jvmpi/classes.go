@@ -63,7 +63,7 @@ type MethodInfo struct {
 // class dump and the instance dumps of the class cannot be decoded
 // without. Statics and Fields are in the order the dump writes the values,
 // the class's own fields only; SuperID is not part of JVMPI's event
-// (FORMATS.md C.8).
+// (docs/jvmpi.md#class-load-side-channel).
 type ClassInfo struct {
 	Name          string       `json:"class_name"`
 	SourceName    string       `json:"source_name"`

@@ -1,10 +1,10 @@
 // Package jvmpi reads the dump buffers that JDK 1.2–1.4 virtual machines
-// handed to profiler agents through JVMPI (FORMATS.md part C): heap dumps
+// handed to profiler agents through JVMPI (docs/jvmpi.md): heap dumps
 // at levels 0, 1 and 2, object dumps and monitor dumps, with pointers of
 // 4 or 8 bytes and the byte orders of pointers and of scalars set apart.
-// It also loads hprofctl's capture files (FORMATS.md C.8): a manifest, the
-// raw buffer and the side channel of JVMPI events that the buffer cannot
-// be decoded without.
+// It also loads hprofctl's capture files (docs/jvmpi.md#capture-files): a
+// manifest, the raw buffer and the side channel of JVMPI events that the
+// buffer cannot be decoded without.
 //
 // A buffer has no header, no framing and no record lengths, so what it is
 // must be given in Options. Usage follows bufio.Scanner:
@@ -54,7 +54,7 @@ func (e *FormatError) Error() string {
 func (e *FormatError) Unwrap() error { return e.Err }
 
 // Options describe a buffer: everything it does not say itself
-// (FORMATS.md C.7).
+// (docs/jvmpi.md#what-a-reader-must-be-told).
 type Options struct {
 	// Name is the file name used in errors.
 	Name string
@@ -326,7 +326,7 @@ func (r *Reader) readClass() error {
 	c.ProtectionDomainID, c.NameStringID, c.Reserved = r.ID(b[4*ids:]), r.ID(b[5*ids:]), r.ID(b[6*ids:])
 	c.InstanceSize = r.scBO.Uint32(b[7*ids:])
 	if r.opt.Classes == nil {
-		return r.errorf(rec.Offset, ErrNeedClasses, "GC_CLASS_DUMP of class 0x%x: class layouts are needed to step over its interfaces and statics, which the buffer does not count: describe the buffer with a capture manifest and its class-load side channel (FORMATS.md C.8)", c.ID)
+		return r.errorf(rec.Offset, ErrNeedClasses, "GC_CLASS_DUMP of class 0x%x: class layouts are needed to step over its interfaces and statics, which the buffer does not count: describe the buffer with a capture manifest and its class-load side channel (docs/jvmpi.md#capture-files)", c.ID)
 	}
 	info, ok := r.opt.Classes.Lookup(c.ID)
 	if !ok {

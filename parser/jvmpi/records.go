@@ -7,7 +7,7 @@ import (
 )
 
 // Kind is the kind of a JVMPI dump buffer, which the buffer itself does
-// not say (FORMATS.md C.7).
+// not say (docs/jvmpi.md#what-a-reader-must-be-told).
 type Kind uint8
 
 // The buffer kinds.
@@ -32,9 +32,9 @@ func (k Kind) String() string {
 }
 
 // RecordType is the leading byte of a record of a level-1 or level-2 heap
-// dump or of an object dump (FORMATS.md C.1, C.3). Level-0 records carry
-// a basic type instead and are reported as LevelZeroObject; monitor dump
-// records are reported as MonitorRecord.
+// dump or of an object dump (docs/jvmpi.md#level-2-records). Level-0
+// records carry a basic type instead and are reported as LevelZeroObject;
+// monitor dump records are reported as MonitorRecord.
 type RecordType uint8
 
 // Record types of heap and object dumps, and the two pseudo types.
@@ -67,8 +67,8 @@ var recordNames = [256]string{
 	LevelZeroObject: "level-0 object", MonitorRecord: "monitor",
 }
 
-// String returns the JVMPI name of the record type, as FORMATS.md C.3
-// spells it.
+// String returns the JVMPI name of the record type, as
+// docs/jvmpi.md#level-2-records spells it.
 func (t RecordType) String() string {
 	if s := recordNames[t]; s != "" {
 		return s
@@ -82,8 +82,8 @@ func (t RecordType) IsRoot() bool {
 }
 
 // Type is a JVMPI basic type code: JVMPI numbers basic types as HPROF
-// does (FORMATS.md A.2), so it is the HPROF type. Level-0 records use
-// NormalObject for instances and class objects.
+// does (docs/hprof.md#basic-types), so it is the HPROF type. Level-0
+// records use NormalObject for instances and class objects.
 type Type = hprof.Type
 
 // Basic type codes.

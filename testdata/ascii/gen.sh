@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes the synthetic hprof ASCII fixtures of this directory. Every line
-# is printed with the printf format the agents use for it (FORMATS.md
-# B.1-B.8), so widths, separators and TABs are the agents' own.
+# is printed with the printf format the agents use for it
+# (docs/hprof-ascii.md), so widths, separators and TABs are the agents' own.
 set -euo pipefail
 cd "$(dirname "$0")"
 

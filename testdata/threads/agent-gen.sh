@@ -2,8 +2,9 @@
 # Writes the synthetic MONITOR DUMP fixtures of this directory: java.hprof.txt
 # files of the classic hprof agent whose monitors deadlock. No real file with
 # a MONITOR DUMP section is known, so every line is printed with the printf
-# format the agent uses for it (FORMATS.md B.1 and B.7): widths, separators
-# and TABs are the agents' own, the values are chosen by hand.
+# format the agent uses for it (docs/hprof-ascii.md, file structure and
+# MONITOR DUMP): widths, separators and TABs are the agents' own, the
+# values are chosen by hand.
 #
 #   bash testdata/threads/agent-gen.sh      (from anywhere)
 set -euo pipefail

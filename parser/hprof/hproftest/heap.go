@@ -8,7 +8,8 @@ import (
 // SubTag is the tag byte of a heap-dump sub-record.
 type SubTag uint8
 
-// Heap-dump sub-record tags (FORMATS.md A.5), the Android ones included.
+// Heap-dump sub-record tags (docs/hprof.md#heap-dump-sub-records), the
+// Android ones included.
 const (
 	RootUnknown          SubTag = 0xFF
 	RootJNIGlobal        SubTag = 0x01

@@ -12,7 +12,7 @@ import (
 type ID = uint64
 
 // Type is an HPROF basic type code, as written in CLASS_DUMP field lists
-// and PRIM_ARRAY_DUMP headers (FORMATS.md A.2).
+// and PRIM_ARRAY_DUMP headers (docs/hprof.md#basic-types).
 type Type uint8
 
 // The basic type codes.

@@ -1,5 +1,5 @@
 // Package hproftest writes synthetic HPROF binary heap dumps for tests and
-// benchmarks. It is written from the format description (FORMATS.md part A)
+// benchmarks. It is written from the format description in docs/hprof.md
 // and shares no code with the reader it helps to test.
 //
 // A Writer streams a dump to an io.Writer: the header, any top-level
@@ -32,7 +32,7 @@ import (
 // Tag is the tag byte of a top-level record.
 type Tag uint8
 
-// Top-level record tags (FORMATS.md A.4).
+// Top-level record tags (docs/hprof.md#top-level-records).
 const (
 	TagUTF8            Tag = 0x01
 	TagLoadClass       Tag = 0x02
@@ -73,9 +73,9 @@ const DefaultSegmentSize = 1<<20 - 9
 type Options struct {
 	// Version follows "JAVA PROFILE " in the header: "1.0", "1.0.1",
 	// "1.0.2" (the default) or "1.0.3"; other strings are written as
-	// given. "1.0" also changes the encoding (FORMATS.md A.1): CLASS_DUMP
-	// types are signature characters and primitive arrays are written as
-	// OBJ_ARRAY_DUMP with the type code in the class slot.
+	// given. "1.0" also changes the encoding (docs/hprof.md#file-header):
+	// CLASS_DUMP types are signature characters and primitive arrays are
+	// written as OBJ_ARRAY_DUMP with the type code in the class slot.
 	Version string
 	// IDSize is the identifier size, 4 or 8 (default 8).
 	IDSize int

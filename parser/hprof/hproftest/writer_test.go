@@ -30,7 +30,8 @@ func checkBytes(t *testing.T, got, want []byte) {
 var goldenTime = time.UnixMilli(0x0102030405)
 
 // TestSingleHeapDumpBytes checks a 1.0.1 dump with 4-byte identifiers
-// against bytes laid out by hand from FORMATS.md A.1, A.3-A.5.
+// against bytes laid out by hand from docs/hprof.md (file header, record
+// framing, top-level records, heap-dump sub-records).
 func TestSingleHeapDumpBytes(t *testing.T) {
 	var buf bytes.Buffer
 	w := New(&buf, Options{Version: "1.0.1", IDSize: 4, Time: goldenTime})

@@ -1,6 +1,6 @@
 // Package jvmpitest writes synthetic JVMPI dump buffers and hprofctl's
-// capture files for tests. It is written from the format description
-// (FORMATS.md part C) and shares no code with the reader it helps to test.
+// capture files for tests. It is written from the format description in
+// docs/jvmpi.md and shares no code with the reader it helps to test.
 //
 // A Buffer collects the records of one heap dump (level 0, 1 or 2), object
 // dump or monitor dump. Pointer-sized values (object ids, JNIEnv*, raw
@@ -18,7 +18,7 @@ import (
 	"math"
 )
 
-// Type is a JVMPI basic type code (FORMATS.md C.1).
+// Type is a JVMPI basic type code (docs/jvmpi.md#constants).
 type Type uint8
 
 // The basic type codes; NormalObject is the level-0 type of instances and
@@ -422,8 +422,9 @@ func (w *Buffer) RawMonitor(namePtr, id uint64, m Monitor) {
 	w.monitorTail(m)
 }
 
-// Thread status codes of a monitor dump event's threads_status (FORMATS.md
-// C.1): a state, with the suspended and interrupted flags or'ed in.
+// Thread status codes of a monitor dump event's threads_status
+// (docs/jvmpi.md#constants): a state, with the suspended and interrupted
+// flags or'ed in.
 const (
 	ThreadRunnable    = 1
 	ThreadMonitorWait = 2

@@ -14,9 +14,9 @@ import (
 	"github.com/hprofctl/hprofctl/parser/jvmpi/jvmpitest"
 )
 
-// TestBytes checks records against their layout in FORMATS.md C.3 and
-// C.5, written out by hand: pointers in the id byte order, counts and
-// primitives in the scalar byte order.
+// TestBytes checks records against their layout in docs/jvmpi.md (level-2
+// records, monitor dump buffer), written out by hand: pointers in the id
+// byte order, counts and primitives in the scalar byte order.
 func TestBytes(t *testing.T) {
 	le, be := binary.LittleEndian, binary.BigEndian
 	for _, c := range []struct {
@@ -201,7 +201,7 @@ func read(t *testing.T, manifest string, fn func(r *jvmpi.Reader, rec *jvmpi.Rec
 }
 
 // TestMonitorCaptureSideChannel checks the monitor side channel's keys
-// and id strings as FORMATS.md C.8 names them.
+// and id strings as docs/jvmpi.md#monitor-side-channel names them.
 func TestMonitorCaptureSideChannel(t *testing.T) {
 	b := jvmpitest.NewBuffer(jvmpitest.Options{IDSize: 8})
 	b.JavaMonitor(0x7c0001000, jvmpitest.Monitor{})
@@ -229,6 +229,6 @@ func TestMonitorCaptureSideChannel(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(side, []byte(`"thread_env_id":"0x00007f3a10000040"`)) || !bytes.Contains(side, []byte(`"thread_id":null`)) {
-		t.Errorf("side channel ids are not written as FORMATS.md C.8 says: %s", side)
+		t.Errorf("side channel ids are not written as docs/jvmpi.md says: %s", side)
 	}
 }

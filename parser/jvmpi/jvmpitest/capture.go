@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 )
 
-// Manifest formats and side-channel formats (FORMATS.md C.8).
+// Manifest formats and side-channel formats (docs/jvmpi.md#capture-files).
 const (
 	FormatHeapDump      = "jvmpi-heap-dump"
 	FormatObjectDump    = "jvmpi-object-dump"
@@ -92,7 +92,8 @@ type MethodInfo struct {
 
 // ClassLoad is a CLASS_LOAD event. Statics and Fields are the class's own,
 // in the order the dump writes their values; SuperID is hprofctl's
-// addition (FORMATS.md C.8). The counts are filled in by WriteCapture.
+// addition (docs/jvmpi.md#class-load-side-channel). The counts are filled
+// in by WriteCapture.
 type ClassLoad struct {
 	Name              string       `json:"class_name"`
 	SourceName        string       `json:"source_name"`
