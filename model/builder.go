@@ -707,8 +707,8 @@ func (b *builder) finish() error {
 }
 
 // buildProfile fills the Heap's Profile from the agent's records: sites
-// and threads named, the traces shared with the Heap, and the heap
-// objects counted by allocation trace.
+// and threads named, the same traces as the Heap's, and the heap objects
+// counted by allocation trace.
 func (b *builder) buildProfile() {
 	h := b.h
 	p := &b.prof

@@ -273,7 +273,7 @@ func (h *Heap) ArrayLength(i ObjectIndex) uint32 { return h.lengths[i] }
 
 // Refs returns the objects that object i references (fields, elements,
 // and for class objects: super, loader, statics, constants). The slice is
-// shared; do not modify it.
+// the Heap's own; do not modify it.
 func (h *Heap) Refs(i ObjectIndex) []ObjectIndex {
 	return h.refs[h.refStart[i]:h.refStart[i+1]]
 }
@@ -418,5 +418,5 @@ func (h *Heap) Profile() *Profile { return h.profile }
 // ObjectAllocs returns the dump's objects counted by class, allocation
 // trace and array length, ordered so; empty unless the hprof agent wrote
 // the dump (other writers record no allocation traces). Class objects are
-// not counted. The slice is shared; do not modify it.
+// not counted. The slice is the Heap's own; do not modify it.
 func (h *Heap) ObjectAllocs() []ObjectAlloc { return h.allocs }

@@ -220,10 +220,10 @@ func (c Config) ArraySize(elem FieldType, length int64) int64 {
 }
 
 // InstanceSizes returns, for every class, the bytes one instance of it takes
-// in the heap, or 0 for array classes. Superclasses are laid out once and
-// shared, so the cost is linear in the number of classes and fields. A class
-// whose superclass chain is broken (index out of range or a cycle) is laid
-// out as if it had no superclass from that point up.
+// in the heap, or 0 for array classes. Superclasses are laid out once for
+// all their subclasses, so the cost is linear in the number of classes and
+// fields. A class whose superclass chain is broken (index out of range or
+// a cycle) is laid out as if it had no superclass from that point up.
 func (c Config) InstanceSizes(classes []Class) []int {
 	ends, _ := c.lay(classes, nil, nil)
 	sizes := make([]int, len(classes))
