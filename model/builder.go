@@ -496,13 +496,15 @@ func (b *builder) instance(rec *hprof.Record) error {
 		return err
 	}
 	plan := b.refPlan(c)
-	if plan == nil {
+	if plan == nil && len(data) > 0 {
 		start := len(b.deferredData)
 		b.deferredData = append(b.deferredData, data...)
 		b.deferred = append(b.deferred, deferredInstance{arrival: arrival, class: c, start: start, size: len(data), offset: rec.Offset})
 		return nil
 	}
-	b.decodeRefs(plan, data, rec.Offset, arrival, false)
+	if plan != nil {
+		b.decodeRefs(plan, data, rec.Offset, arrival, false)
+	}
 	return nil
 }
 
@@ -819,10 +821,11 @@ func (b *builder) nameClasses() {
 		}
 	}
 	// JVMPI-era object arrays name their element class: such a "class"
-	// then has array instances but is no array class itself.
+	// (known by name) then has array instances but is no array class
+	// itself.
 	for i := range h.Classes {
 		cl := &h.Classes[i]
-		if cl.Elem == TypeObject && arrayElemType(cl.Name) == 0 && cl.ID != 0 {
+		if _, named := b.classNameID[cl.ID]; named && cl.Elem == TypeObject && arrayElemType(cl.Name) == 0 {
 			b.anomaly("element-class-array", cl.Instances, -1, "object arrays name the element class %s instead of the array class (JVMPI-era writer)", cl.Name)
 		}
 	}

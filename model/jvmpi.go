@@ -180,9 +180,7 @@ func (s *jvmpiSource) prelude() {
 		}
 	}
 	if s.level == 0 {
-		s.loadClass(jvmpiUnknownInstanceClass, "<unknown>")
-		s.loadClass(jvmpiUnknownArrayClass, "<unknown>[]")
-		s.warn(-1, "level-0 heap dump: objects have no class, size, length or references; instances and class objects are counted as <unknown>, object arrays as <unknown>[]; the object count includes one placeholder class object for <unknown>")
+		s.warn(-1, "level-0 heap dump: objects have no class, size, length or references; instances are counted as <unknown>, object arrays as <unknown>[]")
 	}
 	if s.level == 1 {
 		s.warn(-1, "level-1 heap dump: primitive fields, statics and array elements are not in the buffer; their values read as 0")
@@ -424,10 +422,6 @@ func (s *jvmpiSource) levelZero(rec *jvmpi.Record) error {
 			s.sub(hprof.Record{Sub: hprof.SubClassDump, Offset: off, Class: hprof.ClassDump{ID: o.ID}}, nil)
 			return nil
 		}
-		if !s.declared[jvmpiUnknownInstanceClass|1<<62] {
-			s.declared[jvmpiUnknownInstanceClass|1<<62] = true
-			s.sub(hprof.Record{Sub: hprof.SubClassDump, Offset: off, Class: hprof.ClassDump{ID: jvmpiUnknownInstanceClass}}, nil)
-		}
 		s.sub(hprof.Record{Sub: hprof.SubInstanceDump, Offset: off, Instance: hprof.InstanceDump{ID: o.ID, ClassID: jvmpiUnknownInstanceClass}}, nil)
 	case o.Type == jvmpi.TypeObject:
 		s.sub(hprof.Record{Sub: hprof.SubObjArrayDump, Offset: off, ObjArray: hprof.ObjArrayDump{ID: o.ID, ClassID: jvmpiUnknownArrayClass}}, nil)
@@ -509,10 +503,13 @@ func (s *jvmpiSource) finishHeap(h *Heap) {
 	if sized > 0 {
 		h.LayoutReason = "instance sizes are the JVMPI class dumps' (the VM's own, header included); arrays and class objects: " + h.LayoutReason
 	}
-	if _, ok := h.ClassByID(jvmpiUnknownInstanceClass); ok && s.level == 0 {
-		h.classObjects--
-		if cc := h.ClassClass(); cc != NoClass {
-			h.Classes[cc].Instances--
+	if s.level == 0 {
+		// The stand-in classes of level-0 objects have no class dump,
+		// no class object and no name record: they are named here.
+		for id, name := range map[uint64]string{jvmpiUnknownInstanceClass: "<unknown>", jvmpiUnknownArrayClass: "<unknown>[]"} {
+			if c, ok := h.ClassByID(id); ok {
+				h.Classes[c].Name = name
+			}
 		}
 	}
 	ensureClassClass(h)

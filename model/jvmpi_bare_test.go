@@ -105,6 +105,10 @@ func TestBareJVMPIHeapSamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Every object of the buffer, and nothing the translation made up.
+		if want := *c.Manifest.Length / int64(1+c.Options.IDSize); int64(h.NumObjects()) != want || int64(withSide.NumObjects()) != want {
+			t.Errorf("%s: %d objects bare, %d with the side channel; the buffer holds %d", m, h.NumObjects(), withSide.NumObjects(), want)
+		}
 		got, ref := summarize(h).Classes, summarize(withSide).Classes
 		if n := len(c.ClassEvents.Classes); ref["java.lang.Class"] != int64(n) || got["<unknown>"] != ref["<unknown>"]+int64(n) {
 			t.Errorf("%s: %d <unknown>, with the side channel %d <unknown> and %d class objects; %d classes loaded", m, got["<unknown>"], ref["<unknown>"], ref["java.lang.Class"], n)
