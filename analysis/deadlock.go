@@ -72,6 +72,10 @@ type DeadlockReport struct {
 	// worker) in a dump that does not record synchronizer owners: a
 	// deadlock through such a lock can be neither shown nor ruled out.
 	OwnerUnknown []BlockedThread `json:"owner_unknown"`
+	// PossibleDeadlocks lists the waits a heap dump can neither prove to
+	// be deadlocks nor rule out (see HeapDeadlocks); thread dumps, which
+	// name every monitor, have none.
+	PossibleDeadlocks []PossibleDeadlock `json:"possible_deadlocks"`
 	// Source names the dump; the caller fills it in.
 	Source string `json:"source"`
 	// Threads is the number of threads in the dump.
@@ -99,7 +103,7 @@ type waitEdge struct {
 func FindDeadlocks(d *model.ThreadDump) DeadlockReport {
 	out := DeadlockReport{
 		Deadlocks: []Deadlock{}, BlockedBehind: []BlockedThread{}, OwnerUnknown: []BlockedThread{},
-		Threads: len(d.Threads), Truncated: d.Truncated,
+		PossibleDeadlocks: []PossibleDeadlock{}, Threads: len(d.Threads), Truncated: d.Truncated,
 	}
 	owner := lockOwners(d)
 	edges := make([][]waitEdge, len(d.Threads))

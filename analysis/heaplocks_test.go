@@ -28,7 +28,7 @@ func TestHeapDeadlocks(t *testing.T) {
 		t.Fatalf("deadlocks %+v, want the t1-t2 cycle", r.Deadlocks)
 	}
 	all := strings.Join(notes, "\n")
-	for _, want := range []string{"JDK 12 or later", "1 threads are BLOCKED", "thread dump"} {
+	for _, want := range []string{"JDK 12 or later", "1 thread is BLOCKED", "thread dump"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("notes lack %q:\n%s", want, all)
 		}
@@ -59,5 +59,32 @@ func TestDeadlockLocks(t *testing.T) {
 	got := DeadlockLocks(reports)
 	if len(got) != 2 || got[0] != a || got[1] != b {
 		t.Errorf("got %+v, want the locks with an address once each: %+v %+v", got, a, b)
+	}
+}
+
+// TestPossibleDeadlockChain: t1 parks on a lock t2 owns, t2 on one t3 owns,
+// and t3 is BLOCKED on a monitor the heap dump does not name: one possible
+// deadlock ending at t3, t2 waiting for it directly and t1 through t2. t4,
+// BLOCKED with nobody waiting for it, is none.
+func TestPossibleDeadlockChain(t *testing.T) {
+	a := model.Lock{Kind: model.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: 0x10}
+	b := model.Lock{Kind: model.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: 0x20}
+	hl := &model.HeapLocks{Dump: &model.ThreadDump{SynchronizerOwners: true, Threads: []model.ThreadSnapshot{
+		{Name: "t1", State: "WAITING", Locks: []model.ThreadLock{{Lock: a, Action: model.Parks, Frame: -1}}},
+		{Name: "t2", State: "WAITING", Locks: []model.ThreadLock{{Lock: a, Action: model.Holds, Frame: -1}, {Lock: b, Action: model.Parks, Frame: -1}}},
+		{Name: "t3", State: "BLOCKED", Frames: []model.Frame{{Class: "app.C", Method: "m", File: "C.java", Line: 7}},
+			Locks: []model.ThreadLock{{Lock: b, Action: model.Holds, Frame: -1}}},
+		{Name: "t4", State: "BLOCKED"},
+	}}, StatesKnown: true, Parked: 2}
+	r, _ := HeapDeadlocks(hl)
+	if len(r.Deadlocks) != 0 || len(r.PossibleDeadlocks) != 1 {
+		t.Fatalf("deadlocks %+v, possible %+v; want one possible", r.Deadlocks, r.PossibleDeadlocks)
+	}
+	p := r.PossibleDeadlocks[0]
+	if p.Blocked.Name != "t3" || p.Blocked.Frame != "app.C.m(C.java:7)" || len(p.Blocked.Holds) != 1 || p.Blocked.Holds[0].ID != "0x20" {
+		t.Errorf("blocked %+v", p.Blocked)
+	}
+	if len(p.Waiting) != 2 || p.Waiting[0].Name != "t2" || p.Waiting[0].HeldBy != "t3" || p.Waiting[1].Name != "t1" || p.Waiting[1].HeldBy != "t2" {
+		t.Errorf("waiting %+v, want t2 (held by t3) then t1 (held by t2)", p.Waiting)
 	}
 }

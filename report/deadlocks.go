@@ -10,8 +10,8 @@ import (
 )
 
 // Deadlocks renders the deadlock reports of one or more thread dumps.
-// JSON is one {"deadlocks", "blocked_behind", "owner_unknown", "source",
-// ...} object per dump, one after the other (a JSON stream, as jq reads
+// JSON is one {"deadlocks", "blocked_behind", "owner_unknown",
+// "possible_deadlocks", "source", ...} object per dump, one after the other (a JSON stream, as jq reads
 // it). CSV has one row per thread of a deadlock, blocked behind one, or
 // waiting for a lock with an unknown owner. Tables show, per dump, each
 // deadlock's threads, their stacks with their lock lines, and the threads
@@ -20,6 +20,9 @@ func Deadlocks(w io.Writer, reports []analysis.DeadlockReport, o Options) error 
 	switch o.Format {
 	case JSON:
 		for _, r := range reports {
+			if r.PossibleDeadlocks == nil {
+				r.PossibleDeadlocks = []analysis.PossibleDeadlock{}
+			}
 			if err := writeJSON(w, r); err != nil {
 				return err
 			}
@@ -77,6 +80,12 @@ func deadlocksCSV(w io.Writer, reports []analysis.DeadlockReport, o Options) err
 		for _, b := range r.OwnerUnknown {
 			row(r.Source, nil, "owner unknown", b.Name, b.State, b.WaitingFor, "")
 		}
+		for k, p := range r.PossibleDeadlocks {
+			row(r.Source, k+1, "possibly deadlocked, blocked on an unnamed monitor", p.Blocked.Name, p.Blocked.State, analysis.LockRef{Kind: "monitor"}, "")
+			for _, b := range p.Waiting {
+				row(r.Source, k+1, "possibly deadlocked, waiting", b.Name, b.State, b.WaitingFor, b.HeldBy)
+			}
+		}
 	}
 	return o.render(w, g)
 }
@@ -87,13 +96,15 @@ func deadlocksTable(w io.Writer, r analysis.DeadlockReport, o Options) error {
 	if r.Truncated {
 		head += ", cut short (threads after the cut are missing)"
 	}
-	switch len(r.Deadlocks) {
-	case 0:
+	switch n := len(r.PossibleDeadlocks); {
+	case len(r.Deadlocks) == 0 && n == 0:
 		p.line("%s, no deadlock", head)
-	case 1:
-		p.line("%s, 1 deadlock", head)
+	case len(r.Deadlocks) == 0:
+		p.line("%s, no deadlock proven, %s possible", head, plural(n, "deadlock"))
+	case n == 0:
+		p.line("%s, %s", head, plural(len(r.Deadlocks), "deadlock"))
 	default:
-		p.line("%s, %d deadlocks", head, len(r.Deadlocks))
+		p.line("%s, %s and %d possible", head, plural(len(r.Deadlocks), "deadlock"), n)
 	}
 	for k, d := range r.Deadlocks {
 		p.line("")
@@ -121,6 +132,19 @@ func deadlocksTable(w io.Writer, r analysis.DeadlockReport, o Options) error {
 			p.blockedTable(behind, o)
 		}
 	}
+	for k, pd := range r.PossibleDeadlocks {
+		p.line("")
+		p.line("Possible deadlock %d: %q is %s entering a monitor that the heap dump cannot name,", k+1, pd.Blocked.Name, pd.Blocked.State)
+		if pd.Blocked.Frame != "" {
+			p.line("    at %s,", pd.Blocked.Frame)
+		}
+		for _, l := range pd.Blocked.Holds {
+			p.line("holding %s,", lockText(l))
+		}
+		p.line("which these threads wait for. If one of them holds that monitor, they are all")
+		p.line("deadlocked; a thread dump of the process (jstack -l PID) tells.")
+		p.blockedTable(pd.Waiting, o)
+	}
 	if len(r.OwnerUnknown) > 0 {
 		p.line("")
 		p.line("Parked on a lock whose owner this dump does not record (a JSON or plain-text")
@@ -130,6 +154,14 @@ func deadlocksTable(w io.Writer, r analysis.DeadlockReport, o Options) error {
 		p.blockedTable(r.OwnerUnknown, o)
 	}
 	return p.err
+}
+
+// plural writes a count and a noun, with an s unless the count is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // printer writes lines until the first error, which it keeps.

@@ -121,3 +121,27 @@ func TestDeadlocksNoneGolden(t *testing.T) {
 		t.Errorf("CSV %q, want the header alone", out["csv"])
 	}
 }
+
+// TestDeadlocksPossibleGolden renders a heap dump's possible deadlock: two
+// threads parked on a ReentrantLock whose owner is BLOCKED on a monitor the
+// heap dump does not name.
+func TestDeadlocksPossibleGolden(t *testing.T) {
+	lock := analysis.LockRef{Kind: "synchronizer", Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: "0xfe086228"}
+	r := []analysis.DeadlockReport{{Source: "mixed.hprof (heap dump)", Threads: 15,
+		Deadlocks: []analysis.Deadlock{}, BlockedBehind: []analysis.BlockedThread{}, OwnerUnknown: []analysis.BlockedThread{},
+		PossibleDeadlocks: []analysis.PossibleDeadlock{{
+			Blocked: analysis.BlockedOwner{Name: "mixed-lock", State: "BLOCKED", Frame: "threads.MixedPair.lockThenMonitor(MixedPair.java:45)",
+				Holds: []analysis.LockRef{lock}},
+			Waiting: []analysis.BlockedThread{
+				{Name: "mixed-monitor", State: "WAITING", WaitingFor: lock, HeldBy: "mixed-lock", Deadlock: -1},
+				{Name: "mixed-bystander", State: "WAITING", WaitingFor: lock, HeldBy: "mixed-lock", Deadlock: -1},
+			},
+		}},
+	}}
+	out := renderGolden(t, "deadlocks-possible", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Deadlocks(w, r, o) })
+	wantContains(t, "table", out["table"], "no deadlock proven, 1 deadlock possible", `Possible deadlock 1: "mixed-lock" is BLOCKED`,
+		"at threads.MixedPair.lockThenMonitor(MixedPair.java:45)", "<0xfe086228> (a java.util.concurrent.locks.ReentrantLock$NonfairSync)")
+	if rows := readCSV(t, out["csv"]); len(rows) != 4 || rows[1][2] != "possibly deadlocked, blocked on an unnamed monitor" || rows[2][3] != "mixed-monitor" {
+		t.Errorf("CSV rows %q", rows)
+	}
+}

@@ -13,9 +13,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// deadlockExitCode is the exit status of --exit-code when a deadlock is
-// found.
-const deadlockExitCode = 3
+// Exit statuses of --exit-code: a deadlock found, or only a possible one
+// (a heap dump's java.util.concurrent waits that end at a thread blocked on
+// a monitor it cannot name).
+const (
+	deadlockExitCode         = 3
+	possibleDeadlockExitCode = 4
+)
 
 func newDeadlocksCommand(g *globalFlags) *cobra.Command {
 	var exitCode bool
@@ -47,7 +51,10 @@ waiting to be notified wait for nobody. A HotSpot heap dump proves only
 java.util.concurrent deadlocks: each thread's parkBlocker and the
 synchronizer's exclusiveOwnerThread give the edges. No heap dump records who
 owns a monitor (HotSpot writes no monitor-used roots after JDK 11), so notes on
-stderr say what it cannot tell and suggest a thread dump. With --heap HEAP, a
+stderr say what it cannot tell and suggest a thread dump. Where such waits end
+at a thread BLOCKED entering a monitor (Thread.threadStatus), the dump cannot
+tell whether a waiting thread holds that monitor: the threads, the lock, the
+blocked thread's state and frame are reported as a possible deadlock. With --heap HEAP, a
 heap dump taken right after the thread dump, each lock of a deadlock is tied to
 the object at its address: its class and the shortest path retaining it.
 
@@ -112,15 +119,25 @@ other; with --heap, one more object {"heap", "locks"} follows them.`,
 			if err := errors.Join(errs...); err != nil {
 				return err
 			}
+			if !exitCode {
+				return nil
+			}
+			status := 0
 			for _, r := range reports {
-				if exitCode && len(r.Deadlocks) > 0 {
-					return &ExitError{Code: deadlockExitCode}
+				switch {
+				case len(r.Deadlocks) > 0:
+					status = deadlockExitCode
+				case len(r.PossibleDeadlocks) > 0 && status == 0:
+					status = possibleDeadlockExitCode
 				}
+			}
+			if status != 0 {
+				return &ExitError{Code: status}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit with status 3 when a deadlock is found (0: none, 1: error)")
+	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit with status 3 when a deadlock is found, 4 when only a possible one (heap dumps; 0: none, 1: error)")
 	cmd.Flags().StringVar(&heapPath, "heap", "", "a heap dump of the same process and moment (jcmd PID GC.heap_dump -all): show the class and retainers of each deadlock lock")
 	return cmd
 }

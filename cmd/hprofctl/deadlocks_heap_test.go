@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -172,5 +175,57 @@ func TestDeadlocksHeapTiesLocks(t *testing.T) {
 		if !found {
 			t.Errorf("lock %s of the JVM's report not tied", e.id)
 		}
+	}
+}
+
+// TestDeadlocksHeapDumpPossible reads the heap dump MixedPair's process
+// wrote right after its jstack -l dump. The JVM reported there that
+// mixed-monitor waits for a ReentrantLock held by mixed-lock, and mixed-lock
+// waits to lock a monitor held by mixed-monitor. A heap dump names no
+// monitor: it shows mixed-monitor (and mixed-bystander, which waits for the
+// same lock by construction) waiting for that lock, whose owner mixed-lock is
+// BLOCKED. That is a possible deadlock, reported with the lock, the
+// blocked thread's frame and a note, and --exit-code gives it status 4.
+func TestDeadlocksHeapDumpPossible(t *testing.T) {
+	dir := threadsDir(t)
+	jstack, err := os.ReadFile(filepath.Join(dir, "jdk17-mixed-pair.jstack.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jvm := regexp.MustCompile(`"mixed-monitor":\n  waiting for ownable synchronizer 0x0*([0-9a-f]+), \(a ([^)]+)\),\n  which is held by "mixed-lock"`).FindSubmatch(jstack)
+	frame := regexp.MustCompile(`(?m)^"mixed-lock" .*\n   java.lang.Thread.State: BLOCKED \(on object monitor\)\n\tat (\S+)`).FindSubmatch(jstack)
+	if jvm == nil || frame == nil {
+		t.Fatal("the jstack fixture lacks the JVM's report of the mixed-monitor/mixed-lock deadlock")
+	}
+	heap := filepath.Join(dir, "heap", "jdk17-mixed-pair.hprof.gz")
+	ours := runDeadlocks(t, heap)
+	if len(ours) != 1 || len(ours[0].Deadlocks) != 0 || len(ours[0].Possible) != 1 {
+		t.Fatalf("reports %+v; want one with no proven deadlock and one possible", ours)
+	}
+	p := ours[0].Possible[0]
+	if p.Blocked.Name != "mixed-lock" || p.Blocked.State != "BLOCKED" || p.Blocked.Frame != string(frame[1]) ||
+		len(p.Blocked.Holds) != 1 || p.Blocked.Holds[0].ID != "0x"+string(jvm[1]) || p.Blocked.Holds[0].Class != string(jvm[2]) {
+		t.Errorf("blocked thread %+v; the JVM: mixed-lock BLOCKED at %s holding 0x%s (a %s)", p.Blocked, frame[1], jvm[1], jvm[2])
+	}
+	var waiting []string
+	for _, w := range p.Waiting {
+		waiting = append(waiting, w.Name)
+		if w.HeldBy != "mixed-lock" || w.WaitingFor.ID != "0x"+string(jvm[1]) {
+			t.Errorf("waiting thread %+v", w)
+		}
+	}
+	if slices.Sort(waiting); !slices.Equal(waiting, []string{"mixed-bystander", "mixed-monitor"}) {
+		t.Errorf("waiting threads %q, want mixed-bystander and mixed-monitor", waiting)
+	}
+	out, notes := runDeadlocksStderr(t, heap)
+	if !strings.Contains(out, "no deadlock proven, 1 deadlock possible") || !strings.Contains(out, "Possible deadlock 1: \"mixed-lock\" is BLOCKED") {
+		t.Errorf("table:\n%s", out)
+	}
+	if !strings.Contains(notes, "1 possible deadlock:") {
+		t.Errorf("no note on the possible deadlock:\n%s", notes)
+	}
+	var exit *ExitError
+	if _, err := runCLI(t, "deadlocks", "--exit-code", heap); !errors.As(err, &exit) || exit.Code != 4 {
+		t.Errorf("--exit-code: %v, want exit status 4", err)
 	}
 }

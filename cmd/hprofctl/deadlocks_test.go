@@ -28,8 +28,17 @@ type deadlockReport struct {
 	} `json:"deadlocks"`
 	BlockedBehind []waiterJSON `json:"blocked_behind"`
 	OwnerUnknown  []waiterJSON `json:"owner_unknown"`
-	Source        string       `json:"source"`
-	Truncated     bool         `json:"truncated"`
+	Possible      []struct {
+		Blocked struct {
+			Name  string     `json:"name"`
+			State string     `json:"state"`
+			Frame string     `json:"frame"`
+			Holds []lockJSON `json:"holds"`
+		} `json:"blocked"`
+		Waiting []waiterJSON `json:"waiting"`
+	} `json:"possible_deadlocks"`
+	Source    string `json:"source"`
+	Truncated bool   `json:"truncated"`
 }
 
 type lockJSON struct {

@@ -130,7 +130,7 @@ PROGRAMS=(
     "monitor-pair threads.MonitorPair yes no"
     "monitor-ring threads.MonitorRing yes no"
     "lock-pair threads.LockPair yes heap"
-    "mixed-pair threads.MixedPair yes no"
+    "mixed-pair threads.MixedPair yes heap"
     "wait-relock threads.WaitRelock no no"
     "busy threads.Busy no heap"
 )
