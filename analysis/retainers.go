@@ -213,7 +213,11 @@ type PathStep struct {
 type RetainerPath struct {
 	RootKind   string `json:"root_kind"`
 	RootThread string `json:"root_thread"`
-	RootFrame  string `json:"root_frame"`
+	// RootFrame is the frame of a java-frame root, "" when the dump does
+	// not record the thread's stack; RootFrameDepth its depth in the
+	// stack (0: innermost), nil when the dump does not say.
+	RootFrame      string `json:"root_frame"`
+	RootFrameDepth *int32 `json:"root_frame_depth,omitempty"`
 	// Objects counts the targets whose path has this class chain.
 	Objects int64      `json:"objects"`
 	Chain   []PathStep `json:"chain"`
@@ -247,8 +251,12 @@ func DescribePaths(h *model.Heap, p RetainerPaths, merged bool, labels map[model
 				if rp.RootThread == "" {
 					rp.RootThread = fmt.Sprintf("thread serial %d", th.Serial)
 				}
-				if th.Trace >= 0 && rt.Frame >= 0 && int(rt.Frame) < len(h.Traces[th.Trace].Frames) {
-					rp.RootFrame = frameString(h.Traces[th.Trace].Frames[rt.Frame])
+				if rt.Frame >= 0 {
+					depth := rt.Frame
+					rp.RootFrameDepth = &depth
+					if th.Trace >= 0 && int(rt.Frame) < len(h.Traces[th.Trace].Frames) {
+						rp.RootFrame = frameString(h.Traces[th.Trace].Frames[rt.Frame])
+					}
 				}
 			}
 		}

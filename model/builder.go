@@ -923,9 +923,14 @@ func (b *builder) buildTraces() {
 		bySerial[rt.serial] = int32(len(h.Traces))
 		h.Traces = append(h.Traces, t)
 	}
-	for i := range h.Threads {
-		if ti, ok := bySerial[b.threadTrace[h.Threads[i].Serial]]; ok {
-			h.Threads[i].Trace = ti
+	// The hprof agent's thread roots and thread starts name the Thread
+	// object's allocation trace, not the thread's stack at the dump: its
+	// threads' stacks are unknown.
+	if !b.agent && b.explicit == nil {
+		for i := range h.Threads {
+			if ti, ok := bySerial[b.threadTrace[h.Threads[i].Serial]]; ok {
+				h.Threads[i].Trace = ti
+			}
 		}
 	}
 	b.rawTraces, b.frames = nil, nil

@@ -175,7 +175,10 @@ type Thread struct {
 	Object ObjectIndex
 	ID     uint64
 	Name   string
-	Trace  int32 // index into Heap.Traces, -1 if none
+	// Trace is the thread's stack at the dump, an index into Heap.Traces;
+	// -1 when the dump does not record it (the hprof agent's thread
+	// traces are where the Thread object was allocated, not its stack).
+	Trace int32
 }
 
 // Trace is a stack trace; Frames[0] is the innermost frame.

@@ -32,8 +32,11 @@ func Retainers(w io.Writer, r analysis.Retainers, o Options) error {
 				if p.RootThread != "" {
 					root = append(root, "thread "+p.RootThread)
 				}
-				if p.RootFrame != "" {
+				switch {
+				case p.RootFrame != "":
 					root = append(root, "at "+p.RootFrame)
+				case p.RootFrameDepth != nil:
+					root = append(root, fmt.Sprintf("frame %d of a stack the dump does not record", *p.RootFrameDepth))
 				}
 				row[5] = strings.Join(root, ", ")
 				if r.Merged {

@@ -80,3 +80,17 @@ func TestRetainersEmptyGolden(t *testing.T) {
 		t.Errorf("JSON decodes to %+v, want no paths of 4 targets", back)
 	}
 }
+
+// TestRetainersUnrecordedStackGolden renders a java-frame root of a dump
+// that records the frame's depth but not the thread's stack (the hprof
+// agent's): the thread and the depth, no method.
+func TestRetainersUnrecordedStackGolden(t *testing.T) {
+	depth := int32(2)
+	r := analysis.Retainers{Targets: 1, Paths: []analysis.RetainerPath{{RootKind: "java-frame", RootThread: "stack-holder",
+		RootFrameDepth: &depth, Objects: 1, Chain: []analysis.PathStep{{ObjectID: "0x50000123", Class: "agentfix.StackOnly"}}}}}
+	out := renderGolden(t, "retainers-frame-depth", []variant{asTable, asJSON}, func(w io.Writer, o Options) error { return Retainers(w, r, o) })
+	wantContains(t, "table", out["table"], "java-frame, thread stack-holder, frame 2 of a stack the dump does not record")
+	if !strings.Contains(out["json"], `"root_frame": "",`) || !strings.Contains(out["json"], `"root_frame_depth": 2`) {
+		t.Errorf("JSON:\n%s", out["json"])
+	}
+}
