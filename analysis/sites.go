@@ -23,7 +23,8 @@ const (
 // SiteOptions choose how allocation sites are grouped, ordered and cut.
 type SiteOptions struct {
 	// By rolls sites up: "" or "site" (class and trace, as the agent),
-	// "class", "trace" or "method" (the innermost frame's method).
+	// "class", "trace" or "method" (the method that executed new, see
+	// SiteRow.Method).
 	By string
 	// Sort is "live" (default: live bytes) or "alloc" (allocated bytes).
 	Sort string
@@ -67,7 +68,13 @@ type SiteRow struct {
 	// method.
 	Trace uint32 `json:"trace"`
 	// Thread names the thread of a stack-roots row.
-	Thread string       `json:"thread,omitempty"`
+	Thread string `json:"thread,omitempty"`
+	// Method is the method that allocated the objects, "package.Class.
+	// method": the first frame of the trace below the constructors of
+	// the allocated class and its superclasses (the agent's traces start
+	// in the innermost of them); for stack-roots rows the rooting frame's
+	// method. Empty when the trace is too short to hold it.
+	Method string       `json:"method,omitempty"`
 	Frames []StackFrame `json:"frames"`
 	Source string       `json:"source"`
 
@@ -81,6 +88,8 @@ type SiteRow struct {
 type SitesReport struct {
 	// Source says where the numbers come from (SitesFrom...).
 	Source string
+	// By is how the rows are rolled up (SiteOptions.By).
+	By string
 	// Note says what the source can and cannot tell, for people.
 	Note string
 	// Rows are the sites kept; Sites counts the sites before Top.
@@ -258,11 +267,18 @@ func threadLabel(t model.Thread) string {
 // finishSites resolves frames (from p's traces, unless Depth < 0 says the
 // rows have theirs), rolls up, sorts, ranks and cuts.
 func finishSites(r SitesReport, rows []SiteRow, total SiteRow, p *model.Profile, o SiteOptions) (SitesReport, error) {
-	if p != nil && o.Depth >= 0 {
-		for i := range rows {
+	r.By = o.By
+	for i := range rows {
+		switch {
+		case p != nil && o.Depth >= 0:
 			if t := p.Trace(rows[i].Trace); t != nil {
 				rows[i].Frames = reportFrames(t.Frames, o.Depth)
+				if k := allocatingFrame(rows[i].Class, t.Frames); k >= 0 {
+					rows[i].Method = MethodName(t.Frames[k])
+				}
 			}
+		case o.Depth < 0 && len(rows[i].Frames) > 0:
+			rows[i].Method = rows[i].Frames[0].Method
 		}
 	}
 	switch o.By {
@@ -272,16 +288,8 @@ func finishSites(r SitesReport, rows []SiteRow, total SiteRow, p *model.Profile,
 	case "trace":
 		rows = rollUp(rows, func(s *SiteRow) string { return fmt.Sprint(s.Trace, "\x00", s.Thread) }, func(s *SiteRow) {})
 	case "method":
-		rows = rollUp(rows, func(s *SiteRow) string {
-			if len(s.Frames) == 0 {
-				return ""
-			}
-			return s.Frames[0].Method
-		}, func(s *SiteRow) {
-			s.Trace, s.Thread = 0, ""
-			if len(s.Frames) > 1 {
-				s.Frames = s.Frames[:1]
-			}
+		rows = rollUp(rows, func(s *SiteRow) string { return s.Method }, func(s *SiteRow) {
+			s.Trace, s.Thread, s.Frames = 0, "", []StackFrame{}
 		})
 	default:
 		return r, fmt.Errorf("unknown --by %q: expected class, trace or method", o.By)
@@ -384,6 +392,29 @@ func rollUp(rows []SiteRow, key func(*SiteRow) string, reset func(*SiteRow)) []S
 		}
 	}
 	return out
+}
+
+// allocatingFrame returns the index in frames (innermost first) of the
+// frame that executed new for an object of class: the frame below the
+// constructors that ran for it. Those are the leading <init> frames up to
+// the deepest one of class itself (its superclasses' constructors run
+// inside its own, and a constructor may call another of its class),
+// java.lang.Object's included; a constructor of another class allocates.
+// It returns -1 when the trace ends inside those constructors.
+func allocatingFrame(class string, frames []model.Frame) int {
+	k := 0
+	for i, f := range frames {
+		if f.Method != "<init>" {
+			break
+		}
+		if f.Class == class || f.Class == "java.lang.Object" && k == i {
+			k = i + 1
+		}
+	}
+	if k >= len(frames) {
+		return -1
+	}
+	return k
 }
 
 // reportFrames converts the innermost depth frames (all when depth is 0).

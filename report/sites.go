@@ -11,8 +11,10 @@ import (
 )
 
 // Sites renders an allocation-site table. JSON is an array of rows, each
-// with its frames; tables list the stack trace of every row shown below
-// the table, CSV joins the frames into one column.
+// with its allocating method and frames; tables list the stack trace of
+// every row shown below the table (rolled up by method, the method is a
+// column in place of the trace), CSV has a method column and joins the
+// frames into one.
 func Sites(w io.Writer, r analysis.SitesReport, o Options) error {
 	if o.Format == JSON {
 		rows := r.Rows
@@ -32,13 +34,20 @@ func Sites(w io.Writer, r analysis.SitesReport, o Options) error {
 	default:
 		g.none = "the file lists no allocation site"
 	}
-	if o.Format == CSV {
-		g.columns = append(g.columns, column{"frames", text})
+	byMethod := r.By == "method"
+	switch {
+	case o.Format == CSV:
+		g.columns = append(g.columns, column{"method", text}, column{"frames", text})
+	case byMethod:
+		g.columns[7] = column{"method", text}
 	}
 	for _, s := range r.Rows {
 		row := []any{s.Rank, s.Percent, s.CumPercent, s.LiveBytes, s.LiveInstances, s.AllocBytes, s.AllocInstances, traceLabel(s.Trace), s.Class}
-		if o.Format == CSV {
-			row = append(row, joinFrames(s.Frames))
+		switch {
+		case o.Format == CSV:
+			row = append(row, s.Method, joinFrames(s.Frames))
+		case byMethod:
+			row[7] = methodLabel(s.Method)
 		}
 		g.rows = append(g.rows, row)
 	}
@@ -77,6 +86,15 @@ func Sites(w io.Writer, r analysis.SitesReport, o Options) error {
 		}
 	}
 	return nil
+}
+
+// methodLabel names an allocating method, or says that the trace does
+// not reach it.
+func methodLabel(m string) string {
+	if m == "" {
+		return "(below the recorded trace)"
+	}
+	return m
 }
 
 // frameString prints a frame as a Java stack trace line does.

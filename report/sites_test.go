@@ -26,7 +26,7 @@ func TestSitesRecordsGolden(t *testing.T) {
 		Source: analysis.SitesFromRecords, Note: recordsNote, Shares: shares, Sites: 5, WholeLive: 8 << 30,
 		Rows: []analysis.SiteRow{
 			{Rank: 1, Class: "byte[]", LiveBytes: sixGiB, LiveInstances: 1_250_000, AllocBytes: sixGiB + 1<<30, AllocInstances: 1_500_000,
-				Percent: 75, CumPercent: 75, PercentOf: shares, Trace: 300001, Frames: agentFrames, Source: analysis.SitesFromRecords},
+				Percent: 75, CumPercent: 75, PercentOf: shares, Trace: 300001, Method: "java.util.Arrays.copyOf", Frames: agentFrames, Source: analysis.SitesFromRecords},
 			{Rank: 2, Class: weirdClass, LiveBytes: 1 << 30, LiveInstances: 3, AllocBytes: 1 << 30, AllocInstances: 3,
 				Percent: 12.5, CumPercent: 87.5, PercentOf: shares, Trace: 300002, Frames: agentFrames[2:3], Source: analysis.SitesFromRecords},
 		},
@@ -44,11 +44,11 @@ func TestSitesRecordsGolden(t *testing.T) {
 	if len(recs) != 3 {
 		t.Fatalf("CSV has %d records, want the header and one per site:\n%s", len(recs), out["csv"])
 	}
-	if got := strings.Join(recs[0], ","); got != "rank,self,accum,live bytes,live objs,alloc bytes,alloc objs,trace,class,frames" {
+	if got := strings.Join(recs[0], ","); got != "rank,self,accum,live bytes,live objs,alloc bytes,alloc objs,trace,class,method,frames" {
 		t.Errorf("CSV header %q", got)
 	}
 	wantFrames := "java.util.Arrays.copyOf(Arrays.java:3537); java.lang.AbstractStringBuilder.ensureCapacityInternal(Unknown Source); app.Cache.put(Compiled method); java.lang.Thread.run0(Native Method)"
-	if recs[1][1] != "75" || recs[1][3] != "6442451067" || recs[1][9] != wantFrames || recs[2][8] != weirdClass {
+	if recs[1][1] != "75" || recs[1][3] != "6442451067" || recs[1][9] != "java.util.Arrays.copyOf" || recs[1][10] != wantFrames || recs[2][8] != weirdClass {
 		t.Errorf("CSV %q", recs)
 	}
 	var back []analysis.SiteRow
@@ -60,8 +60,9 @@ func TestSitesRecordsGolden(t *testing.T) {
 
 // TestSitesRollUpsGolden renders the agent's sites rolled up by class,
 // trace and method, as analysis.SitesFromProfile leaves them: no trace
-// by class or method, "<N classes>" where a row merges classes, only the
-// innermost frame by method.
+// by class or method, "<N classes>" where a row merges classes, by method
+// the allocating method (none when the trace does not reach it) and no
+// frames.
 func TestSitesRollUpsGolden(t *testing.T) {
 	shares := "shares of all live bytes, about 1000: the file prints no total, so it is derived from the listed sites' 900 live bytes and the last accum the file prints (90.00%)"
 	row := func(rank int, class string, live, objs int64, pct, cum float64, trace uint32, frames []analysis.StackFrame) analysis.SiteRow {
@@ -80,17 +81,29 @@ func TestSitesRollUpsGolden(t *testing.T) {
 			row(1, "<2 classes>", 800, 25, 80, 80, 300001, agentFrames[:2]),
 			row(2, "char[]", 100, 5, 10, 90, 300002, agentFrames[2:])}},
 		{"method", []analysis.SiteRow{
-			row(1, "<2 classes>", 800, 25, 80, 80, 0, agentFrames[:1]),
-			row(2, "char[]", 100, 5, 10, 90, 0, agentFrames[2:3])}},
+			row(1, "<2 classes>", 800, 25, 80, 80, 0, []analysis.StackFrame{}),
+			row(2, "char[]", 100, 5, 10, 90, 0, []analysis.StackFrame{})}},
 	} {
-		r := analysis.SitesReport{Source: analysis.SitesFromRecords, Note: recordsNote, Shares: shares, Sites: 2, WholeLive: 1000, Rows: c.rows, Total: total}
+		if c.by == "method" {
+			c.rows[0].Method = "app.Cache.put"
+		}
+		r := analysis.SitesReport{Source: analysis.SitesFromRecords, By: c.by, Note: recordsNote, Shares: shares, Sites: 2, WholeLive: 1000, Rows: c.rows, Total: total}
 		out := renderGolden(t, "sites-by-"+c.by, []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Sites(w, r, o) })
 		wantLines(t, "--by "+c.by+" table", out["table"], "Percent: "+shares)
 		if recs := readCSV(t, out["csv"]); len(recs) != 3 || recs[2][2] != "90" {
 			t.Errorf("--by %s CSV %q", c.by, recs)
 		}
-		if c.by == "class" && strings.Contains(out["table"], "\tat ") {
-			t.Errorf("--by class rows have no frames, yet the table lists some:\n%s", out["table"])
+		if (c.by == "class" || c.by == "method") && strings.Contains(out["table"], "\tat ") {
+			t.Errorf("--by %s rows have no frames, yet the table lists some:\n%s", c.by, out["table"])
+		}
+		if c.by == "method" {
+			wantContains(t, "--by method table", out["table"], " method ", "app.Cache.put", "(below the recorded trace)")
+			if recs := readCSV(t, out["csv"]); recs[0][9] != "method" || recs[1][9] != "app.Cache.put" {
+				t.Errorf("--by method CSV %q", recs)
+			}
+			if !strings.Contains(out["json"], `"method": "app.Cache.put"`) {
+				t.Errorf("--by method JSON lacks the method:\n%s", out["json"])
+			}
 		}
 	}
 }
@@ -154,7 +167,7 @@ func TestSitesEmptyGolden(t *testing.T) {
 			t.Errorf("no %s site: %q, want the source and %q", source, got, want)
 		}
 	}
-	if out["csv"] != "rank,self,accum,live bytes,live objs,alloc bytes,alloc objs,trace,class,frames\n" {
+	if out["csv"] != "rank,self,accum,live bytes,live objs,alloc bytes,alloc objs,trace,class,method,frames\n" {
 		t.Errorf("CSV %q, want the header alone", out["csv"])
 	}
 }
