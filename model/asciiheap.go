@@ -11,12 +11,10 @@ import (
 )
 
 // asciiRef is a non-null reference of an ASCII OBJ line: the field it is
-// printed under and its target; Weak marks the referent of a
-// java.lang.ref.Reference.
+// printed under and its target.
 type asciiRef struct {
 	Name string
 	ID   uint64
-	Weak bool
 }
 
 // asciiHeapSource translates the HEAP DUMP sections of the hprof agent's
@@ -54,8 +52,6 @@ type asciiHeapSource struct {
 	arrElems    []uint64
 	names       map[string]uint64
 	declared    map[uint64]bool   // class ids given a LOAD_CLASS
-	supers      map[uint64]uint64 // class id -> superclass id, from CLS lines
-	classNames  map[uint64]string
 	arrayOf     map[uint64]uint64 // JVMPI element class id -> array class id
 	instSize    map[uint64]int64  // class id -> sz= of its instances
 	sizeDiffers int
@@ -83,7 +79,7 @@ func openASCIIHeap(src io.Reader, name string) (*asciiHeapSource, error) {
 		return nil, err
 	}
 	return &asciiHeapSource{r: r, names: map[string]uint64{}, declared: map[uint64]bool{},
-		supers: map[uint64]uint64{}, classNames: map[uint64]string{}, arrayOf: map[uint64]uint64{},
+		arrayOf:  map[uint64]uint64{},
 		instSize: map[uint64]int64{}}, nil
 }
 
@@ -126,7 +122,6 @@ func (s *asciiHeapSource) loadClass(id uint64, name string) {
 		return
 	}
 	s.declared[id] = true
-	s.classNames[id] = name
 	s.push(hprof.Record{Tag: hprof.TagLoadClass, LoadClass: hprof.LoadClass{Serial: uint32(len(s.declared)), ClassID: id, NameID: s.name(name)}}, nil, nil, 0)
 }
 
@@ -234,11 +229,6 @@ func (s *asciiHeapSource) flush() {
 		o := &s.obj
 		refs := make([]asciiRef, len(s.objRefs))
 		copy(refs, s.objRefs)
-		if s.isReference(o.ClassID) {
-			for i := range refs {
-				refs[i].Weak = refs[i].Name == "referent"
-			}
-		}
 		size := int64(o.Size)
 		if old, ok := s.instSize[o.ClassID]; !ok {
 			s.instSize[o.ClassID] = size
@@ -293,23 +283,10 @@ func (s *asciiHeapSource) arrayClass(a *hprofascii.Array) uint64 {
 	return id
 }
 
-// isReference reports whether class id is java.lang.ref.Reference or a
-// subclass of it, as far as the CLS lines read so far tell.
-func (s *asciiHeapSource) isReference(id uint64) bool {
-	for n := 0; id != 0 && n < 64; n++ {
-		if s.classNames[id] == "java.lang.ref.Reference" {
-			return true
-		}
-		id = s.supers[id]
-	}
-	return false
-}
-
 // class queues the LOAD_CLASS and CLASS_DUMP of a CLS line.
 func (s *asciiHeapSource) class(rec *hprofascii.Record) {
 	c := &rec.Class
 	s.loadClass(c.ID, hprofascii.JavaName(c.Name))
-	s.supers[c.ID] = c.SuperID
 	cd := hprof.ClassDump{ID: c.ID, TraceSerial: c.TraceSerial, SuperID: c.SuperID, LoaderID: c.LoaderID,
 		SignersID: c.SignersID, ProtectionDomainID: c.ProtectionDomainID}
 	for _, st := range c.Statics {

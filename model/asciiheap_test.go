@@ -184,3 +184,39 @@ func TestASCIIHeapTruncated(t *testing.T) {
 		t.Errorf("truncated %v with %d objects, want true with 2", h.Truncated, h.NumObjects())
 	}
 }
+
+// TestASCIIReferentBeforeItsClass: the agent may print the CLS lines of a
+// class after the OBJ lines of its instances. A WeakReference printed
+// before the CLS lines that make it a java.lang.ref.Reference still holds
+// its referent weakly, while a field named referent of another class is a
+// strong reference.
+func TestASCIIReferentBeforeItsClass(t *testing.T) {
+	h := loadASCIIHeap(t, asciiFile(false,
+		"HEAP DUMP BEGIN (4 objects, 80 bytes) Sat Mar 27 10:51:58 2021",
+		"ROOT 50000100 (kind=<JNI global ref>, id=1, trace=0)",
+		"ROOT 50000300 (kind=<JNI global ref>, id=2, trace=0)",
+		"OBJ 50000100 (sz=32, trace=0, class=java.lang.ref.WeakReference@50000020)",
+		"\treferent\t50000200",
+		"OBJ 50000200 (sz=16, trace=0, class=Payload@50000030)",
+		"OBJ 50000300 (sz=16, trace=0, class=Holder@50000040)",
+		"\treferent\t50000400",
+		"OBJ 50000400 (sz=16, trace=0, class=Payload@50000030)",
+		"CLS 50000020 (name=java.lang.ref.WeakReference, trace=0)",
+		"\tsuper\t\t50000010",
+		"CLS 50000010 (name=java.lang.ref.Reference, trace=0)",
+		"CLS 50000030 (name=Payload, trace=0)",
+		"CLS 50000040 (name=Holder, trace=0)",
+		"HEAP DUMP END",
+	), -1)
+	weak, _ := h.Lookup(0x50000100)
+	holder, _ := h.Lookup(0x50000300)
+	if refs := idsOf(h, h.Refs(weak)); len(refs) != 0 {
+		t.Errorf("the WeakReference strongly references %x", refs)
+	}
+	if ws := h.Referents(); len(ws) != 1 || ws[0].From != weak || h.ObjectID(ws[0].To) != 0x50000200 {
+		t.Errorf("referents %+v, want the WeakReference's 0x50000200", ws)
+	}
+	if refs := idsOf(h, h.Refs(holder)); !slices.Equal(refs, []uint64{0x50000400}) {
+		t.Errorf("Holder references %x, want its field referent 0x50000400 as a strong reference", refs)
+	}
+}

@@ -96,6 +96,9 @@ type builder struct {
 	deferred     []deferredInstance
 	deferredData []byte
 	late         map[int][]uint64
+	// referentFields are the references of explicit-source instances
+	// printed under the name "referent", resolved by resolveReferentFields.
+	referentFields []referentField
 
 	// address-gap observations for layout inference
 	prevID     uint64
@@ -114,6 +117,15 @@ type builder struct {
 type rawTrace struct {
 	serial, thread uint32
 	frames         []uint64
+}
+
+// referentField is a reference of an instance through a field named
+// referent: the referent of a java.lang.ref.Reference, or a strong
+// reference of any other class.
+type referentField struct {
+	arrival int
+	class   ClassIndex
+	id      uint64
 }
 
 type deferredInstance struct {
@@ -349,6 +361,7 @@ func (b *builder) startDump(d int) {
 	b.objects.reset()
 	b.deferred, b.deferredData = nil, nil
 	b.late = map[int][]uint64{}
+	b.referentFields = nil
 	b.allocs = map[ObjectAlloc]int64{}
 	for i := range b.primClass {
 		b.primClass[i] = NoClass
@@ -483,11 +496,14 @@ func (b *builder) instance(rec *hprof.Record) error {
 	arrival := b.objects.add(in.ID, c, 0)
 	if b.explicit != nil {
 		for _, ref := range b.explicit.InstanceRefs() {
-			if ref.Weak {
-				b.objects.addReferent(arrival, ref.ID)
-			} else {
-				b.objects.addRef(ref.ID)
+			if ref.Name == "referent" {
+				// A Reference's referent is no strong reference, but
+				// whether the class is a Reference is known only once
+				// every class was read (CLS lines may follow OBJ lines).
+				b.referentFields = append(b.referentFields, referentField{arrival: arrival, class: c, id: ref.ID})
+				continue
 			}
+			b.objects.addRef(ref.ID)
 		}
 		return nil
 	}
@@ -661,6 +677,7 @@ func (b *builder) finish() error {
 	if err := b.resolveDeferred(); err != nil {
 		return err
 	}
+	b.resolveReferentFields()
 	classClass := h.ClassClass()
 	for i := range h.Classes {
 		if h.Classes[i].ID != 0 && b.infos[i].dumped {
@@ -843,6 +860,26 @@ func (b *builder) resolveDeferred() error {
 	}
 	b.deferred, b.deferredData = nil, nil
 	return nil
+}
+
+// resolveReferentFields makes each reference through a field named
+// referent a Reference's referent (no strong edge) when its class is
+// java.lang.ref.Reference or a subclass, and a strong reference otherwise.
+func (b *builder) resolveReferentFields() {
+	isReference := map[ClassIndex]bool{}
+	for _, f := range b.referentFields {
+		ref, ok := isReference[f.class]
+		if !ok {
+			ref = b.h.isReference(f.class)
+			isReference[f.class] = ref
+		}
+		if ref {
+			b.objects.addReferent(f.arrival, f.id)
+		} else {
+			b.late[f.arrival] = append(b.late[f.arrival], f.id)
+		}
+	}
+	b.referentFields = nil
 }
 
 func (b *builder) buildRoots() {

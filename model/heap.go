@@ -412,6 +412,18 @@ func (h *Heap) ClassClass() ClassIndex {
 	return NoClass
 }
 
+// isReference reports whether class c is java.lang.ref.Reference or one
+// of its subclasses; the walk up the superclasses is bounded by the
+// number of classes.
+func (h *Heap) isReference(c ClassIndex) bool {
+	for n, k := 0, c; k != NoClass && n <= len(h.Classes); n, k = n+1, h.Classes[k].Super {
+		if h.Classes[k].Name == "java.lang.ref.Reference" {
+			return true
+		}
+	}
+	return false
+}
+
 func (h *Heap) isClassClass(c ClassIndex) bool { return h.Classes[c].Name == "java.lang.Class" }
 
 // Profile returns the profiling records of the file the heap came from:

@@ -47,8 +47,9 @@ func ReadLabels(h *Heap, path string, from []ObjectIndex) (map[ObjectIndex][]Lab
 			}
 			// An ASCII OBJ names its references itself.
 			if x, ok := r.(explicitSource); ok {
+				isReference := h.isReference(h.ClassOf(obj))
 				for _, ref := range x.InstanceRefs() {
-					add(obj, ref.ID, ref.Name, ref.Weak)
+					add(obj, ref.ID, ref.Name, isReference && ref.Name == "referent")
 				}
 				return nil
 			}
