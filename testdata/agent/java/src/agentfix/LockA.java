@@ -1,0 +1,5 @@
+package agentfix;
+
+/** A monitor of the Deadlock cycle (only its class matters). */
+final class LockA {
+}
