@@ -12,7 +12,8 @@
 # threads are in place; the script then takes `jcmd PID GC.class_histogram
 # -all` (no GC) and `jcmd PID Thread.print`, and only then triggers the
 # agent's output: SIGQUIT, or a go file on which the program exits. It checks
-# the known counts against the JVM's histogram and the agent's output and
+# the known counts against the JVM's histogram and the agent's output (the
+# binary files read by its own agentcheck.BinaryCounts, not by hprofctl) and
 # fails on any mismatch; the files in testdata/agent/ are replaced only after
 # every fixture of the run was produced and checked. It takes about 2 minutes.
 # See testdata/agent/EXPECTED.md for the facts known by construction.
@@ -202,40 +203,57 @@ check_shapes_jvm() {
     grep -q 'agentfix.StackHolder.hold' "$STAGE/$NAME.threads.txt" || die "$NAME: stack-holder not in hold()"
 }
 
-# The ASCII heap dump holds exactly the known number of each fixture object.
-check_heap_ascii() {
-    local f="$AGENTOUT" k cls got
-    grep -q '^HEAP DUMP END' "$f" || die "$NAME: no HEAP DUMP END"
-    for ((k = 0; k < ${#SHAPES_COUNTS[@]}; k += 2)); do
-        cls="${SHAPES_COUNTS[k]}"
-        if [[ "$cls" == '[L'* ]]; then
-            cls="${cls#\[L}"
-            got="$(grep -c "^ARR .*elem type=${cls%;}\[\]@" "$f" || true)"
-        else
-            got="$(grep -c "^OBJ .*class=$cls@" "$f" || true)"
-        fi
-        expect_count "agent heap dump ${SHAPES_COUNTS[k]}" "$got" "${SHAPES_COUNTS[k + 1]}"
-    done
+# Java name of a histogram class name: [Lagentfix.Base; -> agentfix.Base[].
+java_name() {
+    local c="$1"
+    if [[ "$c" == '[L'* ]]; then
+        c="${c#\[L}"
+        c="${c%;}[]"
+    fi
+    printf '%s' "$c"
 }
 
-check_binary_header() {
-    [[ "$(head -c 18 "$AGENTOUT")" == "JAVA PROFILE 1.0."* ]] || die "$NAME: not an HPROF file"
+# The agent's heap dump holds exactly the known number of each fixture
+# object (instances and object arrays): counted from the ASCII OBJ and ARR
+# lines, or by agentcheck.BinaryCounts from the binary records.
+check_heap_counts() { # a|b
+    local k cls got listing="$WORK/$NAME.counts"
+    if [[ "$1" == b ]]; then
+        java -cp "$CLASSES" agentcheck.BinaryCounts heap "$AGENTOUT" >"$listing"
+    else
+        grep -q '^HEAP DUMP END' "$AGENTOUT" || die "$NAME: no HEAP DUMP END"
+        sed -n -e 's/^OBJ .*class=\([^@]*\)@.*/\1/p' -e 's/^ARR .*elem type=\([^@]*\[\]\)@.*/\1/p' "$AGENTOUT" |
+            sort | uniq -c | awk '{ print $2, $1 }' >"$listing"
+    fi
+    for ((k = 0; k < ${#SHAPES_COUNTS[@]}; k += 2)); do
+        cls="$(java_name "${SHAPES_COUNTS[k]}")"
+        got="$(awk -v c="$cls" '$1 == c { print $2; found = 1 } END { if (!found) print 0 }' "$listing")"
+        expect_count "agent heap dump $cls" "$got" "${SHAPES_COUNTS[k + 1]}"
+    done
 }
 
 # SITES rows (live bytes, live objs, alloc'ed bytes, alloc'ed objs, class)
 # known by construction; sizes are the JVM's (GetObjectSize) for JDK 17 with
-# compressed oops: Leaf, Twig, Base 16, Mid 24, Sub 32, byte[16384] 16400,
-# byte[1024] 1040.
-check_sites_ascii() {
-    local f="$AGENTOUT" row
-    grep -q '^SITES END' "$f" || die "$NAME: no SITES END"
+# compressed oops: Leaf, Twig, Base, Litter 16, Mid 24, Sub 32, byte[16384]
+# 16400, byte[1024] 1040. A site with no live object (the 250 temporary Leaf)
+# is not listed.
+# ASCII rows are rank, self, accum, live bytes, live objs, alloc'ed bytes,
+# alloc'ed objs, trace, class; agentcheck.BinaryCounts prints the binary
+# ALLOC_SITES entries as the five compared columns.
+check_sites() { # a|b
+    local listing="$WORK/$NAME.sites" row
+    if [[ "$1" == b ]]; then
+        java -cp "$CLASSES" agentcheck.BinaryCounts sites "$AGENTOUT" >"$listing"
+    else
+        grep -q '^SITES END' "$AGENTOUT" || die "$NAME: no SITES END"
+        awk '/^SITES BEGIN/ { in_ = 1; next } /^SITES END/ { in_ = 0 }
+            in_ && $1 ~ /^[0-9]+$/ { print $4, $5, $6, $7, $9 }' "$AGENTOUT" >"$listing"
+    fi
     for row in '16000 1000 16000 1000 agentfix.Leaf' '1600 100 4800 300 agentfix.Twig' \
         '1600 100 1600 100 agentfix.Base' '4800 200 4800 200 agentfix.Mid' \
         '16000 500 16000 500 agentfix.Sub' '800 50 800 50 agentfix.Litter' \
-        '65600 4 65600 4 byte[]' '8320 8 8320 8 byte[]'; do
-        awk -v want="$row" '/^SITES BEGIN/ { in_ = 1; next } /^SITES END/ { in_ = 0 }
-            in_ && $1 ~ /^[0-9]+$/ && ($4 " " $5 " " $6 " " $7 " " $9) == want { found = 1 }
-            END { exit !found }' "$f" || die "$NAME: no SITES row '$row'"
+        '262400 16 262400 16 byte[]' '8320 8 8320 8 byte[]'; do
+        grep -qxF "$row" "$listing" || die "$NAME: no SITES row '$row'"
     done
 }
 
@@ -298,7 +316,7 @@ heap_fixture() { # NAME FORMAT(a|b)
     check_shapes_jvm
     sigquit 'Dumping Java heap ... done'
     stop
-    if [[ "$2" == b ]]; then check_binary_header; else check_heap_ascii; fi
+    check_heap_counts "$2"
     write_info "$file.gz" "kill -QUIT PID after the jcmd commands; agent's heap dump written; then kill PID (SIGTERM)"
     keep_output "$file"
     log "$1: OK"
@@ -318,7 +336,7 @@ sites_fixture() { # NAME FORMAT(a|b)
     check_shapes_jvm
     sigquit 'Dumping allocation sites ... done'
     stop
-    if [[ "$2" == b ]]; then check_binary_header; else check_sites_ascii; fi
+    check_sites "$2"
     write_info "$file.gz" "kill -QUIT PID after the jcmd commands; agent's sites written; then kill PID (SIGTERM)"
     keep_output "$file"
     log "$1: OK"
