@@ -218,6 +218,10 @@ type RetainerPath struct {
 	// stack (0: innermost), nil when the dump does not say.
 	RootFrame      string `json:"root_frame"`
 	RootFrameDepth *int32 `json:"root_frame_depth,omitempty"`
+	// RootThreadAllocator says that RootThread is the thread that
+	// allocated the root object, which the dump names instead of the one
+	// whose frame holds it (model.Heap.RootThreadsAreAllocators).
+	RootThreadAllocator bool `json:"root_thread_allocator,omitempty"`
 	// Objects counts the targets whose path has this class chain.
 	Objects int64      `json:"objects"`
 	Chain   []PathStep `json:"chain"`
@@ -242,6 +246,10 @@ func DescribePaths(h *model.Heap, p RetainerPaths, merged bool, labels map[model
 		rp := RetainerPath{Objects: p.Objects[k], RootKind: "system-class"}
 		if rt, ok := rootOf(h, c[0]); ok {
 			rp.RootKind = rt.Kind.String()
+			if rt.Frame >= 0 {
+				depth := rt.Frame
+				rp.RootFrameDepth = &depth
+			}
 			if rt.Thread >= 0 {
 				th := h.Threads[rt.Thread]
 				rp.RootThread = th.Name
@@ -251,12 +259,9 @@ func DescribePaths(h *model.Heap, p RetainerPaths, merged bool, labels map[model
 				if rp.RootThread == "" {
 					rp.RootThread = fmt.Sprintf("thread serial %d", th.Serial)
 				}
-				if rt.Frame >= 0 {
-					depth := rt.Frame
-					rp.RootFrameDepth = &depth
-					if th.Trace >= 0 && int(rt.Frame) < len(h.Traces[th.Trace].Frames) {
-						rp.RootFrame = frameString(h.Traces[th.Trace].Frames[rt.Frame])
-					}
+				rp.RootThreadAllocator = h.RootThreadsAreAllocators() && (rt.Kind == model.RootJavaFrame || rt.Kind == model.RootJNILocal)
+				if th.Trace >= 0 && rt.Frame >= 0 && int(rt.Frame) < len(h.Traces[th.Trace].Frames) {
+					rp.RootFrame = frameString(h.Traces[th.Trace].Frames[rt.Frame])
 				}
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/hprofctl/hprofctl/parser/hprof"
 	"github.com/hprofctl/hprofctl/parser/hprofascii"
@@ -55,12 +56,16 @@ type asciiHeapSource struct {
 	arrayOf     map[uint64]uint64 // JVMPI element class id -> array class id
 	instSize    map[uint64]int64  // class id -> sz= of its instances
 	sizeDiffers int
-	arrays      []arraySample
+	arrays      []arrayLine
 	dumps       int
 }
 
-// arraySample is an ARR's size, kept to check the inferred layout.
-type arraySample struct {
+// arrayLine is an ARR whose sz= may say more than its nelems=: the agent
+// writes object arrays only up to their last non-null element, and the
+// arrays it has not seen reached with nelems=0, both with the JVM's size
+// as sz= (a reached primitive array's sz= counts its elements' bytes
+// only). Its length is settled from sz= once the layout is known.
+type arrayLine struct {
 	dump   int
 	id     uint64
 	class  uint64 // object arrays: the array class id
@@ -68,9 +73,6 @@ type arraySample struct {
 	length uint32
 	size   int64
 }
-
-// maxArraySamples bounds the arrays whose sz= is checked.
-const maxArraySamples = 4096
 
 // openASCIIHeap opens the HEAP DUMP sections of an ASCII file.
 func openASCIIHeap(src io.Reader, name string) (*asciiHeapSource, error) {
@@ -238,25 +240,30 @@ func (s *asciiHeapSource) flush() {
 		s.sub(hprof.Record{Sub: hprof.SubInstanceDump, Instance: hprof.InstanceDump{ID: o.ID, ClassID: o.ClassID, TraceSerial: o.TraceSerial}}, s.line, nil, refs, size)
 	case hprofascii.KindArray:
 		a := &s.arr
-		sample := arraySample{dump: s.dumps - 1, id: a.ID, elem: a.ElemType, length: a.Length, size: int64(a.Size)}
-		defer func() {
-			if len(s.arrays) < maxArraySamples {
-				s.arrays = append(s.arrays, sample)
-			}
-		}()
+		line := arrayLine{dump: s.dumps - 1, id: a.ID, elem: a.ElemType, length: a.Length, size: int64(a.Size)}
+		// Only an sz= that is the JVM's size of nelems= elements tells
+		// the layout anything.
+		dataOnly := a.ElemType != hprof.TypeObject && line.size == int64(a.Length)*int64(Type(a.ElemType).Size(8))
+		observed := line.size
+		if dataOnly || a.Length == 0 {
+			observed = 0
+		}
 		if a.ElemType != hprof.TypeObject {
+			if !dataOnly {
+				s.arrays = append(s.arrays, line)
+			}
 			s.sub(hprof.Record{Sub: hprof.SubPrimArrayNoData, PrimArray: hprof.PrimArrayDump{ID: a.ID, TraceSerial: a.TraceSerial, Length: a.Length, ElemType: a.ElemType}},
-				s.line, nil, nil, int64(a.Size))
+				s.line, nil, nil, observed)
 			break
 		}
-		class := s.arrayClass(a)
-		sample.class = class
+		line.class = s.arrayClass(a)
+		s.arrays = append(s.arrays, line)
 		payload := make([]byte, 0, 8*len(s.arrElems))
 		for _, e := range s.arrElems {
 			payload = binary.BigEndian.AppendUint64(payload, e)
 		}
-		s.sub(hprof.Record{Sub: hprof.SubObjArrayDump, ObjArray: hprof.ObjArrayDump{ID: a.ID, TraceSerial: a.TraceSerial, Length: a.Length, ClassID: class}},
-			s.line, payload, nil, int64(a.Size))
+		s.sub(hprof.Record{Sub: hprof.SubObjArrayDump, ObjArray: hprof.ObjArrayDump{ID: a.ID, TraceSerial: a.TraceSerial, Length: a.Length, ClassID: line.class}},
+			s.line, payload, nil, observed)
 	}
 	s.pending = 0
 }
@@ -375,21 +382,24 @@ func (s *asciiHeapSource) finishHeap(h *Heap) {
 		h.Anomalies = append(h.Anomalies, Anomaly{Kind: "instance-size-differs", Count: int64(s.sizeDiffers), Offset: -1,
 			Detail: "OBJ lines of one class give different sz=; the first one counts for the class"})
 	}
-	s.checkArrays(h)
+	s.settleArrays(h)
 	ensureClassClass(h)
 }
 
-// checkArrays reports the arrays whose sz= differs from the size the
-// inferred layout gives them (a JVM whose layout is none of HotSpot's).
-func (s *asciiHeapSource) checkArrays(h *Heap) {
+// settleArrays takes the length of each array whose sz= holds more than
+// its nelems= elements from its sz= (see arrayLine): the largest length
+// of that size under the layout, so its bytes are the JVM's and its
+// length is right to within the object alignment. Arrays whose sz= is
+// none of the sizes the layout allows are reported.
+func (s *asciiHeapSource) settleArrays(h *Heap) {
 	prim := map[Type]ClassIndex{}
 	for i := range h.Classes {
 		if e := h.Classes[i].Elem; e != 0 && e != TypeObject && h.Classes[i].Name == PrimitiveArrayName(e) {
 			prim[e] = ClassIndex(i)
 		}
 	}
-	var checked, differ int64
-	var first arraySample
+	var settled, differ int64
+	var first arrayLine
 	var firstSize int64
 	for _, a := range s.arrays {
 		if a.dump != h.Source.Dump {
@@ -402,17 +412,39 @@ func (s *asciiHeapSource) checkArrays(h *Heap) {
 		if !ok {
 			continue
 		}
-		checked++
-		if size := h.ArrayBytes(c, int64(a.length), SizeJVM); size != a.size {
+		n0 := int64(a.length)
+		size := h.ArrayBytes(c, n0, SizeJVM)
+		if a.size == size {
+			continue
+		}
+		elem := h.Classes[c].Elem
+		n := (a.size - int64(h.Layout.ArrayBase(elem))) / int64(elem.Size(h.Layout.Ref))
+		if a.size < size || n > math.MaxUint32 || h.ArrayBytes(c, n, SizeJVM) != a.size {
 			if differ == 0 {
 				first, firstSize = a, size
 			}
 			differ++
+			continue
 		}
+		settled++
+		cl := &h.Classes[c]
+		cl.ArrayElements += n - n0
+		if cl.lengthResidues != nil {
+			cl.lengthResidues[n0&255]--
+			cl.lengthResidues[n&255]++
+		}
+		if i, ok := h.Lookup(a.id); ok && h.HasObjects {
+			h.lengths[i] = uint32(n)
+		}
+	}
+	if settled > 0 {
+		h.Anomalies = append(h.Anomalies, Anomaly{Kind: "array-length-from-size", Count: settled, Offset: -1,
+			Detail: "arrays written with fewer elements than their sz= holds (the agent writes object arrays up to their last non-null element, " +
+				"and arrays it did not see reached with nelems=0): their lengths are taken from sz=, to within the object alignment"})
 	}
 	if differ > 0 {
 		h.Anomalies = append(h.Anomalies, Anomaly{Kind: "array-size-differs", Count: differ, Offset: -1,
-			Detail: fmt.Sprintf("%d of %d arrays checked have an sz= other than the layout's size, e.g. 0x%x: sz=%d, layout %d; array bytes follow the layout",
-				differ, checked, first.id, first.size, firstSize)})
+			Detail: fmt.Sprintf("%d arrays have an sz= that is no size the layout gives an array of their class, e.g. 0x%x: sz=%d, %d elements: %d bytes; array bytes follow the layout",
+				differ, first.id, first.size, first.length, firstSize)})
 	}
 }

@@ -61,7 +61,8 @@ type classInfo struct {
 type explicitSource interface {
 	// InstanceRefs returns the current INSTANCE_DUMP's references.
 	InstanceRefs() []asciiRef
-	// ObjectSize returns the JVM's size of the current object.
+	// ObjectSize returns the JVM's size of the current object; 0 when the
+	// source cannot tell the size that goes with its length.
 	ObjectSize() int64
 }
 
@@ -409,9 +410,9 @@ func (b *builder) primArrayClass(t Type) ClassIndex {
 // dumps).
 func (b *builder) observe(id uint64, class ClassIndex, length uint32) {
 	if b.explicit != nil {
-		if b.h.Classes[class].Elem != 0 && b.arraySeen[class] < 64 {
+		if size := b.explicit.ObjectSize(); size > 0 && b.h.Classes[class].Elem != 0 && b.arraySeen[class] < 64 {
 			b.arraySeen[class]++
-			b.arrayObs = append(b.arrayObs, layout.Observation{Class: int(class), Length: int64(length), Gap: b.explicit.ObjectSize()})
+			b.arrayObs = append(b.arrayObs, layout.Observation{Class: int(class), Length: int64(length), Gap: size})
 		}
 		return
 	}
@@ -715,6 +716,18 @@ func (b *builder) finish() error {
 	if b.duplicateClasses > 0 {
 		b.anomaly("duplicate-class", b.duplicateClasses, -1, "CLASS_DUMP records repeated for the same class id")
 	}
+	if b.agent {
+		var arrays int64
+		for i := range h.Classes {
+			if h.Classes[i].Elem == TypeObject {
+				arrays += h.Classes[i].Instances
+			}
+		}
+		if arrays > 0 {
+			b.anomaly("agent-array-lengths", arrays, -1, "the hprof agent writes an object array only up to its last non-null element, "+
+				"with that count as its length: these object arrays may be longer, and larger, in the JVM")
+		}
+	}
 	if b.sizeMismatch > 0 {
 		b.anomaly("instance-size-mismatch", b.sizeMismatch, b.sizeMismatchFirst, "INSTANCE_DUMP field bytes differ from the sum of the class's field sizes")
 	}
@@ -884,9 +897,15 @@ func (b *builder) resolveReferentFields() {
 
 func (b *builder) buildRoots() {
 	h := b.h
+	agent := b.agent || b.explicit != nil
 	threadIndex := map[uint32]int32{}
 	for _, rr := range b.roots {
 		if rr.kind != RootThreadObject {
+			continue
+		}
+		if agent && rr.id == 0 {
+			// The agent's stand-in for its "unknown thread", which the
+			// roots of objects whose thread it does not know name.
 			continue
 		}
 		if _, dup := threadIndex[rr.thread]; dup {
@@ -901,7 +920,11 @@ func (b *builder) buildRoots() {
 		h.Threads = append(h.Threads, t)
 	}
 	for serial, id := range b.threadIDs {
-		if _, ok := threadIndex[serial]; !ok {
+		// A live thread's Thread object is a thread root. The agent also
+		// announces threads whose Thread object is none (it may track a
+		// second Thread object for a thread it saw start): only those
+		// that ended are threads of the dump.
+		if _, ok := threadIndex[serial]; !ok && (!agent || b.ended[serial]) {
 			threadIndex[serial] = int32(len(h.Threads))
 			h.Threads = append(h.Threads, Thread{Serial: serial, ID: id, Object: NoObject, Trace: -1, Name: b.name(b.threadNames[serial])})
 		}

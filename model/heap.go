@@ -402,6 +402,12 @@ func (h *Heap) ClassBytes(c ClassIndex, mode SizeMode) int64 {
 	return cl.Instances * h.InstanceBytes(c, mode)
 }
 
+// RootThreadsAreAllocators reports whether the thread of the dump's
+// java-frame and JNI-local roots is the thread that allocated the object
+// rather than the one whose frame holds it: the hprof agent names the
+// former (or no thread, when that one is not in the dump).
+func (h *Heap) RootThreadsAreAllocators() bool { return h.Source.Producer == "hprof-agent" }
+
 // ClassClass is the index of java.lang.Class, NoClass if the dump lacks it.
 func (h *Heap) ClassClass() ClassIndex {
 	for i := range h.Classes {

@@ -29,12 +29,17 @@ func Retainers(w io.Writer, r analysis.Retainers, o Options) error {
 			row := []any{k + 1, nil, step.Via, step.ObjectID, step.Class, ""}
 			if s == 0 {
 				root := []string{p.RootKind}
-				if p.RootThread != "" {
+				switch {
+				case p.RootThreadAllocator:
+					root = append(root, "thread "+p.RootThread+" (which allocated it)")
+				case p.RootThread != "":
 					root = append(root, "thread "+p.RootThread)
 				}
 				switch {
 				case p.RootFrame != "":
 					root = append(root, "at "+p.RootFrame)
+				case p.RootFrameDepth != nil && p.RootThread == "":
+					root = append(root, fmt.Sprintf("frame %d of a thread the dump does not name", *p.RootFrameDepth))
 				case p.RootFrameDepth != nil:
 					root = append(root, fmt.Sprintf("frame %d of a stack the dump does not record", *p.RootFrameDepth))
 				}

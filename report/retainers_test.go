@@ -81,15 +81,20 @@ func TestRetainersEmptyGolden(t *testing.T) {
 	}
 }
 
-// TestRetainersUnrecordedStackGolden renders a java-frame root of a dump
-// that records the frame's depth but not the thread's stack (the hprof
-// agent's): the thread and the depth, no method.
+// TestRetainersUnrecordedStackGolden renders java-frame roots of a dump
+// that records the frame's depth but not the thread's stack, and names
+// the thread that allocated the object or none (the hprof agent's): the
+// thread as what it is, the depth, no method.
 func TestRetainersUnrecordedStackGolden(t *testing.T) {
-	depth := int32(2)
-	r := analysis.Retainers{Targets: 1, Paths: []analysis.RetainerPath{{RootKind: "java-frame", RootThread: "stack-holder",
-		RootFrameDepth: &depth, Objects: 1, Chain: []analysis.PathStep{{ObjectID: "0x50000123", Class: "agentfix.StackOnly"}}}}}
+	depth, other := int32(2), int32(4)
+	r := analysis.Retainers{Targets: 2, Paths: []analysis.RetainerPath{
+		{RootKind: "java-frame", RootThread: "stack-holder", RootThreadAllocator: true,
+			RootFrameDepth: &depth, Objects: 1, Chain: []analysis.PathStep{{ObjectID: "0x50000123", Class: "agentfix.StackOnly"}}},
+		{RootKind: "java-frame", RootFrameDepth: &other, Objects: 1, Chain: []analysis.PathStep{{ObjectID: "0x50000124", Class: "java.util.concurrent.CountDownLatch"}}},
+	}}
 	out := renderGolden(t, "retainers-frame-depth", []variant{asTable, asJSON}, func(w io.Writer, o Options) error { return Retainers(w, r, o) })
-	wantContains(t, "table", out["table"], "java-frame, thread stack-holder, frame 2 of a stack the dump does not record")
+	wantContains(t, "table", out["table"], "java-frame, thread stack-holder (which allocated it), frame 2 of a stack the dump does not record",
+		"java-frame, frame 4 of a thread the dump does not name")
 	if !strings.Contains(out["json"], `"root_frame": "",`) || !strings.Contains(out["json"], `"root_frame_depth": 2`) {
 		t.Errorf("JSON:\n%s", out["json"])
 	}
