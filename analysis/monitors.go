@@ -32,10 +32,16 @@ type MonitorRow struct {
 // MonitorsReport is the monitor contention and the monitor state an agent
 // file records.
 type MonitorsReport struct {
-	// TotalMS is the total contention time of MONITOR TIME.
-	TotalMS   int64              `json:"total_ms"`
-	Contended []ContendedMonitor `json:"contended"`
-	Monitors  []MonitorRow       `json:"monitors"`
+	// TotalMS and TotalMSMax bound the total contention time of MONITOR
+	// TIME (model.MonitorTimeTable); equal when the file gives it whole.
+	TotalMS    int64              `json:"total_ms"`
+	TotalMSMax int64              `json:"total_ms_max"`
+	Contended  []ContendedMonitor `json:"contended"`
+	// MonitorDumps counts the file's MONITOR DUMPs; Monitors are those of
+	// number MonitorDump (from 0) in use.
+	MonitorDumps int          `json:"monitor_dumps"`
+	MonitorDump  int          `json:"monitor_dump"`
+	Monitors     []MonitorRow `json:"monitors"`
 }
 
 // Monitors reads p's MONITOR TIME and MONITOR DUMP into tables.
@@ -45,7 +51,7 @@ func Monitors(p *model.Profile, depth int) (MonitorsReport, error) {
 		return r, fmt.Errorf("%s: the file has no MONITOR TIME or MONITOR DUMP section (the agent writes them with monitor=y or cpu=..., ASCII format only)", p.Source.File)
 	}
 	if t := p.MonitorTime; t != nil {
-		r.TotalMS = t.TotalMS
+		r.TotalMS, r.TotalMSMax = t.TotalMS, t.TotalMSMax
 		var cum float64
 		for i, m := range t.Rows {
 			cum += m.Self
@@ -57,6 +63,7 @@ func Monitors(p *model.Profile, depth int) (MonitorsReport, error) {
 		}
 	}
 	if d := p.MonitorDump; d != nil {
+		r.MonitorDumps, r.MonitorDump = p.MonitorDumps, p.MonitorDumpIndex
 		for _, m := range d.Monitors {
 			row := MonitorRow{Monitor: MonitorLabel(m.Monitor), EntryCount: m.EntryCount,
 				WaitingToEnter: threadNames(p, m.WaitingToEnter), WaitingToBeNotified: threadNames(p, m.WaitingToBeNotified)}
@@ -74,7 +81,7 @@ func Monitors(p *model.Profile, depth int) (MonitorsReport, error) {
 // the owner's entry count and the threads waiting to enter it and waiting
 // to be notified, named from the capture's side channel.
 func MonitorsFromJVMPI(monitors []model.JVMPIMonitor) MonitorsReport {
-	r := MonitorsReport{Contended: []ContendedMonitor{}, Monitors: []MonitorRow{}}
+	r := MonitorsReport{Contended: []ContendedMonitor{}, Monitors: []MonitorRow{}, MonitorDumps: 1}
 	for _, m := range monitors {
 		name := model.MonitorName{Raw: m.Lock.Kind == model.LockRawMonitor, Name: m.Lock.Name, Class: m.Lock.Class, ID: m.Lock.ID}
 		if !name.Raw && name.Class == "" {

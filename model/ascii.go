@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/hprofctl/hprofctl/parser/hprofascii"
 	"github.com/hprofctl/hprofctl/parser/input"
@@ -34,7 +35,7 @@ func LoadProfile(f *input.File, opt LoadOptions) (*Profile, *Heap, error) {
 		return nil, nil, fmt.Errorf("%s: %w", f.Name, err)
 	}
 	if IsASCIIProfile(head) {
-		p, err := LoadASCII(br, f.Name)
+		p, err := LoadASCII(br, f.Name, opt.Dump)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -55,10 +56,11 @@ func LoadProfile(f *input.File, opt LoadOptions) (*Profile, *Heap, error) {
 }
 
 // LoadASCII reads the hprof agent's ASCII output from src into a Profile:
-// threads, traces, and the last SITES, CPU SAMPLES or CPU TIME, MONITOR
-// TIME and MONITOR DUMP sections. A file cut short keeps what was read
-// before the cut, with Truncated set.
-func LoadASCII(src io.Reader, name string) (*Profile, error) {
+// threads, traces, and the last SITES, CPU SAMPLES or CPU TIME and
+// MONITOR TIME sections, and MONITOR DUMP number dump (from 0; -1: the
+// last). A file cut short keeps what was read before the cut, with
+// Truncated set.
+func LoadASCII(src io.Reader, name string, dump int) (*Profile, error) {
 	r, err := hprofascii.NewReader(src, hprofascii.Options{Name: name})
 	if err != nil {
 		return nil, err
@@ -66,6 +68,8 @@ func LoadASCII(src io.Reader, name string) (*Profile, error) {
 	hdr := r.Header()
 	p := &Profile{Source: Source{File: name, Format: "hprof-ascii", Version: hdr.Version, Time: hdr.Created, Producer: "hprof-agent", Dump: -1}}
 	ended := map[uint32]bool{}
+	var monitorDump *MonitorDump // the MONITOR DUMP being read, when it is the chosen one
+	var listedTwice int64
 	for r.Next() {
 		rec := r.Record()
 		switch rec.Kind {
@@ -95,22 +99,41 @@ func LoadASCII(src io.Reader, name string) (*Profile, error) {
 			c := rec.CPURow
 			p.CPU.Rows = append(p.CPU.Rows, CPURow{Trace: c.Trace, Count: int64(c.Count), Self: c.Self})
 		case hprofascii.KindMonitorTimeBegin:
-			p.MonitorTime = &MonitorTimeTable{TotalMS: int64(rec.MonitorTime.TotalMS)}
+			total := int64(rec.MonitorTime.TotalMS)
+			p.MonitorTime = &MonitorTimeTable{TotalMS: total, TotalMSMax: total}
+			if hdr.Generation == hprofascii.GenerationJVMTI {
+				p.MonitorTime.TotalMS, p.MonitorTime.TotalMSMax = total*1_000_000, total*1_000_000+999_999
+			}
 		case hprofascii.KindMonitorTimeRow:
 			m := rec.MonitorRow
 			p.MonitorTime.Rows = append(p.MonitorTime.Rows, MonitorContention{Monitor: monitorName(m.Monitor), Trace: m.Trace, Count: int64(m.Count), Self: m.Self})
 		case hprofascii.KindMonitorDumpBegin:
-			p.MonitorDump = &MonitorDump{}
+			monitorDump = nil
+			if dump < 0 || dump == p.MonitorDumps {
+				monitorDump = &MonitorDump{}
+				p.MonitorDump, p.MonitorDumpIndex = monitorDump, p.MonitorDumps
+			}
+			p.MonitorDumps++
 		case hprofascii.KindMonitorDumpThread:
-			t := rec.MonitorThread
-			p.MonitorDump.Threads = append(p.MonitorDump.Threads, MonitorThread{Serial: t.Thread, Trace: t.Trace,
-				State: agentThreadState(string(t.State)), Suspended: t.Suspended, Interrupted: t.Interrupted, InNative: t.InNative})
+			if t := rec.MonitorThread; monitorDump != nil {
+				monitorDump.Threads = append(monitorDump.Threads, MonitorThread{Serial: t.Thread, Trace: t.Trace,
+					State: agentThreadState(string(t.State)), Suspended: t.Suspended, Interrupted: t.Interrupted, InNative: t.InNative})
+			}
 		case hprofascii.KindMonitorDumpMonitor:
-			m := rec.Monitor
-			p.MonitorDump.Monitors = append(p.MonitorDump.Monitors, MonitorState{Monitor: monitorName(m.Monitor),
-				Owned: m.Owned, Owner: m.Owner, EntryCount: m.EntryCount,
-				WaitingToEnter:      append([]uint32(nil), m.WaitingToEnter...),
-				WaitingToBeNotified: append([]uint32(nil), m.WaitingToBeNotified...)})
+			if m := rec.Monitor; monitorDump != nil {
+				st := MonitorState{Monitor: monitorName(m.Monitor), Owned: m.Owned, Owner: m.Owner, EntryCount: m.EntryCount,
+					WaitingToBeNotified: append([]uint32(nil), m.WaitingToBeNotified...)}
+				// A thread in Object.wait() is listed as waiting to enter
+				// too by JDK 9+ JVMTI; it waits to be notified only.
+				for _, s := range m.WaitingToEnter {
+					if slices.Contains(m.WaitingToBeNotified, s) {
+						listedTwice++
+						continue
+					}
+					st.WaitingToEnter = append(st.WaitingToEnter, s)
+				}
+				monitorDump.Monitors = append(monitorDump.Monitors, st)
+			}
 		}
 	}
 	if err := r.Err(); err != nil {
@@ -125,6 +148,13 @@ func LoadASCII(src io.Reader, name string) (*Profile, error) {
 			a.Detail = fmt.Sprintf("the file is truncated at line %d: %s; %d lines (%d bytes) were read before the cut", fe.Line, fe.Msg, r.Line(), r.Bytes())
 		}
 		p.Anomalies = append(p.Anomalies, a)
+	}
+	if dump >= 0 && p.MonitorDumps > 0 && dump >= p.MonitorDumps {
+		return nil, fmt.Errorf("%s: MONITOR DUMP %d requested, the file has %d", name, dump, p.MonitorDumps)
+	}
+	if listedTwice > 0 {
+		p.Anomalies = append(p.Anomalies, Anomaly{Kind: "waiter-listed-twice", Count: listedTwice, Offset: -1,
+			Detail: "threads a MONITOR DUMP lists both as waiting to enter a monitor and as waiting to be notified by it (JDK 9+ JVMTI lists a thread in Object.wait() twice): counted as waiting to be notified"})
 	}
 	for _, w := range r.Warnings() {
 		p.Anomalies = append(p.Anomalies, Anomaly{Kind: "reader-warning", Count: 1, Offset: -1, Line: w.Line, Detail: w.Msg})

@@ -18,7 +18,7 @@ func loadAgentFixture(t *testing.T, name string) *Profile {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := LoadASCII(f, name)
+	p, err := LoadASCII(f, name, -1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,13 @@ type Profile struct {
 	CPU *CPUTable
 	// MonitorTime is the last MONITOR TIME table, nil when none.
 	MonitorTime *MonitorTimeTable
-	// MonitorDump is the last MONITOR DUMP, nil when none.
-	MonitorDump *MonitorDump
+	// MonitorDump is the MONITOR DUMP chosen (the last, unless
+	// LoadOptions.Dump picks another), nil when none; MonitorDumps counts
+	// the file's MONITOR DUMPs and MonitorDumpIndex is the chosen one's
+	// number (from 0).
+	MonitorDump      *MonitorDump
+	MonitorDumps     int
+	MonitorDumpIndex int
 	// Control is the agent's CONTROL_SETTINGS record, nil when absent.
 	Control *ControlSettings
 	// Summary is the last HEAP_SUMMARY record, nil when absent.
@@ -105,8 +110,12 @@ type CPURow struct {
 // MonitorTimeTable is the agent's MONITOR TIME table: contended monitors
 // by the time threads spent waiting to enter them.
 type MonitorTimeTable struct {
-	TotalMS int64
-	Rows    []MonitorContention
+	// TotalMS and TotalMSMax bound the total contended time: the JVMTI
+	// agent prints its millisecond total divided by 10^6 (so a printed 1
+	// means 1,000,000 to 1,999,999 ms); the JVMPI agent prints it whole
+	// and both are equal.
+	TotalMS, TotalMSMax int64
+	Rows                []MonitorContention
 }
 
 // MonitorContention is one row of MONITOR TIME.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/dustin/go-humanize"
 	"github.com/hprofctl/hprofctl/analysis"
 )
 
@@ -20,7 +21,8 @@ func Monitors(w io.Writer, r analysis.MonitorsReport, o Options) error {
 	for _, m := range r.Contended {
 		contended.rows = append(contended.rows, []any{m.Rank, m.SelfPercent, m.CumPercent, m.Count, traceLabel(m.Trace), m.Monitor})
 	}
-	dump := grid{columns: []column{{"monitor", text}, {"owner", text}, {"entry count", count}, {"waiting to enter", text}, {"waiting to be notified", text}}}
+	dump := grid{columns: []column{{"monitor", text}, {"owner", text}, {"entry count", count}, {"waiting to enter", text}, {"waiting to be notified", text}},
+		none: "no monitor in use"}
 	for _, m := range r.Monitors {
 		dump.rows = append(dump.rows, []any{m.Monitor, m.Owner, int64(m.EntryCount), strings.Join(m.WaitingToEnter, ", "), strings.Join(m.WaitingToBeNotified, ", ")})
 	}
@@ -30,12 +32,16 @@ func Monitors(w io.Writer, r analysis.MonitorsReport, o Options) error {
 		}
 		return o.render(w, contended)
 	}
-	if len(r.Contended) == 0 && len(r.Monitors) == 0 {
+	if len(r.Contended) == 0 && r.MonitorDumps == 0 {
 		dump.none = "no contended monitor and no monitor in use"
 		return o.render(w, dump)
 	}
 	if len(r.Contended) > 0 {
-		if _, err := fmt.Fprintf(w, "MONITOR TIME: %d ms of contention\n", r.TotalMS); err != nil {
+		total := fmt.Sprintf("%s ms of contention", humanize.Comma(r.TotalMS))
+		if r.TotalMSMax > r.TotalMS {
+			total = fmt.Sprintf("%s to %s ms of contention (the agent printed its total divided by 10^6)", humanize.Comma(r.TotalMS), humanize.Comma(r.TotalMSMax))
+		}
+		if _, err := fmt.Fprintf(w, "MONITOR TIME: %s\n", total); err != nil {
 			return err
 		}
 		if err := o.render(w, contended); err != nil {
@@ -49,15 +55,18 @@ func Monitors(w io.Writer, r analysis.MonitorsReport, o Options) error {
 			}
 		}
 	}
-	if len(r.Monitors) > 0 {
-		head := "MONITOR DUMP:\n"
-		if len(r.Contended) > 0 {
-			head = "\n" + head
-		}
-		if _, err := io.WriteString(w, head); err != nil {
-			return err
-		}
-		return o.render(w, dump)
+	if r.MonitorDumps == 0 {
+		return nil
 	}
-	return nil
+	head := "MONITOR DUMP:\n"
+	if r.MonitorDumps > 1 {
+		head = fmt.Sprintf("MONITOR DUMP %d of %d:\n", r.MonitorDump+1, r.MonitorDumps)
+	}
+	if len(r.Contended) > 0 {
+		head = "\n" + head
+	}
+	if _, err := io.WriteString(w, head); err != nil {
+		return err
+	}
+	return o.render(w, dump)
 }

@@ -22,9 +22,9 @@ var monitorDump = []analysis.MonitorRow{
 }
 
 func TestMonitorsGolden(t *testing.T) {
-	r := analysis.MonitorsReport{TotalMS: 3_000_000_000, Contended: contended, Monitors: monitorDump}
+	r := analysis.MonitorsReport{TotalMS: 3_000_000_000, TotalMSMax: 3_000_000_000, Contended: contended, MonitorDumps: 1, Monitors: monitorDump}
 	out := renderGolden(t, "monitors", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Monitors(w, r, o) })
-	wantLines(t, "table", out["table"], "MONITOR TIME: 3000000000 ms of contention", "MONITOR DUMP:", "#1 java.lang.Object@0x7c0010000, trace 300201:")
+	wantLines(t, "table", out["table"], "MONITOR TIME: 3,000,000,000 ms of contention", "MONITOR DUMP:", "#1 java.lang.Object@0x7c0010000, trace 300201:")
 	recs := readCSV(t, out["csv"])
 	if len(recs) != 3 || strings.Join(recs[0], ",") != "monitor,owner,entry count,waiting to enter,waiting to be notified" {
 		t.Fatalf("with a MONITOR DUMP, CSV has its monitors: %q", recs)
@@ -40,21 +40,27 @@ func TestMonitorsGolden(t *testing.T) {
 }
 
 func TestMonitorsTimeOnlyGolden(t *testing.T) {
-	r := analysis.MonitorsReport{TotalMS: 12, Contended: contended, Monitors: []analysis.MonitorRow{}}
+	r := analysis.MonitorsReport{TotalMS: 1_000_000, TotalMSMax: 1_999_999, Contended: contended, Monitors: []analysis.MonitorRow{}}
 	out := renderGolden(t, "monitors-time", []variant{asTable, asCSV}, func(w io.Writer, o Options) error { return Monitors(w, r, o) })
 	if strings.Contains(out["table"], "MONITOR DUMP") {
 		t.Errorf("no MONITOR DUMP expected:\n%s", out["table"])
 	}
+	wantLines(t, "table", out["table"], "MONITOR TIME: 1,000,000 to 1,999,999 ms of contention (the agent printed its total divided by 10^6)")
 	if recs := readCSV(t, out["csv"]); len(recs) != 3 || strings.Join(recs[0], ",") != "rank,self,accum,count,trace,monitor" || recs[2][5] != "raw monitor «jvmpi» lock" {
 		t.Errorf("without a MONITOR DUMP, CSV has the contended monitors: %q", recs)
 	}
 }
 
 func TestMonitorsDumpOnlyGolden(t *testing.T) {
-	r := analysis.MonitorsReport{Contended: []analysis.ContendedMonitor{}, Monitors: monitorDump}
+	r := analysis.MonitorsReport{Contended: []analysis.ContendedMonitor{}, MonitorDumps: 1, Monitors: monitorDump}
 	out := renderGolden(t, "monitors-dump", []variant{asTable}, func(w io.Writer, o Options) error { return Monitors(w, r, o) })
 	if !strings.HasPrefix(out["table"], "MONITOR DUMP:\n") {
 		t.Errorf("no MONITOR TIME: the table starts with MONITOR DUMP, want\n%s", out["table"])
+	}
+	idle := analysis.MonitorsReport{Contended: []analysis.ContendedMonitor{}, MonitorDumps: 2, MonitorDump: 1, Monitors: []analysis.MonitorRow{}}
+	out = renderGolden(t, "monitors-dump-idle", []variant{asTable}, func(w io.Writer, o Options) error { return Monitors(w, idle, o) })
+	if out["table"] != "MONITOR DUMP 2 of 2:\nno monitor in use\n" {
+		t.Errorf("a MONITOR DUMP with no monitor in use: %q", out["table"])
 	}
 }
 
