@@ -36,8 +36,12 @@ type CPUMethod struct {
 	// method; TotalPercent the share of those the method appears in.
 	SelfPercent  float64 `json:"self_percent"`
 	TotalPercent float64 `json:"total_percent"`
-	SelfCount    int64   `json:"self_count"`
-	TotalCount   int64   `json:"total_count"`
+	// SelfCount is the samples in which the method is the innermost
+	// frame (for CPU TIME: its calls); TotalCount the samples it appears
+	// in, none for CPU TIME, whose counts are calls of the innermost
+	// method, which do not add up per method.
+	SelfCount  int64 `json:"self_count"`
+	TotalCount int64 `json:"total_count,omitempty"`
 }
 
 // CPUReport is a CPU profile: traces ranked by self share, and methods
@@ -98,7 +102,9 @@ func CPU(p *model.Profile, o CPUOptions) (CPUReport, error) {
 			if !seen[name] {
 				seen[name] = true
 				m.total += row.Self
-				m.totalCount += row.Count
+				if !t.Times {
+					m.totalCount += row.Count
+				}
 			}
 		}
 	}

@@ -73,9 +73,13 @@ func CPUMethods(w io.Writer, r analysis.CPUReport, o Options) error {
 	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"total", percent}, {"self count", count}, {"total count", count}, {"method", text}},
 		none: "no sampled method"}
 	if r.Kind == "times" {
-		g.none = "no timed method"
+		g = grid{columns: []column{{"rank", count}, {"self", percent}, {"total", percent}, {"calls", count}, {"method", text}}, none: "no timed method"}
 	}
 	for _, m := range r.Methods {
+		if r.Kind == "times" {
+			g.rows = append(g.rows, []any{m.Rank, m.SelfPercent, m.TotalPercent, m.SelfCount, m.Method})
+			continue
+		}
 		g.rows = append(g.rows, []any{m.Rank, m.SelfPercent, m.TotalPercent, m.SelfCount, m.TotalCount, m.Method})
 	}
 	return o.render(w, g)

@@ -37,7 +37,7 @@ var cpuTimes = analysis.CPUReport{
 		{Rank: 1, SelfPercent: 75.04, CumPercent: 75.04, Count: 10, Trace: 7, Frames: []analysis.StackFrame{{Method: "app.Überweisung.buchen", File: "Überweisung.java", Line: 9}}},
 		{Rank: 2, SelfPercent: 24.96, CumPercent: 100, Count: 3, Trace: 8, Frames: []analysis.StackFrame{}},
 	},
-	Methods: []analysis.CPUMethod{{Rank: 1, Method: "app.Überweisung.buchen", SelfPercent: 75.04, TotalPercent: 75.04, SelfCount: 10, TotalCount: 10}},
+	Methods: []analysis.CPUMethod{{Rank: 1, Method: "app.Überweisung.buchen", SelfPercent: 75.04, TotalPercent: 75.04, SelfCount: 10}},
 }
 
 func TestCPUGolden(t *testing.T) {
@@ -70,6 +70,16 @@ func TestCPUMethodsGolden(t *testing.T) {
 	decodeJSON(t, out["json"], &back)
 	if len(back) != 3 || back[0] != cpuSamples.Methods[0] {
 		t.Errorf("JSON decodes to %+v", back)
+	}
+
+	// CPU TIME counts calls of the innermost method: per method only its
+	// own calls mean something.
+	out = renderGolden(t, "cpu-times-by-method", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return CPUMethods(w, cpuTimes, o) })
+	if recs := readCSV(t, out["csv"]); strings.Join(recs[0], ",") != "rank,self,total,calls,method" || recs[1][3] != "10" {
+		t.Errorf("CPU TIME by method CSV %q", recs)
+	}
+	if strings.Contains(out["json"], "total_count") {
+		t.Errorf("CPU TIME by method JSON has a total count:\n%s", out["json"])
 	}
 }
 

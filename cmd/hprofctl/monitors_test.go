@@ -17,7 +17,7 @@ import (
 type monitorsJSON struct {
 	TotalMS    int64 `json:"total_ms"`
 	TotalMSMax int64 `json:"total_ms_max"`
-	Contended []struct {
+	Contended  []struct {
 		Rank        int     `json:"rank"`
 		Monitor     string  `json:"monitor"`
 		SelfPercent float64 `json:"self_percent"`
