@@ -125,7 +125,8 @@ func SitesFromProfile(p *model.Profile, o SiteOptions) (SitesReport, error) {
 		}
 	}
 	total := SiteRow{LiveBytes: t.LiveBytes, LiveInstances: t.LiveInstances, AllocBytes: t.AllocBytes, AllocInstances: t.AllocInstances}
-	r := SitesReport{Source: SitesFromRecords, Note: fmt.Sprintf("allocation sites as the hprof agent recorded them (ordered by %s)", t.OrderedBy)}
+	r := SitesReport{Source: SitesFromRecords, Note: fmt.Sprintf("allocation sites as the hprof agent recorded them (ordered by %s); "+
+		"the agent counts each class's java.lang.Class object as one more object of that class, at the trace that defined the class", t.OrderedBy)}
 	switch {
 	case !t.Printed && t.LiveBytes > 0:
 		r.WholeLive = t.LiveBytes
@@ -146,9 +147,11 @@ func SitesFromProfile(p *model.Profile, o SiteOptions) (SitesReport, error) {
 }
 
 // SitesFromHeap counts the live objects of an agent heap dump by class
-// and allocation trace (model.Heap.ObjectAllocs). A heap dump holds only
-// the live objects, so allocated equals live.
-func SitesFromHeap(h *model.Heap, o SiteOptions) (SitesReport, error) {
+// and allocation trace (model.Heap.ObjectAllocs), the traces resolved
+// through p: the heap's own profile for a binary file, the profile
+// LoadASCII reads for an ASCII one. A heap dump holds only the live
+// objects, so allocated equals live.
+func SitesFromHeap(h *model.Heap, p *model.Profile, o SiteOptions) (SitesReport, error) {
 	allocs := h.ObjectAllocs()
 	if len(allocs) == 0 {
 		return SitesReport{}, fmt.Errorf("%s: the heap objects carry no allocation traces", h.Source.File)
@@ -184,7 +187,7 @@ func SitesFromHeap(h *model.Heap, o SiteOptions) (SitesReport, error) {
 	}
 	total.AllocBytes, total.AllocInstances = total.LiveBytes, total.LiveInstances
 	r := SitesReport{Source: SitesFromHeapTraces, Note: "live objects of the heap dump by class and allocation trace (a heap dump records no freed objects, so allocated = live)"}
-	return finishSites(r, rows, total, h.Profile(), o)
+	return finishSites(r, rows, total, p, o)
 }
 
 // SitesFromRoots is what a dump without allocation traces tells about

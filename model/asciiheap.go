@@ -365,7 +365,6 @@ func (s *asciiHeapSource) ObjectSize() int64 { return s.curSize }
 // array its elements (references as the translation's 8-byte ids) and a
 // class object its printed reference statics.
 func (s *asciiHeapSource) finishHeap(h *Heap) {
-	h.Source.Producer = "hprof-agent"
 	for i := range h.Classes {
 		cl := &h.Classes[i]
 		if cl.IsArray() {

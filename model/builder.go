@@ -343,10 +343,15 @@ func (b *builder) top(rec *hprof.Record) error {
 	return nil
 }
 
+// agentFile reports whether the hprof agent wrote the file: a binary file
+// with its CONTROL_SETTINGS record, or its ASCII output (the explicit
+// source).
+func (b *builder) agentFile() bool { return b.agent || b.explicit != nil }
+
 // countAlloc counts a heap object of an agent file under its class and
 // allocation trace.
 func (b *builder) countAlloc(c ClassIndex, trace, length uint32) {
-	if b.agent && trace != 0 {
+	if b.agentFile() && trace != 0 {
 		b.allocs[ObjectAlloc{Class: c, Trace: trace, Length: length}]++
 	}
 }
@@ -667,7 +672,7 @@ func (b *builder) name(id uint64) string {
 func (b *builder) finish() error {
 	h := b.h
 	switch {
-	case b.agent:
+	case b.agentFile():
 		h.Source.Producer = "hprof-agent"
 	case h.Source.Version == "1.0.3":
 		h.Source.Producer = "android"
@@ -897,7 +902,7 @@ func (b *builder) resolveReferentFields() {
 
 func (b *builder) buildRoots() {
 	h := b.h
-	agent := b.agent || b.explicit != nil
+	agent := b.agentFile()
 	threadIndex := map[uint32]int32{}
 	for _, rr := range b.roots {
 		if rr.kind != RootThreadObject {
@@ -986,7 +991,7 @@ func (b *builder) buildTraces() {
 	// The hprof agent's thread roots and thread starts name the Thread
 	// object's allocation trace, not the thread's stack at the dump: its
 	// threads' stacks are unknown.
-	if !b.agent && b.explicit == nil {
+	if !b.agentFile() {
 		for i := range h.Threads {
 			if ti, ok := bySerial[b.threadTrace[h.Threads[i].Serial]]; ok {
 				h.Threads[i].Trace = ti

@@ -92,7 +92,7 @@ func Sites(w io.Writer, r analysis.SitesReport, o Options) error {
 // not reach it.
 func methodLabel(m string) string {
 	if m == "" {
-		return "(below the recorded trace)"
+		return "(not in the recorded trace)"
 	}
 	return m
 }

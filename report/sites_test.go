@@ -97,7 +97,7 @@ func TestSitesRollUpsGolden(t *testing.T) {
 			t.Errorf("--by %s rows have no frames, yet the table lists some:\n%s", c.by, out["table"])
 		}
 		if c.by == "method" {
-			wantContains(t, "--by method table", out["table"], " method ", "app.Cache.put", "(below the recorded trace)")
+			wantContains(t, "--by method table", out["table"], " method ", "app.Cache.put", "(not in the recorded trace)")
 			if recs := readCSV(t, out["csv"]); recs[0][9] != "method" || recs[1][9] != "app.Cache.put" {
 				t.Errorf("--by method CSV %q", recs)
 			}

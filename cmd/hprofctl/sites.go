@@ -54,14 +54,21 @@ says how the total was obtained.`,
 			if err != nil {
 				return err
 			}
+			if p.Sites == nil && h == nil {
+				// An ASCII file without SITES: its HEAP DUMP, if any.
+				if h, err = g.load(args[0], true); err != nil {
+					return err
+				}
+				if h.Source.Dumps == 0 {
+					return fmt.Errorf("%s: the file has no SITES section and no HEAP DUMP", args[0])
+				}
+			}
 			var r analysis.SitesReport
 			switch {
 			case p.Sites != nil:
 				r, err = analysis.SitesFromProfile(p, so)
-			case h == nil:
-				return fmt.Errorf("%s: the file has no SITES section", args[0])
 			case len(h.ObjectAllocs()) > 0:
-				r, err = analysis.SitesFromHeap(h, so)
+				r, err = analysis.SitesFromHeap(h, p, so)
 			default:
 				var ret *analysis.Retention
 				if ret, err = analysis.ComputeRetention(h, analysis.RetentionOptions{Size: size}); err != nil {
