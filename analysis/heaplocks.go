@@ -25,10 +25,14 @@ func HeapDeadlocks(hl *model.HeapLocks) (DeadlockReport, []string) {
 		notes = append(notes, fmt.Sprintf("%s: threads wait for java.util.concurrent locks held by a thread BLOCKED entering a monitor "+
 			"that the heap dump cannot name; if a waiting thread holds that monitor, they are deadlocked", countOf(n, "possible deadlock")))
 	}
-	if hl.MonitorRoots == 0 {
+	switch {
+	case hl.Agent:
+		notes = append(notes, "monitor (synchronized) deadlocks cannot be proven from a heap dump: it records no monitor owners or waiters; "+
+			"the hprof agent's MONITOR DUMP (monitor=y, ASCII output) does")
+	case hl.MonitorRoots == 0:
 		notes = append(notes, "monitor (synchronized) deadlocks cannot be proven from a heap dump of JDK 12 or later: "+
 			"HotSpot stopped writing monitor-used roots after JDK 11, and no heap dump records which thread owns or waits for a monitor")
-	} else {
+	default:
 		notes = append(notes, fmt.Sprintf("the heap dump has %d monitor-used roots but records no monitor owners or waiters: "+
 			"monitor (synchronized) deadlocks cannot be proven from it", hl.MonitorRoots))
 	}

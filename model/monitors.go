@@ -103,6 +103,9 @@ type HeapLocks struct {
 	// monitor some thread holds or waits on, with no word of which
 	// thread. HotSpot stopped writing them after JDK 11.
 	MonitorRoots int
+	// Agent is set for a heap dump of the hprof agent, whose MONITOR DUMP
+	// (monitor=y) records what its heap dumps cannot.
+	Agent bool
 }
 
 // threadFields is what ReadHeapLocks collects from one Thread,
@@ -122,7 +125,7 @@ type threadFields struct {
 // synchronizer's exclusiveOwnerThread. Monitors leave no owner in a heap
 // dump; only MonitorRoots counts them.
 func ReadHeapLocks(h *Heap, path string) (*HeapLocks, error) {
-	out := &HeapLocks{Dump: &ThreadDump{Format: "heap dump", SynchronizerOwners: true, Truncated: h.Truncated}}
+	out := &HeapLocks{Dump: &ThreadDump{Format: "heap dump", SynchronizerOwners: true, Truncated: h.Truncated}, Agent: h.Source.Producer == "hprof-agent"}
 	for _, r := range h.Roots {
 		if r.Kind == RootMonitorUsed {
 			out.MonitorRoots++

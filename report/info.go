@@ -31,7 +31,7 @@ func Info(w io.Writer, in analysis.Info, o Options) error {
 		summary = append(summary, []any{"lines read", in.LinesRead})
 	}
 	summary = append(summary, [][]any{
-		{"heap dumps", fmt.Sprintf("%d (loaded #%d)", in.Dumps, in.Dump)},
+		{"heap dumps", heapDumps(in)},
 		{"objects", in.Objects},
 		{"  instances", in.Instances},
 		{"  arrays", in.Arrays},
@@ -99,6 +99,14 @@ func Info(w io.Writer, in analysis.Info, o Options) error {
 		g.rows = append(g.rows, []any{a.Kind, a.Count, anomalyPlace(a), a.Detail})
 	}
 	return o.render(w, g)
+}
+
+// heapDumps says how many heap dumps the file holds and which was loaded.
+func heapDumps(in analysis.Info) string {
+	if in.Dumps == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%d (loaded #%d)", in.Dumps, in.Dump)
 }
 
 // timestamp formats the time a dump was written, "unknown" when it does

@@ -32,7 +32,7 @@ dump (see 'hprofctl info'); --size fields counts only the field bytes.`,
 			if ho.Match, err = regexpFlag("match", match); err != nil {
 				return err
 			}
-			h, err := g.load(args[0], false)
+			h, err := g.loadHeap(args[0], false)
 			if err != nil {
 				return err
 			}

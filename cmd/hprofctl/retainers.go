@@ -57,7 +57,7 @@ of FILE, which standard input cannot give: steps then show "?".`,
 			if ro.Class, err = regexpFlag("class", class); err != nil {
 				return err
 			}
-			h, err := g.load(args[0], true)
+			h, err := g.loadHeap(args[0], true)
 			if err != nil {
 				return err
 			}

@@ -126,6 +126,16 @@ func (g *globalFlags) load(path string, objects bool) (*model.Heap, error) {
 	return h, nil
 }
 
+// loadHeap is load for the commands that analyse a heap: a file that
+// holds no heap dump (an agent file with profiling data only) is an error.
+func (g *globalFlags) loadHeap(path string, objects bool) (*model.Heap, error) {
+	h, err := g.load(path, objects)
+	if err == nil && h.Source.Dumps == 0 {
+		err = fmt.Errorf("%s: the file holds no heap dump, only profiling data (see sites, cpu, monitors, threads)", h.Source.File)
+	}
+	return h, err
+}
+
 // warnTruncated says on w that a dump is cut short, from its truncated
 // anomaly: where the cut is and how much was read before it.
 func warnTruncated(w io.Writer, file string, anomalies []model.Anomaly) {
@@ -143,7 +153,7 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 // loadRetention loads a heap dump with its objects and builds its
 // dominator tree.
 func (g *globalFlags) loadRetention(path string, size model.SizeMode, keepUnreachable bool) (*model.Heap, *analysis.Retention, error) {
-	h, err := g.load(path, true)
+	h, err := g.loadHeap(path, true)
 	if err != nil {
 		return nil, nil, err
 	}
