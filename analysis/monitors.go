@@ -10,13 +10,15 @@ import (
 // to enter, with the share of the total waiting time and the trace where
 // they waited.
 type ContendedMonitor struct {
-	Rank        int          `json:"rank"`
-	Monitor     string       `json:"monitor"`
-	SelfPercent float64      `json:"self_percent"`
-	CumPercent  float64      `json:"cumulative_percent"`
-	Count       int64        `json:"count"`
-	Trace       uint32       `json:"trace"`
-	Frames      []StackFrame `json:"frames"`
+	Rank        int     `json:"rank"`
+	Monitor     string  `json:"monitor"`
+	SelfPercent float64 `json:"self_percent"`
+	CumPercent  float64 `json:"cumulative_percent"`
+	Count       int64   `json:"count"`
+	Trace       uint32  `json:"trace"`
+	// Thread names the thread of the trace, when the file says.
+	Thread string       `json:"thread,omitempty"`
+	Frames []StackFrame `json:"frames"`
 }
 
 // MonitorRow is one monitor of a MONITOR DUMP.
@@ -58,6 +60,9 @@ func Monitors(p *model.Profile, depth int) (MonitorsReport, error) {
 			c := ContendedMonitor{Rank: i + 1, Monitor: MonitorLabel(m.Monitor), SelfPercent: m.Self, CumPercent: cum, Count: m.Count, Trace: m.Trace, Frames: []StackFrame{}}
 			if tr := p.Trace(m.Trace); tr != nil {
 				c.Frames = reportFrames(tr.Frames, depth)
+				if tr.ThreadSerial != 0 {
+					c.Thread = threadName(p, tr.ThreadSerial)
+				}
 			}
 			r.Contended = append(r.Contended, c)
 		}

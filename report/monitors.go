@@ -17,9 +17,9 @@ func Monitors(w io.Writer, r analysis.MonitorsReport, o Options) error {
 	if o.Format == JSON {
 		return writeJSON(w, r)
 	}
-	contended := grid{columns: []column{{"rank", count}, {"self", percent}, {"accum", percent}, {"count", count}, {"trace", text}, {"monitor", text}}}
+	contended := grid{columns: []column{{"rank", count}, {"self", percent}, {"accum", percent}, {"count", count}, {"trace", text}, {"thread", text}, {"monitor", text}}}
 	for _, m := range r.Contended {
-		contended.rows = append(contended.rows, []any{m.Rank, m.SelfPercent, m.CumPercent, m.Count, traceLabel(m.Trace), m.Monitor})
+		contended.rows = append(contended.rows, []any{m.Rank, m.SelfPercent, m.CumPercent, m.Count, traceLabel(m.Trace), m.Thread, m.Monitor})
 	}
 	dump := grid{columns: []column{{"monitor", text}, {"owner", text}, {"entry count", count}, {"waiting to enter", text}, {"waiting to be notified", text}},
 		none: "no monitor in use"}

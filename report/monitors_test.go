@@ -10,7 +10,7 @@ import (
 
 // contended is a MONITOR TIME section as analysis.Monitors reads it.
 var contended = []analysis.ContendedMonitor{
-	{Rank: 1, Monitor: "java.lang.Object@0x7c0010000", SelfPercent: 66.67, CumPercent: 66.67, Count: 2, Trace: 300201,
+	{Rank: 1, Monitor: "java.lang.Object@0x7c0010000", SelfPercent: 66.67, CumPercent: 66.67, Count: 2, Trace: 300201, Thread: "worker-2 (200004)",
 		Frames: []analysis.StackFrame{{Method: "app.Guard.enter", File: "Guard.java", Line: 14}}},
 	{Rank: 2, Monitor: "raw monitor «jvmpi» lock", SelfPercent: 33.33, CumPercent: 100, Count: 1, Trace: 300202, Frames: []analysis.StackFrame{}},
 }
@@ -46,7 +46,7 @@ func TestMonitorsTimeOnlyGolden(t *testing.T) {
 		t.Errorf("no MONITOR DUMP expected:\n%s", out["table"])
 	}
 	wantLines(t, "table", out["table"], "MONITOR TIME: 1,000,000 to 1,999,999 ms of contention (the agent printed its total divided by 10^6)")
-	if recs := readCSV(t, out["csv"]); len(recs) != 3 || strings.Join(recs[0], ",") != "rank,self,accum,count,trace,monitor" || recs[2][5] != "raw monitor «jvmpi» lock" {
+	if recs := readCSV(t, out["csv"]); len(recs) != 3 || strings.Join(recs[0], ",") != "rank,self,accum,count,trace,thread,monitor" || recs[1][5] != "worker-2 (200004)" || recs[2][6] != "raw monitor «jvmpi» lock" {
 		t.Errorf("without a MONITOR DUMP, CSV has the contended monitors: %q", recs)
 	}
 }
@@ -70,7 +70,7 @@ func TestMonitorsEmptyGolden(t *testing.T) {
 	if out["table"] != "no contended monitor and no monitor in use\n" {
 		t.Errorf("table %q, want the line saying no monitor", out["table"])
 	}
-	if out["csv"] != "rank,self,accum,count,trace,monitor\n" {
+	if out["csv"] != "rank,self,accum,count,trace,thread,monitor\n" {
 		t.Errorf("CSV %q, want the header alone", out["csv"])
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/input"
 )
 
 // runCLI runs hprofctl with args in-process and returns what it printed.
@@ -70,7 +71,7 @@ var jvmHistoLine = regexp.MustCompile(`^\s*(?:\d+:)?\s+(\d+)\s+(\d+)\s+(\S+)`)
 // left out.
 func readJVMHistogram(t *testing.T, path string) map[string]histoRow {
 	t.Helper()
-	f, err := os.Open(path)
+	f, err := input.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

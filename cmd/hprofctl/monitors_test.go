@@ -24,6 +24,7 @@ type monitorsJSON struct {
 		CumPercent  float64 `json:"cumulative_percent"`
 		Count       int64   `json:"count"`
 		Trace       uint32  `json:"trace"`
+		Thread      string  `json:"thread"`
 	} `json:"contended"`
 	Monitors []monitorRowJSON `json:"monitors"`
 }

@@ -7,11 +7,13 @@ import (
 
 type retainersJSON struct {
 	Paths []struct {
-		RootKind   string `json:"root_kind"`
-		RootThread string `json:"root_thread"`
-		RootFrame  string `json:"root_frame"`
-		Objects    int64  `json:"objects"`
-		Chain      []struct {
+		RootKind            string `json:"root_kind"`
+		RootThread          string `json:"root_thread"`
+		RootThreadAllocator bool   `json:"root_thread_allocator"`
+		RootFrame           string `json:"root_frame"`
+		RootFrameDepth      *int32 `json:"root_frame_depth"`
+		Objects             int64  `json:"objects"`
+		Chain               []struct {
 			ObjectID string `json:"object_id"`
 			Class    string `json:"class"`
 			Via      string `json:"via"`

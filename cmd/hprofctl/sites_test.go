@@ -188,6 +188,17 @@ type cpuJSON struct {
 	SelfPercent float64 `json:"self_percent"`
 	Count       int64   `json:"count"`
 	Trace       uint32  `json:"trace"`
+	Frames      []struct {
+		Method string `json:"method"`
+	} `json:"frames"`
+}
+
+// method is the innermost frame's method, "" for an empty trace.
+func (c cpuJSON) method() string {
+	if len(c.Frames) == 0 {
+		return ""
+	}
+	return c.Frames[0].Method
 }
 
 func TestCPUCorpus(t *testing.T) {
