@@ -826,7 +826,7 @@ func (b *builder) reportUndumpedClasses() {
 	if len(shown) > 10 {
 		shown = shown[:10]
 	}
-	b.anomaly("class-not-dumped", int64(len(names)), -1, "classes loaded (LOAD_CLASS) but without a CLASS_DUMP, so their class objects are missing: %s", strings.Join(shown, ", "))
+	b.anomaly("class-not-dumped", int64(len(names)), -1, "classes the dump names (LOAD_CLASS, or an ASCII OBJ line) but never dumps (no CLASS_DUMP or CLS line), so their class objects are missing: %s", strings.Join(shown, ", "))
 }
 
 func (b *builder) nameClasses() {
