@@ -134,7 +134,7 @@ func ReadHeapLocks(h *Heap, path string) (*HeapLocks, error) {
 			return k
 		}
 		k := ""
-		for s := c; s != NoClass && k == ""; s = h.Classes[s].Super {
+		for s := range h.Supers(c) {
 			switch h.Classes[s].Name {
 			case "java.lang.Thread":
 				k = "thread"
@@ -142,6 +142,9 @@ func ReadHeapLocks(h *Heap, path string) (*HeapLocks, error) {
 				k = "holder"
 			case "java.util.concurrent.locks.AbstractOwnableSynchronizer":
 				k = "sync"
+			}
+			if k != "" {
+				break
 			}
 		}
 		isA[c] = k
