@@ -163,16 +163,23 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 
 	// Each table is moved, then its old copy collected at once: the
 	// tables hold no pointers, so a collection costs next to nothing, and
-	// it keeps the peak near one copy of the data instead of two.
+	// it keeps the peak near one copy of the data instead of two. Tables
+	// within one chunk are too small for that to matter, and a forced
+	// collection then costs more than the load.
+	collect := func() {
+		if n > 1<<chunkBits {
+			runtime.GC()
+		}
+	}
 	h.ids = gatherIDs(&t.ids, order)
 	t.ids = chunkList[uint64]{}
-	runtime.GC()
+	collect()
 	h.classOf = gather(&t.classOf, order)
 	t.classOf = chunkList[ClassIndex]{}
-	runtime.GC()
+	collect()
 	h.lengths = gather(&t.lengths, order)
 	t.lengths = chunkList[uint32]{}
-	runtime.GC()
+	collect()
 
 	h.refStart = make([]uint32, n+1)
 	h.refs = make([]ObjectIndex, 0, total)
@@ -199,7 +206,7 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 	h.refStart[n] = uint32(len(h.refs))
 	h.referents = t.resolveReferents(h, order)
 	t.reset()
-	runtime.GC()
+	collect()
 	return res, nil
 }
 
