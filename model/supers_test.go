@@ -1,4 +1,4 @@
-package model
+package model_test
 
 import (
 	"bytes"
@@ -7,23 +7,24 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
 	"github.com/hprofctl/hprofctl/parser/input"
 )
 
 // loadBytes loads an in-memory dump with the per-object tables.
-func loadBytes(t testing.TB, data []byte) (*Heap, error) {
+func loadBytes(t testing.TB, data []byte) (*model.Heap, error) {
 	t.Helper()
 	f, err := input.NewFile("mem", io.NopCloser(bytes.NewReader(data)), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Load(f, LoadOptions{Dump: -1, Objects: true})
+	return model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
 }
 
 // anomaliesOf returns the details of h's anomalies of the given kind.
-func anomaliesOf(h *Heap, kind string) []Anomaly {
-	var out []Anomaly
+func anomaliesOf(h *model.Heap, kind string) []model.Anomaly {
+	var out []model.Anomaly
 	for _, a := range h.Anomalies {
 		if a.Kind == kind {
 			out = append(out, a)
@@ -36,7 +37,7 @@ func anomaliesOf(h *Heap, kind string) []Anomaly {
 // class Foo[] as its superclass and class Odd names the instance z (of
 // class Z, one long field) as its superclass; o is an instance of Odd
 // whose one reference field holds z.
-func writeInvalidSupers(t *testing.T) (data []byte, z, o hproftest.ID) {
+func writeInvalidSupers(t testing.TB) (data []byte, z, o hproftest.ID) {
 	t.Helper()
 	var buf bytes.Buffer
 	w := hproftest.New(&buf, hproftest.Options{IDSize: 8})
@@ -75,7 +76,7 @@ func TestInvalidSuperclasses(t *testing.T) {
 	if !ok {
 		t.Fatalf("0x%x not loaded", z)
 	}
-	if got := h.ShallowBytes(zi, SizeFields); h.Classes[h.ClassOf(zi)].Name != "Z" || got != 8 {
+	if got := h.ShallowBytes(zi, model.SizeFields); h.Classes[h.ClassOf(zi)].Name != "Z" || got != 8 {
 		t.Errorf("0x%x: a %s of %d field bytes, want the Z of 8 (its long)", z, h.Classes[h.ClassOf(zi)].Name, got)
 	}
 	oi, _ := h.Lookup(uint64(o))
@@ -122,7 +123,7 @@ func TestSuperLoopSpelling(t *testing.T) {
 	}
 	for i := range h.Classes {
 		if h.Classes[i].Name == "K0" {
-			if got := h.InstanceBytes(ClassIndex(i), SizeFields); got != 10*4 {
+			if got := h.InstanceBytes(model.ClassIndex(i), model.SizeFields); got != 10*4 {
 				t.Errorf("K0: %d field bytes, want the int of each of the 10 classes, 40", got)
 			}
 		}
