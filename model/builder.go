@@ -113,6 +113,8 @@ type builder struct {
 	sizeMismatch      int64
 	sizeMismatchFirst int64
 	duplicateClasses  int64
+	nullClassDumps    int64 // CLASS_DUMPs of class id 0
+	nullClassFirst    int64
 	walks             uint64 // chainDumped walks so far
 }
 
@@ -527,6 +529,15 @@ func (b *builder) refPlan(c ClassIndex) *classRefs {
 
 func (b *builder) classDump(rec *hprof.Record) error {
 	cd := &rec.Class
+	if cd.ID == 0 {
+		// Id 0 is the null reference, and a class of id 0 one the dump
+		// names but never dumps: no class object can have it.
+		if b.nullClassDumps == 0 {
+			b.nullClassFirst = rec.Offset
+		}
+		b.nullClassDumps++
+		return nil
+	}
 	c := b.classFor(cd.ID)
 	info := &b.infos[c]
 	if info.dumped {
@@ -653,6 +664,9 @@ func (b *builder) finish() error {
 	}
 	if b.duplicateClasses > 0 {
 		b.anomaly("duplicate-class", b.duplicateClasses, -1, "CLASS_DUMP records repeated for the same class id")
+	}
+	if b.nullClassDumps > 0 {
+		b.anomaly("null-class-id", b.nullClassDumps, b.nullClassFirst, "CLASS_DUMP records of class id 0, the null reference, skipped")
 	}
 	if b.sizeMismatch > 0 {
 		b.anomaly("instance-size-mismatch", b.sizeMismatch, b.sizeMismatchFirst, "INSTANCE_DUMP field bytes differ from the sum of the class's field sizes")
