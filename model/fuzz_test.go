@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -60,6 +61,11 @@ func FuzzLoad(f *testing.F) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("panic: %v\n%s", r, debug.Stack())
+				}
+			}()
 			deriveAll(t, path)
 		}()
 		select {
