@@ -3,6 +3,7 @@ package model_test
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
@@ -33,5 +34,57 @@ func TestNullClassID(t *testing.T) {
 	xi, ok := h.Lookup(uint64(x))
 	if h.NumObjects() != 1 || !ok || h.ShallowBytes(xi, model.SizeFields) != 0 {
 		t.Errorf("%d objects, 0x%x found %v: want the instance alone, of no known fields", h.NumObjects(), x, ok)
+	}
+}
+
+// TestScatteredIDs loads a dump whose 200,000 object ids each lie in a
+// 4 GB window of their own (high 32 bits 1, 2, 3, …), each object
+// referencing its mirror image (id n+1-k): the id table keeps one run per
+// window, and finding an id among the runs once took time in proportion
+// to their number, for minutes of work. Every reference must resolve to
+// its target, within a deadline far above the second the load takes.
+func TestScatteredIDs(t *testing.T) {
+	const n = 200000
+	id := func(k int) hproftest.ID { return hproftest.ID(uint64(k)<<32 | 8) }
+	var buf bytes.Buffer
+	w := hproftest.New(&buf, hproftest.Options{IDSize: 8})
+	w.BeginHeapDump()
+	c := w.Class("X", nil, hproftest.Field{Name: "r", Type: hproftest.TypeObject})
+	for k := 1; k <= n; k++ {
+		w.InstanceWithID(id(k), c, hproftest.Ref(id(n+1-k)))
+	}
+	w.EndHeapDump()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		h   *model.Heap
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		h, err := loadBytes(t, buf.Bytes())
+		done <- result{h, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no heap within 20 s")
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	h := r.h
+	bad := 0
+	for k := 1; k <= n; k++ {
+		i, ok := h.Lookup(uint64(id(k)))
+		refs := h.Refs(i)
+		if !ok || len(refs) != 1 || h.ObjectID(refs[0]) != uint64(id(n+1-k)) {
+			bad++
+		}
+	}
+	if bad > 0 || h.NumObjects() != n+1 {
+		t.Errorf("%d objects, %d of the %d references wrong", h.NumObjects(), bad, n)
 	}
 }

@@ -338,12 +338,20 @@ func (t *idTable) set(i int, id uint64) {
 
 func (t *idTable) len() int { return len(t.low) }
 
+// at returns the i-th id. The run holding it is found by binary search:
+// a heap has a handful of runs, but a corrupt dump's ids may start one
+// per object.
 func (t *idTable) at(i int) uint64 {
-	r := len(t.runs) - 1
-	for r > 0 && t.runs[r].start > i {
-		r--
+	lo, hi := 0, len(t.runs)
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if t.runs[m].start <= i {
+			lo = m
+		} else {
+			hi = m
+		}
 	}
-	return uint64(t.runs[r].high)<<32 | uint64(t.low[i])
+	return uint64(t.runs[lo].high)<<32 | uint64(t.low[i])
 }
 
 // idLookup finds ids among n sorted ones (at(i) is the i-th): a bucket
