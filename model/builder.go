@@ -797,16 +797,39 @@ func (b *builder) nameClasses() {
 }
 
 func (b *builder) resolveDeferred() error {
+	lost := map[ClassIndex]int64{}
+	var classes []ClassIndex
+	var count int64
+	first := int64(-1)
 	for _, d := range b.deferred {
 		plan := b.refPlan(d.class)
 		if plan == nil {
-			b.anomaly("missing-class-dump", 1, d.offset, "instance of %s whose class (or a superclass) was never dumped: its references are lost", b.h.Classes[d.class].Name)
+			if lost[d.class] == 0 {
+				classes = append(classes, d.class)
+			}
+			lost[d.class]++
+			if count == 0 {
+				first = d.offset
+			}
+			count++
 			continue
 		}
 		data := b.deferredData[d.start : d.start+d.size]
 		b.decodeRefs(plan, data, d.offset, d.arrival, true)
 	}
 	b.deferred, b.deferredData = nil, nil
+	if count == 0 {
+		return nil
+	}
+	const shown = 5
+	names := make([]string, 0, shown+1)
+	for _, c := range classes[:min(len(classes), shown)] {
+		names = append(names, fmt.Sprintf("%d of %s", lost[c], b.h.Classes[c].Name))
+	}
+	if len(classes) > shown {
+		names = append(names, fmt.Sprintf("%d more classes", len(classes)-shown))
+	}
+	b.anomaly("missing-class-dump", count, first, "instances whose class (or a superclass) was never dumped, so their references are lost: %s", strings.Join(names, ", "))
 	return nil
 }
 

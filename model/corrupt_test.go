@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,5 +87,31 @@ func TestScatteredIDs(t *testing.T) {
 	}
 	if bad > 0 || h.NumObjects() != n+1 {
 		t.Errorf("%d objects, %d of the %d references wrong", h.NumObjects(), bad, n)
+	}
+}
+
+// TestMissingClassDumpsCounted checks that the instances whose class was
+// never dumped make one anomaly, however many there are, counting them
+// by class.
+func TestMissingClassDumpsCounted(t *testing.T) {
+	var buf bytes.Buffer
+	w := hproftest.New(&buf, hproftest.Options{IDSize: 4})
+	w.BeginHeapDump()
+	u := w.DeclareClass(hproftest.ClassSpec{Name: "U", Fields: []hproftest.Field{{Name: "r", Type: hproftest.TypeObject}}})
+	v := w.DeclareClass(hproftest.ClassSpec{Name: "V", Fields: []hproftest.Field{{Name: "r", Type: hproftest.TypeObject}}})
+	for _, c := range []*hproftest.Class{u, u, v, u, v} {
+		w.InstanceWithID(w.Alloc(16), c, hproftest.Ref(0))
+	}
+	w.EndHeapDump()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h, err := loadBytes(t, buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := anomaliesOf(h, "missing-class-dump")
+	if len(a) != 1 || a[0].Count != 5 || !strings.Contains(a[0].Detail, "3 of U, 2 of V") {
+		t.Errorf("missing-class-dump anomalies %+v, want one of 5 instances: 3 of U, 2 of V", a)
 	}
 }
