@@ -8,11 +8,13 @@ import (
 // A dump names each class's superclass by id, and nothing keeps a corrupt
 // dump from naming them in a loop (A → B → C → B, or A → A), naming an
 // array class, or naming an object that is no class. Every walk of a
-// superclass chain goes through Heap.Supers, which takes at most one step
-// per class; the builder checks the chains while the dump streams
-// (chainDumped) and, once every CLASS_DUMP is read, cuts each loop
+// superclass chain in the model goes through Heap.Supers, which takes at
+// most one step per class; the builder checks the chains while the dump
+// streams (chainDumped) and, once every CLASS_DUMP is read, cuts each loop
 // (cutSuperLoops) and reports the other links (reportArraySupers,
-// reportObjectSupers).
+// reportObjectSupers). The layout package, which gets the classes with
+// their superclasses by index, orders them with a cycle-safe walk of its
+// own.
 
 // maxReportedLoops bounds the loops a superclass-loop anomaly spells out.
 const maxReportedLoops = 5
@@ -67,7 +69,8 @@ func (b *builder) cutSuperLoops() {
 	)
 	state := make([]uint8, len(h.Classes))
 	var path []ClassIndex
-	var loops []string
+	var spelled []string
+	loops := 0
 	offset := int64(-1)
 	walk := func(start ClassIndex) {
 		path = path[:0]
@@ -79,19 +82,18 @@ func (b *builder) cutSuperLoops() {
 		}
 		if k != NoClass && state[k] == onPath {
 			last := path[len(path)-1]
-			if len(loops) == 0 {
+			if loops == 0 {
 				offset = b.infos[last].offset
 			}
-			if len(loops) < maxReportedLoops {
+			if loops < maxReportedLoops {
 				names := make([]string, 0, len(path)+1)
 				for _, p := range path {
 					names = append(names, h.Classes[p].Name)
 				}
 				names = append(names, h.Classes[k].Name)
-				loops = append(loops, fmt.Sprintf("%s (cut at %s → %s)", spellChain(names), h.Classes[last].Name, h.Classes[k].Name))
-			} else {
-				loops = append(loops, "")
+				spelled = append(spelled, fmt.Sprintf("%s (cut at %s → %s)", spellChain(names), h.Classes[last].Name, h.Classes[k].Name))
 			}
+			loops++
 			h.Classes[last].Super = NoClass
 		}
 		for _, p := range path {
@@ -111,17 +113,16 @@ func (b *builder) cutSuperLoops() {
 	for i := range b.infos {
 		b.infos[i].loops = false
 	}
-	if len(loops) == 0 {
+	if loops == 0 {
 		return
 	}
-	shown := loops[:min(len(loops), maxReportedLoops)]
 	more := ""
-	if len(loops) > len(shown) {
-		more = fmt.Sprintf("; %d more", len(loops)-len(shown))
+	if loops > len(spelled) {
+		more = fmt.Sprintf("; %d more", loops-len(spelled))
 	}
-	b.anomaly("superclass-loop", int64(len(loops)), offset,
+	b.anomaly("superclass-loop", int64(loops), offset,
 		"superclass chains loop: %s%s. Each loop is cut at the link that closes it, whose class is taken to have no superclass: a class in or below a loop gets the fields of every class of its chain once, and its instances' references are decoded as far as those fields go",
-		strings.Join(shown, "; "), more)
+		strings.Join(spelled, "; "), more)
 }
 
 // spellChain joins class names with arrows, eliding the middle of a long

@@ -129,3 +129,28 @@ func TestSuperLoopSpelling(t *testing.T) {
 		}
 	}
 }
+
+// TestManySuperLoops checks that a superclass-loop anomaly counts every
+// loop but spells out only the first five.
+func TestManySuperLoops(t *testing.T) {
+	var buf bytes.Buffer
+	w := hproftest.New(&buf, hproftest.Options{IDSize: 4})
+	w.BeginHeapDump()
+	for i := range 7 {
+		c := w.DeclareClass(hproftest.ClassSpec{Name: fmt.Sprintf("S%d", i)})
+		w.ClassDump(hproftest.ClassDump{ID: c.ID, SuperID: c.ID})
+	}
+	w.EndHeapDump()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h, err := loadBytes(t, buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	loops := anomaliesOf(h, "superclass-loop")
+	want := "S3 → S3 (cut at S3 → S3); S4 → S4 (cut at S4 → S4); 2 more."
+	if len(loops) != 1 || loops[0].Count != 7 || !strings.Contains(loops[0].Detail, want) || strings.Contains(loops[0].Detail, "S5") {
+		t.Errorf("superclass-loop anomalies %+v, want 7 loops, S0 to S4 spelled and %q", loops, want)
+	}
+}
