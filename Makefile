@@ -23,7 +23,8 @@ bench: build
 # Each fuzz target for $(FUZZTIME).
 FUZZ_TARGETS := ./parser/hprof:FuzzReader ./parser/hprofascii:FuzzReader \
 	./parser/threaddump:FuzzReader ./parser/jvmpi:FuzzHeapDump \
-	./parser/jvmpi:FuzzObjectDump ./parser/jvmpi:FuzzMonitorDump
+	./parser/jvmpi:FuzzObjectDump ./parser/jvmpi:FuzzMonitorDump \
+	./model:FuzzLoad
 fuzz:
 	for t in $(FUZZ_TARGETS); do \
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" || exit 1; \

@@ -67,6 +67,10 @@ type Retention struct {
 	KeptUnreachable bool
 }
 
+// largeGraph is the object count above which ComputeRetention collects
+// its work arrays before it allocates its results.
+const largeGraph = 1 << 20
+
 // errGraphTooLarge is returned for graphs whose edge count does not fit the
 // 32-bit offsets of the predecessor table.
 var errGraphTooLarge = errors.New("retention: more than 4 billion references")
@@ -125,8 +129,12 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	semi = nil
 	// The predecessor table and the work arrays are garbage now: collect
 	// them before the result arrays are allocated, so that these reuse
-	// their memory instead of growing the heap.
-	runtime.GC()
+	// their memory instead of growing the heap — for a graph big enough
+	// for that to matter: on a small one the forced collection costs more
+	// than the whole tree.
+	if n > largeGraph {
+		runtime.GC()
+	}
 	r.order = make([]uint32, n)
 	g.depthFirst(r.order, nil, g.rootRefs)
 	r.vertex = make([]model.ObjectIndex, len(r.idom))

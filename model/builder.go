@@ -45,11 +45,16 @@ type classRefs struct {
 }
 
 type classInfo struct {
-	superID   uint64
 	fieldIDs  []uint64
 	staticIDs []uint64
 	dumped    bool
+	offset    int64 // of the CLASS_DUMP
 	refs      classRefs
+	// loops marks a class whose superclass chain runs into a loop, found
+	// while the dump streams: its instances wait for cutSuperLoops.
+	loops bool
+	// walk is the number of the last chainDumped walk that passed it.
+	walk uint64
 }
 
 // explicitSource is a RecordSource whose objects come with what the HPROF
@@ -113,6 +118,9 @@ type builder struct {
 	sizeMismatch      int64
 	sizeMismatchFirst int64
 	duplicateClasses  int64
+	nullClassDumps    int64 // CLASS_DUMPs of class id 0
+	nullClassFirst    int64
+	walks             uint64 // chainDumped walks so far
 }
 
 type rawTrace struct {
@@ -563,39 +571,32 @@ func (b *builder) decodeRefs(plan *classRefs, data []byte, offset int64, arrival
 }
 
 // refPlan returns where instances of class c keep their references, or nil
-// while a CLASS_DUMP of c or of a superclass has not been seen.
+// while a CLASS_DUMP of c or of a superclass has not been seen, or while
+// the superclass chain of c runs into a loop (cutSuperLoops cuts it before
+// the instances put aside are decoded).
 func (b *builder) refPlan(c ClassIndex) *classRefs {
 	info := &b.infos[c]
 	if info.refs.ready {
 		return &info.refs
 	}
+	if !b.chainDumped(c) {
+		return nil
+	}
 	ids := b.r.IDSize()
 	var offsets []uint32
 	size, referent := 0, -1
-	for k := c; ; {
-		ki := &b.infos[k]
-		if !ki.dumped {
-			return nil
-		}
+	for k := range b.h.Supers(c) {
 		isReference := JavaClassName(b.name(b.classNameID[b.h.Classes[k].ID])) == "java.lang.ref.Reference"
 		for i, f := range b.h.Classes[k].Fields {
 			switch {
 			case f.Type != TypeObject:
-			case isReference && b.name(ki.fieldIDs[i]) == "referent":
+			case isReference && b.name(b.infos[k].fieldIDs[i]) == "referent":
 				referent = size
 			default:
 				offsets = append(offsets, uint32(size))
 			}
 			size += f.Type.Size(ids)
 		}
-		if ki.superID == 0 {
-			break
-		}
-		k = b.classFor(ki.superID)
-		if k == c {
-			return nil
-		}
-		info = &b.infos[c]
 	}
 	info.refs = classRefs{ready: true, size: size, offsets: offsets, referent: referent}
 	return &info.refs
@@ -603,6 +604,15 @@ func (b *builder) refPlan(c ClassIndex) *classRefs {
 
 func (b *builder) classDump(rec *hprof.Record) error {
 	cd := &rec.Class
+	if cd.ID == 0 {
+		// Id 0 is the null reference, and a class of id 0 one the dump
+		// names but never dumps: no class object can have it.
+		if b.nullClassDumps == 0 {
+			b.nullClassFirst = rec.Offset
+		}
+		b.nullClassDumps++
+		return nil
+	}
 	c := b.classFor(cd.ID)
 	info := &b.infos[c]
 	if info.dumped {
@@ -610,7 +620,12 @@ func (b *builder) classDump(rec *hprof.Record) error {
 		return nil
 	}
 	info.dumped = true
-	info.superID = cd.SuperID
+	info.offset = rec.Offset
+	if cd.SuperID != 0 {
+		super := b.classFor(cd.SuperID)
+		b.h.Classes[c].Super = super
+		info = &b.infos[c]
+	}
 	cl := &b.h.Classes[c]
 	cl.Loader = cd.LoaderID
 	cl.DumpInstanceSize = cd.InstanceSize
@@ -680,6 +695,8 @@ func (b *builder) finish() error {
 		h.Source.Producer = "hotspot"
 	}
 	b.nameClasses()
+	b.cutSuperLoops()
+	b.reportArraySupers()
 	if err := b.resolveDeferred(); err != nil {
 		return err
 	}
@@ -712,11 +729,14 @@ func (b *builder) finish() error {
 		if res.duplicates > 0 {
 			b.anomaly("duplicate-object", res.duplicates, -1, "object ids dumped more than once, e.g. 0x%x (first kept)", res.firstDup)
 		}
+		// A class without a CLASS_DUMP has no class object in the dump:
+		// an object with its id is something else.
 		for i := range h.Classes {
-			if idx, ok := h.Lookup(h.Classes[i].ID); ok && h.Classes[i].ID != 0 {
+			if idx, ok := h.Lookup(h.Classes[i].ID); ok && h.Classes[i].ID != 0 && b.infos[i].dumped {
 				h.Classes[i].Object = idx
 			}
 		}
+		b.reportObjectSupers()
 	}
 	if b.duplicateClasses > 0 {
 		b.anomaly("duplicate-class", b.duplicateClasses, -1, "CLASS_DUMP records repeated for the same class id")
@@ -732,6 +752,9 @@ func (b *builder) finish() error {
 			b.anomaly("agent-array-lengths", arrays, -1, "the hprof agent writes an object array only up to its last non-null element, "+
 				"with that count as its length: these object arrays may be longer, and larger, in the JVM")
 		}
+	}
+	if b.nullClassDumps > 0 {
+		b.anomaly("null-class-id", b.nullClassDumps, b.nullClassFirst, "CLASS_DUMP records of class id 0, the null reference, skipped")
 	}
 	if b.sizeMismatch > 0 {
 		b.anomaly("instance-size-mismatch", b.sizeMismatch, b.sizeMismatchFirst, "INSTANCE_DUMP field bytes differ from the sum of the class's field sizes")
@@ -841,10 +864,6 @@ func (b *builder) nameClasses() {
 				cl.Name = fmt.Sprintf("<unknown class 0x%x>", cl.ID)
 			}
 		}
-		if info.superID != 0 {
-			cl.Super = b.classFor(info.superID)
-			cl = &h.Classes[i]
-		}
 		for k, id := range info.fieldIDs {
 			cl.Fields[k].Name = b.name(id)
 		}
@@ -867,16 +886,39 @@ func (b *builder) nameClasses() {
 }
 
 func (b *builder) resolveDeferred() error {
+	lost := map[ClassIndex]int64{}
+	var classes []ClassIndex
+	var count int64
+	first := int64(-1)
 	for _, d := range b.deferred {
 		plan := b.refPlan(d.class)
 		if plan == nil {
-			b.anomaly("missing-class-dump", 1, d.offset, "instance of %s whose class (or a superclass) was never dumped: its references are lost", b.h.Classes[d.class].Name)
+			if lost[d.class] == 0 {
+				classes = append(classes, d.class)
+			}
+			lost[d.class]++
+			if count == 0 {
+				first = d.offset
+			}
+			count++
 			continue
 		}
 		data := b.deferredData[d.start : d.start+d.size]
 		b.decodeRefs(plan, data, d.offset, d.arrival, true)
 	}
 	b.deferred, b.deferredData = nil, nil
+	if count == 0 {
+		return nil
+	}
+	const shown = 5
+	names := make([]string, 0, shown+1)
+	for _, c := range classes[:min(len(classes), shown)] {
+		names = append(names, fmt.Sprintf("%d of %s", lost[c], b.h.Classes[c].Name))
+	}
+	if len(classes) > shown {
+		names = append(names, fmt.Sprintf("%d more classes", len(classes)-shown))
+	}
+	b.anomaly("missing-class-dump", count, first, "instances whose class (or a superclass) was never dumped, so their references are lost: %s", strings.Join(names, ", "))
 	return nil
 }
 

@@ -6,6 +6,7 @@
 package model
 
 import (
+	"iter"
 	"time"
 
 	"github.com/hprofctl/hprofctl/model/layout"
@@ -324,10 +325,26 @@ func (h *Heap) InstanceBytes(c ClassIndex, mode SizeMode) int64 {
 	return h.classSize[c]
 }
 
+// Supers yields class c, then its superclass, and so on up to the top of
+// its hierarchy. Load cuts every loop of superclass links (reporting it as
+// a superclass-loop anomaly), so the chains of a loaded heap end; the walk
+// still takes at most one step per class of the heap, so it ends while a
+// dump is being read too, before the loops are cut.
+func (h *Heap) Supers(c ClassIndex) iter.Seq[ClassIndex] {
+	return func(yield func(ClassIndex) bool) {
+		for n := 0; c != NoClass && n < len(h.Classes); n++ {
+			if !yield(c) {
+				return
+			}
+			c = h.Classes[c].Super
+		}
+	}
+}
+
 // fieldBytes sums the field sizes of c and its superclasses.
 func (h *Heap) fieldBytes(c ClassIndex) int64 {
 	var n int64
-	for k := c; k != NoClass; k = h.Classes[k].Super {
+	for k := range h.Supers(c) {
 		for _, f := range h.Classes[k].Fields {
 			n += int64(h.typeSize(f.Type))
 		}
@@ -419,10 +436,9 @@ func (h *Heap) ClassClass() ClassIndex {
 }
 
 // isReference reports whether class c is java.lang.ref.Reference or one
-// of its subclasses; the walk up the superclasses is bounded by the
-// number of classes.
+// of its subclasses.
 func (h *Heap) isReference(c ClassIndex) bool {
-	for n, k := 0, c; k != NoClass && n <= len(h.Classes); n, k = n+1, h.Classes[k].Super {
+	for k := range h.Supers(c) {
 		if h.Classes[k].Name == "java.lang.ref.Reference" {
 			return true
 		}

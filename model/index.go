@@ -163,16 +163,23 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 
 	// Each table is moved, then its old copy collected at once: the
 	// tables hold no pointers, so a collection costs next to nothing, and
-	// it keeps the peak near one copy of the data instead of two.
+	// it keeps the peak near one copy of the data instead of two. Tables
+	// within one chunk are too small for that to matter, and a forced
+	// collection then costs more than the load.
+	collect := func() {
+		if n > 1<<chunkBits {
+			runtime.GC()
+		}
+	}
 	h.ids = gatherIDs(&t.ids, order)
 	t.ids = chunkList[uint64]{}
-	runtime.GC()
+	collect()
 	h.classOf = gather(&t.classOf, order)
 	t.classOf = chunkList[ClassIndex]{}
-	runtime.GC()
+	collect()
 	h.lengths = gather(&t.lengths, order)
 	t.lengths = chunkList[uint32]{}
-	runtime.GC()
+	collect()
 
 	h.refStart = make([]uint32, n+1)
 	h.refs = make([]ObjectIndex, 0, total)
@@ -199,7 +206,7 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 	h.refStart[n] = uint32(len(h.refs))
 	h.referents = t.resolveReferents(h, order)
 	t.reset()
-	runtime.GC()
+	collect()
 	return res, nil
 }
 
@@ -331,12 +338,20 @@ func (t *idTable) set(i int, id uint64) {
 
 func (t *idTable) len() int { return len(t.low) }
 
+// at returns the i-th id. The run holding it is found by binary search:
+// a heap has a handful of runs, but a corrupt dump's ids may start one
+// per object.
 func (t *idTable) at(i int) uint64 {
-	r := len(t.runs) - 1
-	for r > 0 && t.runs[r].start > i {
-		r--
+	lo, hi := 0, len(t.runs)
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if t.runs[m].start <= i {
+			lo = m
+		} else {
+			hi = m
+		}
 	}
-	return uint64(t.runs[r].high)<<32 | uint64(t.low[i])
+	return uint64(t.runs[lo].high)<<32 | uint64(t.low[i])
 }
 
 // idLookup finds ids among n sorted ones (at(i) is the i-th): a bucket

@@ -196,7 +196,7 @@ func ReadStrings(h *Heap, path string, strs []ObjectIndex) (map[ObjectIndex]stri
 func (h *Heap) eachField(c ClassIndex, data []byte, fn func(f *Field, isReference bool, value []byte)) {
 	ids := h.Source.IDSize
 	off := 0
-	for k := c; k != NoClass; k = h.Classes[k].Super {
+	for k := range h.Supers(c) {
 		isReference := h.Classes[k].Name == "java.lang.ref.Reference"
 		for i := range h.Classes[k].Fields {
 			f := &h.Classes[k].Fields[i]

@@ -137,7 +137,7 @@ func ReadHeapLocks(h *Heap, path string) (*HeapLocks, error) {
 			return k
 		}
 		k := ""
-		for s := c; s != NoClass && k == ""; s = h.Classes[s].Super {
+		for s := range h.Supers(c) {
 			switch h.Classes[s].Name {
 			case "java.lang.Thread":
 				k = "thread"
@@ -145,6 +145,9 @@ func ReadHeapLocks(h *Heap, path string) (*HeapLocks, error) {
 				k = "holder"
 			case "java.util.concurrent.locks.AbstractOwnableSynchronizer":
 				k = "sync"
+			}
+			if k != "" {
+				break
 			}
 		}
 		isA[c] = k

@@ -106,7 +106,8 @@ type ClassTable struct {
 	byID map[uint64]*ClassInfo
 }
 
-// NewClassTable indexes classes by class id; a repeated id is an error.
+// NewClassTable indexes classes by class id; a repeated id, or super_id
+// links that loop, is an error, so every superclass chain of a table ends.
 func NewClassTable(classes []ClassInfo) (*ClassTable, error) {
 	t := &ClassTable{byID: make(map[uint64]*ClassInfo, len(classes))}
 	for i := range classes {
@@ -124,7 +125,46 @@ func NewClassTable(classes []ClassInfo) (*ClassTable, error) {
 		}
 		t.byID[uint64(c.ID)] = c
 	}
+	if err := t.checkSupers(classes); err != nil {
+		return nil, err
+	}
 	return t, nil
+}
+
+// checkSupers fails when super_id links loop (A → B → C → B, or A → A):
+// the fields of an instance of a class in or below a loop have no order,
+// so no instance dump of it could be read. Each class is walked once.
+func (t *ClassTable) checkSupers(classes []ClassInfo) error {
+	const (
+		onPath = iota + 1
+		done
+	)
+	state := make(map[uint64]uint8, len(classes))
+	var path []*ClassInfo
+	for i := range classes {
+		path = path[:0]
+		id := uint64(classes[i].ID)
+		for state[id] == 0 {
+			c, ok := t.byID[id]
+			if !ok {
+				break
+			}
+			state[id] = onPath
+			path = append(path, c)
+			id = uint64(c.SuperID)
+		}
+		if state[id] == onPath {
+			names := make([]string, 0, len(path)+1)
+			for _, c := range path {
+				names = append(names, c.Name)
+			}
+			return fmt.Errorf("the superclass chain (super_id) loops: %s → %s", strings.Join(names, " → "), t.byID[id].Name)
+		}
+		for _, c := range path {
+			state[uint64(c.ID)] = done
+		}
+	}
+	return nil
 }
 
 // Lookup returns the class with class id id.

@@ -424,7 +424,6 @@ func (r *Reader) InstanceFields(fn func(c *ClassInfo, field int, t Type, value u
 	}
 	in := &rec.Instance
 	data := in.Data
-	seen := 0
 	for id := in.ClassID; id != 0; {
 		c, ok := r.opt.Classes.Lookup(id)
 		if !ok {
@@ -445,9 +444,6 @@ func (r *Reader) InstanceFields(fn func(c *ClassInfo, field int, t Type, value u
 			}
 			fn(c, i, t, r.Scalar(data, t))
 			data = data[size:]
-		}
-		if seen++; seen > 1<<16 {
-			return r.errorf(rec.Offset, nil, "GC_INSTANCE_DUMP of object 0x%x: the superclass chain of class 0x%x loops", in.ID, in.ClassID)
 		}
 		id = uint64(c.SuperID)
 	}
