@@ -2,13 +2,16 @@ package main
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
 	"github.com/hprofctl/hprofctl/parser/jvmpi/jvmpitest"
 )
@@ -460,5 +463,46 @@ func TestDeadlocksJVMPIMonitorDump(t *testing.T) {
 	}
 	if _, err := runCLI(t, "deadlocks", "--exit-code", capture); err == nil {
 		t.Error("deadlocks --exit-code: no error for a deadlock")
+	}
+}
+
+// TestThreadsOfJVMPICaptures: threads of a heap-dump capture are the
+// threads its side channel saw start; those of a monitor-dump capture too,
+// with the states of the dump.
+func TestThreadsOfJVMPICaptures(t *testing.T) {
+	dir := testshared.Path(t, "jvmpi-samples")
+	for _, c := range []struct{ manifest, side string }{
+		{"heap-small-l2-id4-be.json", "heap-small-id4.classes.json"},
+		{"mon-nocontention-id4-be.json", "mon-nocontention-id4.events.json"},
+	} {
+		data, err := os.ReadFile(filepath.Join(dir, c.side))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var side struct {
+			ThreadStart []struct {
+				Name string `json:"thread_name"`
+			} `json:"thread_start"`
+		}
+		if err := json.Unmarshal(data, &side); err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, ts := range side.ThreadStart {
+			want = append(want, ts.Name)
+		}
+		var rows []struct {
+			Name string `json:"name"`
+		}
+		runJSON(t, &rows, "threads", filepath.Join(dir, c.manifest))
+		var got []string
+		for _, r := range rows {
+			got = append(got, r.Name)
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("%s: threads %q, the side channel starts %q", c.manifest, got, want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -32,6 +33,13 @@ one and its stack trace:
 			opt, err := g.reportOptions()
 			if err != nil {
 				return err
+			}
+			if manifest, ok := jvmpi.ManifestOf(args[0]); ok {
+				rows, err := jvmpiThreads(g, args[0], manifest, depth)
+				if err != nil {
+					return err
+				}
+				return report.Threads(cmd.OutOrStdout(), rows, opt)
 			}
 			f, kind, closer, err := openKind(args[0])
 			if err != nil {
@@ -72,6 +80,28 @@ one and its stack trace:
 	}
 	cmd.Flags().IntVar(&depth, "depth", 0, "frames of each stack to show (0: all the file has)")
 	return cmd
+}
+
+// jvmpiThreads lists the threads of a JVMPI capture (path is its manifest
+// or its buffer): those of a monitor dump with their states and stacks,
+// or those a heap or object dump's side channel announces.
+func jvmpiThreads(g *globalFlags, path, manifest string, depth int) ([]analysis.ThreadRow, error) {
+	c, err := jvmpi.LoadCapture(manifest)
+	if err != nil {
+		return nil, err
+	}
+	if c.Options.Kind == jvmpi.MonitorDump {
+		d, _, err := model.ReadJVMPIMonitorDump(manifest)
+		if err != nil {
+			return nil, err
+		}
+		return analysis.ThreadsFromDump(d, depth), nil
+	}
+	h, err := g.load(path, false)
+	if err != nil {
+		return nil, err
+	}
+	return analysis.ThreadsFromHeap(h, nil, depth), nil
 }
 
 // lastThreadDump reads dump number which of a thread-dump file (-1: the
