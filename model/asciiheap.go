@@ -394,7 +394,6 @@ func (s *asciiHeapSource) finishHeap(h *Heap) {
 			Detail: "OBJ lines of one class give different sz=; the first one counts for the class"})
 	}
 	s.checkArrays(h)
-	ensureClassClass(h)
 }
 
 // checkArrays reports the arrays whose sz= differs from the size the

@@ -321,6 +321,19 @@ func (b *builder) classFor(id uint64) ClassIndex {
 	return c
 }
 
+// addClassClass adds java.lang.Class to a heap that has class objects but
+// no such class: a dump cut before java.lang.Class was dumped, or before
+// any object named it as its class. Its class objects are then instances
+// of it, as in every other dump (ClassOf never answers NoClass for them).
+func (b *builder) addClassClass() ClassIndex {
+	c := ClassIndex(len(b.h.Classes))
+	b.h.Classes = append(b.h.Classes, Class{Name: "java.lang.Class", Super: NoClass, Object: NoObject})
+	b.infos = append(b.infos, classInfo{dumped: true})
+	b.minGap = append(b.minGap, 0)
+	b.arraySeen = append(b.arraySeen, 0)
+	return c
+}
+
 func (b *builder) primArrayClass(t Type) ClassIndex {
 	if c := b.primClass[t]; c != NoClass {
 		return c
@@ -613,6 +626,9 @@ func (b *builder) finish() error {
 		if h.Classes[i].ID != 0 && b.infos[i].dumped {
 			h.classObjects++
 		}
+	}
+	if classClass == NoClass && h.classObjects > 0 {
+		classClass = b.addClassClass()
 	}
 	if classClass != NoClass {
 		h.Classes[classClass].Instances += h.classObjects
