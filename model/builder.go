@@ -793,15 +793,35 @@ func (b *builder) nameClasses() {
 	}
 }
 
+// resolveDeferred decodes the references of the instances that came
+// before their class dumps. Those whose class (or a superclass) was never
+// dumped are reported with one anomaly per class, at its first instance:
+// a dump cut before its class dumps has millions of them.
 func (b *builder) resolveDeferred() error {
+	type undecoded struct {
+		count int64
+		first int64
+	}
+	lost := map[ClassIndex]*undecoded{}
+	var order []ClassIndex
 	for _, d := range b.deferred {
 		plan := b.refPlan(d.class)
 		if plan == nil {
-			b.anomaly("missing-class-dump", 1, d.offset, "instance of %s whose class (or a superclass) was never dumped: its references are lost", b.h.Classes[d.class].Name)
+			u := lost[d.class]
+			if u == nil {
+				u = &undecoded{first: d.offset}
+				lost[d.class] = u
+				order = append(order, d.class)
+			}
+			u.count++
 			continue
 		}
 		data := b.deferredData[d.start : d.start+d.size]
 		b.decodeRefs(plan, data, d.offset, d.arrival, true)
+	}
+	for _, c := range order {
+		u := lost[c]
+		b.anomaly("missing-class-dump", u.count, u.first, "instances of %s whose class (or a superclass) was never dumped: their references are lost", b.h.Classes[c].Name)
 	}
 	b.deferred, b.deferredData = nil, nil
 	return nil

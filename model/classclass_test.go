@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
@@ -53,5 +54,44 @@ func TestClassObjectsWithoutJavaLangClass(t *testing.T) {
 				t.Errorf("class object of %s: class %d, want java.lang.Class (%d)", c.Name, got, cc)
 			}
 		}
+	}
+}
+
+// TestMissingClassDumpsOneAnomalyPerClass: instances whose class is never
+// dumped are one anomaly per class with their count and the first one's
+// offset, not one anomaly per instance (a dump cut before its class dumps
+// listed thousands).
+func TestMissingClassDumpsOneAnomalyPerClass(t *testing.T) {
+	var buf bytes.Buffer
+	w := hproftest.New(&buf, hproftest.Options{IDSize: 8})
+	object := w.DeclareClass(hproftest.ClassSpec{Name: "java/lang/Object"})
+	lost := w.DeclareClass(hproftest.ClassSpec{Name: "com/example/Lost", Super: object,
+		Fields: []hproftest.Field{{Name: "next", Type: hproftest.TypeObject}}})
+	w.BeginHeapDump()
+	w.DumpClass(object)
+	first := w.Written()
+	for range 3 {
+		w.Instance(lost, hproftest.Ref(0))
+	}
+	w.EndHeapDump()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := input.NewFile("lost", io.NopCloser(&buf), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Load(f, LoadOptions{Dump: -1, Objects: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Anomaly
+	for _, a := range h.Anomalies {
+		if a.Kind == "missing-class-dump" {
+			got = append(got, a)
+		}
+	}
+	if len(got) != 1 || got[0].Count != 3 || got[0].Offset != first || !strings.Contains(got[0].Detail, "com.example.Lost") {
+		t.Errorf("missing-class-dump anomalies %+v, want one for com.example.Lost: 3 instances, the first at offset %d", got, first)
 	}
 }
