@@ -34,9 +34,10 @@ fuzz:
 # The stress test with $(STRESS_N) mutants per input family (make test
 # runs a few): hprofctl on cut, bit-flipped, zeroed and shuffled real
 # inputs with lengths set to huge values; prints the counts per family.
-# STRESS_SEED=N replays a run.
+# STRESS_SEED=N replays a run; STRESS_KEEP=DIR keeps the failing mutants.
 stress:
-	$(GO) test -count=1 -timeout 0 -v -run '^TestStress$$' ./cmd/hprofctl -stress.n=$(STRESS_N) -stress.seed=$(STRESS_SEED)
+	$(GO) test -count=1 -timeout 0 -v -run '^TestStress$$' ./cmd/hprofctl -stress.n=$(STRESS_N) -stress.seed=$(STRESS_SEED) \
+		$(if $(STRESS_KEEP),-stress.keep=$(STRESS_KEEP))
 
 lint:
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; exit 1)

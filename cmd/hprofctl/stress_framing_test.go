@@ -18,13 +18,19 @@ type lengthField struct {
 	what   string
 }
 
-// fieldSet gathers the length fields of one input.
+// fieldSet gathers the length fields of one input, and for HPROF its
+// identifier fields.
 type fieldSet struct {
 	fields []lengthField
+	ids    []lengthField
 }
 
 func (s *fieldSet) add(offset, width int, order binary.ByteOrder, what string) {
 	s.fields = append(s.fields, lengthField{offset, width, order, what})
+}
+
+func (s *fieldSet) addID(offset, width int, what string) {
+	s.ids = append(s.ids, lengthField{offset, width, binary.BigEndian, what})
 }
 
 // hprofTypeSize is the size of a value of HPROF basic type ty in a dump of
@@ -45,26 +51,28 @@ func hprofTypeSize(ty byte, id int) int {
 	return 0
 }
 
-// hprofLengthFields walks the record framing of an HPROF binary dump
+// hprofFields walks the record framing of an HPROF binary dump
 // (FORMATS.md A.1–A.6), written here from the format reference and not
 // with hprofctl's reader, and returns its length and count fields: the
 // header's identifier size, every record length (a UTF8 record's is its
 // string's length), TRACE frame counts, ALLOC_SITES and CPU_SAMPLES
 // counts, and in heap dumps INSTANCE_DUMP byte counts, array lengths and
-// CLASS_DUMP sizes and counts. It stops where the framing stops making
-// sense.
-func hprofLengthFields(b []byte) []lengthField {
+// CLASS_DUMP sizes and counts; and its identifier fields: LOAD_CLASS
+// class and name, the objects of roots, the object and class of each
+// instance, array and class dump, a class dump's superclass and an object
+// array's first element. It stops where the framing stops making sense.
+func hprofFields(b []byte) fieldSet {
 	be := binary.BigEndian
 	var s fieldSet
 	nul := bytes.IndexByte(b[:min(len(b), 64)], 0)
 	if nul < 0 || !bytes.HasPrefix(b, []byte("JAVA PROFILE 1.0")) || nul+13 > len(b) {
-		return nil
+		return s
 	}
 	off := nul + 1
 	s.add(off, 4, be, "header id_size")
 	id := int(be.Uint32(b[off:]))
 	if id != 4 && id != 8 {
-		return s.fields
+		return s
 	}
 	off += 12
 	for off+9 <= len(b) {
@@ -77,6 +85,11 @@ func hprofLengthFields(b []byte) []lengthField {
 		switch tag {
 		case 0x01:
 			what = "UTF8 record length (its string's length)"
+		case 0x02:
+			if length >= 8+2*id {
+				s.addID(body+4, id, "LOAD_CLASS class id")
+				s.addID(body+8+id, id, "LOAD_CLASS name id")
+			}
 		case 0x05:
 			if length >= 12 {
 				s.add(body+8, 4, be, "TRACE frame count")
@@ -95,7 +108,7 @@ func hprofLengthFields(b []byte) []lengthField {
 		s.add(off+5, 4, be, what)
 		off = end
 	}
-	return s.fields
+	return s
 }
 
 // hprofHeapFields adds the length fields of the heap dump sub-records in
@@ -106,7 +119,7 @@ func hprofHeapFields(b []byte, off, id int, s *fieldSet) {
 	for off < len(b) {
 		tag := b[off]
 		off++
-		n := 0
+		n, root := 0, true
 		switch tag {
 		case 0xFF, 0x05, 0x07, 0x89, 0x8A, 0x8B, 0x8C, 0x8D, 0x90:
 			n = id
@@ -114,21 +127,33 @@ func hprofHeapFields(b []byte, off, id int, s *fieldSet) {
 			n = 2 * id
 		case 0x02, 0x03, 0x08, 0x8E:
 			n = id + 8
-		case 0x04, 0x06, 0xFE:
+		case 0x04, 0x06:
 			n = id + 4
+		case 0xFE:
+			n, root = id+4, false
 		case 0x21:
+			root = false
 			if off+2*id+8 > len(b) {
 				return
 			}
+			s.addID(off, id, "INSTANCE_DUMP object id")
+			s.addID(off+id+4, id, "INSTANCE_DUMP class id")
 			s.add(off+2*id+4, 4, be, "INSTANCE_DUMP byte count")
 			n = 2*id + 8 + u4(off+2*id+4)
 		case 0x22:
-			if off+id+8 > len(b) {
+			root = false
+			if off+2*id+8 > len(b) {
 				return
 			}
+			s.addID(off, id, "OBJ_ARRAY_DUMP array id")
+			s.addID(off+id+8, id, "OBJ_ARRAY_DUMP class id")
 			s.add(off+id+4, 4, be, "OBJ_ARRAY_DUMP length")
 			n = 2*id + 8 + u4(off+id+4)*id
+			if n > 2*id+8 && off+n <= len(b) {
+				s.addID(off+2*id+8, id, "OBJ_ARRAY_DUMP element")
+			}
 		case 0x23, 0xC3:
+			root = false
 			if off+id+9 > len(b) {
 				return
 			}
@@ -136,17 +161,22 @@ func hprofHeapFields(b []byte, off, id int, s *fieldSet) {
 			if size == 0 {
 				return
 			}
+			s.addID(off, id, "PRIM_ARRAY_DUMP array id")
 			s.add(off+id+4, 4, be, "PRIM_ARRAY_DUMP length")
 			n = id + 9
 			if tag == 0x23 {
 				n += u4(off+id+4) * size
 			}
 		case 0x20:
+			root = false
 			if n = hprofClassDumpFields(b, off, id, s); n < 0 {
 				return
 			}
 		default:
 			return
+		}
+		if root && off+id <= len(b) {
+			s.addID(off, id, "root object id")
 		}
 		off += n
 	}
@@ -161,6 +191,8 @@ func hprofClassDumpFields(b []byte, off, id int, s *fieldSet) int {
 	if p+6 > len(b) {
 		return -1
 	}
+	s.addID(off, id, "CLASS_DUMP class id")
+	s.addID(off+id+4, id, "CLASS_DUMP super id")
 	s.add(p, 4, be, "CLASS_DUMP instance size")
 	p += 4
 	s.add(p, 2, be, "CLASS_DUMP constant pool count")

@@ -83,6 +83,9 @@ type stressInput struct {
 	text    bool
 	fields  []lengthField
 	numbers [][]int
+	// ids are the identifier fields of an HPROF input, which the
+	// mutations set to other identifiers of the dump.
+	ids []lengthField
 	// floor is the least input size the memory limit counts (the
 	// uncompressed size of a gzip stream).
 	floor int64
@@ -114,9 +117,10 @@ func newTextInput(family, name, file string, data []byte, commands [][]string) *
 }
 
 func newHprofInput(name, file string, data []byte) *stressInput {
+	fs := hprofFields(data)
 	return &stressInput{
 		family: familyHprof, name: familyHprof + "/" + name, data: data,
-		fields: hprofLengthFields(data), layout: plainLayout(file), commands: profileCommands,
+		fields: fs.fields, ids: fs.ids, layout: plainLayout(file), commands: profileCommands,
 	}
 }
 
@@ -161,7 +165,7 @@ func stressInputs(t *testing.T) []*stressInput {
 		t.Fatal(err)
 	}
 	gz := newHprofInput("jdk17-default.hprof.gz", "jdk17-default.hprof.gz", stored)
-	gz.fields, gz.floor = nil, int64(len(plain))
+	gz.fields, gz.ids, gz.floor = nil, nil, int64(len(plain))
 	ins = append(ins, gz)
 
 	for _, pattern := range []string{"testdata/ascii/*.txt", "testdata/threads/*.hprof.txt"} {
@@ -394,6 +398,9 @@ func (in *stressInput) mutateOnce(r *rand.Rand, b []byte, first bool) ([]byte, s
 	ops := []string{"cut", "flip", "zero", "duplicate", "swap"}
 	if first {
 		ops = append(ops, "length")
+		if len(in.ids) > 0 {
+			ops = append(ops, "id")
+		}
 	}
 	if in.text {
 		ops = append(ops, "long line")
@@ -422,6 +429,8 @@ func (in *stressInput) mutateOnce(r *rand.Rand, b []byte, first bool) ([]byte, s
 			return m, fmt.Sprintf("number %q at byte %d set to %s", b[at[0]:at[1]], at[0], huge)
 		}
 		return in.hugeLength(r, b)
+	case "id":
+		return in.otherID(r, b)
 	case "zero":
 		l := span(n)
 		at := r.IntN(n - l + 1)
@@ -458,6 +467,38 @@ func (in *stressInput) mutateOnce(r *rand.Rand, b []byte, first bool) ([]byte, s
 	return slices.Clone(b[:at]), fmt.Sprintf("cut at byte %d of %d", at, n)
 }
 
+// pickField picks a field of fields: a kind of field first, then one of
+// that kind, so that rare kinds are not drowned by frequent ones.
+func pickField(r *rand.Rand, fields []lengthField) lengthField {
+	var kinds []string
+	for _, f := range fields {
+		if !slices.Contains(kinds, f.what) {
+			kinds = append(kinds, f.what)
+		}
+	}
+	kind := kinds[r.IntN(len(kinds))]
+	var of []lengthField
+	for _, f := range fields {
+		if f.what == kind {
+			of = append(of, f)
+		}
+	}
+	return of[r.IntN(len(of))]
+}
+
+// otherID sets an identifier field of b, the HPROF input's data, to the
+// value of another identifier field of any kind: a class's superclass
+// may become one of its subclasses, an instance's class an array class,
+// an object a second object with the same id.
+func (in *stressInput) otherID(r *rand.Rand, b []byte) ([]byte, string) {
+	m := slices.Clone(b)
+	f := pickField(r, in.ids)
+	donor := in.ids[r.IntN(len(in.ids))]
+	copy(m[f.offset:f.offset+f.width], b[donor.offset:donor.offset+donor.width])
+	return m, fmt.Sprintf("%s at byte %d: %#x set to %#x, the %s at byte %d", f.what, f.offset,
+		b[f.offset:f.offset+f.width], b[donor.offset:donor.offset+donor.width], donor.what, donor.offset)
+}
+
 // hugeLength sets a length field of b, the binary input's data, to a huge
 // value: one its framing has, the kind of field chosen first, or, when it has none,
 // a u4 at a random offset.
@@ -472,20 +513,7 @@ func (in *stressInput) hugeLength(r *rand.Rand, b []byte) ([]byte, string) {
 		binary.BigEndian.PutUint32(m[at:], v)
 		return m, fmt.Sprintf("u4 at byte %d (no length field known) set to %#x", at, v)
 	}
-	var kinds []string
-	for _, f := range in.fields {
-		if !slices.Contains(kinds, f.what) {
-			kinds = append(kinds, f.what)
-		}
-	}
-	kind := kinds[r.IntN(len(kinds))]
-	var of []lengthField
-	for _, f := range in.fields {
-		if f.what == kind {
-			of = append(of, f)
-		}
-	}
-	f := of[r.IntN(len(of))]
+	f := pickField(r, in.fields)
 	if f.width == 2 {
 		old := f.order.Uint16(m[f.offset:])
 		v := []uint16{0xFFFF, 0x8000, 0x7FFF, 0x1000, old + 1}[r.IntN(5)]
@@ -777,7 +805,8 @@ func stressCount(t *testing.T) int {
 // TestStress runs hprofctl, as a separate process, on mutants of real
 // inputs of every family (HPROF binary, hprof ASCII, JVMPI, thread dumps):
 // cut, bit-flipped, with a length set to a huge value, zeroed, with a
-// range duplicated or swapped. Every command that reads the family must
+// range duplicated or swapped, and for HPROF with an identifier set to
+// another of the dump's. Every command that reads the family must
 // end within 30 s, without a crash, with a peak resident set of at most
 // 200 MB plus 20 times the input, and with status 0, or 1 and a message
 // naming the file. -stress.n (or $STRESS_N) mutants per family; make
@@ -801,7 +830,7 @@ func TestStress(t *testing.T) {
 		for _, f := range in.fields {
 			kinds[f.what] = true
 		}
-		fmt.Fprintf(&list, "  %s: %d bytes, %d length fields of %d kinds, %d numbers\n", in.name, len(in.data), len(in.fields), len(kinds), len(in.numbers))
+		fmt.Fprintf(&list, "  %s: %d bytes, %d length fields of %d kinds, %d numbers, %d ids\n", in.name, len(in.data), len(in.fields), len(kinds), len(in.numbers), len(in.ids))
 	}
 	t.Logf("%d inputs:\n%s", len(inputs), list.String())
 	s := &stressRunner{bin: bin, keep: *stressKeep, seed: *stressSeed, stats: map[string]*familyStats{}}
