@@ -9,11 +9,12 @@ import (
 	"strings"
 )
 
-// lengthField is a length or count field of a binary input: the stress
-// test sets it to huge values.
-type lengthField struct {
+// binaryField is a length, count or identifier field of a binary input:
+// the stress test sets lengths and counts to huge values, identifiers to
+// other identifiers.
+type binaryField struct {
 	offset int
-	width  int // 2 or 4 bytes
+	width  int // 2 or 4 bytes, an identifier's 4 or 8
 	order  binary.ByteOrder
 	what   string
 }
@@ -21,16 +22,16 @@ type lengthField struct {
 // fieldSet gathers the length fields of one input, and for HPROF its
 // identifier fields.
 type fieldSet struct {
-	fields []lengthField
-	ids    []lengthField
+	fields []binaryField
+	ids    []binaryField
 }
 
 func (s *fieldSet) add(offset, width int, order binary.ByteOrder, what string) {
-	s.fields = append(s.fields, lengthField{offset, width, order, what})
+	s.fields = append(s.fields, binaryField{offset, width, order, what})
 }
 
 func (s *fieldSet) addID(offset, width int, what string) {
-	s.ids = append(s.ids, lengthField{offset, width, binary.BigEndian, what})
+	s.ids = append(s.ids, binaryField{offset, width, binary.BigEndian, what})
 }
 
 // hprofTypeSize is the size of a value of HPROF basic type ty in a dump of
@@ -314,7 +315,7 @@ func jvmpiSignatureSize(sig string, id int) int {
 // counts, array lengths, CLASS_DUMP instance sizes and constant-pool
 // counts, and a monitor dump's entry counts and waiter counts. A level-0
 // heap dump has none. It stops where the framing stops making sense.
-func jvmpiLengthFields(b []byte, buf jvmpiBuffer) []lengthField {
+func jvmpiLengthFields(b []byte, buf jvmpiBuffer) []binaryField {
 	var s fieldSet
 	id, sc := buf.id, buf.scalars
 	u4 := func(o int) int { return int(sc.Uint32(b[o:])) }

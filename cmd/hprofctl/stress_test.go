@@ -81,11 +81,11 @@ type stressInput struct {
 	// text inputs get huge numbers where binary ones get huge length
 	// fields.
 	text    bool
-	fields  []lengthField
+	fields  []binaryField
 	numbers [][]int
 	// ids are the identifier fields of an HPROF input, which the
 	// mutations set to other identifiers of the dump.
-	ids []lengthField
+	ids []binaryField
 	// floor is the least input size the memory limit counts (the
 	// uncompressed size of a gzip stream).
 	floor int64
@@ -469,7 +469,7 @@ func (in *stressInput) mutateOnce(r *rand.Rand, b []byte, first bool) ([]byte, s
 
 // pickField picks a field of fields: a kind of field first, then one of
 // that kind, so that rare kinds are not drowned by frequent ones.
-func pickField(r *rand.Rand, fields []lengthField) lengthField {
+func pickField(r *rand.Rand, fields []binaryField) binaryField {
 	var kinds []string
 	for _, f := range fields {
 		if !slices.Contains(kinds, f.what) {
@@ -477,7 +477,7 @@ func pickField(r *rand.Rand, fields []lengthField) lengthField {
 		}
 	}
 	kind := kinds[r.IntN(len(kinds))]
-	var of []lengthField
+	var of []binaryField
 	for _, f := range fields {
 		if f.what == kind {
 			of = append(of, f)
