@@ -3,8 +3,10 @@ GO ?= go
 BIN := bin/hprofctl
 FUZZTIME ?= 5m
 BENCH_GB ?= 1
+STRESS_N ?= 300
+STRESS_SEED ?= $(shell date +%s)
 
-.PHONY: build test bench fuzz lint clean
+.PHONY: build test bench fuzz stress lint clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/hprofctl
@@ -29,6 +31,14 @@ fuzz:
 	for t in $(FUZZ_TARGETS); do \
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" || exit 1; \
 	done
+
+# The stress test with $(STRESS_N) mutants per input family (make test
+# runs a few): hprofctl on cut, bit-flipped, zeroed and shuffled real
+# inputs with lengths set to huge values; prints the counts per family.
+# STRESS_SEED=N replays a run; STRESS_KEEP=DIR keeps the failing mutants.
+stress:
+	$(GO) test -count=1 -timeout 0 -v -run '^TestStress$$' ./cmd/hprofctl -stress.n=$(STRESS_N) -stress.seed=$(STRESS_SEED) \
+		$(if $(STRESS_KEEP),-stress.keep=$(STRESS_KEEP))
 
 lint:
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; exit 1)

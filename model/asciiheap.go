@@ -382,7 +382,6 @@ func (s *asciiHeapSource) finishHeap(h *Heap) {
 			Detail: "OBJ lines of one class give different sz=; the first one counts for the class"})
 	}
 	s.settleArrays(h)
-	ensureClassClass(h)
 }
 
 // settleArrays takes the length of each array whose sz= holds more than

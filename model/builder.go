@@ -399,6 +399,19 @@ func (b *builder) classFor(id uint64) ClassIndex {
 	return c
 }
 
+// addClassClass adds java.lang.Class to a heap that has class objects but
+// no such class: a dump cut before java.lang.Class was dumped, or before
+// any object named it as its class. Its class objects are then instances
+// of it, as in every other dump (ClassOf never answers NoClass for them).
+func (b *builder) addClassClass() ClassIndex {
+	c := ClassIndex(len(b.h.Classes))
+	b.h.Classes = append(b.h.Classes, Class{Name: "java.lang.Class", Super: NoClass, Object: NoObject})
+	b.infos = append(b.infos, classInfo{dumped: true})
+	b.minGap = append(b.minGap, 0)
+	b.arraySeen = append(b.arraySeen, 0)
+	return c
+}
+
 func (b *builder) primArrayClass(t Type) ClassIndex {
 	if c := b.primClass[t]; c != NoClass {
 		return c
@@ -707,6 +720,9 @@ func (b *builder) finish() error {
 			h.classObjects++
 		}
 	}
+	if classClass == NoClass && h.classObjects > 0 {
+		classClass = b.addClassClass()
+	}
 	if classClass != NoClass {
 		h.Classes[classClass].Instances += h.classObjects
 	}
@@ -885,6 +901,10 @@ func (b *builder) nameClasses() {
 	}
 }
 
+// resolveDeferred decodes the references of the instances that came
+// before their class dumps. Those whose class (or a superclass) was never
+// dumped are reported with one anomaly per class, at its first instance:
+// a dump cut before its class dumps has millions of them.
 func (b *builder) resolveDeferred() error {
 	lost := map[ClassIndex]int64{}
 	var classes []ClassIndex

@@ -512,26 +512,6 @@ func (s *jvmpiSource) finishHeap(h *Heap) {
 			}
 		}
 	}
-	ensureClassClass(h)
-}
-
-// ensureClassClass adds java.lang.Class to a heap whose class objects have
-// no class because no class dump described java.lang.Class (JVMPI side
-// channels list only the classes the agent saw loaded), so that they count
-// as its instances.
-func ensureClassClass(h *Heap) {
-	if h.ClassClass() != NoClass || h.classObjects == 0 {
-		return
-	}
-	cc := ClassIndex(len(h.Classes))
-	h.Classes = append(h.Classes, Class{Name: "java.lang.Class", Super: NoClass, Object: NoObject, Instances: h.classObjects})
-	h.classSize = append(h.classSize, 0)
-	h.mirrorSize = append(h.mirrorSize, 0)
-	for i, c := range h.classOf {
-		if c == NoClass {
-			h.classOf[i] = cc
-		}
-	}
 }
 
 // JVMPIMonitor is one record of a JVMPI monitor dump, decoded: the lock,

@@ -104,7 +104,8 @@ func Load(f *input.File, opt LoadOptions) (*Heap, error) {
 }
 
 // rereadDump streams the dump at path again and calls fn with every heap
-// record of the heap dump h was loaded from.
+// record of the heap dump h was loaded from; the file's end cut short is
+// no error when h was loaded from what came before it.
 func rereadDump(h *Heap, path string, fn func(RecordSource, *hprof.Record) error) error {
 	if path == "-" {
 		return fmt.Errorf("standard input cannot be read a second time")
@@ -127,5 +128,11 @@ func rereadDump(h *Heap, path string, fn func(RecordSource, *hprof.Record) error
 			return err
 		}
 	}
-	return src.Err()
+	err = src.Err()
+	if h.Truncated && errors.Is(err, hprof.ErrTruncated) {
+		// The first read met the same cut, kept what came before it
+		// and said so.
+		return nil
+	}
+	return err
 }

@@ -19,8 +19,9 @@ import (
 // take milliseconds; the margin is for a loaded machine.
 const loopDeadline = 10 * time.Second
 
-// heapCommands are the commands that read a heap dump.
-var heapCommands = [][]string{
+// loopCommands are the commands run on the dumps whose superclasses loop:
+// every command that reads a heap dump.
+var loopCommands = [][]string{
 	{"info"}, {"histo"}, {"histo", "--size", "fields"}, {"dominators"}, {"dominators", "--by-class"},
 	{"retainers", "--class", "^A$"}, {"leaks"}, {"sites"}, {"threads"}, {"deadlocks"},
 }
@@ -50,10 +51,10 @@ func runWithin(t *testing.T, args ...string) (string, error) {
 	}
 }
 
-// heapCommandsBut returns heapCommands without the commands named.
-func heapCommandsBut(names ...string) [][]string {
+// loopCommandsBut returns loopCommands without the commands named.
+func loopCommandsBut(names ...string) [][]string {
 	var out [][]string
-	for _, cmd := range heapCommands {
+	for _, cmd := range loopCommands {
 		if !slices.Contains(names, cmd[0]) {
 			out = append(out, cmd)
 		}
@@ -201,7 +202,7 @@ func TestSuperclassLoopBinary(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "loop.hprof")
 			x, y := writeLoopDump(t, path, tc.selfLoop)
-			answersEveryCommand(t, path, heapCommands, nil)
+			answersEveryCommand(t, path, loopCommands, nil)
 			checkLoopAnomaly(t, path, tc.spelled)
 			checkLoopGraph(t, path, uint64(x), uint64(y), tc.via, tc.bytes, "fields")
 		})
@@ -228,7 +229,7 @@ func TestSuperclassLoopASCII(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	answersEveryCommand(t, path, heapCommands, map[string]string{"deadlocks": "no MONITOR DUMP"})
+	answersEveryCommand(t, path, loopCommands, map[string]string{"deadlocks": "no MONITOR DUMP"})
 	checkLoopAnomaly(t, path, "A → B → C → B (cut at C → B)")
 	checkLoopGraph(t, path, x, y, "c", 24, "jvm")
 }
@@ -275,12 +276,12 @@ func writeLoopCapture(t *testing.T, dir string, sideLoop bool) string {
 // out.
 func TestSuperclassLoopJVMPI(t *testing.T) {
 	path := writeLoopCapture(t, t.TempDir(), false)
-	answersEveryCommand(t, path, heapCommandsBut("threads"), map[string]string{"deadlocks": "not a monitor dump"})
+	answersEveryCommand(t, path, loopCommandsBut("threads"), map[string]string{"deadlocks": "not a monitor dump"})
 	checkLoopAnomaly(t, path, "A → B → C → B (cut at C → B)")
 	checkLoopGraph(t, path, 0x2000, 0x2040, "c", 32, "jvm")
 
 	bad := writeLoopCapture(t, t.TempDir(), true)
-	for _, cmd := range heapCommandsBut("threads") {
+	for _, cmd := range loopCommandsBut("threads") {
 		args := append([]string{cmd[0], bad}, cmd[1:]...)
 		_, err := runWithin(t, args...)
 		if err == nil || !strings.Contains(err.Error(), "super_id) loops: C → B → C") {

@@ -212,7 +212,7 @@ func LoadCapture(manifestPath string) (*Capture, error) {
 		c.ClassEvents = &ClassLoadEvents{}
 		side := filepath.Join(dir, m.Classes)
 		if err := readJSON(side, c.ClassEvents); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: class-load side channel: %w", manifestPath, err)
 		}
 		if c.ClassEvents.IDSize != 0 && c.ClassEvents.IDSize != m.IDSize {
 			return nil, fmt.Errorf("%s: id_size %d, its manifest says %d", side, c.ClassEvents.IDSize, m.IDSize)
@@ -228,7 +228,7 @@ func LoadCapture(manifestPath string) (*Capture, error) {
 		c.MonitorEvents = &MonitorEvents{}
 		side := filepath.Join(dir, m.Events)
 		if err := readJSON(side, c.MonitorEvents); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: monitor side channel: %w", manifestPath, err)
 		}
 		if c.MonitorEvents.IDSize != 0 && c.MonitorEvents.IDSize != m.IDSize {
 			return nil, fmt.Errorf("%s: id_size %d, its manifest says %d", side, c.MonitorEvents.IDSize, m.IDSize)
