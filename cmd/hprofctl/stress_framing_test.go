@@ -35,7 +35,7 @@ func (s *fieldSet) addID(offset, width int, what string) {
 }
 
 // hprofTypeSize is the size of a value of HPROF basic type ty in a dump of
-// identifier size id (FORMATS.md A.2); 0 for no type.
+// identifier size id (docs/hprof.md#byte-order-and-identifiers); 0 for no type.
 func hprofTypeSize(ty byte, id int) int {
 	switch ty {
 	case 1, 2:
@@ -53,7 +53,7 @@ func hprofTypeSize(ty byte, id int) int {
 }
 
 // hprofFields walks the record framing of an HPROF binary dump
-// (FORMATS.md A.1–A.6), written here from the format reference and not
+// (docs/hprof.md, file header to CLASS_DUMP), written here from the format description and not
 // with hprofctl's reader, and returns its length and count fields: the
 // header's identifier size, every record length (a UTF8 record's is its
 // string's length), TRACE frame counts, ALLOC_SITES and CPU_SAMPLES
@@ -256,7 +256,7 @@ type jvmpiClassLayout struct {
 }
 
 // readJVMPIClassLayouts reads the class layouts of a class-load side
-// channel (FORMATS.md C.8).
+// channel (docs/jvmpi.md#capture-files).
 func readJVMPIClassLayouts(path string) (map[uint64]jvmpiClassLayout, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -310,7 +310,7 @@ func jvmpiSignatureSize(sig string, id int) int {
 	return 0
 }
 
-// jvmpiLengthFields walks a JVMPI buffer (FORMATS.md C.3–C.5), written here
+// jvmpiLengthFields walks a JVMPI buffer (docs/jvmpi.md, heap, object and monitor dump buffers), written here
 // from the format reference, and returns its counts: INSTANCE_DUMP byte
 // counts, array lengths, CLASS_DUMP instance sizes and constant-pool
 // counts, and a monitor dump's entry counts and waiter counts. A level-0
