@@ -1,0 +1,136 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"unicode/utf8"
+)
+
+// cacheDirName is the directory under the user's cache directory that
+// holds the indexes of dumps whose own directory is not writable.
+const cacheDirName = "hprofctl"
+
+// maxCacheBase bounds the part of a cache file's name taken from the
+// dump's name, so that the whole name stays within file system limits.
+const maxCacheBase = 100
+
+// Place is where the index of one dump is looked for and written: one or
+// more candidate paths, best first.
+type Place struct {
+	candidates []candidate
+}
+
+type candidate struct {
+	path  string
+	perm  fs.FileMode
+	mkdir bool // make the directory first (the cache directory)
+}
+
+// Locate returns the place of the index of dump. With override, the index
+// is that path and nowhere else. Otherwise it is beside the dump, as dump
+// + Suffix, or, when the dump's directory is not writable, in the user's
+// cache directory (os.UserCacheDir()/hprofctl) under the dump's name and
+// a hash of its absolute path with symbolic links resolved. An index
+// beside the dump is as readable as the dump (by its group and others
+// only if they may read the dump); one in the cache only by its owner.
+// A dump that is not a regular file ("-" for standard input, a pipe) has
+// no index: the error wraps ErrNoFile.
+func Locate(dump, override string) (*Place, error) {
+	if dump == "-" {
+		return nil, fmt.Errorf("standard input: %w", ErrNoFile)
+	}
+	st, err := os.Stat(dump)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w", dump, ErrNoFile)
+	}
+	perm := st.Mode().Perm()&0o444 | 0o600
+	if override != "" {
+		return &Place{candidates: []candidate{{path: override, perm: perm}}}, nil
+	}
+	p := &Place{candidates: []candidate{{path: dump + Suffix, perm: perm}}}
+	if cache, err := cachePath(dump); err == nil {
+		p.candidates = append(p.candidates, candidate{path: cache, perm: 0o600, mkdir: true})
+	}
+	return p, nil
+}
+
+// cachePath returns the path of dump's index in the user's cache directory.
+func cachePath(dump string) (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	abs, err := filepath.Abs(dump)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	sum := sha256.Sum256([]byte(abs))
+	base := filepath.Base(abs)
+	for len(base) > maxCacheBase {
+		_, size := utf8.DecodeLastRuneInString(base)
+		base = base[:len(base)-size]
+	}
+	return filepath.Join(dir, cacheDirName, base+"-"+hex.EncodeToString(sum[:12])+Suffix), nil
+}
+
+// Paths returns the candidate paths, best first.
+func (p *Place) Paths() []string {
+	out := make([]string, len(p.candidates))
+	for i, c := range p.candidates {
+		out[i] = c.path
+	}
+	return out
+}
+
+// Open opens the first candidate index that exists and serves want. When
+// none does it returns the error of the first that exists (an *Error: the
+// index must be rebuilt, or cannot be used), or, when none exists, an
+// error wrapping fs.ErrNotExist for the best candidate.
+func (p *Place) Open(want Identity) (*Index, error) {
+	var first error
+	for _, c := range p.candidates {
+		ix, err := Open(c.path, want)
+		if err == nil {
+			return ix, nil
+		}
+		if first == nil && !errors.Is(err, fs.ErrNotExist) {
+			first = err
+		}
+	}
+	if first == nil {
+		return nil, &fs.PathError{Op: "open", Path: p.candidates[0].path, Err: fs.ErrNotExist}
+	}
+	return nil, first
+}
+
+// Create starts writing the index at the first candidate where a file can
+// be made, making the cache directory if it is that candidate. The error,
+// when every candidate fails, names each one's failure.
+func (p *Place) Create(want Identity) (*Writer, error) {
+	var errs []error
+	for _, c := range p.candidates {
+		if c.mkdir {
+			if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		w, err := Create(c.path, want, c.perm)
+		if err == nil {
+			return w, nil
+		}
+		errs = append(errs, err)
+	}
+	return nil, fmt.Errorf("no place to write the index: %w", errors.Join(errs...))
+}

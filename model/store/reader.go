@@ -1,0 +1,544 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"runtime/debug"
+	"sync"
+	"unsafe"
+)
+
+// Index is an opened index file. Its sections are read in place from a
+// read-only memory mapping: the slices and strings the readers return
+// point into it, so they must not be modified and are valid only until
+// Close. An Index is safe for concurrent use, Close excepted.
+//
+// Opening checks the header and the section table only; each section's
+// checksum is checked the first time the section is read, once, so a
+// query pays for the sections it reads and no others.
+//
+// The one risk left: when another process truncates the file while it is
+// mapped (hprofctl never does; it replaces index files by renaming), a
+// read of a page beyond the new end raises SIGBUS. The checksum pass
+// turns such a fault into an ErrCorrupt error; a fault in the caller's
+// later reads of a returned slice ends the program.
+type Index struct {
+	path     string
+	data     []byte
+	release  func() error
+	id       Identity
+	sections []section
+	byName   map[string]*section
+	closed   bool
+}
+
+// section is one section of an opened index, with the result of its check.
+type section struct {
+	entry
+	once sync.Once
+	err  error
+}
+
+// SectionInfo describes one section of an index.
+type SectionInfo struct {
+	// Name is the section's name.
+	Name string
+	// Kind is the type of its data.
+	Kind Kind
+	// Count is the number of elements of an array, of strings of a
+	// string table, or of bytes of a blob.
+	Count uint64
+	// Bytes is the size of the section in the file.
+	Bytes uint64
+}
+
+// Open opens the index file at path for the dump and content that want
+// describes. An error from opening the file itself (fs.ErrNotExist among
+// them) is returned as it is; a file that cannot serve want gives an
+// *Error: ErrNotIndex, ErrVersion, ErrCorrupt (checked first: the header
+// and the section table) or ErrStale. Section checksums are checked later,
+// as sections are read.
+func Open(path string, want Identity) (*Index, error) {
+	// Stat before opening: opening a named pipe would wait for a writer.
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, &Error{Path: path, Reason: ErrNotIndex, Detail: "not a regular file"}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	h, entries, err := readLayout(f, path, st.Size())
+	if err != nil {
+		return nil, err
+	}
+	if h.content != want.Content {
+		return nil, &Error{Path: path, Offset: hdrContent, Reason: ErrVersion,
+			Detail: fmt.Sprintf("content version %d, this hprofctl reads %d", h.content, want.Content)}
+	}
+	if h.dump != want.Dump {
+		return nil, &Error{Path: path, Offset: hdrDumpSize, Reason: ErrStale, Detail: staleDetail(h.dump, want.Dump)}
+	}
+	data, release, err := mapFile(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: map index: %w", path, err)
+	}
+	if uintptr(unsafe.Pointer(unsafe.SliceData(data)))%8 != 0 {
+		release()
+		return nil, fmt.Errorf("%s: the index was mapped at an address not aligned to 8 bytes", path)
+	}
+	ix := &Index{
+		path:     path,
+		data:     data,
+		release:  release,
+		id:       Identity{Content: h.content, Dump: h.dump},
+		sections: make([]section, len(entries)),
+		byName:   make(map[string]*section, len(entries)),
+	}
+	for i, e := range entries {
+		ix.sections[i].entry = e
+		ix.byName[e.name] = &ix.sections[i]
+	}
+	return ix, nil
+}
+
+// staleDetail says how the dump an index describes differs from the dump.
+func staleDetail(had, want Fingerprint) string {
+	switch {
+	case had.Size != want.Size:
+		return fmt.Sprintf("it describes a dump of %d bytes, the dump has %d", had.Size, want.Size)
+	case had.ModTime != want.ModTime:
+		return fmt.Sprintf("it describes a dump modified at %d ns, the dump was modified at %d ns", had.ModTime, want.ModTime)
+	}
+	return "the dump's sampled blocks have other contents than when it was indexed"
+}
+
+// readLayout reads and checks the header and section table of a file of
+// size bytes, without mapping it.
+func readLayout(r io.ReaderAt, path string, size int64) (header, []entry, error) {
+	var h header
+	bad := func(reason error, off int64, format string, args ...any) (header, []entry, error) {
+		return header{}, nil, &Error{Path: path, Offset: off, Reason: reason, Detail: fmt.Sprintf(format, args...)}
+	}
+	hb := make([]byte, headerSize)
+	n, err := r.ReadAt(hb[:min(size, headerSize)], 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return header{}, nil, fmt.Errorf("%s: read index header: %w", path, err)
+	}
+	hb = hb[:n]
+	switch {
+	case n == 0:
+		return bad(ErrCorrupt, 0, "empty file")
+	case !bytes.HasPrefix(hb, []byte(magic)[:min(n, len(magic))]):
+		return bad(ErrNotIndex, 0, "the file does not start with %q", magic)
+	case n < headerSize:
+		return bad(ErrCorrupt, int64(n), "cut short: %d bytes, the header alone takes %d", n, headerSize)
+	}
+	h.format = binary.LittleEndian.Uint32(hb[hdrFormat:])
+	if h.format != FormatVersion {
+		return bad(ErrVersion, hdrFormat, "index format version %d, this hprofctl reads version %d", h.format, FormatVersion)
+	}
+	if got, want := crc32.Checksum(hb[:hdrCRC], castagnoli), binary.LittleEndian.Uint32(hb[hdrCRC:]); got != want {
+		return bad(ErrCorrupt, hdrCRC, "header checksum %#08x, the header's bytes give %#08x", want, got)
+	}
+	h.content = binary.LittleEndian.Uint32(hb[hdrContent:])
+	h.fileSize = binary.LittleEndian.Uint64(hb[hdrFileSize:])
+	h.tableOffset = binary.LittleEndian.Uint64(hb[hdrTableOffset:])
+	h.sections = binary.LittleEndian.Uint32(hb[hdrSections:])
+	h.tableCRC = binary.LittleEndian.Uint32(hb[hdrTableCRC:])
+	h.dump.Size = int64(binary.LittleEndian.Uint64(hb[hdrDumpSize:]))
+	h.dump.ModTime = int64(binary.LittleEndian.Uint64(hb[hdrDumpModTime:]))
+	copy(h.dump.Sample[:], hb[hdrDumpSample:hdrReserved])
+	if !allZero(hb[hdrReserved:hdrCRC]) {
+		return bad(ErrCorrupt, hdrReserved, "reserved header bytes are not zero")
+	}
+	if h.fileSize != uint64(size) {
+		return bad(ErrCorrupt, int64(min(uint64(size), h.fileSize)), "the file is %d bytes, its header says %d (cut short or extended)", size, h.fileSize)
+	}
+	if h.sections > maxSections {
+		return bad(ErrCorrupt, hdrSections, "%d sections, at most %d are allowed", h.sections, maxSections)
+	}
+	tableLen := uint64(h.sections) * entrySize
+	if h.tableOffset < headerSize || h.tableOffset%alignment != 0 || h.tableOffset > h.fileSize || h.fileSize-h.tableOffset != tableLen {
+		return bad(ErrCorrupt, hdrTableOffset, "a table of %d sections cannot start at offset %d of a file of %d bytes", h.sections, h.tableOffset, h.fileSize)
+	}
+	table := make([]byte, tableLen)
+	if _, err := r.ReadAt(table, int64(h.tableOffset)); err != nil {
+		return header{}, nil, fmt.Errorf("%s: read section table: %w", path, err)
+	}
+	if got := crc32.Checksum(table, castagnoli); got != h.tableCRC {
+		return bad(ErrCorrupt, int64(h.tableOffset), "section table checksum %#08x, its bytes give %#08x", h.tableCRC, got)
+	}
+	entries := make([]entry, h.sections)
+	names := make(map[string]bool, h.sections)
+	next := uint64(headerSize)
+	for i := range entries {
+		eb := table[i*entrySize : (i+1)*entrySize]
+		at := int64(h.tableOffset) + int64(i*entrySize)
+		e, detail := decodeEntry(eb)
+		if detail == "" && names[e.name] {
+			detail = fmt.Sprintf("section %q appears twice", e.name)
+		}
+		if detail == "" && e.offset != next {
+			detail = fmt.Sprintf("section %q starts at offset %d, the one before it ends (aligned) at %d", e.name, e.offset, next)
+		}
+		if detail == "" && e.length > h.tableOffset-e.offset {
+			detail = fmt.Sprintf("section %q of %d bytes at offset %d overruns the section table at %d", e.name, e.length, e.offset, h.tableOffset)
+		}
+		if detail != "" {
+			return bad(ErrCorrupt, at, "section table entry %d: %s", i, detail)
+		}
+		names[e.name] = true
+		entries[i] = e
+		next = alignUp(e.offset + e.length)
+	}
+	if next != h.tableOffset {
+		return bad(ErrCorrupt, hdrTableOffset, "the sections end (aligned) at offset %d, the table starts at %d", next, h.tableOffset)
+	}
+	return h, entries, nil
+}
+
+// decodeEntry decodes a section table entry and checks it on its own: it
+// returns a description of what is wrong, or "".
+func decodeEntry(b []byte) (entry, string) {
+	name := b[entName : entName+MaxNameLen]
+	if i := bytes.IndexByte(name, 0); i >= 0 {
+		if !allZero(name[i:]) {
+			return entry{}, "name has bytes after its end"
+		}
+		name = name[:i]
+	}
+	e := entry{
+		name:     string(name),
+		offset:   binary.LittleEndian.Uint64(b[entOffset:]),
+		length:   binary.LittleEndian.Uint64(b[entLength:]),
+		count:    binary.LittleEndian.Uint64(b[entCount:]),
+		crc:      binary.LittleEndian.Uint32(b[entCRC:]),
+		kind:     Kind(b[entKind]),
+		elemSize: b[entElemSize],
+	}
+	if !validName(e.name) {
+		return e, fmt.Sprintf("invalid name %q", e.name)
+	}
+	if !allZero(b[entReserved:entrySize]) {
+		return e, fmt.Sprintf("section %q: reserved bytes are not zero", e.name)
+	}
+	size := uint64(e.elemSize)
+	switch {
+	case e.kind.intSize() != 0:
+		if int(e.elemSize) != e.kind.intSize() || e.length%size != 0 || e.count != e.length/size {
+			return e, fmt.Sprintf("section %q: %d bytes are not %d elements of %s", e.name, e.length, e.count, e.kind)
+		}
+	case e.kind == KindStrings:
+		if (size != 4 && size != 8) || e.count >= e.length/size {
+			return e, fmt.Sprintf("section %q: %d bytes cannot hold %d strings with %d-byte offsets", e.name, e.length, e.count, e.elemSize)
+		}
+	case e.kind == KindBlob:
+		if e.elemSize != 1 || e.count != e.length {
+			return e, fmt.Sprintf("section %q: a blob of %d bytes says it has %d", e.name, e.length, e.count)
+		}
+	default:
+		return e, fmt.Sprintf("section %q: unknown kind %d", e.name, e.kind)
+	}
+	return e, ""
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Path returns the index file's path.
+func (ix *Index) Path() string { return ix.path }
+
+// Identity returns the identity the index was written for.
+func (ix *Index) Identity() Identity { return ix.id }
+
+// Sections describes the index's sections in file order.
+func (ix *Index) Sections() []SectionInfo {
+	out := make([]SectionInfo, len(ix.sections))
+	for i := range ix.sections {
+		e := &ix.sections[i].entry
+		out[i] = SectionInfo{Name: e.name, Kind: e.kind, Count: e.count, Bytes: e.length}
+	}
+	return out
+}
+
+// Section describes section name, and reports whether the index has it.
+func (ix *Index) Section(name string) (SectionInfo, bool) {
+	s := ix.byName[name]
+	if s == nil {
+		return SectionInfo{}, false
+	}
+	return SectionInfo{Name: s.name, Kind: s.kind, Count: s.count, Bytes: s.length}, true
+}
+
+// errIndexClosed is returned for reads from a closed Index.
+var errIndexClosed = errors.New("index is closed")
+
+// section returns section name, checked, after making sure it has kind.
+func (ix *Index) section(name string, kind Kind) (*section, error) {
+	if ix.closed {
+		return nil, fmt.Errorf("%s: section %q: %w", ix.path, name, errIndexClosed)
+	}
+	s := ix.byName[name]
+	if s == nil {
+		return nil, &Error{Path: ix.path, Section: name, Reason: ErrCorrupt, Detail: "the index has no such section"}
+	}
+	if s.kind != kind {
+		return nil, &Error{Path: ix.path, Section: name, Offset: int64(s.offset), Reason: ErrCorrupt,
+			Detail: fmt.Sprintf("it holds %s, it was read as %s", s.kind, kind)}
+	}
+	s.once.Do(func() { s.err = ix.check(s) })
+	return s, s.err
+}
+
+// bytes returns the bytes of section s.
+func (ix *Index) bytes(s *section) []byte {
+	return ix.data[s.offset : s.offset+s.length : s.offset+s.length]
+}
+
+// check verifies section s: its checksum (on several cores when it is
+// large), the zero padding after it and, for a string table, its offsets.
+// A fault while reading the mapping (the file shrank under it) is
+// reported as corruption.
+func (ix *Index) check(s *section) (err error) {
+	faulted := func() error {
+		return &Error{Path: ix.path, Section: s.name, Offset: int64(s.offset), Reason: ErrCorrupt,
+			Detail: "reading it faulted: the file was cut short after it was opened"}
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+				panic(r)
+			}
+			err = faulted()
+		}
+	}()
+	bad := func(off uint64, format string, args ...any) error {
+		return &Error{Path: ix.path, Section: s.name, Offset: int64(off), Reason: ErrCorrupt, Detail: fmt.Sprintf(format, args...)}
+	}
+	data := ix.bytes(s)
+	got, err := checksum(data)
+	if err != nil {
+		return faulted()
+	}
+	if got != s.crc {
+		return bad(s.offset, "checksum %#08x, its %d bytes give %#08x", s.crc, s.length, got)
+	}
+	end := s.offset + s.length
+	if !allZero(ix.data[end:alignUp(end)]) {
+		return bad(end, "the padding after it is not zero")
+	}
+	if s.kind == KindStrings {
+		if _, off, detail := stringsOf(data, s.count, int(s.elemSize)); detail != "" {
+			return bad(s.offset+off, "%s", detail)
+		}
+	}
+	return nil
+}
+
+// Verify checks every section not checked yet and returns the first fault.
+func (ix *Index) Verify() error {
+	for i := range ix.sections {
+		if _, err := ix.section(ix.sections[i].name, ix.sections[i].kind); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Array returns array section name as a []T, checked on first use. T must
+// be the section's element type (an integer type defined on it will do).
+// The slice is the mapping itself: read it, never write it.
+func Array[T Integer](ix *Index, name string) ([]T, error) {
+	s, err := ix.section(name, kindOf[T]())
+	if err != nil {
+		return nil, err
+	}
+	return view[T](ix.bytes(s)), nil
+}
+
+// view returns b, little-endian Ts, as a []T: the same memory where this
+// machine is little-endian, a converted copy elsewhere. b's address is
+// aligned for T: Open checks that the mapping is 8-byte aligned, and
+// sections start at multiples of 64 bytes.
+func view[T Integer](b []byte) []T {
+	size := kindOf[T]().intSize()
+	n := len(b) / size
+	if n == 0 {
+		return []T{}
+	}
+	if nativeLittleEndian {
+		return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	}
+	out := make([]T, n)
+	switch size {
+	case 1:
+		for i := range out {
+			out[i] = T(b[i])
+		}
+	case 2:
+		for i := range out {
+			out[i] = T(binary.LittleEndian.Uint16(b[2*i:]))
+		}
+	case 4:
+		for i := range out {
+			out[i] = T(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+	default:
+		for i := range out {
+			out[i] = T(binary.LittleEndian.Uint64(b[8*i:]))
+		}
+	}
+	return out
+}
+
+// Strings is a string table section: its strings in the order they were
+// added, read in place.
+type Strings struct {
+	data  []byte
+	off32 []uint32
+	off64 []uint64
+}
+
+// Len returns the number of strings.
+func (s Strings) Len() int {
+	if s.off64 != nil {
+		return len(s.off64) - 1
+	}
+	return max(len(s.off32)-1, 0)
+}
+
+func (s Strings) bounds(i int) (uint64, uint64) {
+	if s.off64 != nil {
+		return s.off64[i], s.off64[i+1]
+	}
+	return uint64(s.off32[i]), uint64(s.off32[i+1])
+}
+
+// Bytes returns string i as bytes in the mapping: read them, never write
+// them. It panics when i is out of range, as indexing a slice does.
+func (s Strings) Bytes(i int) []byte {
+	if i < 0 || i >= s.Len() {
+		panic(fmt.Sprintf("store: string %d of a table of %d", i, s.Len()))
+	}
+	start, end := s.bounds(i)
+	return s.data[start:end:end]
+}
+
+// At returns string i without copying it: the string lives in the mapping
+// and is valid until the Index is closed (copy it with strings.Clone to
+// keep it longer). It panics when i is out of range.
+func (s Strings) At(i int) string {
+	b := s.Bytes(i)
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// stringsOf reads a string table of count strings with offsets of width
+// bytes from the section's data. It checks the offsets: on a fault it
+// returns the offset in the section and a description.
+func stringsOf(data []byte, count uint64, width int) (Strings, uint64, string) {
+	offStart := uint64(len(data)) - (count+1)*uint64(width)
+	if offStart%uint64(width) != 0 {
+		return Strings{}, offStart, fmt.Sprintf("the offsets start at %d, not a multiple of their width %d", offStart, width)
+	}
+	var s Strings
+	var end, at uint64
+	var detail string
+	if width == 4 {
+		s.off32 = view[uint32](data[offStart:])
+		end, at, detail = checkOffsets(s.off32)
+	} else {
+		s.off64 = view[uint64](data[offStart:])
+		end, at, detail = checkOffsets(s.off64)
+	}
+	if detail != "" {
+		return Strings{}, offStart + at*uint64(width), detail
+	}
+	if end > offStart || offStart-end >= uint64(width) || !allZero(data[end:offStart]) {
+		return Strings{}, end, fmt.Sprintf("the strings end at %d, their offsets start at %d: that is not %d-byte alignment with zero padding", end, offStart, width)
+	}
+	s.data = data[:end:end]
+	return s, 0, ""
+}
+
+// checkOffsets checks that string offsets start at 0 and never decrease.
+// It returns the last offset (where the strings end), or the index of the
+// first bad offset and a description.
+func checkOffsets[T uint32 | uint64](offs []T) (end, at uint64, detail string) {
+	if offs[0] != 0 {
+		return 0, 0, fmt.Sprintf("the first string starts at %d, not 0", offs[0])
+	}
+	for i, o := range offs {
+		if uint64(o) < end {
+			return 0, uint64(i), fmt.Sprintf("string %d starts at %d, before the end of the one before it (%d)", i, o, end)
+		}
+		end = uint64(o)
+	}
+	return end, 0, ""
+}
+
+// Strings returns string table section name, checked on first use.
+func (ix *Index) Strings(name string) (Strings, error) {
+	s, err := ix.section(name, KindStrings)
+	if err != nil {
+		return Strings{}, err
+	}
+	st, _, _ := stringsOf(ix.bytes(s), s.count, int(s.elemSize))
+	return st, nil
+}
+
+// Blob returns blob section name, checked on first use. The bytes are the
+// mapping itself: read them, never write them.
+func (ix *Index) Blob(name string) ([]byte, error) {
+	s, err := ix.section(name, KindBlob)
+	if err != nil {
+		return nil, err
+	}
+	return ix.bytes(s), nil
+}
+
+// JSON decodes blob section name, written by Writer.WriteJSON, into v.
+func (ix *Index) JSON(name string, v any) error {
+	b, err := ix.Blob(name)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		s := ix.byName[name]
+		return &Error{Path: ix.path, Section: name, Offset: int64(s.offset), Reason: ErrCorrupt, Detail: err.Error()}
+	}
+	return nil
+}
+
+// Close unmaps the file. Every slice and string read from the index dies
+// with it.
+func (ix *Index) Close() error {
+	if ix.closed {
+		return nil
+	}
+	ix.closed = true
+	ix.data = nil
+	return ix.release()
+}
