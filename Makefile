@@ -26,7 +26,7 @@ bench: build
 FUZZ_TARGETS := ./parser/hprof:FuzzReader ./parser/hprofascii:FuzzReader \
 	./parser/threaddump:FuzzReader ./parser/jvmpi:FuzzHeapDump \
 	./parser/jvmpi:FuzzObjectDump ./parser/jvmpi:FuzzMonitorDump \
-	./model:FuzzLoad
+	./model:FuzzLoad ./model/store:FuzzOpen
 fuzz:
 	for t in $(FUZZ_TARGETS); do \
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" || exit 1; \
