@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -27,19 +28,24 @@ func benchBytes(b *testing.B) int64 {
 // chunk, not the whole array, is what is in memory.
 const benchChunk = 8 << 20 // uint64s: 64 MiB
 
-// writeBenchIndex writes an index of one uint64 array of size bytes, in
-// chunks, with a small string table and blob beside it, and returns the
-// time Commit took (section table, header, fsync, rename).
-func writeBenchIndex(b *testing.B, path string, size int64) time.Duration {
+// benchData returns the chunk the benchmarks write, filled.
+func benchData() []uint64 {
+	chunk := make([]uint64, benchChunk)
+	for i := range chunk {
+		chunk[i] = uint64(i) * 0x9E3779B97F4A7C15
+	}
+	return chunk
+}
+
+// writeBenchIndex writes an index of one uint64 array of size bytes, chunk
+// after chunk, with a small string table and blob beside it, and returns
+// the time Commit took (section table, header, fsync, rename).
+func writeBenchIndex(b *testing.B, path string, size int64, chunk []uint64) time.Duration {
 	w, err := Create(path, testID, 0o644)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer w.Abort()
-	chunk := make([]uint64, benchChunk)
-	for i := range chunk {
-		chunk[i] = uint64(i) * 0x9E3779B97F4A7C15
-	}
 	a, err := NewArray[uint64](w, "objects")
 	if err != nil {
 		b.Fatal(err)
@@ -70,23 +76,27 @@ func writeBenchIndex(b *testing.B, path string, size int64) time.Duration {
 func BenchmarkWrite(b *testing.B) {
 	size := benchBytes(b)
 	path := filepath.Join(b.TempDir(), "bench"+Suffix)
+	chunk := benchData()
 	b.SetBytes(size)
 	var commit time.Duration
 	for b.Loop() {
-		commit += writeBenchIndex(b, path, size)
+		commit += writeBenchIndex(b, path, size, chunk)
 	}
 	b.ReportMetric(float64(size)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 	b.ReportMetric(commit.Seconds()/float64(b.N), "commit-s")
 }
 
 // BenchmarkOpenVerify opens a HPROFCTL_BENCH_GB GiB index (in the page
-// cache) and checks every section, as reading all of it would.
+// cache) and checks every section, as reading all of it would;
+// rss-growth-MiB is how much the check adds to resident memory.
 func BenchmarkOpenVerify(b *testing.B) {
 	size := benchBytes(b)
 	path := filepath.Join(b.TempDir(), "bench"+Suffix)
-	writeBenchIndex(b, path, size)
+	writeBenchIndex(b, path, size, benchData())
 	b.SetBytes(size)
+	var grown int64
 	for b.Loop() {
+		before := residentBytes()
 		ix, err := Open(path, testID)
 		if err != nil {
 			b.Fatal(err)
@@ -94,9 +104,26 @@ func BenchmarkOpenVerify(b *testing.B) {
 		if err := ix.Verify(); err != nil {
 			b.Fatal(err)
 		}
+		grown = max(grown, residentBytes()-before)
 		ix.Close()
 	}
 	b.ReportMetric(float64(size)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+	b.ReportMetric(float64(grown)/(1<<20), "rss-growth-MiB")
+}
+
+// residentBytes returns the process's resident set size from
+// /proc/self/statm, or 0 where there is none.
+func residentBytes() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(fields[1], 10, 64)
+	return pages * int64(os.Getpagesize())
 }
 
 // BenchmarkOpen opens a HPROFCTL_BENCH_GB GiB index and reads one small
@@ -104,7 +131,7 @@ func BenchmarkOpenVerify(b *testing.B) {
 func BenchmarkOpen(b *testing.B) {
 	size := benchBytes(b)
 	path := filepath.Join(b.TempDir(), "bench"+Suffix)
-	writeBenchIndex(b, path, size)
+	writeBenchIndex(b, path, size, benchData())
 	for b.Loop() {
 		ix, err := Open(path, testID)
 		if err != nil {

@@ -1,10 +1,10 @@
 package store
 
 import (
-	"errors"
+	"fmt"
 	"hash/crc32"
+	"io"
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -12,70 +12,73 @@ import (
 // checksumPiece is the size of the pieces a large section's checksum is
 // computed in, one piece per core at a time. The pieces' checksums are
 // combined into the section's. Tests lower it.
-var checksumPiece = 16 << 20
+var checksumPiece int64 = 16 << 20
 
-// errFault is returned by checksum when reading b faulted (a mapped file
-// cut short under it).
-var errFault = errors.New("memory fault")
+// readBuffer is the size of the reads a checksum is computed from.
+const readBuffer = 1 << 20
 
-// checksum returns the CRC-32C of b, computed on up to GOMAXPROCS cores
-// for a large b. A fault reading b gives errFault instead of a crash.
-func checksum(b []byte) (uint32, error) {
-	pieces := (len(b) + checksumPiece - 1) / checksumPiece
+// checksumAt returns the CRC-32C of the n bytes at off in src, read with
+// src.ReadAt in pieces on up to GOMAXPROCS goroutines.
+func checksumAt(src io.ReaderAt, off, n int64) (uint32, error) {
+	pieces := int((n + checksumPiece - 1) / checksumPiece)
 	workers := min(runtime.GOMAXPROCS(0), pieces)
 	if workers <= 1 {
-		return checksumGuarded(b)
+		return checksumPieceAt(src, off, n, make([]byte, min(n, readBuffer)))
 	}
 	sums := make([]uint32, pieces)
+	errs := make([]error, pieces)
 	var next atomic.Int64
-	var faulted atomic.Bool
+	var failed atomic.Bool
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			buf := make([]byte, readBuffer)
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= pieces || faulted.Load() {
+				if i >= pieces || failed.Load() {
 					return
 				}
-				sum, err := checksumGuarded(b[i*checksumPiece : min((i+1)*checksumPiece, len(b))])
-				if err != nil {
-					faulted.Store(true)
+				start := int64(i) * checksumPiece
+				sums[i], errs[i] = checksumPieceAt(src, off+start, min(checksumPiece, n-start), buf)
+				if errs[i] != nil {
+					failed.Store(true)
 					return
 				}
-				sums[i] = sum
 			}
 		}()
 	}
 	wg.Wait()
-	if faulted.Load() {
-		return 0, errFault
+	for _, err := range errs {
+		if err != nil {
+			return 0, err
+		}
 	}
 	sum := sums[0]
 	shift := xPow8n(uint64(checksumPiece))
 	for i := 1; i < pieces; i++ {
 		if i == pieces-1 {
-			shift = xPow8n(uint64(len(b) - i*checksumPiece))
+			shift = xPow8n(uint64(n - int64(i)*checksumPiece))
 		}
 		sum = mulModP(shift, sum) ^ sums[i]
 	}
 	return sum, nil
 }
 
-// checksumGuarded returns the CRC-32C of b, or errFault when reading b
-// faults.
-func checksumGuarded(b []byte) (sum uint32, err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			if _, fault := r.(interface{ Addr() uintptr }); !fault {
-				panic(r)
-			}
-			err = errFault
+// checksumPieceAt returns the CRC-32C of the n bytes at off in src, read
+// through buf.
+func checksumPieceAt(src io.ReaderAt, off, n int64, buf []byte) (uint32, error) {
+	var sum uint32
+	for done := int64(0); done < n; {
+		b := buf[:min(int64(len(buf)), n-done)]
+		if _, err := src.ReadAt(b, off+done); err != nil {
+			return 0, fmt.Errorf("read %d bytes at offset %d: %w", len(b), off+done, err)
 		}
-	}()
-	return crc32.Checksum(b, castagnoli), nil
+		sum = crc32.Update(sum, castagnoli, b)
+		done += int64(len(b))
+	}
+	return sum, nil
 }
 
 // The checksums of two pieces combine into the checksum of both: with

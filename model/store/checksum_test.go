@@ -1,7 +1,10 @@
 package store
 
 import (
+	"bytes"
+	"errors"
 	"hash/crc32"
+	"io"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -25,15 +28,20 @@ func TestCombine(t *testing.T) {
 // TestParallelChecksum computes checksums in small pieces on several
 // goroutines and compares them with hash/crc32's.
 func TestParallelChecksum(t *testing.T) {
-	defer func(old int) { checksumPiece = old }(checksumPiece)
+	defer func(old int64) { checksumPiece = old }(checksumPiece)
 	checksumPiece = 1000
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	data := make([]byte, 20_500)
+	data := make([]byte, 20_600)
 	rand.NewChaCha8([32]byte{7}).Read(data)
-	for _, n := range []int{0, 1, 999, 1000, 1001, 2000, 7777, 20_000, 20_500} {
-		got, err := checksum(data[:n])
-		if want := crc32.Checksum(data[:n], castagnoli); got != want || err != nil {
-			t.Errorf("%d bytes: %#08x, %v; want %#08x", n, got, err, want)
+	src := bytes.NewReader(data)
+	for _, c := range []struct{ off, n int }{{0, 0}, {0, 1}, {5, 999}, {0, 1000}, {3, 1001}, {0, 2000}, {17, 7777}, {0, 20_000}, {100, 20_500}} {
+		got, err := checksumAt(src, int64(c.off), int64(c.n))
+		if want := crc32.Checksum(data[c.off:c.off+c.n], castagnoli); got != want || err != nil {
+			t.Errorf("%d bytes at %d: %#08x, %v; want %#08x", c.n, c.off, got, err, want)
 		}
+	}
+	// A piece that cannot be read fails the whole.
+	if _, err := checksumAt(src, 1000, 20_000); !errors.Is(err, io.EOF) {
+		t.Errorf("reading past the end: %v, want io.EOF", err)
 	}
 }

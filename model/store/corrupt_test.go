@@ -234,8 +234,12 @@ func TestCraftedStrings(t *testing.T) {
 		{"first not zero", func(b []byte) { b[offs] = 1 }, "the first string starts at 1, not 0"},
 		{"decreasing", func(b []byte) { b[offs+4] = 6 }, "string 2 starts at 5, before the end of the one before it (6)"},
 		{"past the offsets", func(b []byte) { b[offs+8] = 9 }, "the strings end at 9, their offsets start at 8"},
-		{"padding too long", func(b []byte) { b[offs+8] = 3; b[offs+4] = 1 }, "the strings end at 3, their offsets start at 8"},
-		{"padding not zero", func(b []byte) { b[headerSize+6] = 'x' }, "the strings end at 5, their offsets start at 8"},
+		{"padding too long", func(b []byte) { b[offs+8] = 3; b[offs+4] = 1 }, "the strings end at 3, their offsets start at 8: that is not 4-byte alignment"},
+		{"padding not zero", func(b []byte) { b[headerSize+6] = 'x' }, "the strings end at 5, their offsets start at 8: the padding between: not zero"},
+		{"offsets not aligned", func(b []byte) {
+			table := binary.LittleEndian.Uint64(b[hdrTableOffset:])
+			b[table+entLength]++ // 21 bytes: the offsets would start at 9
+		}, "the offsets start at 9, not a multiple of their width 4"},
 	}
 	for _, c := range cases {
 		b := append([]byte(nil), good...)

@@ -3,20 +3,33 @@
 package store
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"syscall"
 )
 
-// mapFile maps the first size bytes of f read-only. The mapping outlives
-// f; the returned function unmaps it.
-func mapFile(f *os.File, size int64) ([]byte, func() error, error) {
+// mapping is an index file's bytes in memory.
+type mapping struct {
+	data    []byte
+	src     io.ReaderAt
+	release func() error
+}
+
+// mapFile maps the first size bytes of f read-only. Checks read f itself;
+// release unmaps the bytes and closes f.
+func mapFile(f *os.File, size int64) (*mapping, error) {
 	if int64(int(size)) != size {
-		return nil, nil, fmt.Errorf("%d bytes do not fit in this machine's address space", size)
+		return nil, fmt.Errorf("%d bytes do not fit in this machine's address space", size)
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return data, func() error { return syscall.Munmap(data) }, nil
+	return &mapping{
+		data:    data,
+		src:     f,
+		release: func() error { return errors.Join(syscall.Munmap(data), f.Close()) },
+	}, nil
 }

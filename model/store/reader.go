@@ -9,7 +9,6 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"runtime/debug"
 	"sync"
 	"unsafe"
 )
@@ -19,18 +18,21 @@ import (
 // point into it, so they must not be modified and are valid only until
 // Close. An Index is safe for concurrent use, Close excepted.
 //
-// Opening checks the header and the section table only; each section's
-// checksum is checked the first time the section is read, once, so a
-// query pays for the sections it reads and no others.
+// Opening checks the header and the section table only. Each section is
+// checked the first time it is read, once, with plain reads of the file
+// rather than through the mapping: a query pays for the sections it
+// reads and no others, and only the pages it then touches join the
+// process's resident memory.
 //
-// The one risk left: when another process truncates the file while it is
-// mapped (hprofctl never does; it replaces index files by renaming), a
-// read of a page beyond the new end raises SIGBUS. The checksum pass
-// turns such a fault into an ErrCorrupt error; a fault in the caller's
-// later reads of a returned slice ends the program.
+// The one risk left: when another process truncates or rewrites the file
+// in place while it is open (hprofctl never does; it replaces index files
+// by renaming), a check finds the file cut short (ErrCorrupt), but a read
+// of data already handed out may find other bytes than were checked, or
+// raise SIGBUS past the new end.
 type Index struct {
 	path     string
 	data     []byte
+	src      io.ReaderAt // the file's bytes, as checks read them
 	release  func() error
 	id       Identity
 	sections []section
@@ -43,6 +45,9 @@ type section struct {
 	entry
 	once sync.Once
 	err  error
+	// stringsEnd is, for a checked string table, the length of its
+	// strings' bytes.
+	stringsEnd uint64
 }
 
 // SectionInfo describes one section of an index.
@@ -75,7 +80,16 @@ func Open(path string, want Identity) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	ix, err := open(f, path, want)
+	if err != nil {
+		f.Close()
+	}
+	return ix, err
+}
+
+// open does the work of Open on the opened file f. On success f belongs to
+// the Index.
+func open(f *os.File, path string, want Identity) (*Index, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -91,18 +105,19 @@ func Open(path string, want Identity) (*Index, error) {
 	if h.dump != want.Dump {
 		return nil, &Error{Path: path, Offset: hdrDumpSize, Reason: ErrStale, Detail: staleDetail(h.dump, want.Dump)}
 	}
-	data, release, err := mapFile(f, st.Size())
+	m, err := mapFile(f, st.Size())
 	if err != nil {
 		return nil, fmt.Errorf("%s: map index: %w", path, err)
 	}
-	if uintptr(unsafe.Pointer(unsafe.SliceData(data)))%8 != 0 {
-		release()
+	if uintptr(unsafe.Pointer(unsafe.SliceData(m.data)))%8 != 0 {
+		m.release()
 		return nil, fmt.Errorf("%s: the index was mapped at an address not aligned to 8 bytes", path)
 	}
 	ix := &Index{
 		path:     path,
-		data:     data,
-		release:  release,
+		data:     m.data,
+		src:      m.src,
+		release:  m.release,
 		id:       Identity{Content: h.content, Dump: h.dump},
 		sections: make([]section, len(entries)),
 		byName:   make(map[string]*section, len(entries)),
@@ -314,45 +329,91 @@ func (ix *Index) bytes(s *section) []byte {
 	return ix.data[s.offset : s.offset+s.length : s.offset+s.length]
 }
 
-// check verifies section s: its checksum (on several cores when it is
-// large), the zero padding after it and, for a string table, its offsets.
-// A fault while reading the mapping (the file shrank under it) is
-// reported as corruption.
-func (ix *Index) check(s *section) (err error) {
-	faulted := func() error {
-		return &Error{Path: ix.path, Section: s.name, Offset: int64(s.offset), Reason: ErrCorrupt,
-			Detail: "reading it faulted: the file was cut short after it was opened"}
-	}
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			if _, fault := r.(interface{ Addr() uintptr }); !fault {
-				panic(r)
-			}
-			err = faulted()
-		}
-	}()
+// check verifies section s, reading it from the file: its checksum (on
+// several cores when it is large), the zero padding after it and, for a
+// string table, its offsets.
+func (ix *Index) check(s *section) error {
 	bad := func(off uint64, format string, args ...any) error {
 		return &Error{Path: ix.path, Section: s.name, Offset: int64(off), Reason: ErrCorrupt, Detail: fmt.Sprintf(format, args...)}
 	}
-	data := ix.bytes(s)
-	got, err := checksum(data)
+	got, err := checksumAt(ix.src, int64(s.offset), int64(s.length))
 	if err != nil {
-		return faulted()
+		return bad(s.offset, "%v: the file was cut short after it was opened", err)
 	}
 	if got != s.crc {
 		return bad(s.offset, "checksum %#08x, its %d bytes give %#08x", s.crc, s.length, got)
 	}
 	end := s.offset + s.length
-	if !allZero(ix.data[end:alignUp(end)]) {
-		return bad(end, "the padding after it is not zero")
+	if err := ix.zeroAt(end, alignUp(end)-end); err != nil {
+		return bad(end, "the padding after it: %v", err)
 	}
 	if s.kind == KindStrings {
-		if _, off, detail := stringsOf(data, s.count, int(s.elemSize)); detail != "" {
+		stringsEnd, off, detail := ix.checkStrings(s)
+		if detail != "" {
 			return bad(s.offset+off, "%s", detail)
 		}
+		s.stringsEnd = stringsEnd
 	}
 	return nil
+}
+
+// errNotZero is the fault of padding that is not zero.
+var errNotZero = errors.New("not zero")
+
+// zeroAt checks that the n bytes at off in the file are zero.
+func (ix *Index) zeroAt(off, n uint64) error {
+	buf := make([]byte, n)
+	if _, err := ix.src.ReadAt(buf, int64(off)); err != nil {
+		return err
+	}
+	if !allZero(buf) {
+		return errNotZero
+	}
+	return nil
+}
+
+// checkStrings checks the offsets of string table s, reading them from the
+// file: they start at 0, never decrease, and end where the strings' bytes
+// and their zero padding to the offsets' width end. It returns where the
+// strings' bytes end, or the offset in the section of a fault and a
+// description.
+func (ix *Index) checkStrings(s *section) (end, at uint64, detail string) {
+	width := uint64(s.elemSize)
+	offStart := s.length - (s.count+1)*width
+	if offStart%width != 0 {
+		return 0, offStart, fmt.Sprintf("the offsets start at %d, not a multiple of their width %d", offStart, width)
+	}
+	buf := make([]byte, min(readBuffer, s.length-offStart))
+	for pos := offStart; pos < s.length; {
+		b := buf[:min(uint64(len(buf)), s.length-pos)]
+		if _, err := ix.src.ReadAt(b, int64(s.offset+pos)); err != nil {
+			return 0, pos, fmt.Sprintf("reading the offsets: %v", err)
+		}
+		for j := uint64(0); j < uint64(len(b)); j += width {
+			var o uint64
+			if width == 4 {
+				o = uint64(binary.LittleEndian.Uint32(b[j:]))
+			} else {
+				o = binary.LittleEndian.Uint64(b[j:])
+			}
+			i := (pos + j - offStart) / width
+			switch {
+			case i == 0 && o != 0:
+				return 0, pos + j, fmt.Sprintf("the first string starts at %d, not 0", o)
+			case o < end:
+				return 0, pos + j, fmt.Sprintf("string %d starts at %d, before the end of the one before it (%d)", i, o, end)
+			}
+			end = o
+		}
+		pos += uint64(len(b))
+	}
+	if end > offStart || offStart-end >= width {
+		return 0, end, fmt.Sprintf("the strings end at %d, their offsets start at %d: that is not %d-byte alignment", end, offStart, width)
+	}
+	if err := ix.zeroAt(s.offset+end, offStart-end); err != nil {
+		return 0, end, fmt.Sprintf("the strings end at %d, their offsets start at %d: the padding between: %v", end, offStart, err)
+	}
+	return end, 0, ""
 }
 
 // Verify checks every section not checked yet and returns the first fault.
@@ -455,57 +516,20 @@ func (s Strings) At(i int) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// stringsOf reads a string table of count strings with offsets of width
-// bytes from the section's data. It checks the offsets: on a fault it
-// returns the offset in the section and a description.
-func stringsOf(data []byte, count uint64, width int) (Strings, uint64, string) {
-	offStart := uint64(len(data)) - (count+1)*uint64(width)
-	if offStart%uint64(width) != 0 {
-		return Strings{}, offStart, fmt.Sprintf("the offsets start at %d, not a multiple of their width %d", offStart, width)
-	}
-	var s Strings
-	var end, at uint64
-	var detail string
-	if width == 4 {
-		s.off32 = view[uint32](data[offStart:])
-		end, at, detail = checkOffsets(s.off32)
-	} else {
-		s.off64 = view[uint64](data[offStart:])
-		end, at, detail = checkOffsets(s.off64)
-	}
-	if detail != "" {
-		return Strings{}, offStart + at*uint64(width), detail
-	}
-	if end > offStart || offStart-end >= uint64(width) || !allZero(data[end:offStart]) {
-		return Strings{}, end, fmt.Sprintf("the strings end at %d, their offsets start at %d: that is not %d-byte alignment with zero padding", end, offStart, width)
-	}
-	s.data = data[:end:end]
-	return s, 0, ""
-}
-
-// checkOffsets checks that string offsets start at 0 and never decrease.
-// It returns the last offset (where the strings end), or the index of the
-// first bad offset and a description.
-func checkOffsets[T uint32 | uint64](offs []T) (end, at uint64, detail string) {
-	if offs[0] != 0 {
-		return 0, 0, fmt.Sprintf("the first string starts at %d, not 0", offs[0])
-	}
-	for i, o := range offs {
-		if uint64(o) < end {
-			return 0, uint64(i), fmt.Sprintf("string %d starts at %d, before the end of the one before it (%d)", i, o, end)
-		}
-		end = uint64(o)
-	}
-	return end, 0, ""
-}
-
 // Strings returns string table section name, checked on first use.
 func (ix *Index) Strings(name string) (Strings, error) {
 	s, err := ix.section(name, KindStrings)
 	if err != nil {
 		return Strings{}, err
 	}
-	st, _, _ := stringsOf(ix.bytes(s), s.count, int(s.elemSize))
+	data := ix.bytes(s)
+	offStart := s.length - (s.count+1)*uint64(s.elemSize)
+	st := Strings{data: data[:s.stringsEnd:s.stringsEnd]}
+	if s.elemSize == 4 {
+		st.off32 = view[uint32](data[offStart:])
+	} else {
+		st.off64 = view[uint64](data[offStart:])
+	}
 	return st, nil
 }
 
@@ -532,8 +556,8 @@ func (ix *Index) JSON(name string, v any) error {
 	return nil
 }
 
-// Close unmaps the file. Every slice and string read from the index dies
-// with it.
+// Close unmaps and closes the file. Every slice and string read from the
+// index dies with it.
 func (ix *Index) Close() error {
 	if ix.closed {
 		return nil
