@@ -10,13 +10,6 @@ import (
 	"unsafe"
 )
 
-// mapping is an index file's bytes in memory.
-type mapping struct {
-	data    []byte
-	src     io.ReaderAt
-	release func() error
-}
-
 // mapFile reads the first size bytes of f into memory where this package
 // does not map files, and closes f. The buffer is allocated as uint64s so
 // that it is aligned as a mapping would be for every element type. Checks

@@ -5,17 +5,9 @@ package store
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"syscall"
 )
-
-// mapping is an index file's bytes in memory.
-type mapping struct {
-	data    []byte
-	src     io.ReaderAt
-	release func() error
-}
 
 // mapFile maps the first size bytes of f read-only. Checks read f itself;
 // release unmaps the bytes and closes f.

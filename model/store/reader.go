@@ -40,6 +40,13 @@ type Index struct {
 	closed   bool
 }
 
+// mapping is an index file's bytes in memory, as mapFile gives them.
+type mapping struct {
+	data    []byte
+	src     io.ReaderAt // what checks read: the file, or data
+	release func() error
+}
+
 // section is one section of an opened index, with the result of its check.
 type section struct {
 	entry

@@ -77,13 +77,9 @@ func Create(path string, id Identity, perm fs.FileMode) (*Writer, error) {
 		buf:   bufio.NewWriterSize(f, writeBufferSize),
 		names: map[string]bool{},
 	}
-	// The header is written last, at offset 0; until then it is zeros.
+	// The header is written last, at offset 0; until then it is zeros
+	// (in the buffer, so this cannot fail).
 	w.raw(make([]byte, headerSize))
-	if w.err != nil {
-		err := w.err
-		w.Abort()
-		return nil, err
-	}
 	return w, nil
 }
 
@@ -292,7 +288,7 @@ func (w *Writer) NewStrings(name string) (*StringsWriter, error) {
 	return &StringsWriter{w: w, e: e}, nil
 }
 
-// Add appends s to the table; its index is the number of strings added
+// Add appends str to the table; its index is the number of strings added
 // before it.
 func (s *StringsWriter) Add(str string) error {
 	if err := s.w.owns(s.e); err != nil {
