@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
 // ContendedMonitor is one row of MONITOR TIME: a monitor threads waited
@@ -88,7 +89,7 @@ func Monitors(p *model.Profile, depth int) (MonitorsReport, error) {
 func MonitorsFromJVMPI(monitors []model.JVMPIMonitor) MonitorsReport {
 	r := MonitorsReport{Contended: []ContendedMonitor{}, Monitors: []MonitorRow{}, MonitorDumps: 1}
 	for _, m := range monitors {
-		name := model.MonitorName{Raw: m.Lock.Kind == model.LockRawMonitor, Name: m.Lock.Name, Class: m.Lock.Class, ID: m.Lock.ID}
+		name := model.MonitorName{Raw: m.Lock.Kind == threaddump.LockRawMonitor, Name: m.Lock.Name, Class: m.Lock.Class, ID: m.Lock.ID}
 		if !name.Raw && name.Class == "" {
 			name.Class = "object"
 		}

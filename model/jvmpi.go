@@ -10,6 +10,7 @@ import (
 	"github.com/hprofctl/hprofctl/parser/hprof"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
+	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
 // Class ids the translation of a JVMPI heap dump gives the classes it has
@@ -519,7 +520,7 @@ func (s *jvmpiSource) finishHeap(h *Heap) {
 // names of the threads waiting to enter it and waiting to be notified, in
 // buffer order. Null JNIEnv* entries (waiters that vanished) are left out.
 type JVMPIMonitor struct {
-	Lock       Lock
+	Lock       threaddump.Lock
 	Owner      string
 	EntryCount uint32
 	Entering   []string
@@ -542,7 +543,7 @@ var jvmpiThreadStates = map[int32]string{
 // docs/jvmpi.md#decisions-where-the-spec-is-silent). Raw
 // monitors are named from the side channel by their name pointer; Java
 // monitors carry their object's class when an object-alloc event gives it.
-func ReadJVMPIMonitorDump(manifest string) (*ThreadDump, []JVMPIMonitor, error) {
+func ReadJVMPIMonitorDump(manifest string) (*threaddump.ThreadDump, []JVMPIMonitor, error) {
 	c, err := jvmpi.LoadCapture(manifest)
 	if err != nil {
 		return nil, nil, err
@@ -562,7 +563,7 @@ func ReadJVMPIMonitorDump(manifest string) (*ThreadDump, []JVMPIMonitor, error) 
 // described by opt (its Kind must be jvmpi.MonitorDump) and named name in
 // errors. With no side channel, threads are named by their JNIEnv*, raw
 // monitors by their name pointer, and no thread has a stack or a state.
-func ReadJVMPIMonitorBuffer(in io.Reader, name string, opt jvmpi.Options) (*ThreadDump, []JVMPIMonitor, error) {
+func ReadJVMPIMonitorBuffer(in io.Reader, name string, opt jvmpi.Options) (*threaddump.ThreadDump, []JVMPIMonitor, error) {
 	c := jvmpi.BareCapture(name, opt)
 	if c.Options.Kind != jvmpi.MonitorDump {
 		return nil, nil, fmt.Errorf("%s: a JVMPI %s holds no threads or monitors; read it with the heap commands", name, opt.Kind)
@@ -571,26 +572,26 @@ func ReadJVMPIMonitorBuffer(in io.Reader, name string, opt jvmpi.Options) (*Thre
 }
 
 // readJVMPIMonitors reads the monitor dump buffer in of capture c.
-func readJVMPIMonitors(c *jvmpi.Capture, in io.Reader) (*ThreadDump, []JVMPIMonitor, error) {
+func readJVMPIMonitors(c *jvmpi.Capture, in io.Reader) (*threaddump.ThreadDump, []JVMPIMonitor, error) {
 	r, err := jvmpi.NewReader(in, c.Options)
 	if err != nil {
 		return nil, nil, err
 	}
 	ev := c.MonitorEvents
-	d := &ThreadDump{Format: "JVMPI monitor dump"}
+	d := &threaddump.ThreadDump{Format: "JVMPI monitor dump"}
 	thread := map[uint64]int{}
 	for _, t := range ev.Threads {
 		thread[uint64(t.EnvID)] = len(d.Threads)
-		d.Threads = append(d.Threads, ThreadSnapshot{Name: t.Name, ID: fmt.Sprintf("0x%x", uint64(t.EnvID))})
+		d.Threads = append(d.Threads, threaddump.ThreadSnapshot{Name: t.Name, ID: fmt.Sprintf("0x%x", uint64(t.EnvID))})
 	}
 	// threadOf returns the thread of JNIEnv* env, adding one that no
 	// thread-start event announced.
-	threadOf := func(env uint64) *ThreadSnapshot {
+	threadOf := func(env uint64) *threaddump.ThreadSnapshot {
 		i, ok := thread[env]
 		if !ok {
 			i = len(d.Threads)
 			thread[env] = i
-			d.Threads = append(d.Threads, ThreadSnapshot{Name: fmt.Sprintf("JNIEnv 0x%x", env), ID: fmt.Sprintf("0x%x", env)})
+			d.Threads = append(d.Threads, threaddump.ThreadSnapshot{Name: fmt.Sprintf("JNIEnv 0x%x", env), ID: fmt.Sprintf("0x%x", env)})
 		}
 		return &d.Threads[i]
 	}
@@ -635,33 +636,33 @@ func readJVMPIMonitors(c *jvmpi.Capture, in io.Reader) (*ThreadDump, []JVMPIMoni
 	}
 	// name adds the lock to the locks of the thread of JNIEnv* env and
 	// returns the thread's name.
-	name := func(env uint64, lock Lock, action LockAction) string {
+	name := func(env uint64, lock threaddump.Lock, action threaddump.LockAction) string {
 		t := threadOf(env)
-		t.Locks = append(t.Locks, ThreadLock{Lock: lock, Action: action, Frame: -1})
+		t.Locks = append(t.Locks, threaddump.ThreadLock{Lock: lock, Action: action, Frame: -1})
 		return t.Name
 	}
 	var monitors []JVMPIMonitor
 	for r.Next() {
 		rec := r.Record().Monitor
-		lock := Lock{Kind: LockMonitor, ID: rec.Object, Class: objectClass[rec.Object]}
+		lock := threaddump.Lock{Kind: threaddump.LockMonitor, ID: rec.Object, Class: objectClass[rec.Object]}
 		if rec.Kind == jvmpi.MonitorRaw {
-			lock = Lock{Kind: LockRawMonitor, ID: rec.RawID, Name: rawNames[rec.NamePtr]}
+			lock = threaddump.Lock{Kind: threaddump.LockRawMonitor, ID: rec.RawID, Name: rawNames[rec.NamePtr]}
 			if lock.Name == "" {
 				lock.Name = fmt.Sprintf("<raw monitor named at 0x%x>", rec.NamePtr)
 			}
 		}
 		m := JVMPIMonitor{Lock: lock, EntryCount: rec.EntryCount}
 		if rec.Owner != 0 {
-			m.Owner = name(rec.Owner, lock, Holds)
+			m.Owner = name(rec.Owner, lock, threaddump.Holds)
 		}
 		for _, env := range rec.Entering {
 			if env != 0 {
-				m.Entering = append(m.Entering, name(env, lock, Enters))
+				m.Entering = append(m.Entering, name(env, lock, threaddump.Enters))
 			}
 		}
 		for _, env := range rec.Notified {
 			if env != 0 {
-				m.Notified = append(m.Notified, name(env, lock, WaitsOn))
+				m.Notified = append(m.Notified, name(env, lock, threaddump.WaitsOn))
 			}
 		}
 		monitors = append(monitors, m)

@@ -14,6 +14,7 @@ import (
 	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi/jvmpitest"
+	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
 // jvmpiSamples returns the shared JVMPI samples directory (see testshared).
@@ -233,24 +234,24 @@ func TestReadJVMPIMonitorDump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vector := Lock{Kind: LockMonitor, Class: "java.util.Vector", ID: javaObj}
-	heap := Lock{Kind: LockRawMonitor, ID: rawID, Name: "_Heap_lock"}
+	vector := threaddump.Lock{Kind: threaddump.LockMonitor, Class: "java.util.Vector", ID: javaObj}
+	heap := threaddump.Lock{Kind: threaddump.LockRawMonitor, ID: rawID, Name: "_Heap_lock"}
 	lost := fmt.Sprintf("JNIEnv 0x%x", uint64(envLost))
 	want := []JVMPIMonitor{
 		{Lock: vector, Owner: "main", EntryCount: 3, Entering: []string{"GC Daemon"}, Notified: []string{lost}},
 		{Lock: heap, Owner: "GC Daemon", EntryCount: 1, Notified: []string{"main"}},
-		{Lock: Lock{Kind: LockRawMonitor, ID: rawID + 8, Name: fmt.Sprintf("<raw monitor named at 0x%x>", uint64(otherPtr))}},
+		{Lock: threaddump.Lock{Kind: threaddump.LockRawMonitor, ID: rawID + 8, Name: fmt.Sprintf("<raw monitor named at 0x%x>", uint64(otherPtr))}},
 	}
 	if !reflect.DeepEqual(monitors, want) {
 		t.Errorf("monitors:\n%+v\nwant\n%+v", monitors, want)
 	}
-	wantThreads := []ThreadSnapshot{
+	wantThreads := []threaddump.ThreadSnapshot{
 		{Name: "main", ID: fmt.Sprintf("0x%x", uint64(envMain)), State: "RUNNABLE",
 			Frames: []Frame{{Class: "app.Main", Method: "run", Line: 17}},
-			Locks:  []ThreadLock{{vector, Holds, -1}, {heap, WaitsOn, -1}}},
+			Locks:  []threaddump.ThreadLock{{Lock: vector, Action: threaddump.Holds, Frame: -1}, {Lock: heap, Action: threaddump.WaitsOn, Frame: -1}}},
 		{Name: "GC Daemon", ID: fmt.Sprintf("0x%x", uint64(envGC)), State: "BLOCKED", StateDetail: "suspended",
-			Locks: []ThreadLock{{vector, Enters, -1}, {heap, Holds, -1}}},
-		{Name: lost, ID: fmt.Sprintf("0x%x", uint64(envLost)), Locks: []ThreadLock{{vector, WaitsOn, -1}}},
+			Locks: []threaddump.ThreadLock{{Lock: vector, Action: threaddump.Enters, Frame: -1}, {Lock: heap, Action: threaddump.Holds, Frame: -1}}},
+		{Name: lost, ID: fmt.Sprintf("0x%x", uint64(envLost)), Locks: []threaddump.ThreadLock{{Lock: vector, Action: threaddump.WaitsOn, Frame: -1}}},
 	}
 	if !reflect.DeepEqual(d.Threads, wantThreads) {
 		t.Errorf("threads:\n%+v\nwant\n%+v", d.Threads, wantThreads)
@@ -283,7 +284,7 @@ func TestJVMPIMonitorSamples(t *testing.T) {
 			t.Errorf("%s: worker's stack %+v, want java.lang.Thread.run line 603", name, f)
 		}
 		for _, m := range monitors {
-			if m.Lock.Kind == LockRawMonitor && m.Lock.Name != "heap lock" && m.Lock.Name != "code cache lock" {
+			if m.Lock.Kind == threaddump.LockRawMonitor && m.Lock.Name != "heap lock" && m.Lock.Name != "code cache lock" {
 				t.Errorf("%s: raw monitor named %q, not from the side channel", name, m.Lock.Name)
 			}
 		}

@@ -147,7 +147,7 @@ const allDumps = -2
 
 // namedDump is a thread dump and the name it is reported under.
 type namedDump struct {
-	dump   *model.ThreadDump
+	dump   *threaddump.ThreadDump
 	source string
 }
 
@@ -168,7 +168,7 @@ func readThreadDumps(cmd *cobra.Command, path string, which int) ([]namedDump, e
 	}
 	defer f.Close()
 	r := threaddump.NewReader(f, threaddump.Options{Name: f.Name})
-	var dumps []*model.ThreadDump
+	var dumps []*threaddump.ThreadDump
 	for r.Next() {
 		dumps = append(dumps, r.Dump())
 	}

@@ -106,8 +106,8 @@ func jvmpiThreads(g *globalFlags, path, manifest string, depth int) ([]analysis.
 
 // lastThreadDump reads dump number which of a thread-dump file (-1: the
 // last); a dump cut short is kept, with a warning.
-func lastThreadDump(cmd *cobra.Command, name string, r *threaddump.Reader, which int) (*model.ThreadDump, error) {
-	var dumps []*model.ThreadDump
+func lastThreadDump(cmd *cobra.Command, name string, r *threaddump.Reader, which int) (*threaddump.ThreadDump, error) {
+	var dumps []*threaddump.ThreadDump
 	for r.Next() {
 		dumps = append(dumps, r.Dump())
 	}

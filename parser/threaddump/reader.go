@@ -1,4 +1,4 @@
-// Package threaddump reads Java thread dumps into model.ThreadDump values:
+// Package threaddump reads Java thread dumps into ThreadDump values:
 //
 //   - HotSpot text dumps: jstack [-l], jcmd Thread.print [-l], and the dump
 //     a JVM prints on SIGQUIT (kill -3), also inside an application log
@@ -25,8 +25,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-
-	"github.com/hprofctl/hprofctl/model"
 )
 
 // ErrTruncated is wrapped by the error a Reader returns when its input
@@ -75,7 +73,7 @@ type Reader struct {
 	text     *textParser
 	json     *jsonParser
 
-	dump  *model.ThreadDump
+	dump  *ThreadDump
 	dumps int
 	err   error
 }
@@ -97,7 +95,7 @@ func (r *Reader) Next() bool {
 			return false
 		}
 	}
-	var d *model.ThreadDump
+	var d *ThreadDump
 	var err error
 	if r.json != nil {
 		d, err = r.json.next()
@@ -124,7 +122,7 @@ func (r *Reader) Next() bool {
 }
 
 // Dump returns the dump the last call to Next read.
-func (r *Reader) Dump() *model.ThreadDump { return r.dump }
+func (r *Reader) Dump() *ThreadDump { return r.dump }
 
 // Err returns the error that stopped Next, nil at a clean end of input.
 func (r *Reader) Err() error {
