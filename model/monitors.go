@@ -158,7 +158,7 @@ func ReadHeapLocks(h *Heap, path string) (*HeapLocks, error) {
 	holders := map[uint64]*threadFields{}
 	owners := map[uint64]uint64{}
 	order := binary.BigEndian
-	err := rereadDump(h, path, func(r RecordSource, rec *hprof.Record) error {
+	err := rereadDump(h, path, func(r hprof.Source, rec *hprof.Record) error {
 		if rec.Sub != hprof.SubInstanceDump {
 			return nil
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/hprofctl/hprofctl/analysis"
-	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
@@ -156,7 +155,7 @@ type namedDump struct {
 // warning on stderr.
 func readThreadDumps(cmd *cobra.Command, path string, which int) ([]namedDump, error) {
 	if manifest, ok := jvmpi.ManifestOf(path); ok {
-		d, _, err := model.ReadJVMPIMonitorDump(manifest)
+		d, _, err := jvmpi.ReadMonitorDump(manifest)
 		if err != nil {
 			return nil, err
 		}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis"
-	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/spf13/pflag"
@@ -85,7 +84,7 @@ func bareMonitorDeadlocks(path string, opt jvmpi.Options) (analysis.DeadlockRepo
 		return analysis.DeadlockReport{}, err
 	}
 	defer f.Close()
-	d, _, err := model.ReadJVMPIMonitorBuffer(f, f.Name, opt)
+	d, _, err := jvmpi.ReadMonitorBuffer(f, f.Name, opt)
 	if err != nil {
 		return analysis.DeadlockReport{}, err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"github.com/hprofctl/hprofctl/analysis"
-	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -33,7 +32,7 @@ from the capture's side channel.`,
 				return err
 			}
 			if manifest, ok := jvmpi.ManifestOf(args[0]); ok {
-				_, monitors, err := model.ReadJVMPIMonitorDump(manifest)
+				_, monitors, err := jvmpi.ReadMonitorDump(manifest)
 				if err != nil {
 					return err
 				}

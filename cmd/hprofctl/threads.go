@@ -91,7 +91,7 @@ func jvmpiThreads(g *globalFlags, path, manifest string, depth int) ([]analysis.
 		return nil, err
 	}
 	if c.Options.Kind == jvmpi.MonitorDump {
-		d, _, err := model.ReadJVMPIMonitorDump(manifest)
+		d, _, err := jvmpi.ReadMonitorDump(manifest)
 		if err != nil {
 			return nil, err
 		}
