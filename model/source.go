@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,26 +11,25 @@ import (
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 )
 
-// openSource opens the record source of a dump file, by its format: a
-// JVMPI capture when a manifest describes the file, else the bare JVMPI
-// buffer bare describes when it is not nil, else HPROF ASCII or binary.
+// openSource opens the record source of a dump file, by its format
+// (input.File.Sniff): a JVMPI capture when a manifest describes the file,
+// else the bare JVMPI buffer bare describes when it is not nil, else the
+// hprof agent's ASCII output, else binary HPROF (whose reader says what
+// is wrong with a file that is none of these).
 func openSource(f *input.File, bare *jvmpi.Options) (hprof.Source, error) {
-	if manifest, ok := jvmpi.ManifestOf(f.Name); ok {
-		return jvmpi.OpenHeapSource(manifest)
+	format, err := f.Sniff(bare != nil)
+	if err != nil {
+		return nil, err
 	}
-	if bare != nil {
+	switch format.Kind {
+	case input.KindJVMPICapture:
+		return jvmpi.OpenHeapSource(format.Manifest)
+	case input.KindJVMPIBare:
 		return jvmpi.NewHeapSource(jvmpi.BareCapture(f.Name, *bare), io.NopCloser(f))
+	case input.KindHPROFASCII:
+		return hprofascii.NewHeapSource(f, hprofascii.Options{Name: f.Name})
 	}
-	head := make([]byte, 32)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, fmt.Errorf("%s: %w", f.Name, err)
-	}
-	src := io.MultiReader(bytes.NewReader(head[:n]), f)
-	if IsASCIIProfile(head[:n]) {
-		return hprofascii.NewHeapSource(src, hprofascii.Options{Name: f.Name})
-	}
-	return hprof.NewReader(src, hprof.Options{Name: f.Name})
+	return hprof.NewReader(f, hprof.Options{Name: f.Name})
 }
 
 // Load reads a heap dump from f, whatever its format.

@@ -12,46 +12,34 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// agentDeadlocks reads the lock state of a file that is not a thread dump:
-// the MONITOR DUMP of an hprof agent file (ASCII or binary), or else the
-// java.util.concurrent lock state of a heap dump, whose limits it prints
-// as notes on stderr. ok is false for a thread dump and for standard input
-// (read as a thread dump), which the caller reads itself. which selects
-// the heap dump of a file holding several (-1: the last).
-func agentDeadlocks(cmd *cobra.Command, path string, which int) (reports []analysis.DeadlockReport, ok bool, err error) {
-	if path == "-" {
-		return nil, false, nil
-	}
-	f, kind, closer, err := openKind(path)
-	if err != nil {
-		return nil, true, err
-	}
-	defer closer.Close()
-	if kind == kindThreadDump {
-		return nil, false, nil
-	}
+// agentDeadlocks reads the lock state of f, an hprof agent file or a heap
+// dump read from path: the MONITOR DUMP of an hprof agent file (ASCII or
+// binary), or else the java.util.concurrent lock state of a heap dump,
+// whose limits it prints as notes on stderr. which selects the heap dump
+// of a file holding several (-1: the last).
+func agentDeadlocks(cmd *cobra.Command, f *input.File, path string, which int) ([]analysis.DeadlockReport, error) {
 	p, h, err := model.LoadProfile(f, model.LoadOptions{Dump: which, Objects: true})
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	if d := model.MonitorDumpThreads(p); d != nil {
 		r := analysis.FindDeadlocks(d)
 		r.Source = f.Name + " (MONITOR DUMP)"
-		return []analysis.DeadlockReport{r}, true, nil
+		return []analysis.DeadlockReport{r}, nil
 	}
 	if h == nil {
-		return nil, true, fmt.Errorf("%s: the hprof agent file has no MONITOR DUMP", f.Name)
+		return nil, fmt.Errorf("%s: the hprof agent file has no MONITOR DUMP", f.Name)
 	}
 	hl, err := model.ReadHeapLocks(h, path)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	r, notes := analysis.HeapDeadlocks(hl)
 	r.Source = f.Name + " (heap dump)"
 	for _, n := range notes {
 		fmt.Fprintf(cmd.ErrOrStderr(), "hprofctl: note: %s: %s\n", f.Name, n)
 	}
-	return []analysis.DeadlockReport{r}, true, nil
+	return []analysis.DeadlockReport{r}, nil
 }
 
 // writeHeapLocks ties the locks the deadlocks of reports wait for to the

@@ -65,7 +65,7 @@ func (j *jvmpiFlags) options(path string, stderr io.Writer) (*jvmpi.Options, err
 	if kind != jvmpi.HeapDump {
 		opt.Level = 2
 	}
-	if manifest, ok := jvmpi.ManifestOf(path); ok {
+	if manifest, ok := input.CaptureManifest(path); ok {
 		if c, err := jvmpi.LoadCapture(manifest); err == nil {
 			if diff := c.Disagreements(opt); len(diff) > 0 {
 				fmt.Fprintf(stderr, "hprofctl: note: %s describes %s and wins over the JVMPI flags, which say: %s\n", manifest, path, strings.Join(diff, "; "))
