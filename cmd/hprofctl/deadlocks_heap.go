@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis"
 	"github.com/hprofctl/hprofctl/model"
@@ -46,8 +44,8 @@ func agentDeadlocks(cmd *cobra.Command, f *input.File, path string, which int) (
 // objects at their addresses in the heap dump at heapPath, taken from the
 // same process at the same moment (jcmd GC.heap_dump -all runs no GC, so
 // objects keep their addresses), and writes each lock's class and shortest
-// retaining path after the reports: as a table, or as one more JSON
-// object {"heap", "locks"} (CSV writes nothing more).
+// retaining path after the reports (report.HeapLocks; CSV writes nothing
+// more, so the heap dump is not read for it).
 func writeHeapLocks(cmd *cobra.Command, heapPath string, reports []analysis.DeadlockReport, opt report.Options) error {
 	locks := analysis.DeadlockLocks(reports)
 	if len(locks) == 0 || opt.Format == report.CSV {
@@ -72,38 +70,5 @@ func writeHeapLocks(cmd *cobra.Command, heapPath string, reports []analysis.Dead
 		return err
 	}
 	tied := analysis.TieLocks(h, locks, analysis.DescribePaths(h, p, false, labels, names))
-	w := cmd.OutOrStdout()
-	if opt.Format == report.JSON {
-		return json.NewEncoder(w).Encode(struct {
-			Heap  string              `json:"heap"`
-			Locks []analysis.HeapLock `json:"locks"`
-		}{f.Name, tied})
-	}
-	fmt.Fprintf(w, "\nLocks of the deadlocks in the heap dump %s:\n", f.Name)
-	for _, t := range tied {
-		if t.Class == "" {
-			fmt.Fprintf(w, "  %s: no object at this address in the heap dump\n", t.Lock.ID)
-			continue
-		}
-		fmt.Fprintf(w, "  %s %s\n", t.Lock.ID, t.Class)
-		for _, rp := range t.Paths {
-			root := rp.RootKind
-			if rp.RootThread != "" {
-				root += fmt.Sprintf(" of thread %q", rp.RootThread)
-			}
-			if rp.RootFrame != "" {
-				root += " at " + rp.RootFrame
-			}
-			steps := []string{root}
-			for _, st := range rp.Chain {
-				step := st.Class + " " + st.ObjectID
-				if st.Via != "" {
-					step = "." + st.Via + " " + step
-				}
-				steps = append(steps, step)
-			}
-			fmt.Fprintf(w, "    retained by: %s\n", strings.Join(steps, " -> "))
-		}
-	}
-	return nil
+	return report.HeapLocks(cmd.OutOrStdout(), f.Name, tied, opt)
 }
