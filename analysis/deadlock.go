@@ -84,6 +84,34 @@ type DeadlockReport struct {
 	Truncated bool `json:"truncated"`
 }
 
+// Verdict is what deadlock reports found, from the least to the worst.
+type Verdict int
+
+// The verdicts.
+const (
+	// NoDeadlockFound: no report has a deadlock or a possible one.
+	NoDeadlockFound Verdict = iota
+	// OnlyPossibleDeadlocks: some report has a possible deadlock (a heap
+	// dump's waits it can neither prove nor rule out), none a deadlock.
+	OnlyPossibleDeadlocks
+	// DeadlockFound: some report has a deadlock.
+	DeadlockFound
+)
+
+// DeadlockVerdict returns the worst finding of reports.
+func DeadlockVerdict(reports []DeadlockReport) Verdict {
+	v := NoDeadlockFound
+	for _, r := range reports {
+		switch {
+		case len(r.Deadlocks) > 0:
+			return DeadlockFound
+		case len(r.PossibleDeadlocks) > 0:
+			v = OnlyPossibleDeadlocks
+		}
+	}
+	return v
+}
+
 // waitEdge is an edge of the wait-for graph: a thread waits for lock,
 // which thread owner holds.
 type waitEdge struct {

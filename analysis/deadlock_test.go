@@ -239,3 +239,29 @@ func TestDeadlockStacks(t *testing.T) {
 		t.Errorf("frame rendered %q", got)
 	}
 }
+
+// TestDeadlockVerdict takes the worst finding of several reports,
+// whatever their order.
+func TestDeadlockVerdict(t *testing.T) {
+	none := analysis.DeadlockReport{Source: "none"}
+	possible := analysis.DeadlockReport{Source: "possible", PossibleDeadlocks: []analysis.PossibleDeadlock{{}}}
+	deadlock := analysis.DeadlockReport{Source: "deadlock", Deadlocks: []analysis.Deadlock{{}}}
+	for _, c := range []struct {
+		reports []analysis.DeadlockReport
+		want    analysis.Verdict
+	}{
+		{nil, analysis.NoDeadlockFound},
+		{[]analysis.DeadlockReport{none, none}, analysis.NoDeadlockFound},
+		{[]analysis.DeadlockReport{none, possible}, analysis.OnlyPossibleDeadlocks},
+		{[]analysis.DeadlockReport{possible, deadlock, none}, analysis.DeadlockFound},
+		{[]analysis.DeadlockReport{deadlock, possible}, analysis.DeadlockFound},
+	} {
+		var names []string
+		for _, r := range c.reports {
+			names = append(names, r.Source)
+		}
+		if got := analysis.DeadlockVerdict(c.reports); got != c.want {
+			t.Errorf("DeadlockVerdict(%v) = %v, want %v", names, got, c.want)
+		}
+	}
+}

@@ -110,17 +110,11 @@ other; with --heap, one more object {"heap", "locks"} follows them.`,
 			if !exitCode {
 				return nil
 			}
-			status := 0
-			for _, r := range reports {
-				switch {
-				case len(r.Deadlocks) > 0:
-					status = deadlockExitCode
-				case len(r.PossibleDeadlocks) > 0 && status == 0:
-					status = possibleDeadlockExitCode
-				}
-			}
-			if status != 0 {
-				return &ExitError{Code: status}
+			switch analysis.DeadlockVerdict(reports) {
+			case analysis.DeadlockFound:
+				return &ExitError{Code: deadlockExitCode}
+			case analysis.OnlyPossibleDeadlocks:
+				return &ExitError{Code: possibleDeadlockExitCode}
 			}
 			return nil
 		},

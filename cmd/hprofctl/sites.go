@@ -64,19 +64,7 @@ says how the total was obtained.`,
 					return fmt.Errorf("%s: the file has no SITES section and no HEAP DUMP", args[0])
 				}
 			}
-			var r analysis.SitesReport
-			switch {
-			case p.Sites != nil:
-				r, err = analysis.SitesFromProfile(p, so)
-			case len(h.ObjectAllocs()) > 0:
-				r, err = analysis.SitesFromHeap(h, p, so)
-			default:
-				var ret *analysis.Retention
-				if ret, err = analysis.ComputeRetention(h, analysis.RetentionOptions{Size: size}); err != nil {
-					return err
-				}
-				r, err = analysis.SitesFromRoots(h, ret, so)
-			}
+			r, err := analysis.Sites(p, h, so)
 			if err != nil {
 				return err
 			}
