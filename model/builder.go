@@ -25,6 +25,16 @@ type LoadOptions struct {
 	// file is read as that buffer. A capture manifest beside the file
 	// wins over it.
 	JVMPI *jvmpi.Options
+	// LeanGC keeps the peak memory of a load with Objects near the live
+	// size: the garbage collector runs at 20% heap growth instead of the
+	// process's setting (Go's default is 100%) while the heap is built,
+	// and the memory the build freed, too scattered for the analyses'
+	// large arrays to reuse, is handed back to the OS after it. The graph
+	// lives in a few large pointer-free slices, so collections cost
+	// almost nothing. The setting is process-wide while the load runs and
+	// restored after it: for a program whose main work is the load, not
+	// one that loads heaps concurrently.
+	LeanGC bool
 }
 
 type rawRoot struct {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 
 	"github.com/hprofctl/hprofctl/parser/hprof"
 	"github.com/hprofctl/hprofctl/parser/hprofascii"
@@ -34,6 +35,9 @@ func openSource(f *input.File, bare *jvmpi.Options) (hprof.Source, error) {
 
 // Load reads a heap dump from f, whatever its format.
 func Load(f *input.File, opt LoadOptions) (*Heap, error) {
+	if opt.LeanGC && opt.Objects {
+		defer leanGC()()
+	}
 	src, err := openSource(f, opt.JVMPI)
 	if err != nil {
 		return nil, err
@@ -46,6 +50,17 @@ func Load(f *input.File, opt LoadOptions) (*Heap, error) {
 		return nil, err
 	}
 	return b.h, nil
+}
+
+// leanGC makes the garbage collector run at 20% heap growth until the
+// function it returns is called, which restores the previous setting and
+// hands the memory freed meanwhile back to the OS (LoadOptions.LeanGC).
+func leanGC() (restore func()) {
+	previous := debug.SetGCPercent(20)
+	return func() {
+		debug.SetGCPercent(previous)
+		debug.FreeOSMemory()
+	}
 }
 
 // rereadDump streams the dump at path again and calls fn with every heap
