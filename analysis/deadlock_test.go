@@ -6,44 +6,44 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis"
-	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
 // Locks of the synthetic dumps below.
 var (
-	monitorA  = model.Lock{Kind: model.LockMonitor, Class: "demo.A", ID: 0xa0}
-	monitorB  = model.Lock{Kind: model.LockMonitor, Class: "demo.B", ID: 0xb0}
-	monitorC  = model.Lock{Kind: model.LockMonitor, Class: "demo.C", ID: 0xc0}
-	monitorD  = model.Lock{Kind: model.LockMonitor, Class: "demo.D", ID: 0xd0}
-	reentrant = model.Lock{Kind: model.LockSynchronizer,
+	monitorA  = threaddump.Lock{Kind: threaddump.LockMonitor, Class: "demo.A", ID: 0xa0}
+	monitorB  = threaddump.Lock{Kind: threaddump.LockMonitor, Class: "demo.B", ID: 0xb0}
+	monitorC  = threaddump.Lock{Kind: threaddump.LockMonitor, Class: "demo.C", ID: 0xc0}
+	monitorD  = threaddump.Lock{Kind: threaddump.LockMonitor, Class: "demo.D", ID: 0xd0}
+	reentrant = threaddump.Lock{Kind: threaddump.LockSynchronizer,
 		Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: 0xe0}
-	mutex = model.Lock{Kind: model.LockSynchronizer, Class: "demo.Mutex", ID: 0xf0}
-	raw   = model.Lock{Kind: model.LockRawMonitor, Name: "JVMTI agent lock", ID: 0x70}
+	mutex = threaddump.Lock{Kind: threaddump.LockSynchronizer, Class: "demo.Mutex", ID: 0xf0}
+	raw   = threaddump.Lock{Kind: threaddump.LockRawMonitor, Name: "JVMTI agent lock", ID: 0x70}
 )
 
 // th builds a thread: frames named f0, f1, … and its lock lines.
-func th(name string, frames int, locks ...model.ThreadLock) model.ThreadSnapshot {
-	t := model.ThreadSnapshot{Name: name, State: "BLOCKED", Locks: locks}
+func th(name string, frames int, locks ...threaddump.ThreadLock) threaddump.ThreadSnapshot {
+	t := threaddump.ThreadSnapshot{Name: name, State: "BLOCKED", Locks: locks}
 	for i := range frames {
-		t.Frames = append(t.Frames, model.Frame{Class: "demo.Code", Method: "f" + string(rune('0'+i)), File: "Code.java", Line: int32(10 + i)})
+		t.Frames = append(t.Frames, threaddump.Frame{Class: "demo.Code", Method: "f" + string(rune('0'+i)), File: "Code.java", Line: int32(10 + i)})
 	}
 	return t
 }
 
-func holds(l model.Lock, frame int) model.ThreadLock {
-	return model.ThreadLock{Lock: l, Action: model.Holds, Frame: frame}
+func holds(l threaddump.Lock, frame int) threaddump.ThreadLock {
+	return threaddump.ThreadLock{Lock: l, Action: threaddump.Holds, Frame: frame}
 }
 
-func enters(l model.Lock) model.ThreadLock {
-	return model.ThreadLock{Lock: l, Action: model.Enters, Frame: 0}
+func enters(l threaddump.Lock) threaddump.ThreadLock {
+	return threaddump.ThreadLock{Lock: l, Action: threaddump.Enters, Frame: 0}
 }
 
-func parks(l model.Lock) model.ThreadLock {
-	return model.ThreadLock{Lock: l, Action: model.Parks, Frame: 0}
+func parks(l threaddump.Lock) threaddump.ThreadLock {
+	return threaddump.ThreadLock{Lock: l, Action: threaddump.Parks, Frame: 0}
 }
 
-func waitsOn(l model.Lock) model.ThreadLock {
-	return model.ThreadLock{Lock: l, Action: model.WaitsOn, Frame: 0}
+func waitsOn(l threaddump.Lock) threaddump.ThreadLock {
+	return threaddump.ThreadLock{Lock: l, Action: threaddump.WaitsOn, Frame: 0}
 }
 
 // cycles renders each deadlock as "a>b>c" (each thread, then the one
@@ -76,14 +76,14 @@ func blocked(bs []analysis.BlockedThread) []string {
 func TestDeadlockCases(t *testing.T) {
 	for _, c := range []struct {
 		name         string
-		dump         model.ThreadDump
+		dump         threaddump.ThreadDump
 		cycles       []string
 		behind       []string
 		ownerUnknown []string
 	}{
 		{
 			name: "two monitors",
-			dump: model.ThreadDump{Threads: []model.ThreadSnapshot{
+			dump: threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
 				th("idle", 1),
 				th("t1", 3, enters(monitorB), holds(monitorA, 1)),
 				th("t2", 3, enters(monitorA), holds(monitorB, 2)),
@@ -92,7 +92,7 @@ func TestDeadlockCases(t *testing.T) {
 		},
 		{
 			name: "three monitors, a bystander and one behind the bystander",
-			dump: model.ThreadDump{Threads: []model.ThreadSnapshot{
+			dump: threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
 				th("behind-bystander", 2, enters(monitorD)),
 				th("r0", 2, enters(monitorB), holds(monitorA, 1)),
 				th("bystander", 2, enters(monitorB), holds(monitorD, 1)),
@@ -104,14 +104,14 @@ func TestDeadlockCases(t *testing.T) {
 		},
 		{
 			name: "waiting to be notified is no edge",
-			dump: model.ThreadDump{Threads: []model.ThreadSnapshot{
+			dump: threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
 				th("waiter", 3, waitsOn(monitorA), holds(monitorA, 1), holds(monitorB, 2)),
 				th("notifier", 2, enters(monitorB), holds(monitorA, 1)),
 			}},
 		},
 		{
 			name: "re-entering a monitor after wait is an edge",
-			dump: model.ThreadDump{Threads: []model.ThreadSnapshot{
+			dump: threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
 				th("relock", 3, enters(monitorA), holds(monitorA, 1), holds(monitorB, 2)),
 				th("notifier", 2, enters(monitorB), holds(monitorA, 1)),
 			}},
@@ -119,7 +119,7 @@ func TestDeadlockCases(t *testing.T) {
 		},
 		{
 			name: "ReentrantLock and monitor",
-			dump: model.ThreadDump{SynchronizerOwners: true, Threads: []model.ThreadSnapshot{
+			dump: threaddump.ThreadDump{SynchronizerOwners: true, Threads: []threaddump.ThreadSnapshot{
 				th("m", 4, parks(reentrant), holds(monitorA, 3)),
 				th("l", 2, enters(monitorA), holds(reentrant, -1)),
 				th("parked-behind", 2, parks(reentrant)),
@@ -129,30 +129,30 @@ func TestDeadlockCases(t *testing.T) {
 		},
 		{
 			name: "synchronizer owner not recorded",
-			dump: model.ThreadDump{Threads: []model.ThreadSnapshot{
+			dump: threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
 				th("m", 4, parks(reentrant), holds(monitorA, 3)),
 				th("l", 2, enters(monitorA)),
-				th("latch", 2, parks(model.Lock{Kind: model.LockSynchronizer, Class: "java.util.concurrent.CountDownLatch$Sync", ID: 1})),
+				th("latch", 2, parks(threaddump.Lock{Kind: threaddump.LockSynchronizer, Class: "java.util.concurrent.CountDownLatch$Sync", ID: 1})),
 			}},
 			ownerUnknown: []string{"m->"},
 		},
 		{
 			name: "non-reentrant synchronizer held by its own waiter",
-			dump: model.ThreadDump{SynchronizerOwners: true, Threads: []model.ThreadSnapshot{
+			dump: threaddump.ThreadDump{SynchronizerOwners: true, Threads: []threaddump.ThreadSnapshot{
 				th("self", 3, parks(mutex), holds(mutex, -1)),
 			}},
 			cycles: []string{"self"},
 		},
 		{
 			name: "a monitor its waiter holds is an inconsistent line, not a deadlock",
-			dump: model.ThreadDump{Threads: []model.ThreadSnapshot{
+			dump: threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
 				th("odd", 3, enters(monitorA), holds(monitorA, 2)),
 				th("other", 3, enters(monitorA)),
 			}},
 		},
 		{
 			name: "two deadlocks, in dump order",
-			dump: model.ThreadDump{Threads: []model.ThreadSnapshot{
+			dump: threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
 				th("y1", 2, enters(monitorD), holds(monitorC, 1)),
 				th("x1", 2, enters(monitorB), holds(monitorA, 1)),
 				th("x2", 2, enters(monitorA), holds(monitorB, 1)),
@@ -162,7 +162,7 @@ func TestDeadlockCases(t *testing.T) {
 		},
 		{
 			name: "raw monitors",
-			dump: model.ThreadDump{Threads: []model.ThreadSnapshot{
+			dump: threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
 				th("agent", 1, enters(monitorA), holds(raw, -1)),
 				th("app", 1, enters(raw), holds(monitorA, 0)),
 			}},
@@ -170,7 +170,7 @@ func TestDeadlockCases(t *testing.T) {
 		},
 		{
 			name: "an owner claimed twice: the thread outside Object.wait owns it",
-			dump: model.ThreadDump{Threads: []model.ThreadSnapshot{
+			dump: threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
 				waitingThread("stale", holds(monitorA, 2), holds(monitorB, 2)),
 				th("real", 2, enters(monitorB), holds(monitorA, 1)),
 			}},
@@ -193,9 +193,9 @@ func TestDeadlockCases(t *testing.T) {
 
 // waitingThread is a thread blocked in Object.wait() (top frame), which a
 // JSON dump shows holding the monitors of its lower frames.
-func waitingThread(name string, locks ...model.ThreadLock) model.ThreadSnapshot {
+func waitingThread(name string, locks ...threaddump.ThreadLock) threaddump.ThreadSnapshot {
 	t := th(name, 3, locks...)
-	t.Frames[0] = model.Frame{Class: "java.lang.Object", Method: "wait0", Line: model.LineNative}
+	t.Frames[0] = threaddump.Frame{Class: "java.lang.Object", Method: "wait0", Line: threaddump.LineNative}
 	return t
 }
 
@@ -203,7 +203,7 @@ func waitingThread(name string, locks ...model.ThreadLock) model.ThreadSnapshot 
 // to the deepest frame waiting for or holding a lock of the cycle, or the
 // whole stack when a lock of the cycle is tied to no frame.
 func TestDeadlockStacks(t *testing.T) {
-	d := model.ThreadDump{SynchronizerOwners: true, Threads: []model.ThreadSnapshot{
+	d := threaddump.ThreadDump{SynchronizerOwners: true, Threads: []threaddump.ThreadSnapshot{
 		th("t1", 6, enters(monitorB), holds(monitorC, 1), holds(monitorA, 3)),
 		th("t2", 5, enters(monitorA), holds(monitorB, 2)),
 		th("t3", 4, enters(monitorD), holds(reentrant, -1)),
@@ -237,5 +237,31 @@ func TestDeadlockStacks(t *testing.T) {
 	}
 	if got := r.Deadlocks[0].Threads[0].Frames[0]; got != "demo.Code.f0(Code.java:10)" {
 		t.Errorf("frame rendered %q", got)
+	}
+}
+
+// TestDeadlockVerdict takes the worst finding of several reports,
+// whatever their order.
+func TestDeadlockVerdict(t *testing.T) {
+	none := analysis.DeadlockReport{Source: "none"}
+	possible := analysis.DeadlockReport{Source: "possible", PossibleDeadlocks: []analysis.PossibleDeadlock{{}}}
+	deadlock := analysis.DeadlockReport{Source: "deadlock", Deadlocks: []analysis.Deadlock{{}}}
+	for _, c := range []struct {
+		reports []analysis.DeadlockReport
+		want    analysis.Verdict
+	}{
+		{nil, analysis.NoDeadlockFound},
+		{[]analysis.DeadlockReport{none, none}, analysis.NoDeadlockFound},
+		{[]analysis.DeadlockReport{none, possible}, analysis.OnlyPossibleDeadlocks},
+		{[]analysis.DeadlockReport{possible, deadlock, none}, analysis.DeadlockFound},
+		{[]analysis.DeadlockReport{deadlock, possible}, analysis.DeadlockFound},
+	} {
+		var names []string
+		for _, r := range c.reports {
+			names = append(names, r.Source)
+		}
+		if got := analysis.DeadlockVerdict(c.reports); got != c.want {
+			t.Errorf("DeadlockVerdict(%v) = %v, want %v", names, got, c.want)
+		}
 	}
 }

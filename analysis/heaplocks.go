@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
 // HeapDeadlocks finds the deadlocks a heap dump can prove: cycles of
@@ -78,7 +79,7 @@ type BlockedOwner struct {
 // possibleDeadlocks finds, for each thread BLOCKED on a monitor the dump
 // does not name and outside the proven deadlocks, the threads whose waits
 // lead to it.
-func possibleDeadlocks(d *model.ThreadDump, proven []Deadlock) []PossibleDeadlock {
+func possibleDeadlocks(d *threaddump.ThreadDump, proven []Deadlock) []PossibleDeadlock {
 	out := []PossibleDeadlock{}
 	deadlocked := map[int]bool{}
 	for _, dl := range proven {
@@ -89,13 +90,13 @@ func possibleDeadlocks(d *model.ThreadDump, proven []Deadlock) []PossibleDeadloc
 	owner := lockOwners(d)
 	type wait struct {
 		thread int
-		lock   model.Lock
+		lock   threaddump.Lock
 	}
 	waiters := make([][]wait, len(d.Threads))
 	named := make([]bool, len(d.Threads)) // blocked on a monitor the dump names
 	for i := range d.Threads {
 		for _, w := range d.Threads[i].Waits() {
-			if w.Action == model.Enters {
+			if w.Action == threaddump.Enters {
 				named[i] = true
 			}
 			if o, ok := owner[w.Lock]; ok && o != i {
@@ -112,7 +113,7 @@ func possibleDeadlocks(d *model.ThreadDump, proven []Deadlock) []PossibleDeadloc
 		if len(t.Frames) > 0 {
 			p.Blocked.Frame = frameString(t.Frames[0])
 		}
-		held := map[model.Lock]bool{}
+		held := map[threaddump.Lock]bool{}
 		for _, w := range waiters[o] {
 			if !held[w.lock] {
 				held[w.lock] = true
@@ -146,7 +147,7 @@ func countOf(n int, noun string) string {
 }
 
 // blockedOnMonitors counts the threads in state BLOCKED.
-func blockedOnMonitors(d *model.ThreadDump) int {
+func blockedOnMonitors(d *threaddump.ThreadDump) int {
 	n := 0
 	for i := range d.Threads {
 		if d.Threads[i].State == "BLOCKED" {

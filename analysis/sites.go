@@ -105,6 +105,25 @@ type SitesReport struct {
 	Shares    string
 }
 
+// Sites ranks the allocation sites from the best source a file has: the
+// agent's own site table (SitesFromProfile), else the allocation traces of
+// an agent heap dump (SitesFromHeap), else the objects stack frames root,
+// with the bytes each retains under o.Size (SitesFromRoots). h may be nil
+// when p has a site table.
+func Sites(p *model.Profile, h *model.Heap, o SiteOptions) (SitesReport, error) {
+	switch {
+	case p.Sites != nil:
+		return SitesFromProfile(p, o)
+	case len(h.ObjectAllocs()) > 0:
+		return SitesFromHeap(h, p, o)
+	}
+	r, err := ComputeRetention(h, RetentionOptions{Size: o.Size})
+	if err != nil {
+		return SitesReport{}, err
+	}
+	return SitesFromRoots(h, r, o)
+}
+
 // SitesFromProfile ranks the agent's own allocation-site table. Its
 // percentages are the agent's: shares of all live bytes, a total the
 // ALLOC_SITES record carries; an ASCII SITES section prints each site's

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
 // ThreadRow is one thread with its state and stack.
@@ -29,7 +30,7 @@ type ThreadRow struct {
 // (every HotSpot dump) and gives their state from Thread.threadStatus.
 func ThreadsFromHeap(h *model.Heap, hl *model.HeapLocks, depth int) []ThreadRow {
 	p := h.Profile()
-	objects := map[model.ObjectIndex]*model.ThreadSnapshot{}
+	objects := map[model.ObjectIndex]*threaddump.ThreadSnapshot{}
 	if hl != nil {
 		for i, o := range hl.Objects {
 			objects[o] = &hl.Dump.Threads[i]
@@ -108,7 +109,7 @@ func ThreadsFromProfile(p *model.Profile, depth int) []ThreadRow {
 }
 
 // ThreadsFromDump lists the threads of a thread dump.
-func ThreadsFromDump(d *model.ThreadDump, depth int) []ThreadRow {
+func ThreadsFromDump(d *threaddump.ThreadDump, depth int) []ThreadRow {
 	out := make([]ThreadRow, 0, len(d.Threads))
 	for _, t := range d.Threads {
 		row := ThreadRow{Name: t.Name, State: t.State, Frames: reportFrames(t.Frames, depth)}

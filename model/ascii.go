@@ -1,8 +1,6 @@
 package model
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,45 +10,27 @@ import (
 	"github.com/hprofctl/hprofctl/parser/input"
 )
 
-// IsASCIIProfile reports whether the first bytes of a (decompressed) file
-// are those of the hprof agent's ASCII output (java.hprof.txt): its
-// "JAVA PROFILE 1.0.1, created ..." header line, or the old prof table of
-// cpu=old output. A binary HPROF file ends its header string with a NUL
-// instead.
-func IsASCIIProfile(head []byte) bool {
-	if rest, ok := bytes.CutPrefix(head, []byte("JAVA PROFILE 1.0.")); ok {
-		return len(rest) >= 2 && rest[0] >= '0' && rest[0] <= '9' && rest[1] == ','
-	}
-	return bytes.HasPrefix(head, []byte("count callee caller time"))
-}
-
 // LoadProfile reads the profiling data of an hprof agent file, ASCII or
 // binary. For a binary file it loads the heap with opt and returns it
 // too; for an ASCII file the heap is nil (Load reads its HEAP DUMP
 // sections into the heap model).
 func LoadProfile(f *input.File, opt LoadOptions) (*Profile, *Heap, error) {
-	br := bufio.NewReaderSize(f, 64<<10)
-	head, err := br.Peek(32)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, nil, fmt.Errorf("%s: %w", f.Name, err)
+	format, err := f.Sniff(opt.JVMPI != nil)
+	if err != nil {
+		return nil, nil, err
 	}
-	if IsASCIIProfile(head) {
-		p, err := LoadASCII(br, f.Name, opt.Dump)
+	if format.Kind == input.KindHPROFASCII {
+		p, err := LoadASCII(f, f.Name, opt.Dump)
 		if err != nil {
 			return nil, nil, err
 		}
 		p.Source.Compression = string(f.Compression)
 		return p, nil, nil
 	}
-	inner, err := input.NewFile(f.Name, io.NopCloser(br), f.Size)
+	h, err := Load(f, opt)
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := Load(inner, opt)
-	if err != nil {
-		return nil, nil, err
-	}
-	h.Source.Compression = string(f.Compression)
 	h.profile.Source.Compression = h.Source.Compression
 	return h.profile, h, nil
 }

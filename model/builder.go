@@ -25,6 +25,16 @@ type LoadOptions struct {
 	// file is read as that buffer. A capture manifest beside the file
 	// wins over it.
 	JVMPI *jvmpi.Options
+	// LeanGC keeps the peak memory of a load with Objects near the live
+	// size: the garbage collector runs at 20% heap growth instead of the
+	// process's setting (Go's default is 100%) while the heap is built,
+	// and the memory the build freed, too scattered for the analyses'
+	// large arrays to reuse, is handed back to the OS after it. The graph
+	// lives in a few large pointer-free slices, so collections cost
+	// almost nothing. The setting is process-wide while the load runs and
+	// restored after it: for a program whose main work is the load, not
+	// one that loads heaps concurrently.
+	LeanGC bool
 }
 
 type rawRoot struct {
@@ -57,26 +67,11 @@ type classInfo struct {
 	walk uint64
 }
 
-// explicitSource is a RecordSource whose objects come with what the HPROF
-// vocabulary has no words for: the ASCII heap dump prints an object's
-// non-null references by field name but no field declarations or values,
-// and each object's size. Its instances carry no payload: the builder
-// takes their references from InstanceRefs, and the sizes of arrays, for
-// the layout inference, from ObjectSize in place of address gaps.
-type explicitSource interface {
-	// InstanceRefs returns the current INSTANCE_DUMP's references.
-	InstanceRefs() []asciiRef
-	// ObjectSize returns the JVM's size of the current object; 0 when the
-	// source cannot tell the size that goes with its length.
-	ObjectSize() int64
-}
-
 type builder struct {
-	r        RecordSource
-	explicit explicitSource // r, when it is one
-	lines    lineSource     // r, when its offsets are lines
-	opt      LoadOptions
-	h        *Heap
+	r      hprof.Source
+	traits hprof.Traits // r's
+	opt    LoadOptions
+	h      *Heap
 
 	strings      map[uint64]string
 	classNameID  map[uint64]uint64 // class object id -> name string id (LOAD_CLASS)
@@ -102,8 +97,9 @@ type builder struct {
 	deferred     []deferredInstance
 	deferredData []byte
 	late         map[int][]uint64
-	// referentFields are the references of explicit-source instances
-	// printed under the name "referent", resolved by resolveReferentFields.
+	// referentFields are the references by name (NamedReferences) of
+	// instances through a field named "referent", resolved by
+	// resolveReferentFields.
 	referentFields []referentField
 
 	// address-gap observations for layout inference
@@ -145,17 +141,18 @@ type deferredInstance struct {
 	offset  int64
 }
 
-func newBuilder(r RecordSource, opt LoadOptions) *builder {
+func newBuilder(r hprof.Source, opt LoadOptions) *builder {
 	hdr := r.Header()
+	traits := r.Traits()
 	h := &Heap{
-		Source:          Source{Version: hdr.Version, IDSize: hdr.IDSize, Time: hdr.Time},
+		Source:          Source{Format: traits.Format, Version: hdr.Version, IDSize: hdr.IDSize, Time: hdr.Time},
 		RecordCounts:    map[string]int64{},
 		SubRecordCounts: map[string]int64{},
 		HasObjects:      opt.Objects,
 		classByID:       map[uint64]ClassIndex{},
 	}
 	b := &builder{
-		r: r, opt: opt, h: h,
+		r: r, traits: traits, opt: opt, h: h,
 		strings:      map[uint64]string{},
 		classNameID:  map[uint64]uint64{},
 		classSerial:  map[uint32]uint64{},
@@ -174,8 +171,6 @@ func newBuilder(r RecordSource, opt LoadOptions) *builder {
 		b.primClass[i] = NoClass
 	}
 	b.objects.refs.wide = hdr.IDSize == 8
-	b.explicit, _ = r.(explicitSource)
-	b.lines, _ = r.(lineSource)
 	return b
 }
 
@@ -206,12 +201,12 @@ func (b *builder) run() error {
 		}
 	}
 	err := r.Err()
-	if records == 0 && b.lines == nil {
+	if records == 0 && !b.traits.Lines {
 		return b.noRecord(err)
 	}
-	b.h.Source.Bytes = r.Offset()
-	if b.lines != nil {
-		b.h.Source.Lines, b.h.Source.Bytes = r.Offset(), b.lines.Bytes()
+	b.h.Source.Bytes = r.BytesRead()
+	if b.traits.Lines {
+		b.h.Source.Lines = r.Offset()
 	}
 	if err != nil {
 		if !errors.Is(err, hprof.ErrTruncated) {
@@ -271,7 +266,7 @@ func (b *builder) noRecord(readErr error) error {
 // source is line-oriented (-1: not tied to a place).
 func (b *builder) anomaly(kind string, n int64, off int64, format string, args ...any) {
 	a := Anomaly{Kind: kind, Count: n, Offset: off, Detail: fmt.Sprintf(format, args...)}
-	if b.lines != nil && off >= 0 {
+	if b.traits.Lines && off >= 0 {
 		a.Offset, a.Line = -1, off
 	}
 	b.h.Anomalies = append(b.h.Anomalies, a)
@@ -282,7 +277,7 @@ func (b *builder) anomaly(kind string, n int64, off int64, format string, args .
 func (b *builder) truncated(err error) {
 	where, at := ": "+err.Error(), int64(-1)
 	unit, read := "offset", fmt.Sprintf("%d bytes", b.h.Source.Bytes)
-	if b.lines != nil {
+	if b.traits.Lines {
 		unit, read = "line", fmt.Sprintf("%d lines (%d bytes)", b.h.Source.Lines, b.h.Source.Bytes)
 	}
 	var fe *hprof.FormatError
@@ -352,9 +347,8 @@ func (b *builder) top(rec *hprof.Record) error {
 }
 
 // agentFile reports whether the hprof agent wrote the file: a binary file
-// with its CONTROL_SETTINGS record, or its ASCII output (the explicit
-// source).
-func (b *builder) agentFile() bool { return b.agent || b.explicit != nil }
+// with its CONTROL_SETTINGS record, or its ASCII output.
+func (b *builder) agentFile() bool { return b.agent || b.traits.Producer == "hprof-agent" }
 
 // countAlloc counts a heap object of an agent file under its class and
 // allocation trace.
@@ -435,8 +429,8 @@ func (b *builder) primArrayClass(t Type) ClassIndex {
 // which the JVM's layout is inferred (object ids are addresses in HotSpot
 // dumps).
 func (b *builder) observe(id uint64, class ClassIndex, length uint32) {
-	if b.explicit != nil {
-		if size := b.explicit.ObjectSize(); size > 0 && b.h.Classes[class].Elem != 0 && b.arraySeen[class] < 64 {
+	if b.traits.ObjectSizes {
+		if size := b.r.Object().Size; size > 0 && b.h.Classes[class].Elem != 0 && b.arraySeen[class] < 64 {
 			b.arraySeen[class]++
 			b.arrayObs = append(b.arrayObs, layout.Observation{Class: int(class), Length: int64(length), Gap: size})
 		}
@@ -521,8 +515,8 @@ func (b *builder) instance(rec *hprof.Record) error {
 		return nil
 	}
 	arrival := b.objects.add(in.ID, c, 0)
-	if b.explicit != nil {
-		for _, ref := range b.explicit.InstanceRefs() {
+	if b.traits.NamedReferences {
+		for _, ref := range b.r.Object().Refs {
 			if ref.Name == "referent" {
 				// A Reference's referent is no strong reference, but
 				// whether the class is a Reference is known only once
@@ -700,6 +694,8 @@ func (b *builder) name(id uint64) string {
 func (b *builder) finish() error {
 	h := b.h
 	switch {
+	case b.traits.Producer != "":
+		h.Source.Producer = b.traits.Producer
 	case b.agentFile():
 		h.Source.Producer = "hprof-agent"
 	case h.Source.Version == "1.0.3":
@@ -779,6 +775,7 @@ func (b *builder) finish() error {
 	b.buildTraces()
 	b.buildProfile()
 	b.chooseLayout()
+	b.applySizes(b.r.Sizes())
 	return nil
 }
 
@@ -876,6 +873,8 @@ func (b *builder) nameClasses() {
 		if cl.ID != 0 {
 			if nid, ok := b.classNameID[cl.ID]; ok {
 				cl.Name = JavaClassName(b.name(nid))
+			} else if name, ok := b.traits.InventedClasses[cl.ID]; ok {
+				cl.Name = name
 			} else if cl.Name == "" {
 				cl.Name = fmt.Sprintf("<unknown class 0x%x>", cl.ID)
 			}
@@ -1093,7 +1092,9 @@ func (b *builder) chooseLayout() {
 		classes[i] = lc
 	}
 	var obs []layout.Observation
-	if h.Source.Producer == "hotspot" {
+	// The ids of HotSpot and JVMPI dumps are addresses: the gaps between
+	// them are the objects' sizes.
+	if p := h.Source.Producer; p == "hotspot" || p == "jvmpi" {
 		for c, g := range b.minGap {
 			if g > 0 {
 				obs = append(obs, layout.Observation{Class: c, Gap: g})

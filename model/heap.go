@@ -11,6 +11,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/model/layout"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
+	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
 // ObjectIndex is the dense index of an object: objects are numbered in the
@@ -189,21 +190,15 @@ type Trace struct {
 	Frames       []Frame
 }
 
-// Frame is one stack frame.
-type Frame struct {
-	Class     string
-	Method    string
-	Signature string
-	File      string
-	// Line > 0 is a source line; LineUnknown, LineCompiled, LineNative.
-	Line int32
-}
+// Frame is one stack frame: a thread dump's frame type, so the stack of a
+// heap dump's thread is a thread snapshot's stack as it is.
+type Frame = threaddump.Frame
 
 // Special Frame.Line values.
 const (
-	LineUnknown  = -1
-	LineCompiled = -2
-	LineNative   = -3
+	LineUnknown  = threaddump.LineUnknown
+	LineCompiled = threaddump.LineCompiled
+	LineNative   = threaddump.LineNative
 )
 
 // Anomaly is something wrong or odd found in a dump; Count says how often.

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/parser/input"
-	"github.com/hprofctl/hprofctl/parser/jvmpi/jvmpitest"
 )
 
 // jvmpiSamples returns the shared JVMPI samples directory (see testshared).
@@ -195,106 +193,5 @@ func TestJVMPIMissingClass(t *testing.T) {
 	_, err := loadPath(t, filepath.Join(tmp, "heap-small-l2-id8-le.bin"))
 	if err == nil || !strings.Contains(err.Error(), "missing from the class-load side channel") || !strings.Contains(err.Error(), "offset ") {
 		t.Errorf("got %v, want an error naming the missing class and its offset", err)
-	}
-}
-
-// TestReadJVMPIMonitorDump decodes a monitor dump written with 8-byte
-// big-endian pointers and little-endian scalars: owners, entry counts and
-// waiter lists of Java and raw monitors, thread names, stacks and states
-// from the side channel, raw monitor names by their name pointer, a NULL
-// waiter left out and a thread no event announced named by its JNIEnv*.
-func TestReadJVMPIMonitorDump(t *testing.T) {
-	const (
-		envMain, envGC, envLost = 0x00007f3a10000040, 0x00007f3a10000840, 0x00007f3a10001040
-		javaObj, rawID, rawPtr  = 0x00000007c0001000, 0x00007f3a20000100, 0x00007f3a20000200
-		otherPtr, runMethod     = 0x00007f3a20000300, 0x00007f3a30000010
-	)
-	buf := jvmpitest.NewBuffer(jvmpitest.Options{IDSize: 8, IDOrder: binary.BigEndian, ScalarOrder: binary.LittleEndian})
-	buf.JavaMonitor(javaObj, jvmpitest.Monitor{Owner: envMain, EntryCount: 3, Entering: []uint64{envGC, 0}, Notified: []uint64{envLost}})
-	buf.RawMonitor(rawPtr, rawID, jvmpitest.Monitor{Owner: envGC, EntryCount: 1, Notified: []uint64{envMain}})
-	buf.RawMonitor(otherPtr, rawID+8, jvmpitest.Monitor{})
-	ev := &jvmpitest.MonitorEvents{
-		Threads: []jvmpitest.ThreadStart{{Name: "main", GroupName: "main", ThreadID: 0x7c0000000, EnvID: envMain},
-			{Name: "GC Daemon", GroupName: "system", ThreadID: 0x7c0000040, EnvID: envGC}},
-		RawMonitors: []jvmpitest.RawMonitorInfo{{Name: "_Heap_lock", ID: rawID, NamePtr: rawPtr}},
-		ClassLoad:   []jvmpitest.ClassName{{Name: "java.util.Vector", ID: 0x7c0000800}},
-		Objects:     []jvmpitest.ObjectAlloc{{ObjectID: javaObj, ClassID: 0x7c0000800, Size: 24}},
-		Methods:     []jvmpitest.MethodName{{ClassName: "app.Main", Name: "run", ID: runMethod}},
-		Event: jvmpitest.MonitorDumpEvent{
-			Traces:        []jvmpitest.Trace{{EnvID: envMain, Frames: []jvmpitest.Frame{{Line: 17, MethodID: runMethod}}}, {EnvID: envGC}},
-			ThreadsStatus: []int32{jvmpitest.ThreadRunnable, jvmpitest.ThreadMonitorWait | jvmpitest.ThreadSuspended},
-		},
-	}
-	manifest, err := jvmpitest.WriteCapture(t.TempDir(), "monitors", buf, jvmpitest.Manifest{Format: jvmpitest.FormatMonitorDump}, ev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, monitors, err := ReadJVMPIMonitorDump(manifest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vector := Lock{Kind: LockMonitor, Class: "java.util.Vector", ID: javaObj}
-	heap := Lock{Kind: LockRawMonitor, ID: rawID, Name: "_Heap_lock"}
-	lost := fmt.Sprintf("JNIEnv 0x%x", uint64(envLost))
-	want := []JVMPIMonitor{
-		{Lock: vector, Owner: "main", EntryCount: 3, Entering: []string{"GC Daemon"}, Notified: []string{lost}},
-		{Lock: heap, Owner: "GC Daemon", EntryCount: 1, Notified: []string{"main"}},
-		{Lock: Lock{Kind: LockRawMonitor, ID: rawID + 8, Name: fmt.Sprintf("<raw monitor named at 0x%x>", uint64(otherPtr))}},
-	}
-	if !reflect.DeepEqual(monitors, want) {
-		t.Errorf("monitors:\n%+v\nwant\n%+v", monitors, want)
-	}
-	wantThreads := []ThreadSnapshot{
-		{Name: "main", ID: fmt.Sprintf("0x%x", uint64(envMain)), State: "RUNNABLE",
-			Frames: []Frame{{Class: "app.Main", Method: "run", Line: 17}},
-			Locks:  []ThreadLock{{vector, Holds, -1}, {heap, WaitsOn, -1}}},
-		{Name: "GC Daemon", ID: fmt.Sprintf("0x%x", uint64(envGC)), State: "BLOCKED", StateDetail: "suspended",
-			Locks: []ThreadLock{{vector, Enters, -1}, {heap, Holds, -1}}},
-		{Name: lost, ID: fmt.Sprintf("0x%x", uint64(envLost)), Locks: []ThreadLock{{vector, WaitsOn, -1}}},
-	}
-	if !reflect.DeepEqual(d.Threads, wantThreads) {
-		t.Errorf("threads:\n%+v\nwant\n%+v", d.Threads, wantThreads)
-	}
-	if d.Truncated {
-		t.Error("the dump is marked truncated")
-	}
-}
-
-// TestJVMPIMonitorSamples decodes the shared monitor dump sample at both
-// pointer sizes and byte orders: both byte orders of a pointer size give
-// the same monitors, named from the side channel, and every variant the
-// side channel's threads with their stacks.
-func TestJVMPIMonitorSamples(t *testing.T) {
-	dir := jvmpiSamples(t)
-	first := map[string][]JVMPIMonitor{}
-	for _, name := range []string{"id4-be", "id4-le", "id8-be", "id8-le"} {
-		d, monitors, err := ReadJVMPIMonitorDump(filepath.Join(dir, "mon-nocontention-"+name+".json"))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var names []string
-		for _, th := range d.Threads {
-			names = append(names, th.Name+" "+th.State)
-		}
-		if want := []string{"main RUNNABLE", "worker RUNNABLE", "gc-helper RUNNABLE"}; !reflect.DeepEqual(names, want) {
-			t.Errorf("%s: threads %q, want %q", name, names, want)
-		}
-		if f := d.Threads[1].Frames; len(f) != 1 || f[0] != (Frame{Class: "java.lang.Thread", Method: "run", Line: 603}) {
-			t.Errorf("%s: worker's stack %+v, want java.lang.Thread.run line 603", name, f)
-		}
-		for _, m := range monitors {
-			if m.Lock.Kind == LockRawMonitor && m.Lock.Name != "heap lock" && m.Lock.Name != "code cache lock" {
-				t.Errorf("%s: raw monitor named %q, not from the side channel", name, m.Lock.Name)
-			}
-		}
-		if len(monitors) == 0 {
-			t.Errorf("%s: no monitors", name)
-		}
-		size := name[:3]
-		if first[size] == nil {
-			first[size] = monitors
-		} else if !reflect.DeepEqual(monitors, first[size]) {
-			t.Errorf("%s: monitors %+v differ from %s-be's %+v", name, monitors, size, first[size])
-		}
 	}
 }

@@ -38,7 +38,7 @@ func ReadLabels(h *Heap, path string, from []ObjectIndex) (map[ObjectIndex][]Lab
 			out[from] = append(out[from], LabeledRef{To: to, Label: label, Weak: weak})
 		}
 	}
-	err := rereadDump(h, path, func(r RecordSource, rec *hprof.Record) error {
+	err := rereadDump(h, path, func(r hprof.Source, rec *hprof.Record) error {
 		switch rec.Sub {
 		case hprof.SubInstanceDump:
 			obj, ok := want[rec.Instance.ID]
@@ -46,9 +46,9 @@ func ReadLabels(h *Heap, path string, from []ObjectIndex) (map[ObjectIndex][]Lab
 				return nil
 			}
 			// An ASCII OBJ names its references itself.
-			if x, ok := r.(explicitSource); ok {
+			if r.Traits().NamedReferences {
 				isReference := h.isReference(h.ClassOf(obj))
-				for _, ref := range x.InstanceRefs() {
+				for _, ref := range r.Object().Refs {
 					add(obj, ref.ID, ref.Name, isReference && ref.Name == "referent")
 				}
 				return nil
@@ -130,7 +130,7 @@ func ReadStrings(h *Heap, path string, strs []ObjectIndex) (map[ObjectIndex]stri
 		byValue[h.ObjectID(refs[0])] = p
 		owner[p] = s
 	}
-	err := rereadDump(h, path, func(r RecordSource, rec *hprof.Record) error {
+	err := rereadDump(h, path, func(r hprof.Source, rec *hprof.Record) error {
 		switch rec.Sub {
 		case hprof.SubInstanceDump:
 			p, ok := byString[rec.Instance.ID]

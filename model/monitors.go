@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/hprofctl/hprofctl/parser/hprof"
+	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
 // This file turns the lock evidence of agent files and heap dumps into
@@ -24,18 +25,18 @@ import (
 // the others; "<unknown thread>" entries are left out. The JVMTI agent
 // names Java monitors by class alone: such a monitor is told apart from
 // others of its class by Name, "MONITOR DUMP entry N" (from 1).
-func MonitorDumpThreads(p *Profile) *ThreadDump {
+func MonitorDumpThreads(p *Profile) *threaddump.ThreadDump {
 	md := p.MonitorDump
 	if md == nil {
 		return nil
 	}
-	d := &ThreadDump{Format: "hprof agent MONITOR DUMP", Truncated: p.Truncated}
+	d := &threaddump.ThreadDump{Format: "hprof agent MONITOR DUMP", Truncated: p.Truncated}
 	bySerial := map[uint32]int{}
-	thread := func(serial uint32) *ThreadSnapshot {
+	thread := func(serial uint32) *threaddump.ThreadSnapshot {
 		if i, ok := bySerial[serial]; ok {
 			return &d.Threads[i]
 		}
-		t := ThreadSnapshot{ID: strconv.FormatUint(uint64(serial), 10)}
+		t := threaddump.ThreadSnapshot{ID: strconv.FormatUint(uint64(serial), 10)}
 		if pt := p.Thread(serial); pt != nil {
 			t.Name = pt.Name
 		}
@@ -54,27 +55,27 @@ func MonitorDumpThreads(p *Profile) *ThreadDump {
 		}
 	}
 	for k, m := range md.Monitors {
-		l := Lock{Kind: LockMonitor, Class: m.Monitor.Class, ID: m.Monitor.ID}
+		l := threaddump.Lock{Kind: threaddump.LockMonitor, Class: m.Monitor.Class, ID: m.Monitor.ID}
 		switch {
 		case m.Monitor.Raw:
-			l = Lock{Kind: LockRawMonitor, ID: m.Monitor.ID, Name: m.Monitor.Name}
+			l = threaddump.Lock{Kind: threaddump.LockRawMonitor, ID: m.Monitor.ID, Name: m.Monitor.Name}
 		case l.ID == 0:
 			l.Name = fmt.Sprintf("MONITOR DUMP entry %d", k+1)
 		}
-		add := func(serial uint32, a LockAction) {
+		add := func(serial uint32, a threaddump.LockAction) {
 			if serial != 0 {
 				t := thread(serial)
-				t.Locks = append(t.Locks, ThreadLock{Lock: l, Action: a, Frame: -1})
+				t.Locks = append(t.Locks, threaddump.ThreadLock{Lock: l, Action: a, Frame: -1})
 			}
 		}
 		if m.Owned {
-			add(m.Owner, Holds)
+			add(m.Owner, threaddump.Holds)
 		}
 		for _, s := range m.WaitingToEnter {
-			add(s, Enters)
+			add(s, threaddump.Enters)
 		}
 		for _, s := range m.WaitingToBeNotified {
-			add(s, WaitsOn)
+			add(s, threaddump.WaitsOn)
 		}
 	}
 	return d
@@ -89,7 +90,7 @@ type HeapLocks struct {
 	// line for each such synchronizer whose exclusiveOwnerThread it is.
 	// SynchronizerOwners is set: the owner of every synchronizer a thread
 	// parks on is read from the heap.
-	Dump *ThreadDump
+	Dump *threaddump.ThreadDump
 	// Objects gives, for each thread of Dump, its java.lang.Thread
 	// object.
 	Objects []ObjectIndex
@@ -125,7 +126,7 @@ type threadFields struct {
 // synchronizer's exclusiveOwnerThread. Monitors leave no owner in a heap
 // dump; only MonitorRoots counts them.
 func ReadHeapLocks(h *Heap, path string) (*HeapLocks, error) {
-	out := &HeapLocks{Dump: &ThreadDump{Format: "heap dump", SynchronizerOwners: true, Truncated: h.Truncated}, Agent: h.Source.Producer == "hprof-agent"}
+	out := &HeapLocks{Dump: &threaddump.ThreadDump{Format: "heap dump", SynchronizerOwners: true, Truncated: h.Truncated}, Agent: h.Source.Producer == "hprof-agent"}
 	for _, r := range h.Roots {
 		if r.Kind == RootMonitorUsed {
 			out.MonitorRoots++
@@ -157,7 +158,7 @@ func ReadHeapLocks(h *Heap, path string) (*HeapLocks, error) {
 	holders := map[uint64]*threadFields{}
 	owners := map[uint64]uint64{}
 	order := binary.BigEndian
-	err := rereadDump(h, path, func(r RecordSource, rec *hprof.Record) error {
+	err := rereadDump(h, path, func(r hprof.Source, rec *hprof.Record) error {
 		if rec.Sub != hprof.SubInstanceDump {
 			return nil
 		}
@@ -234,7 +235,7 @@ func ReadHeapLocks(h *Heap, path string) (*HeapLocks, error) {
 		if hf, ok := holders[f.holder]; ok {
 			f.status, f.hasStatus, f.daemon = hf.status, hf.hasStatus, hf.daemon
 		}
-		t := ThreadSnapshot{ID: strconv.FormatInt(f.tid, 10), Daemon: f.daemon}
+		t := threaddump.ThreadSnapshot{ID: strconv.FormatInt(f.tid, 10), Daemon: f.daemon}
 		if s, ok := h.Lookup(f.name); ok {
 			t.Name = names[s]
 		}
@@ -258,14 +259,14 @@ func ReadHeapLocks(h *Heap, path string) (*HeapLocks, error) {
 		if !ok || kind(h.ClassOf(bo)) != "sync" {
 			continue
 		}
-		l := Lock{Kind: LockSynchronizer, Class: h.Classes[h.ClassOf(bo)].Name, ID: b}
+		l := threaddump.Lock{Kind: threaddump.LockSynchronizer, Class: h.Classes[h.ClassOf(bo)].Name, ID: b}
 		out.Parked++
 		th := &out.Dump.Threads[i]
-		th.Locks = append(th.Locks, ThreadLock{Lock: l, Action: Parks, Frame: -1})
+		th.Locks = append(th.Locks, threaddump.ThreadLock{Lock: l, Action: threaddump.Parks, Frame: -1})
 		if k, ok := threadOf[owners[b]]; ok {
 			ot := &out.Dump.Threads[k]
 			if !ot.Owns(l) {
-				ot.Locks = append(ot.Locks, ThreadLock{Lock: l, Action: Holds, Frame: -1})
+				ot.Locks = append(ot.Locks, threaddump.ThreadLock{Lock: l, Action: threaddump.Holds, Frame: -1})
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/parser/input"
+	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
 // loadAgentFixture reads a synthetic agent file of testdata/threads.
@@ -26,7 +27,7 @@ func loadAgentFixture(t *testing.T, name string) *Profile {
 }
 
 // snapshotNamed returns the thread of d named name.
-func snapshotNamed(t *testing.T, d *ThreadDump, name string) *ThreadSnapshot {
+func snapshotNamed(t *testing.T, d *threaddump.ThreadDump, name string) *threaddump.ThreadSnapshot {
 	t.Helper()
 	for i := range d.Threads {
 		if d.Threads[i].Name == name {
@@ -47,20 +48,20 @@ func TestMonitorDumpThreadsJVMTI(t *testing.T) {
 	if d == nil || len(d.Threads) != 4 {
 		t.Fatalf("dump %+v, want 4 threads", d)
 	}
-	left := Lock{Kind: LockMonitor, Class: "Cycle$Left", Name: "MONITOR DUMP entry 1"}
-	right := Lock{Kind: LockMonitor, Class: "Cycle$Right", Name: "MONITOR DUMP entry 2"}
+	left := threaddump.Lock{Kind: threaddump.LockMonitor, Class: "Cycle$Left", Name: "MONITOR DUMP entry 1"}
+	right := threaddump.Lock{Kind: threaddump.LockMonitor, Class: "Cycle$Right", Name: "MONITOR DUMP entry 2"}
 	hl := snapshotNamed(t, d, "holder-left")
 	if !hl.Owns(left) || hl.Owns(right) || hl.State != "BLOCKED" || hl.ID != "200002" {
 		t.Errorf("holder-left: %+v", hl)
 	}
-	if w := hl.Waits(); len(w) != 1 || w[0].Lock != right || w[0].Action != Enters {
+	if w := hl.Waits(); len(w) != 1 || w[0].Lock != right || w[0].Action != threaddump.Enters {
 		t.Errorf("holder-left waits for %+v, want to enter %+v", w, right)
 	}
 	if hr := snapshotNamed(t, d, "holder-right"); !hr.Owns(right) || len(hr.Waits()) != 1 || hr.Waits()[0].Lock != left {
 		t.Errorf("holder-right: %+v", hr)
 	}
 	nw := snapshotNamed(t, d, "notified-waiter")
-	if len(nw.Waits()) != 0 || len(nw.Locks) != 1 || nw.Locks[0] != (ThreadLock{Lock: right, Action: WaitsOn, Frame: -1}) {
+	if len(nw.Waits()) != 0 || len(nw.Locks) != 1 || nw.Locks[0] != (threaddump.ThreadLock{Lock: right, Action: threaddump.WaitsOn, Frame: -1}) {
 		t.Errorf("notified-waiter: %+v", nw.Locks)
 	}
 	if nw.State != "WAITING" || len(nw.Frames) != 2 || nw.Frames[0].Method != "wait" {
@@ -79,8 +80,8 @@ func TestMonitorDumpThreadsJVMPI(t *testing.T) {
 	if d == nil || len(d.Threads) != 4 {
 		t.Fatalf("dump %+v, want 4 threads", d)
 	}
-	raw := Lock{Kind: LockRawMonitor, ID: 0x8092a10, Name: "cycle_lock"}
-	guard := Lock{Kind: LockMonitor, Class: "Cycle$Guard", ID: 0x6f2000}
+	raw := threaddump.Lock{Kind: threaddump.LockRawMonitor, ID: 0x8092a10, Name: "cycle_lock"}
+	guard := threaddump.Lock{Kind: threaddump.LockMonitor, Class: "Cycle$Guard", ID: 0x6f2000}
 	rh, jh := snapshotNamed(t, d, "raw-holder"), snapshotNamed(t, d, "java-holder")
 	if !rh.Owns(raw) || len(rh.Waits()) != 1 || rh.Waits()[0].Lock != guard {
 		t.Errorf("raw-holder: %+v", rh.Locks)
@@ -153,7 +154,7 @@ func TestReadHeapLocks(t *testing.T) {
 			t.Errorf("%s: %s (%s), want WAITING (parking)", name, th.State, th.StateDetail)
 		}
 		w := th.Waits()
-		if len(w) != 1 || w[0].Action != Parks || w[0].Lock.ID != parking[name] || w[0].Lock.Kind != LockSynchronizer {
+		if len(w) != 1 || w[0].Action != threaddump.Parks || w[0].Lock.ID != parking[name] || w[0].Lock.Kind != threaddump.LockSynchronizer {
 			t.Fatalf("%s waits for %+v, jstack: parking on %#x", name, w, parking[name])
 		}
 		if !snapshotNamed(t, hl.Dump, other).Owns(w[0].Lock) {

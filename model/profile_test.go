@@ -48,16 +48,3 @@ func TestProfileFromBinaryAgentRecords(t *testing.T) {
 		t.Errorf("thread 5: %+v", th)
 	}
 }
-
-func TestIsASCIIProfile(t *testing.T) {
-	for head, want := range map[string]bool{
-		"JAVA PROFILE 1.0.1, created Wed Nov 28 00:09:58 2001\n": true,
-		"JAVA PROFILE 1.0.2\x00\x00\x00\x00\x04":                 false,
-		"count callee caller time\n":                             true,
-		"2024-01-01 12:00:00\nFull thread dump":                  false,
-	} {
-		if got := IsASCIIProfile([]byte(head)); got != want {
-			t.Errorf("IsASCIIProfile(%q) = %v", head, got)
-		}
-	}
-}

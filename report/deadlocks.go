@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis"
-	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
 // Deadlocks renders the deadlock reports of one or more thread dumps.
@@ -206,18 +206,18 @@ func (p *printer) stack(t analysis.DeadlockThread) {
 }
 
 // lockVerb says what a lock line means, in the words of a thread dump.
-func lockVerb(l model.ThreadLock) string {
+func lockVerb(l threaddump.ThreadLock) string {
 	switch l.Action {
-	case model.Holds:
-		if l.Lock.Kind == model.LockSynchronizer {
+	case threaddump.Holds:
+		if l.Lock.Kind == threaddump.LockSynchronizer {
 			return "owns"
 		}
 		return "locked"
-	case model.Enters:
+	case threaddump.Enters:
 		return "waiting to lock"
-	case model.Parks:
+	case threaddump.Parks:
 		return "parked on"
-	case model.WaitsOn:
+	case threaddump.WaitsOn:
 		return "waiting on"
 	}
 	return string(l.Action)
@@ -229,7 +229,7 @@ func lockText(l analysis.LockRef) string {
 	if l.Class != "" && l.ID != "" {
 		s += " (a " + l.Class + ")"
 	}
-	if l.Kind == string(model.LockRawMonitor) {
+	if l.Kind == string(threaddump.LockRawMonitor) {
 		s = "raw monitor " + s
 	}
 	return s

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -40,7 +41,12 @@ pprof and flame graph tools open (this command only).`,
 			if by != "trace" && by != "method" {
 				return fmt.Errorf("unknown --by %q: expected trace or method", by)
 			}
-			p, _, err := g.loadProfile(args[0], false)
+			f, err := input.Open(args[0])
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			p, _, err := g.loadProfile(f, false)
 			if err != nil {
 				return err
 			}

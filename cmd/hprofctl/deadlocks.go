@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/hprofctl/hprofctl/analysis"
-	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
@@ -91,22 +90,11 @@ other; with --heap, one more object {"heap", "locks"} follows them.`,
 					reports = append(reports, r)
 					continue
 				}
-				if rs, ok, err := agentDeadlocks(cmd, path, g.dump); ok {
-					if err != nil {
-						errs = append(errs, err)
-					}
-					reports = append(reports, rs...)
-					continue
-				}
-				dumps, err := readThreadDumps(cmd, path, which)
+				rs, err := fileDeadlocks(cmd, path, which, g.dump)
 				if err != nil {
 					errs = append(errs, err)
 				}
-				for _, d := range dumps {
-					r := analysis.FindDeadlocks(d.dump)
-					r.Source = d.source
-					reports = append(reports, r)
-				}
+				reports = append(reports, rs...)
 			}
 			if err := report.Deadlocks(cmd.OutOrStdout(), reports, opt); err != nil {
 				return err
@@ -122,17 +110,11 @@ other; with --heap, one more object {"heap", "locks"} follows them.`,
 			if !exitCode {
 				return nil
 			}
-			status := 0
-			for _, r := range reports {
-				switch {
-				case len(r.Deadlocks) > 0:
-					status = deadlockExitCode
-				case len(r.PossibleDeadlocks) > 0 && status == 0:
-					status = possibleDeadlockExitCode
-				}
-			}
-			if status != 0 {
-				return &ExitError{Code: status}
+			switch analysis.DeadlockVerdict(reports) {
+			case analysis.DeadlockFound:
+				return &ExitError{Code: deadlockExitCode}
+			case analysis.OnlyPossibleDeadlocks:
+				return &ExitError{Code: possibleDeadlockExitCode}
 			}
 			return nil
 		},
@@ -147,32 +129,54 @@ const allDumps = -2
 
 // namedDump is a thread dump and the name it is reported under.
 type namedDump struct {
-	dump   *model.ThreadDump
+	dump   *threaddump.ThreadDump
 	source string
 }
 
-// readThreadDumps reads the dumps of one file, or only dump number which
-// (-1: the last; allDumps: every one). A dump cut short is kept, with a
-// warning on stderr.
-func readThreadDumps(cmd *cobra.Command, path string, which int) ([]namedDump, error) {
-	if manifest, ok := jvmpi.ManifestOf(path); ok {
-		d, _, err := model.ReadJVMPIMonitorDump(manifest)
-		if err != nil {
-			return nil, err
-		}
-		return []namedDump{{d, path}}, nil
-	}
-	f, err := input.Open(path)
+// fileDeadlocks finds the deadlocks of the file at path, by what it holds:
+// a JVMPI monitor dump capture, the lock state of an hprof agent file or
+// heap dump (see agentDeadlocks; standard input is read as a thread dump),
+// or the thread dumps of a text or JSON file, every one of them or only
+// number which (-1: the last; allDumps: every one). heapDump selects the
+// heap dump of a file holding several (-1: the last).
+func fileDeadlocks(cmd *cobra.Command, path string, which, heapDump int) ([]analysis.DeadlockReport, error) {
+	f, format, err := openSniffed(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	switch {
+	case format.Kind == input.KindJVMPICapture:
+		d, _, err := jvmpi.ReadMonitorDump(format.Manifest)
+		if err != nil {
+			return nil, err
+		}
+		r := analysis.FindDeadlocks(d)
+		r.Source = path
+		return []analysis.DeadlockReport{r}, nil
+	case (format.Kind == input.KindHPROF || format.Kind == input.KindHPROFASCII) && path != "-":
+		return agentDeadlocks(cmd, f, path, heapDump)
+	}
+	dumps, err := readThreadDumps(cmd, f, which)
+	var reports []analysis.DeadlockReport
+	for _, d := range dumps {
+		r := analysis.FindDeadlocks(d.dump)
+		r.Source = d.source
+		reports = append(reports, r)
+	}
+	return reports, err
+}
+
+// readThreadDumps reads the dumps of a thread-dump file, or only dump
+// number which (-1: the last; allDumps: every one). A dump cut short is
+// kept, with a warning on stderr.
+func readThreadDumps(cmd *cobra.Command, f *input.File, which int) ([]namedDump, error) {
 	r := threaddump.NewReader(f, threaddump.Options{Name: f.Name})
-	var dumps []*model.ThreadDump
+	var dumps []*threaddump.ThreadDump
 	for r.Next() {
 		dumps = append(dumps, r.Dump())
 	}
-	err = r.Err()
+	err := r.Err()
 	if errors.Is(err, threaddump.ErrTruncated) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "hprofctl: warning: %v\n", err)
 		err = nil

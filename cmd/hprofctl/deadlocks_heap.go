@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis"
 	"github.com/hprofctl/hprofctl/model"
@@ -12,54 +10,42 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// agentDeadlocks reads the lock state of a file that is not a thread dump:
-// the MONITOR DUMP of an hprof agent file (ASCII or binary), or else the
-// java.util.concurrent lock state of a heap dump, whose limits it prints
-// as notes on stderr. ok is false for a thread dump and for standard input
-// (read as a thread dump), which the caller reads itself. which selects
-// the heap dump of a file holding several (-1: the last).
-func agentDeadlocks(cmd *cobra.Command, path string, which int) (reports []analysis.DeadlockReport, ok bool, err error) {
-	if path == "-" {
-		return nil, false, nil
-	}
-	f, kind, closer, err := openKind(path)
-	if err != nil {
-		return nil, true, err
-	}
-	defer closer.Close()
-	if kind == kindThreadDump {
-		return nil, false, nil
-	}
+// agentDeadlocks reads the lock state of f, an hprof agent file or a heap
+// dump read from path: the MONITOR DUMP of an hprof agent file (ASCII or
+// binary), or else the java.util.concurrent lock state of a heap dump,
+// whose limits it prints as notes on stderr. which selects the heap dump
+// of a file holding several (-1: the last).
+func agentDeadlocks(cmd *cobra.Command, f *input.File, path string, which int) ([]analysis.DeadlockReport, error) {
 	p, h, err := model.LoadProfile(f, model.LoadOptions{Dump: which, Objects: true})
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	if d := model.MonitorDumpThreads(p); d != nil {
 		r := analysis.FindDeadlocks(d)
 		r.Source = f.Name + " (MONITOR DUMP)"
-		return []analysis.DeadlockReport{r}, true, nil
+		return []analysis.DeadlockReport{r}, nil
 	}
 	if h == nil {
-		return nil, true, fmt.Errorf("%s: the hprof agent file has no MONITOR DUMP", f.Name)
+		return nil, fmt.Errorf("%s: the hprof agent file has no MONITOR DUMP", f.Name)
 	}
 	hl, err := model.ReadHeapLocks(h, path)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	r, notes := analysis.HeapDeadlocks(hl)
 	r.Source = f.Name + " (heap dump)"
 	for _, n := range notes {
 		fmt.Fprintf(cmd.ErrOrStderr(), "hprofctl: note: %s: %s\n", f.Name, n)
 	}
-	return []analysis.DeadlockReport{r}, true, nil
+	return []analysis.DeadlockReport{r}, nil
 }
 
 // writeHeapLocks ties the locks the deadlocks of reports wait for to the
 // objects at their addresses in the heap dump at heapPath, taken from the
 // same process at the same moment (jcmd GC.heap_dump -all runs no GC, so
 // objects keep their addresses), and writes each lock's class and shortest
-// retaining path after the reports: as a table, or as one more JSON
-// object {"heap", "locks"} (CSV writes nothing more).
+// retaining path after the reports (report.HeapLocks; CSV writes nothing
+// more, so the heap dump is not read for it).
 func writeHeapLocks(cmd *cobra.Command, heapPath string, reports []analysis.DeadlockReport, opt report.Options) error {
 	locks := analysis.DeadlockLocks(reports)
 	if len(locks) == 0 || opt.Format == report.CSV {
@@ -84,38 +70,5 @@ func writeHeapLocks(cmd *cobra.Command, heapPath string, reports []analysis.Dead
 		return err
 	}
 	tied := analysis.TieLocks(h, locks, analysis.DescribePaths(h, p, false, labels, names))
-	w := cmd.OutOrStdout()
-	if opt.Format == report.JSON {
-		return json.NewEncoder(w).Encode(struct {
-			Heap  string              `json:"heap"`
-			Locks []analysis.HeapLock `json:"locks"`
-		}{f.Name, tied})
-	}
-	fmt.Fprintf(w, "\nLocks of the deadlocks in the heap dump %s:\n", f.Name)
-	for _, t := range tied {
-		if t.Class == "" {
-			fmt.Fprintf(w, "  %s: no object at this address in the heap dump\n", t.Lock.ID)
-			continue
-		}
-		fmt.Fprintf(w, "  %s %s\n", t.Lock.ID, t.Class)
-		for _, rp := range t.Paths {
-			root := rp.RootKind
-			if rp.RootThread != "" {
-				root += fmt.Sprintf(" of thread %q", rp.RootThread)
-			}
-			if rp.RootFrame != "" {
-				root += " at " + rp.RootFrame
-			}
-			steps := []string{root}
-			for _, st := range rp.Chain {
-				step := st.Class + " " + st.ObjectID
-				if st.Via != "" {
-					step = "." + st.Via + " " + step
-				}
-				steps = append(steps, step)
-			}
-			fmt.Fprintf(w, "    retained by: %s\n", strings.Join(steps, " -> "))
-		}
-	}
-	return nil
+	return report.HeapLocks(cmd.OutOrStdout(), f.Name, tied, opt)
 }

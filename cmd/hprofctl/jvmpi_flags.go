@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis"
-	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/spf13/pflag"
@@ -66,7 +65,7 @@ func (j *jvmpiFlags) options(path string, stderr io.Writer) (*jvmpi.Options, err
 	if kind != jvmpi.HeapDump {
 		opt.Level = 2
 	}
-	if manifest, ok := jvmpi.ManifestOf(path); ok {
+	if manifest, ok := input.CaptureManifest(path); ok {
 		if c, err := jvmpi.LoadCapture(manifest); err == nil {
 			if diff := c.Disagreements(opt); len(diff) > 0 {
 				fmt.Fprintf(stderr, "hprofctl: note: %s describes %s and wins over the JVMPI flags, which say: %s\n", manifest, path, strings.Join(diff, "; "))
@@ -85,7 +84,7 @@ func bareMonitorDeadlocks(path string, opt jvmpi.Options) (analysis.DeadlockRepo
 		return analysis.DeadlockReport{}, err
 	}
 	defer f.Close()
-	d, _, err := model.ReadJVMPIMonitorBuffer(f, f.Name, opt)
+	d, _, err := jvmpi.ReadMonitorBuffer(f, f.Name, opt)
 	if err != nil {
 		return analysis.DeadlockReport{}, err
 	}

@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/hprofctl/hprofctl/analysis"
-	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -32,14 +32,19 @@ from the capture's side channel.`,
 			if err != nil {
 				return err
 			}
-			if manifest, ok := jvmpi.ManifestOf(args[0]); ok {
-				_, monitors, err := model.ReadJVMPIMonitorDump(manifest)
+			f, format, err := openSniffed(args[0])
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if format.Kind == input.KindJVMPICapture {
+				_, monitors, err := jvmpi.ReadMonitorDump(format.Manifest)
 				if err != nil {
 					return err
 				}
 				return report.Monitors(cmd.OutOrStdout(), analysis.MonitorsFromJVMPI(monitors), opt)
 			}
-			p, _, err := g.loadProfile(args[0], false)
+			p, _, err := g.loadProfile(f, false)
 			if err != nil {
 				return err
 			}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"runtime/debug"
 
 	"github.com/hprofctl/hprofctl/analysis"
 	"github.com/hprofctl/hprofctl/model"
@@ -103,24 +102,13 @@ func (g *globalFlags) load(path string, objects bool) (*model.Heap, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if objects {
-		// The object graph lives in a few large pointer-free slices:
-		// collections cost almost nothing, and collecting at 20% growth
-		// instead of Go's default 100% keeps the peak near the live size.
-		debug.SetGCPercent(20)
-	}
 	if isTerminal(os.Stderr) {
 		p := report.StartProgress(os.Stderr, "reading "+f.Name, f.Size, f.StoredOffset)
 		defer p.Stop()
 	}
-	h, err := model.Load(f, model.LoadOptions{Dump: g.dump, Objects: objects, JVMPI: bare})
+	h, err := model.Load(f, model.LoadOptions{Dump: g.dump, Objects: objects, JVMPI: bare, LeanGC: true})
 	if err != nil {
 		return nil, err
-	}
-	if objects {
-		// Building the graph left freed chunks behind, too scattered for
-		// the analyses' large arrays to reuse: hand them back to the OS.
-		debug.FreeOSMemory()
 	}
 	warnTruncated(os.Stderr, f.Name, h.Anomalies)
 	return h, nil

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/hprofctl/hprofctl/analysis"
@@ -50,7 +46,12 @@ says how the total was obtained.`,
 				return err
 			}
 			so.Size = size
-			p, h, err := g.loadProfile(args[0], true)
+			f, err := input.Open(args[0])
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			p, h, err := g.loadProfile(f, true)
 			if err != nil {
 				return err
 			}
@@ -63,19 +64,7 @@ says how the total was obtained.`,
 					return fmt.Errorf("%s: the file has no SITES section and no HEAP DUMP", args[0])
 				}
 			}
-			var r analysis.SitesReport
-			switch {
-			case p.Sites != nil:
-				r, err = analysis.SitesFromProfile(p, so)
-			case len(h.ObjectAllocs()) > 0:
-				r, err = analysis.SitesFromHeap(h, p, so)
-			default:
-				var ret *analysis.Retention
-				if ret, err = analysis.ComputeRetention(h, analysis.RetentionOptions{Size: size}); err != nil {
-					return err
-				}
-				r, err = analysis.SitesFromRoots(h, ret, so)
-			}
+			r, err := analysis.Sites(p, h, so)
 			if err != nil {
 				return err
 			}
@@ -90,53 +79,25 @@ says how the total was obtained.`,
 	return cmd
 }
 
-// fileKind is what kind of input a profiling command was given.
-type fileKind int
-
-const (
-	kindHprof fileKind = iota
-	kindASCII
-	kindThreadDump
-)
-
-// openKind opens path and tells its kind from the first bytes: binary
-// HPROF, the hprof agent's ASCII output, or anything else (a thread dump,
-// for the commands that read them). The returned File reads from the
-// start.
-func openKind(path string) (*input.File, fileKind, io.Closer, error) {
+// openSniffed opens path and tells what it holds (input.File.Sniff), for
+// the commands that read profiles and thread dumps, which take no JVMPI
+// flags.
+func openSniffed(path string) (*input.File, input.Format, error) {
 	f, err := input.Open(path)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, input.Format{}, err
 	}
-	br := bufio.NewReaderSize(f, 64<<10)
-	head, err := br.Peek(32)
-	if err != nil && !errors.Is(err, io.EOF) {
-		f.Close()
-		return nil, 0, nil, fmt.Errorf("%s: %w", f.Name, err)
-	}
-	kind := kindThreadDump
-	switch {
-	case model.IsASCIIProfile(head):
-		kind = kindASCII
-	case bytes.HasPrefix(head, []byte("JAVA PROFILE 1.0")):
-		kind = kindHprof
-	}
-	inner, err := input.NewFile(f.Name, io.NopCloser(br), f.Size)
+	format, err := f.Sniff(false)
 	if err != nil {
 		f.Close()
-		return nil, 0, nil, err
+		return nil, input.Format{}, err
 	}
-	return inner, kind, f, nil
+	return f, format, nil
 }
 
 // loadProfile reads the profiling data of an agent file, ASCII or binary;
 // for a binary file the heap too (with its objects when objects is set).
-func (g *globalFlags) loadProfile(path string, objects bool) (*model.Profile, *model.Heap, error) {
-	f, err := input.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
+func (g *globalFlags) loadProfile(f *input.File, objects bool) (*model.Profile, *model.Heap, error) {
 	if isTerminal(os.Stderr) {
 		pr := report.StartProgress(os.Stderr, "reading "+f.Name, f.Size, f.StoredOffset)
 		defer pr.Stop()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
 	"github.com/hprofctl/hprofctl/report"
@@ -34,31 +35,22 @@ one and its stack trace:
 			if err != nil {
 				return err
 			}
-			if manifest, ok := jvmpi.ManifestOf(args[0]); ok {
-				rows, err := jvmpiThreads(g, args[0], manifest, depth)
-				if err != nil {
-					return err
-				}
-				return report.Threads(cmd.OutOrStdout(), rows, opt)
-			}
-			f, kind, closer, err := openKind(args[0])
+			f, format, err := openSniffed(args[0])
 			if err != nil {
 				return err
 			}
-			defer closer.Close()
+			defer f.Close()
 			var rows []analysis.ThreadRow
-			switch kind {
-			case kindThreadDump:
-				d, err := lastThreadDump(cmd, f.Name, threaddump.NewReader(f, threaddump.Options{Name: f.Name}), g.dump)
-				if err != nil {
+			switch format.Kind {
+			case input.KindJVMPICapture:
+				if rows, err = jvmpiThreads(g, args[0], format.Manifest, depth); err != nil {
 					return err
 				}
-				rows = analysis.ThreadsFromDump(d, depth)
-			default:
+			case input.KindHPROF, input.KindHPROFASCII:
 				// The Thread objects of a heap dump name the threads and
 				// give their states: a second read of the file, which
 				// standard input cannot give.
-				reread := kind == kindHprof && args[0] != "-"
+				reread := format.Kind == input.KindHPROF && args[0] != "-"
 				p, h, err := model.LoadProfile(f, model.LoadOptions{Dump: g.dump, Objects: reread})
 				if err != nil {
 					return err
@@ -74,6 +66,12 @@ one and its stack trace:
 				} else {
 					rows = analysis.ThreadsFromProfile(p, depth)
 				}
+			default:
+				d, err := lastThreadDump(cmd, f.Name, threaddump.NewReader(f, threaddump.Options{Name: f.Name}), g.dump)
+				if err != nil {
+					return err
+				}
+				rows = analysis.ThreadsFromDump(d, depth)
 			}
 			return report.Threads(cmd.OutOrStdout(), rows, opt)
 		},
@@ -91,7 +89,7 @@ func jvmpiThreads(g *globalFlags, path, manifest string, depth int) ([]analysis.
 		return nil, err
 	}
 	if c.Options.Kind == jvmpi.MonitorDump {
-		d, _, err := model.ReadJVMPIMonitorDump(manifest)
+		d, _, err := jvmpi.ReadMonitorDump(manifest)
 		if err != nil {
 			return nil, err
 		}
@@ -106,8 +104,8 @@ func jvmpiThreads(g *globalFlags, path, manifest string, depth int) ([]analysis.
 
 // lastThreadDump reads dump number which of a thread-dump file (-1: the
 // last); a dump cut short is kept, with a warning.
-func lastThreadDump(cmd *cobra.Command, name string, r *threaddump.Reader, which int) (*model.ThreadDump, error) {
-	var dumps []*model.ThreadDump
+func lastThreadDump(cmd *cobra.Command, name string, r *threaddump.Reader, which int) (*threaddump.ThreadDump, error) {
+	var dumps []*threaddump.ThreadDump
 	for r.Next() {
 		dumps = append(dumps, r.Dump())
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -134,45 +133,6 @@ type Capture struct {
 	ClassEvents *ClassLoadEvents
 	// MonitorEvents is the monitor side channel (monitor dumps).
 	MonitorEvents *MonitorEvents
-}
-
-// ManifestOf returns the manifest path of a capture given by either of
-// its files: path itself when it is a JVMPI manifest, or the <name>.json
-// beside a <name>.bin. ok is false when path is not part of a capture.
-func ManifestOf(path string) (manifest string, ok bool) {
-	if path == "" || path == "-" {
-		return "", false
-	}
-	candidate := path
-	if !strings.EqualFold(filepath.Ext(path), ".json") {
-		candidate = strings.TrimSuffix(path, filepath.Ext(path)) + ".json"
-		if candidate == path {
-			return "", false
-		}
-	}
-	head, err := readHead(candidate, 4096)
-	if err != nil || !bytes.HasPrefix(bytes.TrimSpace(head), []byte("{")) {
-		return "", false
-	}
-	if !bytes.Contains(head, []byte(`"jvmpi-heap-dump"`)) && !bytes.Contains(head, []byte(`"jvmpi-object-dump"`)) &&
-		!bytes.Contains(head, []byte(`"jvmpi-monitor-dump"`)) {
-		return "", false
-	}
-	return candidate, true
-}
-
-func readHead(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b := make([]byte, n)
-	m, err := io.ReadFull(f, b)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, err
-	}
-	return b[:m], nil
 }
 
 // LoadCapture reads the manifest at manifestPath and its side channel.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/internal/testshared"
+	"github.com/hprofctl/hprofctl/parser/input"
 )
 
 // samplesDir returns the shared JVMPI samples directory (see testshared).
@@ -145,7 +146,7 @@ func loadSamples(t *testing.T, prefix string) map[string]*Capture {
 	}
 	out := map[string]*Capture{}
 	for _, m := range manifests {
-		if _, ok := ManifestOf(m); !ok {
+		if _, ok := input.CaptureManifest(m); !ok {
 			continue
 		}
 		c, err := LoadCapture(m)

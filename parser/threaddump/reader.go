@@ -1,4 +1,4 @@
-// Package threaddump reads Java thread dumps into model.ThreadDump values:
+// Package threaddump reads Java thread dumps into ThreadDump values:
 //
 //   - HotSpot text dumps: jstack [-l], jcmd Thread.print [-l], and the dump
 //     a JVM prints on SIGQUIT (kill -3), also inside an application log
@@ -21,12 +21,11 @@ package threaddump
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 
-	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/input"
 )
 
 // ErrTruncated is wrapped by the error a Reader returns when its input
@@ -75,7 +74,7 @@ type Reader struct {
 	text     *textParser
 	json     *jsonParser
 
-	dump  *model.ThreadDump
+	dump  *ThreadDump
 	dumps int
 	err   error
 }
@@ -97,7 +96,7 @@ func (r *Reader) Next() bool {
 			return false
 		}
 	}
-	var d *model.ThreadDump
+	var d *ThreadDump
 	var err error
 	if r.json != nil {
 		d, err = r.json.next()
@@ -124,7 +123,7 @@ func (r *Reader) Next() bool {
 }
 
 // Dump returns the dump the last call to Next read.
-func (r *Reader) Dump() *model.ThreadDump { return r.dump }
+func (r *Reader) Dump() *ThreadDump { return r.dump }
 
 // Err returns the error that stopped Next, nil at a clean end of input.
 func (r *Reader) Err() error {
@@ -134,24 +133,20 @@ func (r *Reader) Err() error {
 	return r.err
 }
 
-// detect looks at the first bytes: JSON when the first thing is an object
-// (after jcmd's "PID:" line, if any), text otherwise.
+// detect looks at the first bytes (input.Detect): JSON when the first
+// thing is an object (after jcmd's "PID:" line, if any), text otherwise.
 func (r *Reader) detect() {
 	r.detected = true
-	head, err := r.src.Peek(4 << 10)
+	head, err := r.src.Peek(input.HeadSize)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		r.err = &FormatError{File: r.name, Line: 1, Msg: "reading: " + err.Error(), Err: err}
 		return
 	}
-	r.hprof = bytes.HasPrefix(head, []byte("JAVA PROFILE 1.0"))
-	body := bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
-	skipped := len(head) - len(body)
-	if line, rest, ok := bytes.Cut(body, []byte("\n")); ok && isPIDLine(string(bytes.TrimRight(line, "\r"))) {
-		skipped += len(line) + 1
-		body = rest
-	}
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	if len(trimmed) > 0 && trimmed[0] == '{' {
+	switch input.Detect(head) {
+	case input.KindHPROF, input.KindHPROFASCII:
+		r.hprof = true
+	case input.KindThreadDumpJSON:
+		skipped := input.JSONStart(head)
 		if _, err := r.src.Discard(skipped); err != nil {
 			r.err = &FormatError{File: r.name, Msg: "reading: " + err.Error(), Err: err}
 			return
@@ -172,14 +167,6 @@ func (r *Reader) noDumpError() error {
 		e.Line, e.Msg = 0, "this is an HPROF heap dump, not a thread dump"
 	}
 	return e
-}
-
-// isPIDLine matches the "12345:" line jcmd prints before its output.
-func isPIDLine(s string) bool {
-	if len(s) < 2 || s[len(s)-1] != ':' {
-		return false
-	}
-	return isDigits(s[:len(s)-1])
 }
 
 func isDigits(s string) bool {

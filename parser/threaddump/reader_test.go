@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
@@ -47,9 +46,9 @@ func readFile(t testing.TB, path string) []byte {
 }
 
 // readAll reads every dump of data.
-func readAll(data []byte) ([]*model.ThreadDump, error) {
+func readAll(data []byte) ([]*threaddump.ThreadDump, error) {
 	r := threaddump.NewReader(bytes.NewReader(data), threaddump.Options{Name: "input"})
-	var dumps []*model.ThreadDump
+	var dumps []*threaddump.ThreadDump
 	for r.Next() {
 		dumps = append(dumps, r.Dump())
 	}
@@ -57,7 +56,7 @@ func readAll(data []byte) ([]*model.ThreadDump, error) {
 }
 
 // readOne reads data that must hold exactly one complete dump.
-func readOne(t *testing.T, data []byte) *model.ThreadDump {
+func readOne(t *testing.T, data []byte) *threaddump.ThreadDump {
 	t.Helper()
 	dumps, err := readAll(data)
 	if err != nil {
@@ -72,7 +71,7 @@ func readOne(t *testing.T, data []byte) *model.ThreadDump {
 	return dumps[0]
 }
 
-func thread(t *testing.T, d *model.ThreadDump, name string) *model.ThreadSnapshot {
+func thread(t *testing.T, d *threaddump.ThreadDump, name string) *threaddump.ThreadSnapshot {
 	t.Helper()
 	for i := range d.Threads {
 		if d.Threads[i].Name == name {
@@ -172,7 +171,7 @@ func TestBusyThreads(t *testing.T) {
 					t.Errorf("%s: daemon %v (only HotSpot dumps print it; every fixture thread is one)", name, th.Daemon)
 				}
 			}
-			lock := func(name string, action model.LockAction, class string) model.Lock {
+			lock := func(name string, action threaddump.LockAction, class string) threaddump.Lock {
 				t.Helper()
 				for _, l := range thread(t, d, name).Locks {
 					if l.Action == action && l.Lock.Class == class {
@@ -180,24 +179,24 @@ func TestBusyThreads(t *testing.T) {
 					}
 				}
 				t.Errorf("%s: no %s lock of class %s", name, action, class)
-				return model.Lock{}
+				return threaddump.Lock{}
 			}
-			resource := lock("busy-sleeper", model.Holds, "threads.Busy$Resource")
-			if got := lock("busy-blocked", model.Enters, "threads.Busy$Resource"); got != resource {
+			resource := lock("busy-sleeper", threaddump.Holds, "threads.Busy$Resource")
+			if got := lock("busy-blocked", threaddump.Enters, "threads.Busy$Resource"); got != resource {
 				t.Errorf("busy-blocked enters %+v, busy-sleeper holds %+v", got, resource)
 			}
 			if !thread(t, d, "busy-sleeper").Owns(resource) {
 				t.Error("busy-sleeper does not own the Resource monitor")
 			}
-			mailbox := lock("busy-waiter", model.WaitsOn, "threads.Busy$Mailbox")
+			mailbox := lock("busy-waiter", threaddump.WaitsOn, "threads.Busy$Mailbox")
 			if thread(t, d, "busy-waiter").Owns(mailbox) {
 				t.Error("busy-waiter owns the monitor it waits on")
 			}
-			signal := lock("busy-notifier", model.Holds, "threads.Busy$Signal")
+			signal := lock("busy-notifier", threaddump.Holds, "threads.Busy$Signal")
 			if hotspot {
 				// Only HotSpot dumps say which monitor a notified waiter
 				// re-enters; it still lists the monitor as locked below.
-				if got := lock("busy-relock", model.Enters, "threads.Busy$Signal"); got != signal {
+				if got := lock("busy-relock", threaddump.Enters, "threads.Busy$Signal"); got != signal {
 					t.Errorf("busy-relock re-enters %+v, busy-notifier holds %+v", got, signal)
 				}
 				if thread(t, d, "busy-relock").Owns(signal) {
@@ -205,13 +204,13 @@ func TestBusyThreads(t *testing.T) {
 				}
 			}
 			sync := "java.util.concurrent.locks.ReentrantLock$NonfairSync"
-			parked := lock("busy-parked", model.Parks, sync)
+			parked := lock("busy-parked", threaddump.Parks, sync)
 			if d.SynchronizerOwners {
 				if !thread(t, d, "busy-sleeper").Owns(parked) {
 					t.Error("busy-sleeper does not own the ReentrantLock busy-parked waits for")
 				}
 			}
-			lock("busy-condition", model.Parks, "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject")
+			lock("busy-condition", threaddump.Parks, "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject")
 			if len(thread(t, d, "busy-spinner").Locks) != 0 {
 				t.Errorf("busy-spinner has locks: %+v", thread(t, d, "busy-spinner").Locks)
 			}
@@ -225,16 +224,16 @@ func TestFrames(t *testing.T) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			d := readOne(t, readFile(t, path))
 			blocked := thread(t, d, "busy-blocked")
-			want := model.Frame{Class: "threads.Busy", Method: "enterResource", File: "Busy.java", Line: 74}
+			want := threaddump.Frame{Class: "threads.Busy", Method: "enterResource", File: "Busy.java", Line: 74}
 			if len(blocked.Frames) == 0 || blocked.Frames[0] != want {
 				t.Fatalf("busy-blocked frames %+v, want %+v first", blocked.Frames, want)
 			}
 			waiter := thread(t, d, "busy-waiter")
-			if !waiter.InObjectWait() || waiter.Frames[0].Line != model.LineNative {
+			if !waiter.InObjectWait() || waiter.Frames[0].Line != threaddump.LineNative {
 				t.Errorf("busy-waiter's top frame %+v: not Object.wait, native", waiter.Frames[0])
 			}
 			for _, l := range waiter.Locks {
-				if l.Action == model.Holds && waiter.Frames[l.Frame].Method != "waitOn" {
+				if l.Action == threaddump.Holds && waiter.Frames[l.Frame].Method != "waitOn" {
 					t.Errorf("busy-waiter locked the mailbox in %+v, not in Busy.waitOn", waiter.Frames[l.Frame])
 				}
 			}
@@ -287,7 +286,7 @@ func TestTwoDumps(t *testing.T) {
 
 var hotspotTime = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$`)
 
-func names(d *model.ThreadDump) string {
+func names(d *threaddump.ThreadDump) string {
 	var s []string
 	for _, th := range d.Threads {
 		s = append(s, th.Name)
@@ -335,7 +334,7 @@ func TestCutMidThread(t *testing.T) {
 // cutInside returns an offset in the middle of the kth thread of d, the
 // last dump of data: halfway between its name and the next thread's (or
 // the dump's end marker).
-func cutInside(t *testing.T, data []byte, d *model.ThreadDump, k int) int {
+func cutInside(t *testing.T, data []byte, d *threaddump.ThreadDump, k int) int {
 	t.Helper()
 	start := nameOffset(data, d.Threads[k].Name, 0)
 	end := len(data)
@@ -365,7 +364,7 @@ func nameOffset(data []byte, name string, from int) int {
 	return -1
 }
 
-func sameThread(a, b model.ThreadSnapshot) bool {
+func sameThread(a, b threaddump.ThreadSnapshot) bool {
 	if a.Name != b.Name || a.ID != b.ID || a.State != b.State || len(a.Frames) != len(b.Frames) || len(a.Locks) != len(b.Locks) {
 		return false
 	}
@@ -446,16 +445,16 @@ func TestJSONParkBlockerOwner(t *testing.T) {
 	if !d.SynchronizerOwners {
 		t.Error("park blocker owners not noted")
 	}
-	sync := model.Lock{Kind: model.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync",
+	sync := threaddump.Lock{Kind: threaddump.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync",
 		Name: "java.util.concurrent.locks.ReentrantLock$NonfairSync@1b"}
 	if !thread(t, d, "b").Owns(sync) {
 		t.Errorf("b does not own %+v: %+v", sync, thread(t, d, "b").Locks)
 	}
-	guard := model.Lock{Kind: model.LockMonitor, Class: "demo.Guard", Name: "demo.Guard@2c"}
+	guard := threaddump.Lock{Kind: threaddump.LockMonitor, Class: "demo.Guard", Name: "demo.Guard@2c"}
 	if !thread(t, d, "c").Owns(guard) || len(thread(t, d, "c").Locks) != 1 {
 		t.Errorf("c's locks %+v, want only %+v", thread(t, d, "c").Locks, guard)
 	}
-	if f := thread(t, d, "a").Frames[1]; f != (model.Frame{Class: "demo.A", Method: "run", File: "A.java", Line: 9}) {
+	if f := thread(t, d, "a").Frames[1]; f != (threaddump.Frame{Class: "demo.A", Method: "run", File: "A.java", Line: 9}) {
 		t.Errorf("frame with class loader prefix read as %+v", f)
 	}
 }

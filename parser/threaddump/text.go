@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/hprofctl/hprofctl/model"
 )
 
 // maxLine bounds the bytes kept of one line; the rest of a longer line is
@@ -49,15 +47,15 @@ type textParser struct {
 	eof  bool
 	err  error // the source's read error
 
-	cur      *model.ThreadDump
+	cur      *ThreadDump
 	style    textStyle
 	threadAt int  // index in cur.Threads of the thread being read, -1 for none
 	ownable  bool // inside that thread's "Locked ownable synchronizers:"
 	cut      bool // the input ended inside a line of cur
 
-	inVerdict bool              // skipping HotSpot's deadlock verdict
-	recent    [4]string         // the last lines read, the newest last
-	ready     *model.ThreadDump // a dump completed and not returned yet
+	inVerdict bool        // skipping HotSpot's deadlock verdict
+	recent    [4]string   // the last lines read, the newest last
+	ready     *ThreadDump // a dump completed and not returned yet
 }
 
 func newTextParser(src *bufio.Reader, name string) *textParser {
@@ -66,7 +64,7 @@ func newTextParser(src *bufio.Reader, name string) *textParser {
 
 // next returns the next complete or cut dump, with a *FormatError
 // wrapping ErrTruncated when the input ended inside it; nil at the end.
-func (p *textParser) next() (*model.ThreadDump, error) {
+func (p *textParser) next() (*ThreadDump, error) {
 	for {
 		if p.ready != nil {
 			d := p.ready
@@ -86,7 +84,7 @@ func (p *textParser) next() (*model.ThreadDump, error) {
 }
 
 // atEOF finishes the dump left open when the input ended.
-func (p *textParser) atEOF() (*model.ThreadDump, error) {
+func (p *textParser) atEOF() (*ThreadDump, error) {
 	d := p.cur
 	if d == nil {
 		if p.err != nil {
@@ -212,7 +210,7 @@ func (p *textParser) openDump(style textStyle, line int64) {
 	if style == plainText {
 		format = "plain-text thread dump"
 	}
-	p.cur = &model.ThreadDump{Format: format, Line: line}
+	p.cur = &ThreadDump{Format: format, Line: line}
 	p.style = style
 	p.threadAt = -1
 	p.ownable = false
@@ -244,7 +242,7 @@ func (p *textParser) closeDump(truncated bool) {
 	p.ownable = false
 }
 
-func (p *textParser) startThread(t model.ThreadSnapshot) {
+func (p *textParser) startThread(t ThreadSnapshot) {
 	p.cur.Threads = append(p.cur.Threads, t)
 	p.threadAt = len(p.cur.Threads) - 1
 	p.ownable = false
@@ -294,8 +292,8 @@ func (p *textParser) threadLine(line string) {
 // and nothing after the name holds a quote. The "#N" Java thread id and
 // "daemon" come before the first key=value field; VM-internal threads
 // have neither.
-func parseHotspotHeader(line string) (model.ThreadSnapshot, bool) {
-	var t model.ThreadSnapshot
+func parseHotspotHeader(line string) (ThreadSnapshot, bool) {
+	var t ThreadSnapshot
 	end := strings.LastIndexByte(line, '"')
 	if len(line) < 2 || line[0] != '"' || end == 0 {
 		return t, false
@@ -318,7 +316,7 @@ func parseHotspotHeader(line string) (model.ThreadSnapshot, bool) {
 		}
 	}
 	if !keyed {
-		return model.ThreadSnapshot{}, false
+		return ThreadSnapshot{}, false
 	}
 	t.Name = line[1:end]
 	return t, true
@@ -326,19 +324,19 @@ func parseHotspotHeader(line string) (model.ThreadSnapshot, bool) {
 
 // parsePlainHeader reads the header of a thread in a plain-text dump:
 // `#13 "name" [virtual ]STATE TIME`.
-func parsePlainHeader(line string) (model.ThreadSnapshot, bool) {
+func parsePlainHeader(line string) (ThreadSnapshot, bool) {
 	g := plainHeader.FindStringSubmatch(line)
 	if g == nil {
-		return model.ThreadSnapshot{}, false
+		return ThreadSnapshot{}, false
 	}
-	return model.ThreadSnapshot{ID: g[1], Name: g[2], Virtual: g[3] != "", State: g[4]}, true
+	return ThreadSnapshot{ID: g[1], Name: g[2], Virtual: g[3] != "", State: g[4]}, true
 }
 
 // parseFrame reads a frame as HotSpot prints it,
 // "java.lang.Thread.run(java.base@17.0.15/Thread.java:840)", or as
 // StackTraceElement.toString does in JDK 21+ dumps,
 // "java.base/java.lang.Thread.run(Thread.java:1474)".
-func parseFrame(s string) model.Frame {
+func parseFrame(s string) Frame {
 	name, where := s, ""
 	if open := strings.IndexByte(s, '('); open >= 0 {
 		name = s[:open]
@@ -348,13 +346,13 @@ func parseFrame(s string) model.Frame {
 	if slash := strings.IndexByte(where, '/'); slash >= 0 {
 		where = where[slash+1:]
 	}
-	f := model.Frame{Method: name, Line: model.LineUnknown}
+	f := Frame{Method: name, Line: LineUnknown}
 	if dot := strings.LastIndexByte(name, '.'); dot >= 0 {
 		f.Class, f.Method = name[:dot], name[dot+1:]
 	}
 	switch where {
 	case "Native Method":
-		f.Line = model.LineNative
+		f.Line = LineNative
 	case "", "Unknown Source":
 	default:
 		f.File = where
@@ -382,8 +380,8 @@ func stripModule(name string) string {
 // (HotSpot) or "- locked <CLASS@HASH>" (plain text); in the "Locked
 // ownable synchronizers:" list, "- <0x…> (a CLASS)". Lines about
 // eliminated locks and waits with no object are skipped.
-func parseLockLine(s string, ownable bool) (model.ThreadLock, bool) {
-	var l model.ThreadLock
+func parseLockLine(s string, ownable bool) (ThreadLock, bool) {
+	var l ThreadLock
 	s = strings.TrimPrefix(s, "- ")
 	open := strings.IndexByte(s, '<')
 	if open < 0 {
@@ -398,15 +396,15 @@ func parseLockLine(s string, ownable bool) (model.ThreadLock, bool) {
 	rest := strings.TrimSpace(s[open+length+1:])
 	switch {
 	case ownable && verb == "":
-		l.Action, l.Lock.Kind = model.Holds, model.LockSynchronizer
+		l.Action, l.Lock.Kind = Holds, LockSynchronizer
 	case verb == "locked":
-		l.Action, l.Lock.Kind = model.Holds, model.LockMonitor
+		l.Action, l.Lock.Kind = Holds, LockMonitor
 	case verb == "waiting to lock" || verb == "waiting to re-lock in wait()":
-		l.Action, l.Lock.Kind = model.Enters, model.LockMonitor
+		l.Action, l.Lock.Kind = Enters, LockMonitor
 	case verb == "waiting on":
-		l.Action, l.Lock.Kind = model.WaitsOn, model.LockMonitor
+		l.Action, l.Lock.Kind = WaitsOn, LockMonitor
 	case verb == "parking to wait for":
-		l.Action, l.Lock.Kind = model.Parks, model.LockSynchronizer
+		l.Action, l.Lock.Kind = Parks, LockSynchronizer
 	default:
 		return l, false
 	}

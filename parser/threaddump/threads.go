@@ -1,11 +1,32 @@
-package model
+package threaddump
 
 // This file holds the thread-and-lock model that deadlock analysis reads.
 // It does not depend on where the facts came from: a HotSpot thread dump
 // (jstack, jcmd Thread.print, SIGQUIT), a JDK 21+ Thread.dump_to_file dump,
-// the hprof agent's MONITOR DUMP or a JVMPI monitor dump all reduce to
-// threads, their stacks, and what each thread holds, is blocked entering,
-// is parked on or waits on.
+// the hprof agent's MONITOR DUMP, a JVMPI monitor dump or the lock state of
+// a heap dump's Thread objects all reduce to threads, their stacks, and
+// what each thread holds, is blocked entering, is parked on or waits on.
+// The other sources translate into these types (the heap model builds
+// them from agent files and heap dumps, parser/jvmpi from monitor dumps),
+// as the heap formats translate into HPROF records.
+
+// Frame is one Java stack frame, of a thread dump or of a heap dump's
+// stack trace.
+type Frame struct {
+	Class     string
+	Method    string
+	Signature string
+	File      string
+	// Line > 0 is a source line; LineUnknown, LineCompiled, LineNative.
+	Line int32
+}
+
+// Special Frame.Line values, as HPROF numbers them.
+const (
+	LineUnknown  = -1
+	LineCompiled = -2
+	LineNative   = -3
+)
 
 // LockKind says what sort of lock a Lock is.
 type LockKind string

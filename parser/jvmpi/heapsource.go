@@ -1,15 +1,12 @@
-package model
+package jvmpi
 
 import (
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/hprofctl/hprofctl/parser/hprof"
-	"github.com/hprofctl/hprofctl/parser/input"
-	"github.com/hprofctl/hprofctl/parser/jvmpi"
 )
 
 // Class ids the translation of a JVMPI heap dump gives the classes it has
@@ -17,27 +14,22 @@ import (
 // name an object: an array class is its element class's id with the low
 // bit set, and the small odd ids below name the rest.
 const (
-	jvmpiUnknownInstanceClass = 3 // level 0: instances and class objects
-	jvmpiUnknownArrayClass    = 5 // level 0: object arrays
-	jvmpiUnknownElementArray  = 1 // object arrays whose element class is 0
+	unknownInstanceClass = 3 // level 0: instances and class objects
+	unknownArrayClass    = 5 // level 0: object arrays
+	unknownElementArray  = 1 // object arrays whose element class is 0
 )
 
 // arrayClassID is the class id the translation gives the array class
 // whose element class is elem; an unknown (0) element class counts as
 // java.lang.Object.
-func (s *jvmpiSource) arrayClassID(elem uint64) uint64 {
+func (s *HeapSource) arrayClassID(elem uint64) uint64 {
 	if elem == 0 {
 		elem = s.objectClass
 	}
 	if elem == 0 {
-		return jvmpiUnknownElementArray
+		return unknownElementArray
 	}
 	return elem | 1
-}
-
-// heapFinisher is a RecordSource that corrects the heap built from it.
-type heapFinisher interface {
-	finishHeap(h *Heap)
 }
 
 // queuedRecord is a translated record waiting to be handed out, with its
@@ -47,16 +39,20 @@ type queuedRecord struct {
 	payload []byte
 }
 
-// jvmpiSource translates a JVMPI heap or object dump capture into HPROF
+// HeapSource translates a JVMPI heap or object dump capture into HPROF
 // records, as the hprof agent of JDK 1.2–1.4 did: the side channel's
 // class-load and thread-start events become UTF8, LOAD_CLASS and
 // START_THREAD records, the heap dump event's traces FRAME and TRACE
 // records, each thread a ROOT_THREAD_OBJ, JNIEnv* pointers thread
 // serials, and the buffer's records heap sub-records whose values are
-// re-encoded big-endian and whose field lists come from the side channel.
-type jvmpiSource struct {
-	capture *jvmpi.Capture
-	r       *jvmpi.Reader
+// re-encoded big-endian and whose field lists come from the side channel
+// (docs/jvmpi.md#translation-into-hprof-records). It is the hprof.Source
+// of a JVMPI capture. Its class dumps' instance sizes are the VM's own
+// object sizes, header included (decision 7 of
+// docs/jvmpi.md#decisions-where-the-spec-is-silent): Sizes gives them.
+type HeapSource struct {
+	capture *Capture
+	r       *Reader
 	closer  io.Closer
 	ids     int
 	level   int
@@ -75,56 +71,66 @@ type jvmpiSource struct {
 	dumps       int
 	objectClass uint64 // java.lang.Object's class id, 0 if unknown
 	vals        []uint64
+	sizes       hprof.SizeFacts
 
 	warnings     []hprof.Warning
 	warningCount int
 }
 
-// openJVMPI opens the capture whose manifest is at manifest.
-func openJVMPI(manifest string) (*jvmpiSource, error) {
-	c, err := jvmpi.LoadCapture(manifest)
+// OpenHeapSource loads the heap or object dump capture whose manifest is
+// at manifest and opens the translation of its buffer.
+func OpenHeapSource(manifest string) (*HeapSource, error) {
+	c, err := LoadCapture(manifest)
 	if err != nil {
 		return nil, err
 	}
-	if c.Options.Kind == jvmpi.MonitorDump {
-		return nil, fmt.Errorf("%s: a JVMPI monitor dump holds no heap; its threads and monitors are read by the commands on thread dumps", manifest)
+	if err := c.holdsHeap(); err != nil {
+		return nil, err
 	}
 	in, err := c.Open()
 	if err != nil {
 		return nil, err
 	}
-	return newJVMPISource(c, in)
+	return NewHeapSource(c, in)
 }
 
-// openBareJVMPI opens f as the bare JVMPI heap or object dump buffer opt
-// describes: one with no manifest and no side channel. A level-0 heap dump
-// is read whole; other buffers up to their first class dump, which cannot
-// be stepped over without the class layouts (jvmpi.ErrNeedClasses).
-func openBareJVMPI(f *input.File, opt jvmpi.Options) (*jvmpiSource, error) {
-	c := jvmpi.BareCapture(f.Name, opt)
-	if c.Options.Kind == jvmpi.MonitorDump {
-		return nil, fmt.Errorf("%s: a JVMPI monitor dump holds no heap; its threads and monitors are read by the commands on thread dumps", f.Name)
+// NewHeapSource translates the buffer in of the heap or object dump
+// capture c, and closes in at its end. A bare buffer (BareCapture) has no
+// side channel: a level-0 heap dump is read whole; other buffers up to
+// their first class dump, which cannot be stepped over without the class
+// layouts (ErrNeedClasses).
+func NewHeapSource(c *Capture, in io.ReadCloser) (*HeapSource, error) {
+	if err := c.holdsHeap(); err != nil {
+		in.Close()
+		return nil, err
 	}
-	return newJVMPISource(c, io.NopCloser(f))
-}
-
-// newJVMPISource translates the buffer in of capture c, and closes in at
-// its end.
-func newJVMPISource(c *jvmpi.Capture, in io.ReadCloser) (*jvmpiSource, error) {
-	r, err := jvmpi.NewReader(in, c.Options)
+	r, err := NewReader(in, c.Options)
 	if err != nil {
 		in.Close()
 		return nil, err
 	}
-	s := &jvmpiSource{capture: c, r: r, closer: in, ids: c.Options.IDSize, level: c.Options.Level,
+	s := &HeapSource{capture: c, r: r, closer: in, ids: c.Options.IDSize, level: c.Options.Level,
 		names: map[string]uint64{}, classSerial: map[uint64]uint32{}, envSerial: map[uint64]uint32{},
-		declared: map[uint64]bool{}, unknownEnv: map[uint64]bool{}}
+		declared: map[uint64]bool{}, unknownEnv: map[uint64]bool{},
+		sizes: hprof.SizeFacts{SizeSource: "the JVMPI class dumps' (the VM's own, header included)", InstanceSizes: map[uint64]int64{}}}
 	s.prelude()
 	return s, nil
 }
 
+// holdsHeap says why a monitor dump capture has no heap to translate.
+func (c *Capture) holdsHeap() error {
+	if c.Options.Kind != MonitorDump {
+		return nil
+	}
+	name := c.ManifestPath
+	if c.Bare() {
+		name = c.BufferPath
+	}
+	return fmt.Errorf("%s: a JVMPI monitor dump holds no heap; its threads and monitors are read by the commands on thread dumps", name)
+}
+
 // name returns the UTF8 id of text, queueing its UTF8 record the first time.
-func (s *jvmpiSource) name(text string) uint64 {
+func (s *HeapSource) name(text string) uint64 {
 	if id, ok := s.names[text]; ok {
 		return id
 	}
@@ -135,19 +141,19 @@ func (s *jvmpiSource) name(text string) uint64 {
 	return id
 }
 
-func (s *jvmpiSource) top(rec hprof.Record) {
+func (s *HeapSource) top(rec hprof.Record) {
 	rec.Offset = -1
 	s.queue = append(s.queue, queuedRecord{rec: rec})
 }
 
-func (s *jvmpiSource) sub(rec hprof.Record, payload []byte) {
+func (s *HeapSource) sub(rec hprof.Record, payload []byte) {
 	rec.Tag, rec.Dump = hprof.TagHeapDump, 0
 	s.queue = append(s.queue, queuedRecord{rec: rec, payload: payload})
 }
 
 // loadClass queues the LOAD_CLASS record of a class the buffer does not
 // describe.
-func (s *jvmpiSource) loadClass(id uint64, name string) {
+func (s *HeapSource) loadClass(id uint64, name string) {
 	if s.declared[id] {
 		return
 	}
@@ -158,11 +164,11 @@ func (s *jvmpiSource) loadClass(id uint64, name string) {
 
 // prelude queues the top-level records made from the side channel and the
 // dump event, and the start of the heap dump.
-func (s *jvmpiSource) prelude() {
+func (s *HeapSource) prelude() {
 	ev := s.capture.ClassEvents
 	methods := map[uint64]struct {
-		class  *jvmpi.ClassInfo
-		method *jvmpi.MethodInfo
+		class  *ClassInfo
+		method *MethodInfo
 	}{}
 	for i := range ev.Classes {
 		c := &ev.Classes[i]
@@ -174,8 +180,8 @@ func (s *jvmpiSource) prelude() {
 		}
 		for k := range c.Methods {
 			methods[uint64(c.Methods[k].ID)] = struct {
-				class  *jvmpi.ClassInfo
-				method *jvmpi.MethodInfo
+				class  *ClassInfo
+				method *MethodInfo
 			}{c, &c.Methods[k]}
 		}
 	}
@@ -227,7 +233,7 @@ func (s *jvmpiSource) prelude() {
 	}
 	s.top(hprof.Record{Tag: hprof.TagHeapDump})
 	s.dumps = 1
-	if s.capture.Options.Kind == jvmpi.HeapDump && s.level > 0 {
+	if s.capture.Options.Kind == HeapDump && s.level > 0 {
 		for i, t := range ev.Threads {
 			s.sub(hprof.Record{Sub: hprof.RootThreadObj, Offset: -1, Root: hprof.Root{Kind: hprof.RootThreadObj, ID: uint64(t.ThreadID),
 				ThreadSerial: uint32(i + 1), FrameDepth: -1, TraceSerial: traceOf[uint64(t.EnvID)]}}, nil)
@@ -235,7 +241,7 @@ func (s *jvmpiSource) prelude() {
 	}
 }
 
-func (s *jvmpiSource) warn(off int64, format string, args ...any) {
+func (s *HeapSource) warn(off int64, format string, args ...any) {
 	s.warningCount++
 	if len(s.warnings) < 100 {
 		s.warnings = append(s.warnings, hprof.Warning{Offset: off, Msg: fmt.Sprintf(format, args...)})
@@ -243,12 +249,22 @@ func (s *jvmpiSource) warn(off int64, format string, args ...any) {
 }
 
 // Header describes the stream: the JVMPI level and the pointer size.
-func (s *jvmpiSource) Header() hprof.Header {
+func (s *HeapSource) Header() hprof.Header {
 	return hprof.Header{Version: fmt.Sprintf("%s, level %d", s.capture.Options.Kind, s.level), IDSize: s.ids}
 }
 
+// Traits are JVMPI's; a level-0 dump's objects have the classes the
+// translation invents for them.
+func (s *HeapSource) Traits() hprof.Traits {
+	t := hprof.Traits{Format: "jvmpi", Producer: "jvmpi"}
+	if s.level == 0 {
+		t.InventedClasses = map[uint64]string{unknownInstanceClass: "<unknown>", unknownArrayClass: "<unknown>[]"}
+	}
+	return t
+}
+
 // Next advances to the next translated record.
-func (s *jvmpiSource) Next() bool {
+func (s *HeapSource) Next() bool {
 	for s.next >= len(s.queue) {
 		s.queue, s.next = s.queue[:0], 0
 		if s.done || s.err != nil {
@@ -273,25 +289,25 @@ func (s *jvmpiSource) Next() bool {
 
 // translateError makes a truncated buffer a truncated HPROF stream for the
 // builder, which keeps what was read before the cut.
-func (s *jvmpiSource) translateError(err error) error {
-	var fe *jvmpi.FormatError
-	if errors.Is(err, jvmpi.ErrTruncated) && errors.As(err, &fe) {
+func (s *HeapSource) translateError(err error) error {
+	var fe *FormatError
+	if errors.Is(err, ErrTruncated) && errors.As(err, &fe) {
 		return &hprof.FormatError{File: fe.File, Offset: fe.Offset, Msg: fe.Msg, Err: hprof.ErrTruncated}
 	}
 	return err
 }
 
 // Record returns the current translated record.
-func (s *jvmpiSource) Record() *hprof.Record { return &s.cur.rec }
+func (s *HeapSource) Record() *hprof.Record { return &s.cur.rec }
 
 // Err returns the error that stopped Next.
-func (s *jvmpiSource) Err() error { return s.err }
+func (s *HeapSource) Err() error { return s.err }
 
 // Payload returns the current record's HPROF payload.
-func (s *jvmpiSource) Payload() ([]byte, error) { return s.cur.payload, nil }
+func (s *HeapSource) Payload() ([]byte, error) { return s.cur.payload, nil }
 
 // PayloadChunks hands the current record's HPROF payload to fn in one piece.
-func (s *jvmpiSource) PayloadChunks(fn func(chunk []byte) error) error {
+func (s *HeapSource) PayloadChunks(fn func(chunk []byte) error) error {
 	if len(s.cur.payload) == 0 {
 		return nil
 	}
@@ -299,10 +315,10 @@ func (s *jvmpiSource) PayloadChunks(fn func(chunk []byte) error) error {
 }
 
 // IDSize is the pointer size of the buffer.
-func (s *jvmpiSource) IDSize() int { return s.ids }
+func (s *HeapSource) IDSize() int { return s.ids }
 
 // ID decodes a big-endian id of the translated payloads.
-func (s *jvmpiSource) ID(b []byte) uint64 {
+func (s *HeapSource) ID(b []byte) uint64 {
 	if s.ids == 8 {
 		return binary.BigEndian.Uint64(b)
 	}
@@ -310,18 +326,27 @@ func (s *jvmpiSource) ID(b []byte) uint64 {
 }
 
 // Warnings returns the first warnings of the translation.
-func (s *jvmpiSource) Warnings() []hprof.Warning { return s.warnings }
+func (s *HeapSource) Warnings() []hprof.Warning { return s.warnings }
 
 // WarningCount counts the warnings of the translation.
-func (s *jvmpiSource) WarningCount() int { return s.warningCount }
+func (s *HeapSource) WarningCount() int { return s.warningCount }
 
 // Dumps is 1: a capture holds one heap dump.
-func (s *jvmpiSource) Dumps() int { return s.dumps }
+func (s *HeapSource) Dumps() int { return s.dumps }
 
 // Offset is how far the buffer was read.
-func (s *jvmpiSource) Offset() int64 { return s.r.Offset() }
+func (s *HeapSource) Offset() int64 { return s.r.Offset() }
 
-func (s *jvmpiSource) appendID(b []byte, id uint64) []byte {
+// BytesRead is how far the buffer was read.
+func (s *HeapSource) BytesRead() int64 { return s.r.Offset() }
+
+// Object tells nothing beyond the record.
+func (s *HeapSource) Object() hprof.ObjectInfo { return hprof.ObjectInfo{} }
+
+// Sizes returns the instance sizes of the class dumps.
+func (s *HeapSource) Sizes() hprof.SizeFacts { return s.sizes }
+
+func (s *HeapSource) appendID(b []byte, id uint64) []byte {
 	if s.ids == 8 {
 		return binary.BigEndian.AppendUint64(b, id)
 	}
@@ -329,7 +354,7 @@ func (s *jvmpiSource) appendID(b []byte, id uint64) []byte {
 }
 
 // appendValue appends v big-endian in the width of type t.
-func (s *jvmpiSource) appendValue(b []byte, t jvmpi.Type, v uint64) []byte {
+func (s *HeapSource) appendValue(b []byte, t Type, v uint64) []byte {
 	switch t.Size(s.ids) {
 	case 1:
 		return append(b, byte(v))
@@ -341,7 +366,7 @@ func (s *jvmpiSource) appendValue(b []byte, t jvmpi.Type, v uint64) []byte {
 	return binary.BigEndian.AppendUint64(b, v)
 }
 
-func (s *jvmpiSource) threadSerial(env uint64, off int64) uint32 {
+func (s *HeapSource) threadSerial(env uint64, off int64) uint32 {
 	if env == 0 {
 		return 0
 	}
@@ -353,30 +378,30 @@ func (s *jvmpiSource) threadSerial(env uint64, off int64) uint32 {
 	return serial
 }
 
-var jvmpiRootKinds = map[jvmpi.RecordType]hprof.SubTag{
-	jvmpi.RootUnknown: hprof.RootUnknown, jvmpi.RootJNIGlobal: hprof.RootJNIGlobal,
-	jvmpi.RootJNILocal: hprof.RootJNILocal, jvmpi.RootJavaFrame: hprof.RootJavaFrame,
-	jvmpi.RootNativeStack: hprof.RootNativeStack, jvmpi.RootStickyClass: hprof.RootStickyClass,
-	jvmpi.RootThreadBlock: hprof.RootThreadBlock, jvmpi.RootMonitorUsed: hprof.RootMonitorUsed,
+var rootKinds = map[RecordType]hprof.SubTag{
+	RootUnknown: hprof.RootUnknown, RootJNIGlobal: hprof.RootJNIGlobal,
+	RootJNILocal: hprof.RootJNILocal, RootJavaFrame: hprof.RootJavaFrame,
+	RootNativeStack: hprof.RootNativeStack, RootStickyClass: hprof.RootStickyClass,
+	RootThreadBlock: hprof.RootThreadBlock, RootMonitorUsed: hprof.RootMonitorUsed,
 }
 
 // translate queues the HPROF records of one buffer record.
-func (s *jvmpiSource) translate(rec *jvmpi.Record) error {
+func (s *HeapSource) translate(rec *Record) error {
 	off := rec.Offset
-	if kind, ok := jvmpiRootKinds[rec.Type]; ok {
+	if kind, ok := rootKinds[rec.Type]; ok {
 		rt := rec.Root
 		s.sub(hprof.Record{Sub: kind, Offset: off, Root: hprof.Root{Kind: kind, ID: rt.ID, JNIRef: rt.GlobalRef,
 			ThreadSerial: s.threadSerial(rt.Thread, off), FrameDepth: rt.Frame}}, nil)
 		return nil
 	}
 	switch rec.Type {
-	case jvmpi.LevelZeroObject:
+	case LevelZeroObject:
 		return s.levelZero(rec)
-	case jvmpi.ClassDump:
+	case ClassDump:
 		s.classDump(rec)
-	case jvmpi.InstanceDump:
+	case InstanceDump:
 		return s.instance(rec)
-	case jvmpi.ObjArrayDump:
+	case ObjArrayDump:
 		a := rec.ObjArray
 		class := s.arrayClassID(a.ElemClassID)
 		s.loadClass(class, s.elementName(a.ElemClassID)+"[]")
@@ -385,7 +410,7 @@ func (s *jvmpiSource) translate(rec *jvmpi.Record) error {
 			payload = s.appendID(payload, e)
 		}
 		s.sub(hprof.Record{Sub: hprof.SubObjArrayDump, Offset: off, ObjArray: hprof.ObjArrayDump{ID: a.ID, Length: a.Length, ClassID: class}}, payload)
-	case jvmpi.PrimArrayDump:
+	case PrimArrayDump:
 		a := rec.PrimArray
 		pa := hprof.PrimArrayDump{ID: a.ID, Length: a.Length, ElemType: hprof.Type(a.ElemType)}
 		if a.Data == nil {
@@ -403,7 +428,7 @@ func (s *jvmpiSource) translate(rec *jvmpi.Record) error {
 }
 
 // elementName names the element class of an object array.
-func (s *jvmpiSource) elementName(id uint64) string {
+func (s *HeapSource) elementName(id uint64) string {
 	if c, ok := s.capture.Options.Classes.Lookup(id); ok {
 		return c.Name
 	}
@@ -413,25 +438,25 @@ func (s *jvmpiSource) elementName(id uint64) string {
 	return fmt.Sprintf("<unknown class 0x%x>", id)
 }
 
-func (s *jvmpiSource) levelZero(rec *jvmpi.Record) error {
+func (s *HeapSource) levelZero(rec *Record) error {
 	o := rec.Object
 	off := rec.Offset
 	switch {
-	case o.Type == jvmpi.NormalObject:
+	case o.Type == NormalObject:
 		if _, ok := s.capture.Options.Classes.Lookup(o.ID); ok {
 			s.sub(hprof.Record{Sub: hprof.SubClassDump, Offset: off, Class: hprof.ClassDump{ID: o.ID}}, nil)
 			return nil
 		}
-		s.sub(hprof.Record{Sub: hprof.SubInstanceDump, Offset: off, Instance: hprof.InstanceDump{ID: o.ID, ClassID: jvmpiUnknownInstanceClass}}, nil)
-	case o.Type == jvmpi.TypeObject:
-		s.sub(hprof.Record{Sub: hprof.SubObjArrayDump, Offset: off, ObjArray: hprof.ObjArrayDump{ID: o.ID, ClassID: jvmpiUnknownArrayClass}}, nil)
+		s.sub(hprof.Record{Sub: hprof.SubInstanceDump, Offset: off, Instance: hprof.InstanceDump{ID: o.ID, ClassID: unknownInstanceClass}}, nil)
+	case o.Type == TypeObject:
+		s.sub(hprof.Record{Sub: hprof.SubObjArrayDump, Offset: off, ObjArray: hprof.ObjArrayDump{ID: o.ID, ClassID: unknownArrayClass}}, nil)
 	default:
 		s.sub(hprof.Record{Sub: hprof.SubPrimArrayNoData, Offset: off, PrimArray: hprof.PrimArrayDump{ID: o.ID, ElemType: hprof.Type(o.Type)}}, nil)
 	}
 	return nil
 }
 
-func (s *jvmpiSource) classDump(rec *jvmpi.Record) {
+func (s *HeapSource) classDump(rec *Record) {
 	c := &rec.Class
 	cd := hprof.ClassDump{ID: c.ID, SuperID: c.SuperID, LoaderID: c.LoaderID, SignersID: c.SignersID,
 		ProtectionDomainID: c.ProtectionDomainID, Reserved1: c.NameStringID, Reserved2: c.Reserved,
@@ -445,6 +470,9 @@ func (s *jvmpiSource) classDump(rec *jvmpi.Record) {
 	for _, f := range c.Layout.Fields {
 		cd.Fields = append(cd.Fields, hprof.Field{NameID: s.name(f.Name), Type: hprof.Type(f.Type())})
 	}
+	if _, ok := s.sizes.InstanceSizes[c.ID]; !ok && c.ID != 0 && c.InstanceSize != 0 {
+		s.sizes.InstanceSizes[c.ID] = int64(c.InstanceSize)
+	}
 	if uint64(c.Layout.SuperID) != c.SuperID {
 		s.warn(rec.Offset, "class dump of %s names the superclass 0x%x, its class-load event 0x%x", c.Layout.Name, c.SuperID, uint64(c.Layout.SuperID))
 	}
@@ -454,7 +482,7 @@ func (s *jvmpiSource) classDump(rec *jvmpi.Record) {
 // instance queues an INSTANCE_DUMP whose payload holds every field the
 // class layouts declare, big-endian; at level 1 the primitive ones, absent
 // from the buffer, are 0.
-func (s *jvmpiSource) instance(rec *jvmpi.Record) error {
+func (s *HeapSource) instance(rec *Record) error {
 	in := rec.Instance
 	if s.capture.Bare() {
 		// Without class layouts the field bytes cannot be typed: the
@@ -463,7 +491,7 @@ func (s *jvmpiSource) instance(rec *jvmpi.Record) error {
 		return nil
 	}
 	s.vals = s.vals[:0]
-	if err := s.r.InstanceFields(func(_ *jvmpi.ClassInfo, _ int, _ jvmpi.Type, v uint64) { s.vals = append(s.vals, v) }); err != nil {
+	if err := s.r.InstanceFields(func(_ *ClassInfo, _ int, _ Type, v uint64) { s.vals = append(s.vals, v) }); err != nil {
 		return err
 	}
 	var payload []byte
@@ -473,7 +501,7 @@ func (s *jvmpiSource) instance(rec *jvmpi.Record) error {
 		for _, f := range c.Fields {
 			t := f.Type()
 			var v uint64
-			if s.level == 2 || t == jvmpi.TypeObject {
+			if s.level == 2 || t == TypeObject {
 				v = s.vals[k]
 				k++
 			}
@@ -483,194 +511,4 @@ func (s *jvmpiSource) instance(rec *jvmpi.Record) error {
 	}
 	s.sub(hprof.Record{Sub: hprof.SubInstanceDump, Offset: rec.Offset, Instance: hprof.InstanceDump{ID: in.ID, ClassID: in.ClassID, Size: uint32(len(payload))}}, payload)
 	return nil
-}
-
-// finishHeap marks the heap as JVMPI's and takes the JVM sizes of
-// instances from the class dumps, which hold the VM's own object sizes,
-// header included (decision 7 of
-// docs/jvmpi.md#decisions-where-the-spec-is-silent).
-func (s *jvmpiSource) finishHeap(h *Heap) {
-	h.Source.Producer = "jvmpi"
-	sized := 0
-	for i := range h.Classes {
-		cl := &h.Classes[i]
-		if cl.IsArray() || cl.DumpInstanceSize == 0 {
-			continue
-		}
-		h.classSize[i] = int64(cl.DumpInstanceSize)
-		sized++
-	}
-	if sized > 0 {
-		h.LayoutReason = "instance sizes are the JVMPI class dumps' (the VM's own, header included); arrays and class objects: " + h.LayoutReason
-	}
-	if s.level == 0 {
-		// The stand-in classes of level-0 objects have no class dump,
-		// no class object and no name record: they are named here.
-		for id, name := range map[uint64]string{jvmpiUnknownInstanceClass: "<unknown>", jvmpiUnknownArrayClass: "<unknown>[]"} {
-			if c, ok := h.ClassByID(id); ok {
-				h.Classes[c].Name = name
-			}
-		}
-	}
-}
-
-// JVMPIMonitor is one record of a JVMPI monitor dump, decoded: the lock,
-// its owner's name (empty when unowned), the owner's entry count and the
-// names of the threads waiting to enter it and waiting to be notified, in
-// buffer order. Null JNIEnv* entries (waiters that vanished) are left out.
-type JVMPIMonitor struct {
-	Lock       Lock
-	Owner      string
-	EntryCount uint32
-	Entering   []string
-	Notified   []string
-}
-
-// jvmpiThreadStates maps the status codes of a monitor dump event, flags
-// removed, to java.lang.Thread.State names (docs/jvmpi.md#constants).
-var jvmpiThreadStates = map[int32]string{
-	jvmpi.ThreadRunnable: "RUNNABLE", jvmpi.ThreadMonitorWait: "BLOCKED", jvmpi.ThreadCondvarWait: "WAITING",
-}
-
-// ReadJVMPIMonitorDump reads the JVMPI monitor dump capture whose manifest
-// is at manifest. Its threads are the side channel's thread-start events,
-// named and in that order, with their stacks and states from the monitor
-// dump event, followed by any thread the buffer names that no event
-// announced (named after its JNIEnv*). Each owner holds the monitor, each
-// thread waiting to enter it enters it, and each thread waiting to be
-// notified waits on it (no wait-for edge: decision 6 of
-// docs/jvmpi.md#decisions-where-the-spec-is-silent). Raw
-// monitors are named from the side channel by their name pointer; Java
-// monitors carry their object's class when an object-alloc event gives it.
-func ReadJVMPIMonitorDump(manifest string) (*ThreadDump, []JVMPIMonitor, error) {
-	c, err := jvmpi.LoadCapture(manifest)
-	if err != nil {
-		return nil, nil, err
-	}
-	if c.Options.Kind != jvmpi.MonitorDump {
-		return nil, nil, fmt.Errorf("%s: a JVMPI %s capture, not a monitor dump", manifest, c.Options.Kind)
-	}
-	in, err := c.Open()
-	if err != nil {
-		return nil, nil, err
-	}
-	defer in.Close()
-	return readJVMPIMonitors(c, in)
-}
-
-// ReadJVMPIMonitorBuffer reads a bare JVMPI monitor dump buffer from in,
-// described by opt (its Kind must be jvmpi.MonitorDump) and named name in
-// errors. With no side channel, threads are named by their JNIEnv*, raw
-// monitors by their name pointer, and no thread has a stack or a state.
-func ReadJVMPIMonitorBuffer(in io.Reader, name string, opt jvmpi.Options) (*ThreadDump, []JVMPIMonitor, error) {
-	c := jvmpi.BareCapture(name, opt)
-	if c.Options.Kind != jvmpi.MonitorDump {
-		return nil, nil, fmt.Errorf("%s: a JVMPI %s holds no threads or monitors; read it with the heap commands", name, opt.Kind)
-	}
-	return readJVMPIMonitors(c, in)
-}
-
-// readJVMPIMonitors reads the monitor dump buffer in of capture c.
-func readJVMPIMonitors(c *jvmpi.Capture, in io.Reader) (*ThreadDump, []JVMPIMonitor, error) {
-	r, err := jvmpi.NewReader(in, c.Options)
-	if err != nil {
-		return nil, nil, err
-	}
-	ev := c.MonitorEvents
-	d := &ThreadDump{Format: "JVMPI monitor dump"}
-	thread := map[uint64]int{}
-	for _, t := range ev.Threads {
-		thread[uint64(t.EnvID)] = len(d.Threads)
-		d.Threads = append(d.Threads, ThreadSnapshot{Name: t.Name, ID: fmt.Sprintf("0x%x", uint64(t.EnvID))})
-	}
-	// threadOf returns the thread of JNIEnv* env, adding one that no
-	// thread-start event announced.
-	threadOf := func(env uint64) *ThreadSnapshot {
-		i, ok := thread[env]
-		if !ok {
-			i = len(d.Threads)
-			thread[env] = i
-			d.Threads = append(d.Threads, ThreadSnapshot{Name: fmt.Sprintf("JNIEnv 0x%x", env), ID: fmt.Sprintf("0x%x", env)})
-		}
-		return &d.Threads[i]
-	}
-	methods := map[uint64]Frame{}
-	for _, m := range ev.Methods {
-		methods[uint64(m.ID)] = Frame{Class: m.ClassName, Method: m.Name, Line: LineUnknown}
-	}
-	for k, tr := range ev.Event.Traces {
-		t := threadOf(uint64(tr.EnvID))
-		for _, f := range tr.Frames {
-			fr, ok := methods[uint64(f.MethodID)]
-			if !ok {
-				fr.Method = fmt.Sprintf("<unknown method 0x%x>", uint64(f.MethodID))
-			}
-			fr.Line = f.Line
-			t.Frames = append(t.Frames, fr)
-		}
-		if k < len(ev.Event.ThreadsStatus) {
-			st := ev.Event.ThreadsStatus[k]
-			t.State = jvmpiThreadStates[st&^(jvmpi.ThreadSuspended|jvmpi.ThreadInterrupted)]
-			var notes []string
-			if st&jvmpi.ThreadSuspended != 0 {
-				notes = append(notes, "suspended")
-			}
-			if st&jvmpi.ThreadInterrupted != 0 {
-				notes = append(notes, "interrupted")
-			}
-			t.StateDetail = strings.Join(notes, ", ")
-		}
-	}
-	rawNames := map[uint64]string{}
-	for _, m := range ev.RawMonitors {
-		rawNames[uint64(m.NamePtr)] = m.Name
-	}
-	classNames := map[uint64]string{}
-	for _, cl := range ev.Classes {
-		classNames[uint64(cl.ID)] = cl.Name
-	}
-	objectClass := map[uint64]string{}
-	for _, o := range ev.Objects {
-		objectClass[uint64(o.ObjectID)] = classNames[uint64(o.ClassID)]
-	}
-	// name adds the lock to the locks of the thread of JNIEnv* env and
-	// returns the thread's name.
-	name := func(env uint64, lock Lock, action LockAction) string {
-		t := threadOf(env)
-		t.Locks = append(t.Locks, ThreadLock{Lock: lock, Action: action, Frame: -1})
-		return t.Name
-	}
-	var monitors []JVMPIMonitor
-	for r.Next() {
-		rec := r.Record().Monitor
-		lock := Lock{Kind: LockMonitor, ID: rec.Object, Class: objectClass[rec.Object]}
-		if rec.Kind == jvmpi.MonitorRaw {
-			lock = Lock{Kind: LockRawMonitor, ID: rec.RawID, Name: rawNames[rec.NamePtr]}
-			if lock.Name == "" {
-				lock.Name = fmt.Sprintf("<raw monitor named at 0x%x>", rec.NamePtr)
-			}
-		}
-		m := JVMPIMonitor{Lock: lock, EntryCount: rec.EntryCount}
-		if rec.Owner != 0 {
-			m.Owner = name(rec.Owner, lock, Holds)
-		}
-		for _, env := range rec.Entering {
-			if env != 0 {
-				m.Entering = append(m.Entering, name(env, lock, Enters))
-			}
-		}
-		for _, env := range rec.Notified {
-			if env != 0 {
-				m.Notified = append(m.Notified, name(env, lock, WaitsOn))
-			}
-		}
-		monitors = append(monitors, m)
-	}
-	if err := r.Err(); err != nil {
-		if !errors.Is(err, jvmpi.ErrTruncated) {
-			return nil, nil, err
-		}
-		d.Truncated = true
-	}
-	return d, monitors, nil
 }

@@ -1,0 +1,63 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hprofctl/hprofctl/analysis"
+)
+
+// HeapLocks renders the locks of the deadlocks tied to the objects at
+// their addresses in the heap dump named heap (analysis.TieLocks), written
+// after the deadlock reports: lines under a heading naming the heap dump,
+// one per lock with its class and a line per retaining path, or one more
+// JSON object {"heap", "locks"} on one line after the reports' stream. CSV
+// writes nothing: its rows are the reports'.
+func HeapLocks(w io.Writer, heap string, locks []analysis.HeapLock, o Options) error {
+	switch o.Format {
+	case CSV:
+		return nil
+	case JSON:
+		return json.NewEncoder(w).Encode(struct {
+			Heap  string              `json:"heap"`
+			Locks []analysis.HeapLock `json:"locks"`
+		}{heap, locks})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nLocks of the deadlocks in the heap dump %s:\n", heap)
+	for _, t := range locks {
+		if t.Class == "" {
+			fmt.Fprintf(&b, "  %s: no object at this address in the heap dump\n", t.Lock.ID)
+			continue
+		}
+		fmt.Fprintf(&b, "  %s %s\n", t.Lock.ID, t.Class)
+		for _, rp := range t.Paths {
+			fmt.Fprintf(&b, "    retained by: %s\n", lockPath(rp))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// lockPath writes a retaining path on one line: the root (its kind, and
+// the thread and frame of a stack root), then each step's field and object.
+func lockPath(rp analysis.RetainerPath) string {
+	root := rp.RootKind
+	if rp.RootThread != "" {
+		root += fmt.Sprintf(" of thread %q", rp.RootThread)
+	}
+	if rp.RootFrame != "" {
+		root += " at " + rp.RootFrame
+	}
+	steps := []string{root}
+	for _, st := range rp.Chain {
+		step := st.Class + " " + st.ObjectID
+		if st.Via != "" {
+			step = "." + st.Via + " " + step
+		}
+		steps = append(steps, step)
+	}
+	return strings.Join(steps, " -> ")
+}

@@ -1,0 +1,55 @@
+package report
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/hprofctl/hprofctl/analysis"
+)
+
+// tiedLocks are the two locks of a monitor deadlock tied to a heap dump
+// of the same moment: one held in a static field and by a thread's frame,
+// one at an address where the heap dump holds no object.
+func tiedLocks() []analysis.HeapLock {
+	return []analysis.HeapLock{
+		{Lock: analysis.LockRef{Kind: "monitor", Class: "threads.MonitorPair$Left", ID: "0x7ff001230"}, Class: "threads.MonitorPair$Left",
+			Paths: []analysis.RetainerPath{
+				{RootKind: "sticky-class", Chain: []analysis.PathStep{
+					{ObjectID: "0x7ff000000", Class: "threads.MonitorPair"},
+					{ObjectID: "0x7ff001230", Class: "threads.MonitorPair$Left", Via: "static LEFT"},
+				}},
+				{RootKind: "java-frame", RootThread: `pair "b"`, RootFrame: "threads.MonitorPair.b(MonitorPair.java:31)", Chain: []analysis.PathStep{
+					{ObjectID: "0x7ff001230", Class: "threads.MonitorPair$Left"},
+				}},
+			}},
+		{Lock: analysis.LockRef{Kind: "monitor", Class: "threads.MonitorPair$Right", ID: "0x7ff004560"}, Paths: []analysis.RetainerPath{}},
+	}
+}
+
+func TestHeapLocksGolden(t *testing.T) {
+	out := renderGolden(t, "heaplocks", []variant{asTable, asJSON}, func(w io.Writer, o Options) error {
+		return HeapLocks(w, "pair.hprof.gz", tiedLocks(), o)
+	})
+	wantLines(t, "table", out["table"], "",
+		"Locks of the deadlocks in the heap dump pair.hprof.gz:",
+		"  0x7ff001230 threads.MonitorPair$Left",
+		"    retained by: sticky-class -> threads.MonitorPair 0x7ff000000 -> .static LEFT threads.MonitorPair$Left 0x7ff001230",
+		`    retained by: java-frame of thread "pair \"b\"" at threads.MonitorPair.b(MonitorPair.java:31) -> threads.MonitorPair$Left 0x7ff001230`,
+		"  0x7ff004560: no object at this address in the heap dump")
+	var back struct {
+		Heap  string              `json:"heap"`
+		Locks []analysis.HeapLock `json:"locks"`
+	}
+	decodeJSON(t, out["json"], &back)
+	if back.Heap != "pair.hprof.gz" || len(back.Locks) != 2 || len(back.Locks[0].Paths) != 2 || back.Locks[1].Class != "" || back.Locks[0].Paths[1].RootThread != `pair "b"` {
+		t.Errorf("JSON decodes to %+v", back)
+	}
+	if n := len(out["json"]); out["json"][n-1] != '\n' || strings.Count(out["json"], "\n") != 1 {
+		t.Errorf("JSON %q, want one object on one line after the reports' stream", out["json"])
+	}
+	var csv strings.Builder
+	if err := HeapLocks(&csv, "pair.hprof.gz", tiedLocks(), Options{Format: CSV}); err != nil || csv.Len() != 0 {
+		t.Errorf("CSV wrote %q, %v; want nothing", csv.String(), err)
+	}
+}
