@@ -3,20 +3,54 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hprofctl/hprofctl/internal/benchdata"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
 )
 
-// benchDump returns a realistic synthetic dump of HPROFCTL_BENCH_GB
-// gigabytes (default 1), written once and kept in the temporary directory.
-func benchDump(b *testing.B) string {
+// The command benchmarks run hprofctl as a separate process on each
+// benchmark dump at each of benchProcs, and report wall time (ns/op), MB/s
+// of the dump as stored, the process's peak resident set size and that
+// peak as a share of the dump. HPROFCTL_BENCH_PROFILE=DIR also writes each
+// run's CPU profile there (through HPROFCTL_CPUPROFILE).
+
+// benchProcs are the GOMAXPROCS values every command is measured at.
+var benchProcs = []int{1, 2}
+
+// benchTarget is one dump the command benchmarks run on.
+type benchTarget struct {
+	name string
+	path func(b *testing.B) string
+}
+
+// syntheticTarget is the synthetic dump of HPROFCTL_BENCH_GB gigabytes.
+var syntheticTarget = benchTarget{"synthetic", syntheticDump}
+
+// realTargets are the real HotSpot dumps of testdata/bench, plain and the
+// JVM's -gz=1; a benchmark on one is skipped when make bench-dump has not
+// written it.
+var (
+	realTarget   = benchTarget{"service-heap", realDump(benchdata.ServiceHeap)}
+	realGzTarget = benchTarget{"service-heap-gz", realDump(benchdata.ServiceHeapGz)}
+)
+
+func realDump(name string) func(b *testing.B) string {
+	return func(b *testing.B) string { return benchdata.Real(b, name) }
+}
+
+// syntheticDump returns a realistic synthetic dump of HPROFCTL_BENCH_GB
+// gigabytes (default 1), written once and kept in benchdata.Dir().
+func syntheticDump(b *testing.B) string {
 	b.Helper()
 	gb := 1.0
 	if s := os.Getenv("HPROFCTL_BENCH_GB"); s != "" {
@@ -26,7 +60,7 @@ func benchDump(b *testing.B) string {
 		}
 		gb = v
 	}
-	dir := filepath.Join(os.TempDir(), "hprofctl-bench")
+	dir := benchdata.Dir()
 	path := filepath.Join(dir, fmt.Sprintf("realistic-%gg.hprof", gb))
 	if _, err := os.Stat(path); err == nil {
 		return path
@@ -55,7 +89,7 @@ func benchDump(b *testing.B) string {
 	return path
 }
 
-// benchBinary builds hprofctl once per benchmark run.
+// benchBinary builds hprofctl once per benchmark function.
 func benchBinary(b *testing.B) string {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), "hprofctl")
@@ -66,30 +100,60 @@ func benchBinary(b *testing.B) string {
 	return bin
 }
 
-// benchCommand runs hprofctl on the benchmark dump as a separate process
-// and reports MB/s and the process's peak resident set size.
-func benchCommand(b *testing.B, args ...string) {
-	dump := benchDump(b)
+// warmed holds the dumps already read once by this process.
+var warmed sync.Map
+
+// warm reads path once so that the figures are for a dump in the page
+// cache.
+func warm(b *testing.B, path string) {
+	if _, done := warmed.LoadOrStore(path, true); done {
+		return
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(io.Discard, f); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// benchCommand runs hprofctl args on each target at each of benchProcs:
+// sub-benchmarks TARGET/procs=N.
+func benchCommand(b *testing.B, targets []benchTarget, args ...string) {
 	bin := benchBinary(b)
+	for _, t := range targets {
+		b.Run(t.name, func(b *testing.B) {
+			dump := t.path(b)
+			warm(b, dump)
+			for _, procs := range benchProcs {
+				b.Run(fmt.Sprintf("procs=%d", procs), func(b *testing.B) {
+					runCommand(b, bin, dump, procs, args)
+				})
+			}
+		})
+	}
+}
+
+// runCommand runs bin args dump b.N times with GOMAXPROCS=procs and
+// reports MB/s, the peak RSS and the peak RSS over the dump's size.
+func runCommand(b *testing.B, bin, dump string, procs int, args []string) {
 	st, err := os.Stat(dump)
 	if err != nil {
 		b.Fatal(err)
 	}
-	// Warm the page cache: the figures are for a dump read from memory.
-	if f, err := os.Open(dump); err == nil {
-		buf := make([]byte, 1<<20)
-		for {
-			if _, err := f.Read(buf); err != nil {
-				break
-			}
-		}
-		f.Close()
+	env := append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs))
+	if dir := os.Getenv("HPROFCTL_BENCH_PROFILE"); dir != "" {
+		name := strings.NewReplacer("/", "_", "=", "").Replace(b.Name())
+		env = append(env, cpuProfileEnv+"="+filepath.Join(dir, name+".pprof"))
 	}
 	var peak int64
 	var total time.Duration
 	b.ResetTimer()
 	for range b.N {
 		cmd := exec.Command(bin, append(args, dump)...)
+		cmd.Env = env
 		start := time.Now()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("%v: %v\n%s", args, err, out)
@@ -103,11 +167,18 @@ func benchCommand(b *testing.B, args ...string) {
 	secs := total.Seconds() / float64(b.N)
 	b.ReportMetric(float64(st.Size())/secs/1e6, "MB/s")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
+	b.ReportMetric(float64(peak)/float64(st.Size()), "RSS/dump")
 	b.ReportMetric(float64(st.Size())/(1<<20), "dump-MiB")
 }
 
-// BenchmarkHisto is `hprofctl histo` on a ~1 GB dump: streaming, no graph.
-func BenchmarkHisto(b *testing.B) { benchCommand(b, "histo", "-o", "csv") }
+// BenchmarkHisto is `hprofctl histo`: streaming, no graph; on the -gz dump
+// too, where decompression is most of the work.
+func BenchmarkHisto(b *testing.B) {
+	benchCommand(b, []benchTarget{syntheticTarget, realTarget, realGzTarget}, "histo", "-o", "csv")
+}
 
-// BenchmarkModel is `hprofctl info`, which builds the full object graph.
-func BenchmarkModel(b *testing.B) { benchCommand(b, "info", "-o", "json") }
+// BenchmarkModel is `hprofctl info`, which builds the full object graph;
+// on the -gz dump too.
+func BenchmarkModel(b *testing.B) {
+	benchCommand(b, []benchTarget{syntheticTarget, realTarget, realGzTarget}, "info", "-o", "json")
+}
