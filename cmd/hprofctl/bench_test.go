@@ -21,7 +21,8 @@ import (
 // The command benchmarks run hprofctl as a separate process on each
 // benchmark dump at each of benchProcs, and report wall time (ns/op), MB/s
 // of the dump as stored, the process's peak resident set size and that
-// peak as a share of the dump. HPROFCTL_BENCH_PROFILE=DIR also writes each
+// peak as a share of the dump, and its CPU time (user and system: on a
+// shared machine a steadier figure than the wall time). HPROFCTL_BENCH_PROFILE=DIR also writes each
 // run's CPU profile there (through HPROFCTL_CPUPROFILE).
 
 // benchProcs are the GOMAXPROCS values every command is measured at.
@@ -137,7 +138,8 @@ func benchCommand(b *testing.B, targets []benchTarget, args ...string) {
 }
 
 // runCommand runs bin args dump b.N times with GOMAXPROCS=procs and
-// reports MB/s, the peak RSS and the peak RSS over the dump's size.
+// reports MB/s, the peak RSS, the peak RSS over the dump's size and the
+// CPU seconds per run.
 func runCommand(b *testing.B, bin, dump string, procs int, args []string) {
 	st, err := os.Stat(dump)
 	if err != nil {
@@ -149,7 +151,7 @@ func runCommand(b *testing.B, bin, dump string, procs int, args []string) {
 		env = append(env, cpuProfileEnv+"="+filepath.Join(dir, name+".pprof"))
 	}
 	var peak int64
-	var total time.Duration
+	var total, cpu time.Duration
 	b.ResetTimer()
 	for range b.N {
 		cmd := exec.Command(bin, append(args, dump)...)
@@ -161,6 +163,7 @@ func runCommand(b *testing.B, bin, dump string, procs int, args []string) {
 		total += time.Since(start)
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			peak = max(peak, ru.Maxrss*1024)
+			cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		}
 	}
 	b.StopTimer()
@@ -169,6 +172,7 @@ func runCommand(b *testing.B, bin, dump string, procs int, args []string) {
 	b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
 	b.ReportMetric(float64(peak)/float64(st.Size()), "RSS/dump")
 	b.ReportMetric(float64(st.Size())/(1<<20), "dump-MiB")
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s")
 }
 
 // BenchmarkHisto is `hprofctl histo`: streaming, no graph; on the -gz dump
