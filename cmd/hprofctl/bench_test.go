@@ -156,15 +156,26 @@ func runCommand(b *testing.B, bin, dump string, procs int, args []string) {
 	for range b.N {
 		cmd := exec.Command(bin, append(args, dump)...)
 		cmd.Env = env
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
 		start := time.Now()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("%v: %v\n%s", args, err, out)
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
 		}
+		hwm := watchPeakRSS(cmd.Process.Pid)
+		err := cmd.Wait()
 		total += time.Since(start)
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			peak = max(peak, ru.Maxrss*1024)
-			cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		if err != nil {
+			b.Fatalf("%v: %v\n%s", args, err, out.String())
 		}
+		rss := hwm()
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			if rss == 0 { // no /proc: the rusage, an upper bound
+				rss = ru.Maxrss * 1024
+			}
+		}
+		peak = max(peak, rss)
 	}
 	b.StopTimer()
 	secs := total.Seconds() / float64(b.N)
@@ -173,6 +184,52 @@ func runCommand(b *testing.B, bin, dump string, procs int, args []string) {
 	b.ReportMetric(float64(peak)/float64(st.Size()), "RSS/dump")
 	b.ReportMetric(float64(st.Size())/(1<<20), "dump-MiB")
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s")
+}
+
+// watchPeakRSS samples the high-water mark of pid's resident set (VmHWM
+// in /proc/PID/status) every 2 ms until the returned function is called,
+// which returns the highest value seen, in bytes. The rusage of a child
+// cannot serve: Linux starts a child's ru_maxrss from its parent's peak
+// (the child is vforked from the benchmark process), so a small command
+// would report the benchmark's own size. The mark only grows, so only
+// growth in the last 2 ms of a run can be missed.
+func watchPeakRSS(pid int) func() int64 {
+	status := fmt.Sprintf("/proc/%d/status", pid)
+	var peak int64
+	sample := func() {
+		data, err := os.ReadFile(status)
+		if err != nil {
+			return
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+				kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+				if err == nil {
+					peak = max(peak, kb<<10)
+				}
+			}
+		}
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			sample()
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() int64 {
+		close(stop)
+		<-done
+		return peak
+	}
 }
 
 // BenchmarkHisto is `hprofctl histo`: streaming, no graph; on the -gz dump
