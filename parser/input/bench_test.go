@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hprofctl/hprofctl/internal/benchdata"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
@@ -61,7 +63,8 @@ func syntheticJVMGzip(b *testing.B) string {
 // JVM's -gz files (the fixture, the synthetic one, the real one of make
 // bench-dump) are inflated member by member in parallel; the single-member
 // fixture (gzip -9) on one goroutine beside the reader. MB/s is of
-// decompressed bytes, stored-MB/s of the file.
+// decompressed bytes, stored-MB/s of the file; cpu-s is the CPU time of
+// the whole process per read.
 func BenchmarkDecompress(b *testing.B) {
 	fixture := func(name string) func(*testing.B) string {
 		return func(*testing.B) string { return filepath.Join("..", "..", "testdata", "jvm", name) }
@@ -136,6 +139,7 @@ func decompressedSize(b *testing.B, path string) int64 {
 func benchRead(b *testing.B, size, stored int64, open func() (io.ReadCloser, error)) {
 	b.SetBytes(size)
 	buf := make([]byte, 256<<10)
+	cpu0 := cpuTime(b)
 	b.ResetTimer()
 	for range b.N {
 		r, err := open()
@@ -159,4 +163,15 @@ func benchRead(b *testing.B, size, stored int64, open func() (io.ReadCloser, err
 		}
 	}
 	b.ReportMetric(float64(stored)*float64(b.N)/b.Elapsed().Seconds()/1e6, "stored-MB/s")
+	b.ReportMetric((cpuTime(b)-cpu0).Seconds()/float64(b.N), "cpu-s")
+}
+
+// cpuTime is the CPU time (user and system) this process has used: on a
+// shared machine a steadier figure than the wall time.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -36,6 +36,9 @@ const (
 	splitRead = 256 << 10
 	// memberSlack is the room past BLOCKSIZE of a member's output buffer.
 	memberSlack = 64 << 10
+	// The range BLOCKSIZE is taken in.
+	minBlockSize = 64 << 10
+	maxBlockSize = 4 << 20
 )
 
 // memberMagic starts the header of every member after the first: ID1, ID2,
@@ -44,7 +47,10 @@ var memberMagic = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0}
 
 // jvmBlockSize reads the header of the gzip stream at the start of br
 // (without consuming it) and returns its BLOCKSIZE when the comment gives
-// one, as the JVM writes it; false for any other gzip file.
+// one, as the JVM writes it (1 MiB), kept between minBlockSize and
+// maxBlockSize: the buffers are sized from it, so a file that claims more
+// costs no more memory, only its members then fall back. False for any
+// other gzip file.
 func jvmBlockSize(br *bufio.Reader) (int, bool) {
 	head, _ := br.Peek(4096)
 	zr, err := gzip.NewReader(bytes.NewReader(head))
@@ -59,7 +65,7 @@ func jvmBlockSize(br *bufio.Reader) (int, bool) {
 	if err != nil || n <= 0 {
 		return 0, false
 	}
-	return min(max(n, 64<<10), 64<<20), true
+	return min(max(n, minBlockSize), maxBlockSize), true
 }
 
 // member is one region of the compressed file, meant to be one gzip
