@@ -6,7 +6,7 @@ BENCH_GB ?= 1
 STRESS_N ?= 300
 STRESS_SEED ?= $(shell date +%s)
 
-.PHONY: build test bench fuzz stress lint clean
+.PHONY: build test bench bench-dump fuzz stress lint clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/hprofctl
@@ -21,6 +21,13 @@ test:
 # model on a generated $(BENCH_GB) GB dump (MB/s and peak RSS).
 bench: build
 	HPROFCTL_BENCH_GB=$(BENCH_GB) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./...
+
+# The real HotSpot dump the benchmarks also run on (~2.3 GB, ~40 M objects,
+# plain and -gz=1, with the JVM's class histograms): a JDK 17 runs
+# testdata/bench and jcmd dumps it into $$HPROFCTL_BENCH_DIR (default
+# $$TMPDIR/hprofctl-bench). Never committed. About 1–3 minutes.
+bench-dump:
+	bash testdata/bench/gen.sh
 
 # Each fuzz target for $(FUZZTIME).
 FUZZ_TARGETS := ./parser/hprof:FuzzReader ./parser/hprofascii:FuzzReader \

@@ -17,13 +17,29 @@ type ExitError struct {
 
 func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
-func main() {
+func main() { os.Exit(run()) }
+
+// run runs the command line and returns the exit status.
+func run() int {
+	if path := os.Getenv(cpuProfileEnv); path != "" {
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "hprofctl:", err)
+			return 1
+		}
+		defer func() {
+			if err := stop(); err != nil {
+				fmt.Fprintln(os.Stderr, "hprofctl:", err)
+			}
+		}()
+	}
 	if err := newRootCommand().Execute(); err != nil {
 		var exit *ExitError
 		if errors.As(err, &exit) {
-			os.Exit(exit.Code)
+			return exit.Code
 		}
 		fmt.Fprintln(os.Stderr, "hprofctl:", err)
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }

@@ -2,13 +2,22 @@ package main
 
 import "testing"
 
-// BenchmarkDominators is `hprofctl dominators` on a ~1 GB dump: the object
-// graph, the dominator tree and every retained size.
-func BenchmarkDominators(b *testing.B) { benchCommand(b, "dominators", "--top", "20", "-o", "json") }
+// retentionTargets are the dumps the retention benchmarks run on.
+var retentionTargets = []benchTarget{syntheticTarget, realTarget}
 
-// BenchmarkRetainersClass is `hprofctl retainers --class` for one class
-// on a ~1 GB dump: the graph, a breadth-first search, merged paths and the
-// second read of the dump for the field names.
+// BenchmarkDominators is `hprofctl dominators`: the object graph, the
+// dominator tree and every retained size.
+func BenchmarkDominators(b *testing.B) {
+	benchCommand(b, retentionTargets, "dominators", "--top", "20", "-o", "json")
+}
+
+// BenchmarkLeaks is `hprofctl leaks`: the dominator tree, the suspects and
+// the labeled path to each.
+func BenchmarkLeaks(b *testing.B) { benchCommand(b, retentionTargets, "leaks", "-o", "json") }
+
+// BenchmarkRetainersClass is `hprofctl retainers --class` for one class:
+// the graph, a breadth-first search, merged paths and the second read of
+// the dump for the field names.
 func BenchmarkRetainersClass(b *testing.B) {
-	benchCommand(b, "retainers", "--class", `^java\.util\.HashMap$`, "-o", "json")
+	benchCommand(b, retentionTargets, "retainers", "--class", `^java\.util\.HashMap$`, "-o", "json")
 }

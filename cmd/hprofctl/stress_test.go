@@ -169,6 +169,14 @@ func stressInputs(t *testing.T) []*stressInput {
 	gz := newHprofInput("jdk17-default.hprof.gz", "jdk17-default.hprof.gz", stored)
 	gz.fields, gz.ids, gz.floor = nil, nil, int64(len(plain))
 	ins = append(ins, gz)
+	// The JVM's own -gz file, whose members are inflated in parallel.
+	jvmGz, err := os.ReadFile(filepath.Join(root, "testdata", "jvm", "jdk17-gz.hprof.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	members := newHprofInput("jdk17-gz.hprof.gz", "jdk17-gz.hprof.gz", jvmGz)
+	members.fields, members.ids, members.floor = nil, nil, int64(len(plain))
+	ins = append(ins, members)
 
 	for _, pattern := range []string{"testdata/ascii/*.txt", "testdata/threads/*.hprof.txt"} {
 		files, _ := filepath.Glob(filepath.Join(root, pattern))

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/internal/benchdata"
 	"github.com/hprofctl/hprofctl/parser/hprof"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
 )
@@ -290,9 +291,9 @@ func checkLists(t *testing.T, m *heapModel, want []int) {
 // was made with; change it when the generator changes.
 const benchDumpVersion = "v1"
 
-// benchDump returns a ~100 MB realistic dump, cached under os.TempDir().
+// benchDump returns a ~100 MB realistic dump, cached in benchdata.Dir().
 func benchDump(b *testing.B) (string, int64) {
-	dir := filepath.Join(os.TempDir(), "hprofctl-bench")
+	dir := benchdata.Dir()
 	path := filepath.Join(dir, "realistic-100MB-seed1-id8-"+benchDumpVersion+".hprof")
 	if fi, err := os.Stat(path); err == nil {
 		return path, fi.Size()

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/internal/benchdata"
 	"github.com/hprofctl/hprofctl/parser/hprofascii"
 )
 
@@ -165,10 +166,10 @@ func appendHeapRecord(line []byte, rng *rand.Rand, id uint64, traces int) []byte
 }
 
 // benchFile returns the synthetic benchmark file, written once and kept
-// in the temporary directory.
+// in benchdata.Dir().
 func benchFile(b *testing.B) (string, int64) {
 	b.Helper()
-	dir := filepath.Join(os.TempDir(), "hprofctl-bench")
+	dir := benchdata.Dir()
 	path := filepath.Join(dir, fmt.Sprintf("ascii-%dm.txt", benchSize>>20))
 	if st, err := os.Stat(path); err == nil {
 		return path, st.Size()

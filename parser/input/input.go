@@ -1,16 +1,23 @@
 // Package input opens dump files for the format parsers: a path or "-" for
 // standard input, with gzip (single or multi-member) and bzip2 compression
 // detected from the first bytes rather than from the file name.
+//
+// Decompression runs on goroutines of its own, beside the parser that reads
+// the File: gzip and bzip2 on one, and the JVM's multi-member -gz files on
+// up to GOMAXPROCS, one member each, delivered in order. The bytes and the
+// errors are those of compress/gzip and compress/bzip2 reading the file on
+// the parser's goroutine. The start of each gzip member is recorded as a
+// Checkpoint, from which Resume decompresses the rest of the file.
 package input
 
 import (
 	"bufio"
 	"bytes"
 	"compress/bzip2"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sync/atomic"
 )
 
@@ -37,6 +44,9 @@ type File struct {
 	r      io.Reader
 	closer io.Closer
 	raw    *countingReader
+	// halt stops the decompressing goroutines; nil for plain files.
+	halt        func()
+	checkpoints *checkpointLog
 }
 
 // Open opens path ("-" for standard input) and returns a stream of its
@@ -75,15 +85,23 @@ func NewFile(name string, src io.ReadCloser, size int64) (*File, error) {
 	f := &File{Name: name, Compression: Plain, Size: size, closer: src, raw: raw}
 	switch {
 	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
-		zr, err := gzip.NewReader(br)
+		f.Compression = Gzip
+		f.checkpoints = &checkpointLog{}
+		if blockSize, ok := jvmBlockSize(br); ok {
+			z := newParallelGzip(br, blockSize, runtime.GOMAXPROCS(0), f.checkpoints)
+			f.r, f.halt = z, z.close
+			break
+		}
+		g, err := newGzipMembers(br, raw.n.Load, 0, 0, f.checkpoints)
 		if err != nil {
 			return nil, fmt.Errorf("%s: gzip header: %w", name, err)
 		}
-		f.Compression = Gzip
-		f.r = bufio.NewReaderSize(zr, 1<<16)
+		p := newPipe(g)
+		f.r, f.halt = p, p.close
 	case bytes.HasPrefix(magic, []byte("BZh")):
 		f.Compression = Bzip2
-		f.r = bufio.NewReaderSize(bzip2.NewReader(br), 1<<16)
+		p := newPipe(bzip2.NewReader(br))
+		f.r, f.halt = p, p.close
 	default:
 		// Past the bytes already buffered, read straight from the
 		// source: the parsers keep large buffers of their own.
@@ -101,8 +119,13 @@ func (f *File) Read(p []byte) (int, error) { return f.r.Read(p) }
 // It is safe to call from another goroutine.
 func (f *File) StoredOffset() int64 { return f.raw.n.Load() }
 
-// Close closes the underlying file.
-func (f *File) Close() error { return f.closer.Close() }
+// Close stops decompressing and closes the underlying file.
+func (f *File) Close() error {
+	if f.halt != nil {
+		f.halt()
+	}
+	return f.closer.Close()
+}
 
 type countingReader struct {
 	r io.Reader

@@ -1,0 +1,6 @@
+package bench;
+
+/** The state of an order. */
+enum OrderStatus {
+    NEW, PAID, SHIPPED, DELIVERED, RETURNED, CANCELLED
+}
