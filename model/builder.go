@@ -171,6 +171,7 @@ func newBuilder(r hprof.Source, opt LoadOptions) *builder {
 		b.primClass[i] = NoClass
 	}
 	b.objects.refs.wide = hdr.IDSize == 8
+	b.objects.trackOffsets = !traits.Lines && !traits.NamedReferences && traits.Producer == ""
 	return b
 }
 
@@ -452,6 +453,7 @@ func (b *builder) observe(id uint64, class ClassIndex, length uint32) {
 }
 
 func (b *builder) sub(rec *hprof.Record) error {
+	b.objects.pos = rec.Offset
 	switch rec.Sub {
 	case hprof.SubInstanceDump:
 		return b.instance(rec)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hprofctl/hprofctl/model/layout"
+	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
@@ -241,7 +242,14 @@ type Heap struct {
 	refStart   []uint32
 	refs       []ObjectIndex
 	referents  []WeakRef
-	lookup     *idLookup
+	// offsets holds each object's record offset in the decompressed dump
+	// (binary HPROF only; nil otherwise), so that an index can decode an
+	// object again without reading the whole dump.
+	offsets []int64
+	// checkpoints are the gzip member checkpoints of a compressed dump,
+	// where decoding objects at their offsets can start.
+	checkpoints []input.Checkpoint
+	lookup      *idLookup
 	// classObjects counts the class objects dumped (CLASS_DUMP records);
 	// the other java.lang.Class instances are the primitive types' mirrors.
 	classObjects int64

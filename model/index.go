@@ -13,6 +13,12 @@ type objectTable struct {
 	classOf  chunkList[ClassIndex]
 	lengths  chunkList[uint32]
 	refStart chunkList[uint32] // per arrival object: start in refs
+	// offsets holds each object's record offset in the dump, when
+	// trackOffsets is set (binary HPROF); pos is the offset of the record
+	// being read.
+	offsets      chunkList[int64]
+	trackOffsets bool
+	pos          int64
 	refs     refStore
 	tooMany  bool // more references than a uint32 can count
 	// referents are the referents of java.lang.ref.Reference objects,
@@ -30,13 +36,18 @@ func (t *objectTable) addReferent(arrival int, id uint64) {
 	t.referents = append(t.referents, pendingReferent{arrival, id})
 }
 
-func (t *objectTable) reset() { *t = objectTable{refs: refStore{wide: t.refs.wide}} }
+func (t *objectTable) reset() {
+	*t = objectTable{refs: refStore{wide: t.refs.wide}, trackOffsets: t.trackOffsets}
+}
 
 // add appends an object and returns its arrival index.
 func (t *objectTable) add(id uint64, class ClassIndex, length uint32) int {
 	t.ids.append(id)
 	t.classOf.append(class)
 	t.lengths.append(length)
+	if t.trackOffsets {
+		t.offsets.append(t.pos)
+	}
 	n := t.refs.len()
 	if n >= int(None) {
 		t.tooMany = true
@@ -180,6 +191,11 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 	h.lengths = gather(&t.lengths, order)
 	t.lengths = chunkList[uint32]{}
 	collect()
+	if t.trackOffsets {
+		h.offsets = gather(&t.offsets, order)
+		t.offsets = chunkList[int64]{}
+		collect()
+	}
 
 	h.refStart = make([]uint32, n+1)
 	h.refs = make([]ObjectIndex, 0, total)

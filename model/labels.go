@@ -19,8 +19,9 @@ type LabeledRef struct {
 	Weak bool
 }
 
-// ReadLabels reads the dump at path a second time (the Heap keeps no field
-// positions) and returns the non-null references of the objects in from,
+// ReadLabels reads the objects from again in the dump at path (at their
+// offsets where the file allows, else by streaming it; see visitObjects)
+// and returns the non-null references of the objects in from,
 // labeled, in the order the dump holds them; references to objects not in
 // the dump are left out. path must name a file: standard input cannot be
 // read twice.
@@ -38,7 +39,7 @@ func ReadLabels(h *Heap, path string, from []ObjectIndex) (map[ObjectIndex][]Lab
 			out[from] = append(out[from], LabeledRef{To: to, Label: label, Weak: weak})
 		}
 	}
-	err := rereadDump(h, path, func(r hprof.Source, rec *hprof.Record) error {
+	err := h.visitObjects(path, from, func(r hprof.Source, rec *hprof.Record) error {
 		switch rec.Sub {
 		case hprof.SubInstanceDump:
 			obj, ok := want[rec.Instance.ID]
@@ -106,7 +107,7 @@ func ReadLabels(h *Heap, path string, from []ObjectIndex) (map[ObjectIndex][]Lab
 	return out, err
 }
 
-// ReadStrings reads the dump at path a second time and decodes the given
+// ReadStrings reads the dump at path again, as ReadLabels does, and decodes the given
 // java.lang.String objects: the value array (the String's only reference),
 // char[] before JDK 9, byte[] after it with the coder field saying LATIN1
 // (0) or UTF-16 (1). Strings it cannot decode are left out.
@@ -120,6 +121,7 @@ func ReadStrings(h *Heap, path string, strs []ObjectIndex) (map[ObjectIndex]stri
 	byString := make(map[uint64]*pending, len(strs))
 	byValue := make(map[uint64]*pending, len(strs))
 	owner := make(map[*pending]ObjectIndex, len(strs))
+	var visit []ObjectIndex
 	for _, s := range strs {
 		refs := h.Refs(s)
 		if len(refs) != 1 {
@@ -129,8 +131,9 @@ func ReadStrings(h *Heap, path string, strs []ObjectIndex) (map[ObjectIndex]stri
 		byString[h.ObjectID(s)] = p
 		byValue[h.ObjectID(refs[0])] = p
 		owner[p] = s
+		visit = append(visit, s, refs[0])
 	}
-	err := rereadDump(h, path, func(r hprof.Source, rec *hprof.Record) error {
+	err := h.visitObjects(path, visit, func(r hprof.Source, rec *hprof.Record) error {
 		switch rec.Sub {
 		case hprof.SubInstanceDump:
 			p, ok := byString[rec.Instance.ID]

@@ -49,6 +49,9 @@ func Load(f *input.File, opt LoadOptions) (*Heap, error) {
 	if err := b.run(); err != nil {
 		return nil, err
 	}
+	if b.h.offsets != nil {
+		b.h.checkpoints = f.Checkpoints()
+	}
 	return b.h, nil
 }
 
