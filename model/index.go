@@ -19,8 +19,8 @@ type objectTable struct {
 	offsets      chunkList[int64]
 	trackOffsets bool
 	pos          int64
-	refs     refStore
-	tooMany  bool // more references than a uint32 can count
+	refs         refStore
+	tooMany      bool // more references than a uint32 can count
 	// referents are the referents of java.lang.ref.Reference objects,
 	// in arrival order of their Reference.
 	referents []pendingReferent
