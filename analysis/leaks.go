@@ -49,6 +49,9 @@ type LeakOptions struct {
 	Threshold float64
 	// Classes is how many classes to list beneath each suspect.
 	Classes int
+	// Strong is the tree of strong shortest paths when it was computed
+	// before (kept in an index); nil computes it.
+	Strong *PathTree
 }
 
 // AccumulationPoint is the object below which a suspect's memory fans
@@ -189,7 +192,7 @@ func FindLeaks(h *model.Heap, r *Retention, o LeakOptions) LeakReport {
 		}
 		return cands[a].class < cands[b].class
 	})
-	parent := shortestPathTree(h, false)
+	parent := RetainerOptions{Strong: o.Strong}.tree(h)
 	best := biggestChildren(r)
 	for _, c := range cands {
 		if c.group {

@@ -20,6 +20,30 @@ type RetainerOptions struct {
 	Paths int
 	// IncludeWeak follows Reference.referent edges too.
 	IncludeWeak bool
+	// Strong is the tree of strong shortest paths when it was computed
+	// before (kept in an index); nil computes it. Not used with
+	// IncludeWeak.
+	Strong *PathTree
+}
+
+// PathTree is the breadth-first tree of the retention graph from the GC
+// roots and system classes: per object, the object before it on a
+// shortest path from a root.
+type PathTree struct {
+	parent []uint32
+}
+
+// StrongPaths computes the tree of shortest paths over strong references.
+func StrongPaths(h *model.Heap) *PathTree {
+	return &PathTree{parent: shortestPathTree(h, false)}
+}
+
+// tree returns the shortest path tree o asks for.
+func (o RetainerOptions) tree(h *model.Heap) []uint32 {
+	if o.Strong != nil && !o.IncludeWeak {
+		return o.Strong.parent
+	}
+	return shortestPathTree(h, o.IncludeWeak)
 }
 
 // RetainerPaths are shortest paths from GC roots, before their steps are
@@ -50,7 +74,7 @@ const (
 // one shortest path per instance, merged by class chain, the chains
 // holding most instances first.
 func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
-	parent := shortestPathTree(h, o.IncludeWeak)
+	parent := o.tree(h)
 	chain := func(to model.ObjectIndex) []model.ObjectIndex { return chainTo(parent, to) }
 	var out RetainerPaths
 	paths := max(o.Paths, 1)

@@ -49,6 +49,8 @@ type RetentionOptions struct {
 // that number.
 type Retention struct {
 	heap *model.Heap
+	// size is the size mode of the retained sizes.
+	size model.SizeMode
 	// order maps an object to its preorder number, 0 when unreachable.
 	order []uint32
 	// vertex maps a preorder number to its object (NoObject for 0).
@@ -92,17 +94,13 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	if n >= math.MaxUint32-1 {
 		return nil, errGraphTooLarge
 	}
-	r := &Retention{heap: h, order: make([]uint32, n)}
+	r := &Retention{heap: h, size: o.Size, order: make([]uint32, n)}
 	parent := make([]uint32, 1, n+1)
 	g.rootRefs = g.gcRoots()
 	g.depthFirst(r.order, &parent, g.rootRefs)
 	reached := len(parent) - 1
 	r.Unreachable = int64(n - reached)
-	for i := range n {
-		if r.order[i] == 0 {
-			r.UnreachableBytes += shallowBytes(h, model.ObjectIndex(i), o.Size)
-		}
-	}
+	r.UnreachableBytes = unreachableBytes(h, r.order, o.Size)
 	if o.KeepUnreachable && r.Unreachable > 0 {
 		r.KeptUnreachable = true
 		extra := g.unreachableTops(r.order)
@@ -144,18 +142,31 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 			r.vertex[p] = model.ObjectIndex(i)
 		}
 	}
-	r.retainedBytes = newRetainedSizes(len(r.idom))
 	r.retainedCount = make([]uint32, len(r.idom))
 	for p := 1; p < len(r.idom); p++ {
-		r.retainedBytes.set(p, shallowBytes(h, r.vertex[p], o.Size))
 		r.retainedCount[p] = 1
 	}
 	for p := len(r.idom) - 1; p > 0; p-- {
-		d := r.idom[p]
-		r.retainedBytes.set(int(d), r.retainedBytes.at(int(d))+r.retainedBytes.at(p))
-		r.retainedCount[d] += r.retainedCount[p]
+		r.retainedCount[r.idom[p]] += r.retainedCount[p]
 	}
+	r.retainedBytes = r.addUpRetained(o.Size)
 	return r, nil
+}
+
+// addUpRetained returns the retained size of every preorder number in size
+// mode: its shallow size plus those of the numbers it dominates, added up
+// from the highest number down (a dominator's number is below those of
+// the objects it dominates).
+func (r *Retention) addUpRetained(size model.SizeMode) retainedSizes {
+	bytes := newRetainedSizes(len(r.idom))
+	for p := 1; p < len(r.idom); p++ {
+		bytes.set(p, shallowBytes(r.heap, r.vertex[p], size))
+	}
+	for p := len(r.idom) - 1; p > 0; p-- {
+		d := int(r.idom[p])
+		bytes.set(d, bytes.at(d)+bytes.at(p))
+	}
+	return bytes
 }
 
 // retentionGraph enumerates the successors of the retention graph.
@@ -505,4 +516,16 @@ func (s retainedSizes) set(p int, v int64) {
 	}
 	s.small[p] = largeRetained
 	s.large[p] = v
+}
+
+// unreachableBytes sums the shallow sizes of the objects that have no
+// preorder number.
+func unreachableBytes(h *model.Heap, order []uint32, size model.SizeMode) int64 {
+	var total int64
+	for i, p := range order {
+		if p == 0 {
+			total += shallowBytes(h, model.ObjectIndex(i), size)
+		}
+	}
+	return total
 }

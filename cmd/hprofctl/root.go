@@ -1,13 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
 
 	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/internal/heapindex"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/store"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -16,11 +19,18 @@ import (
 
 // globalFlags are the flags every command takes.
 type globalFlags struct {
-	output string
-	bytes  bool
-	size   string
-	dump   int
-	jvmpi  jvmpiFlags
+	output   string
+	bytes    bool
+	size     string
+	dump     int
+	jvmpi    jvmpiFlags
+	noIndex  bool
+	index    string
+	indexDir string
+	// stderr is where notes and warnings go; opened holds the indexes
+	// the command mapped, closed after it.
+	stderr io.Writer
+	opened []*heapindex.Indexed
 }
 
 func newRootCommand() *cobra.Command {
@@ -41,6 +51,10 @@ Every command prints a table for people, or JSON / CSV for scripts (-o).`,
   hprofctl histo -o json heap.hprof | jq '.[0]'`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			g.stderr = cmd.ErrOrStderr()
+		},
+		PersistentPostRunE: func(*cobra.Command, []string) error { return g.closeIndexes() },
 	}
 	pf := root.PersistentFlags()
 	pf.StringVarP(&g.output, "output", "o", "table", "output format: table, json or csv")
@@ -48,7 +62,10 @@ Every command prints a table for people, or JSON / CSV for scripts (-o).`,
 	pf.StringVar(&g.size, "size", "jvm", "shallow sizes: jvm (header, layout and padding, as jmap -histo) or fields (field bytes the dump records)")
 	pf.IntVar(&g.dump, "dump", -1, "which dump of a file holding several — heap dumps, or thread dumps for deadlocks (from 0; -1: the last)")
 	g.jvmpi.add(pf)
-	root.AddCommand(newInfoCommand(g), newHistoCommand(g), newDominatorsCommand(g), newRetainersCommand(g), newLeaksCommand(g), newDeadlocksCommand(g), newSitesCommand(g), newCPUCommand(g), newThreadsCommand(g), newMonitorsCommand(g), newVersionCommand())
+	pf.BoolVar(&g.noIndex, "no-index", false, "read the dump itself: neither use nor build its index")
+	pf.StringVar(&g.index, "index", "", "the dump's index file (default: beside the dump as DUMP"+store.Suffix+", else in the user cache directory)")
+	pf.StringVar(&g.indexDir, "index-dir", os.Getenv("HPROFCTL_INDEX_DIR"), "keep indexes in this directory (default $HPROFCTL_INDEX_DIR)")
+	root.AddCommand(newInfoCommand(g), newIndexCommand(g), newHistoCommand(g), newDominatorsCommand(g), newRetainersCommand(g), newLeaksCommand(g), newDeadlocksCommand(g), newSitesCommand(g), newCPUCommand(g), newThreadsCommand(g), newMonitorsCommand(g), newVersionCommand())
 	return root
 }
 
@@ -91,37 +108,103 @@ func (g *globalFlags) sizeMode() (model.SizeMode, error) {
 }
 
 // load reads a heap dump, drawing a progress bar on stderr when it is a
-// terminal.
+// terminal: from its index when it has a fresh one (with objects: building
+// it when it has none), else from the dump itself.
 func (g *globalFlags) load(path string, objects bool) (*model.Heap, error) {
-	bare, err := g.jvmpi.options(path, os.Stderr)
+	h, _, err := g.open(path, objects)
+	return h, err
+}
+
+// open is load that also returns the index the heap came from, nil when
+// it was read from the dump.
+func (g *globalFlags) open(path string, objects bool) (*model.Heap, *heapindex.Indexed, error) {
+	if x, err := g.openIndex(path, objects); err != nil || x != nil {
+		if x != nil {
+			return x.Heap, x, err
+		}
+		return nil, nil, err
+	}
+	bare, err := g.jvmpi.options(path, g.stderr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := input.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	if isTerminal(os.Stderr) {
-		p := report.StartProgress(os.Stderr, "reading "+f.Name, f.Size, f.StoredOffset)
-		defer p.Stop()
-	}
+	defer g.progress(f)()
 	h, err := model.Load(f, model.LoadOptions{Dump: g.dump, Objects: objects, JVMPI: bare, LeanGC: true})
 	if err != nil {
+		return nil, nil, err
+	}
+	warnTruncated(g.stderr, f.Name, h.Anomalies)
+	return h, nil, nil
+}
+
+// openIndex returns the dump's heap from its index, building the index
+// when objects are wanted and it has none; nil (and no error) when the
+// dump is read without one: --no-index, --dump, standard input, a bare
+// JVMPI buffer, or no fresh index for a command that needs no objects.
+func (g *globalFlags) openIndex(path string, objects bool) (*heapindex.Indexed, error) {
+	if g.noIndex || g.dump != -1 || g.jvmpi.kind != "" || path == "-" {
+		return nil, nil
+	}
+	o := heapindex.Options{Path: g.index, Dir: g.indexDir, Progress: g.progress}
+	var (
+		x   *heapindex.Indexed
+		err error
+	)
+	if objects {
+		x, err = heapindex.Open(path, o)
+	} else {
+		x, err = heapindex.Fresh(path, o)
+	}
+	if errors.Is(err, heapindex.ErrNotIndexable) {
+		return nil, nil
+	}
+	if err != nil || x == nil {
 		return nil, err
 	}
-	warnTruncated(os.Stderr, f.Name, h.Anomalies)
-	return h, nil
+	g.opened = append(g.opened, x)
+	report.IndexNotes(g.stderr, indexNote(path, x))
+	warnTruncated(g.stderr, path, x.Heap.Anomalies)
+	return x, nil
+}
+
+// progress draws a progress bar of reading f on stderr when it is a
+// terminal, and returns the function that stops it.
+func (g *globalFlags) progress(f *input.File) (stop func()) {
+	if !isTerminal(os.Stderr) {
+		return func() {}
+	}
+	return report.StartProgress(os.Stderr, "reading "+f.Name, f.Size, f.StoredOffset).Stop
+}
+
+// closeIndexes unmaps the indexes the command opened.
+func (g *globalFlags) closeIndexes() error {
+	var errs []error
+	for _, x := range g.opened {
+		errs = append(errs, x.Close())
+	}
+	g.opened = nil
+	return errors.Join(errs...)
 }
 
 // loadHeap is load for the commands that analyse a heap: a file that
 // holds no heap dump (an agent file with profiling data only) is an error.
 func (g *globalFlags) loadHeap(path string, objects bool) (*model.Heap, error) {
-	h, err := g.load(path, objects)
+	h, _, err := g.openHeap(path, objects)
+	return h, err
+}
+
+// openHeap is loadHeap that also returns the index the heap came from.
+func (g *globalFlags) openHeap(path string, objects bool) (*model.Heap, *heapindex.Indexed, error) {
+	h, x, err := g.open(path, objects)
 	if err == nil && h.Source.Dumps == 0 {
 		err = fmt.Errorf("%s: the file holds no heap dump, only profiling data (see sites, cpu, monitors, threads)", h.Source.File)
 	}
-	return h, err
+	return h, x, err
 }
 
 // warnTruncated says on w that a dump is cut short, from its truncated
@@ -141,10 +224,20 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 // loadRetention loads a heap dump with its objects and builds its
 // dominator tree.
 func (g *globalFlags) loadRetention(path string, size model.SizeMode, keepUnreachable bool) (*model.Heap, *analysis.Retention, error) {
-	h, err := g.loadHeap(path, true)
+	h, x, err := g.openHeap(path, true)
 	if err != nil {
 		return nil, nil, err
 	}
+	if x != nil {
+		r, err := x.Retention(size, keepUnreachable)
+		return h, r, err
+	}
 	r, err := analysis.ComputeRetention(h, analysis.RetentionOptions{Size: size, KeepUnreachable: keepUnreachable})
 	return h, r, err
+}
+
+// indexNote is what the command says about the index x of the dump at
+// path.
+func indexNote(path string, x *heapindex.Indexed) report.IndexNote {
+	return report.IndexNote{Dump: path, Index: x.Path, Built: x.Built, Took: x.Took, Rebuilt: x.Rebuilt, Unsaved: x.Unsaved}
 }

@@ -62,12 +62,34 @@ func Locate(dump, override string) (*Place, error) {
 	return p, nil
 }
 
+// LocateIn returns the place of the index of dump in directory dir, under
+// the dump's name and a hash of its absolute path (as in the cache
+// directory), made when missing. A dump that is not a regular file has no
+// index: the error wraps ErrNoFile.
+func LocateIn(dump, dir string) (*Place, error) {
+	if _, err := Locate(dump, ""); err != nil {
+		return nil, err
+	}
+	path, err := pathIn(dir, dump)
+	if err != nil {
+		return nil, err
+	}
+	return &Place{candidates: []candidate{{path: path, perm: 0o600, mkdir: true}}}, nil
+}
+
 // cachePath returns the path of dump's index in the user's cache directory.
 func cachePath(dump string) (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return "", err
 	}
+	return pathIn(filepath.Join(dir, cacheDirName), dump)
+}
+
+// pathIn returns the path of dump's index in directory dir: the dump's
+// base name (cut to maxCacheBase bytes) and a hash of its absolute path
+// with symbolic links resolved.
+func pathIn(dir, dump string) (string, error) {
 	abs, err := filepath.Abs(dump)
 	if err != nil {
 		return "", err
@@ -81,7 +103,7 @@ func cachePath(dump string) (string, error) {
 		_, size := utf8.DecodeLastRuneInString(base)
 		base = base[:len(base)-size]
 	}
-	return filepath.Join(dir, cacheDirName, base+"-"+hex.EncodeToString(sum[:12])+Suffix), nil
+	return filepath.Join(dir, base+"-"+hex.EncodeToString(sum[:12])+Suffix), nil
 }
 
 // Paths returns the candidate paths, best first.

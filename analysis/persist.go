@@ -1,0 +1,114 @@
+package analysis
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/store"
+)
+
+// The sections a Retention and the strong shortest path tree are kept in,
+// in an index file.
+const (
+	sectionRetentionMeta  = "retention.meta"
+	sectionOrder          = "retention.order"
+	sectionVertex         = "retention.vertex"
+	sectionIdom           = "retention.idom"
+	sectionRetainedBytes  = "retention.retained-bytes"
+	sectionRetainedCount  = "retention.retained-count"
+	sectionStrongParent   = "paths.strong-parent"
+	retainedLargeMismatch = "retained sizes from 4 GiB up name preorder number %d of %d"
+)
+
+// retentionMeta is what a Retention keeps besides its per-object arrays.
+type retentionMeta struct {
+	Size             model.SizeMode
+	Unreachable      int64
+	UnreachableBytes int64
+	// Large lists the retained sizes from 4 GiB up as pairs of a
+	// preorder number and a size.
+	Large [][2]int64
+}
+
+// WriteIndex writes the dominator tree r (built without KeepUnreachable)
+// and the strong shortest path tree t into the index w.
+func WriteIndex(w *store.Writer, r *Retention, t *PathTree) error {
+	if r.KeptUnreachable {
+		return errors.New("a dominator tree that keeps unreachable objects is not indexed")
+	}
+	m := retentionMeta{Size: r.size, Unreachable: r.Unreachable, UnreachableBytes: r.UnreachableBytes}
+	for p, v := range r.retainedBytes.large {
+		m.Large = append(m.Large, [2]int64{int64(p), v})
+	}
+	slices.SortFunc(m.Large, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	return errors.Join(
+		w.WriteJSON(sectionRetentionMeta, &m),
+		store.WriteArray(w, sectionOrder, r.order),
+		store.WriteArray(w, sectionVertex, r.vertex),
+		store.WriteArray(w, sectionIdom, r.idom),
+		store.WriteArray(w, sectionRetainedBytes, r.retainedBytes.small),
+		store.WriteArray(w, sectionRetainedCount, r.retainedCount),
+		store.WriteArray(w, sectionStrongParent, t.parent),
+	)
+}
+
+// ReadIndex returns the dominator tree and the strong shortest path tree
+// that WriteIndex wrote into ix for heap h (read from the same index). The
+// arrays are ix's mapping: ix must stay open while they are used.
+func ReadIndex(ix *store.Index, h *model.Heap) (*Retention, *PathTree, error) {
+	var m retentionMeta
+	if err := ix.JSON(sectionRetentionMeta, &m); err != nil {
+		return nil, nil, err
+	}
+	r := &Retention{heap: h, size: m.Size, Unreachable: m.Unreachable, UnreachableBytes: m.UnreachableBytes}
+	t := &PathTree{}
+	var err error
+	load := func(dst *[]uint32, name string) {
+		if err == nil {
+			*dst, err = store.Array[uint32](ix, name)
+		}
+	}
+	load(&r.order, sectionOrder)
+	var vertex []model.ObjectIndex
+	if err == nil {
+		vertex, err = store.Array[model.ObjectIndex](ix, sectionVertex)
+	}
+	load(&r.idom, sectionIdom)
+	load(&r.retainedBytes.small, sectionRetainedBytes)
+	load(&r.retainedCount, sectionRetainedCount)
+	load(&t.parent, sectionStrongParent)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.vertex = vertex
+	n, reached := h.NumObjects(), len(r.idom)
+	if len(r.order) != n || len(t.parent) != n || reached == 0 || reached > n+1 ||
+		len(r.vertex) != reached || len(r.retainedBytes.small) != reached || len(r.retainedCount) != reached {
+		return nil, nil, fmt.Errorf("%w: the dominator tree's arrays do not fit %d objects", store.ErrCorrupt, n)
+	}
+	r.retainedBytes.large = make(map[int]int64, len(m.Large))
+	for _, l := range m.Large {
+		if l[0] < 0 || l[0] >= int64(reached) {
+			return nil, nil, fmt.Errorf("%w: "+retainedLargeMismatch, store.ErrCorrupt, l[0], reached)
+		}
+		r.retainedBytes.large[int(l[0])] = l[1]
+	}
+	return r, t, nil
+}
+
+// InSize returns r with retained sizes in size mode: r itself when they
+// are, else a copy whose sizes are added up again over the same tree
+// (the tree does not depend on sizes).
+func (r *Retention) InSize(size model.SizeMode) *Retention {
+	if size == r.size {
+		return r
+	}
+	c := *r
+	c.size = size
+	c.retainedBytes = c.addUpRetained(size)
+	c.UnreachableBytes = unreachableBytes(c.heap, c.order, size)
+	return &c
+}

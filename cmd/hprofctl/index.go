@@ -1,0 +1,71 @@
+package main
+
+import (
+	"errors"
+	"os"
+
+	"github.com/hprofctl/hprofctl/internal/heapindex"
+	"github.com/hprofctl/hprofctl/report"
+	"github.com/spf13/cobra"
+)
+
+func newIndexCommand(g *globalFlags) *cobra.Command {
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "index FILE",
+		Short: "Build the dump's index, so that every later question reads only it",
+		Long: `index reads a heap dump once and keeps what every heap command needs in an
+index file: the objects and their references, classes, GC roots, threads, the
+dominator tree with retained sizes, the shortest paths from the GC roots, and
+where each object lies in the dump. Heap commands use a fresh index by
+themselves (and build one when there is none), so running index first is only
+a way to pay the time up front.
+
+The index is DUMP.hprofctl-index beside the dump, or in the user cache
+directory when the dump's directory is not writable; --index names the file,
+--index-dir a directory. It records the dump's size, modification time and a
+hash of sampled blocks: a dump rewritten or touched since makes it stale, and
+a stale, cut or damaged index is rebuilt, never trusted. A fresh index is
+used as it is unless --force.`,
+		Example: `  hprofctl index java_pid1234.hprof
+  hprofctl index --index-dir /var/tmp/idx heap.hprof.gz`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt, err := g.reportOptions()
+			if err != nil {
+				return err
+			}
+			if g.noIndex {
+				return errors.New("index and --no-index exclude each other")
+			}
+			if args[0] == "-" {
+				return errors.New("standard input has no index: give the dump's file")
+			}
+			o := heapindex.Options{Path: g.index, Dir: g.indexDir, Progress: g.progress}
+			build := heapindex.Open
+			if force {
+				build = heapindex.Build
+			}
+			x, err := build(args[0], o)
+			if err != nil {
+				return err
+			}
+			g.opened = append(g.opened, x)
+			report.IndexNotes(g.stderr, indexNote(args[0], x))
+			s := report.IndexSummary{
+				Dump: args[0], Index: x.Path, Built: x.Built, Seconds: x.Took.Seconds(),
+				Objects: int64(x.Heap.NumObjects()), References: int64(x.Heap.NumRefs()),
+				Classes: int64(len(x.Heap.Classes)), Unsaved: x.Unsaved,
+			}
+			if st, err := os.Stat(args[0]); err == nil {
+				s.DumpBytes = st.Size()
+			}
+			if st, err := os.Stat(x.Path); x.Path != "" && err == nil {
+				s.IndexBytes = st.Size()
+			}
+			return report.Index(cmd.OutOrStdout(), s, opt)
+		},
+	}
+	cmd.Flags().BoolVar(&force, "force", false, "rebuild the index even when it is fresh")
+	return cmd
+}

@@ -1,0 +1,248 @@
+// Package heapindex keeps a heap dump's analysis in an index file beside
+// it (model/store): the object graph (model.Heap), the dominator tree with
+// retained sizes and the strong shortest path tree (analysis). Open maps a
+// fresh index, or builds one from the dump when there is none, it is stale
+// or damaged; later questions about the dump then read only the index.
+package heapindex
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/store"
+	"github.com/hprofctl/hprofctl/parser/input"
+)
+
+// Content is the version of what the index's sections hold
+// (store.Identity.Content). Change it whenever a section is added, removed
+// or changes meaning, so that indexes of older builds are rebuilt.
+const Content = 1
+
+// indexedSize is the size mode the retained sizes are kept in.
+const indexedSize = model.SizeJVM
+
+// Options choose where the index is and how a build reports progress.
+type Options struct {
+	// Path is the index file to use; empty: Dir, else beside the dump,
+	// else in the user's cache directory (store.Locate).
+	Path string
+	// Dir keeps the index in this directory under a name derived from
+	// the dump's path, when Path is empty.
+	Dir string
+	// Progress, when set, is called with the dump as a build starts to
+	// read it and returns the function that stops reporting.
+	Progress func(f *input.File) (stop func())
+}
+
+// Indexed is a dump's heap with its dominator tree and shortest path
+// tree, mapped from an index or just built.
+type Indexed struct {
+	Heap *model.Heap
+	// Path is the index file; empty when none could be written.
+	Path string
+	// Built reports whether this call built the index, Took how long the
+	// build or the opening took; Rebuilt says why an existing index was
+	// not used ("" when there was none).
+	Built   bool
+	Took    time.Duration
+	Rebuilt string
+	// Unsaved says why a built index could not be written (the heap is
+	// then analysed in memory); empty otherwise.
+	Unsaved string
+
+	retention *analysis.Retention
+	paths     *analysis.PathTree
+	ix        *store.Index
+}
+
+// ErrNotIndexable is returned for a dump that has no index: standard
+// input or another file that is not a regular one.
+var ErrNotIndexable = store.ErrNoFile
+
+// Open returns the heap of the dump at path from its index, building the
+// index first when there is none or the one there cannot be used (stale,
+// cut short, corrupt, of another version). The error wraps
+// ErrNotIndexable for a dump that is no regular file.
+func Open(path string, o Options) (*Indexed, error) {
+	start := time.Now()
+	place, id, err := locate(path, o)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := place.Open(id)
+	switch {
+	case err == nil:
+		x, rerr := fromIndex(ix, path)
+		if rerr == nil {
+			x.Took = time.Since(start)
+			return x, nil
+		}
+		ix.Close()
+		return build(path, o, place, id, rerr.Error())
+	case errors.Is(err, fs.ErrNotExist):
+		return build(path, o, place, id, "")
+	case errors.Is(err, store.ErrNotIndex) && o.Path != "":
+		return nil, fmt.Errorf("--index %s: %w", o.Path, err)
+	default:
+		var se *store.Error
+		if errors.As(err, &se) {
+			return build(path, o, place, id, err.Error())
+		}
+		return nil, err
+	}
+}
+
+// Build builds the index of the dump at path, replacing any index there.
+func Build(path string, o Options) (*Indexed, error) {
+	place, id, err := locate(path, o)
+	if err != nil {
+		return nil, err
+	}
+	return build(path, o, place, id, "")
+}
+
+// Fresh returns the heap of the dump at path from its index when a fresh
+// one exists, and nil (no error) when there is none or it cannot be used:
+// for commands that answer faster from the dump than by building one.
+func Fresh(path string, o Options) (*Indexed, error) {
+	start := time.Now()
+	place, id, err := locate(path, o)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := place.Open(id)
+	if err != nil {
+		return nil, nil
+	}
+	x, err := fromIndex(ix, path)
+	if err != nil {
+		ix.Close()
+		return nil, nil
+	}
+	x.Took = time.Since(start)
+	return x, nil
+}
+
+// locate finds where the index of the dump at path is, and the identity
+// it must have.
+func locate(path string, o Options) (*store.Place, store.Identity, error) {
+	var (
+		place *store.Place
+		err   error
+	)
+	switch {
+	case o.Path != "":
+		place, err = store.Locate(path, o.Path)
+	case o.Dir != "":
+		place, err = store.LocateIn(path, o.Dir)
+	default:
+		place, err = store.Locate(path, "")
+	}
+	if err != nil {
+		return nil, store.Identity{}, err
+	}
+	fp, err := store.FingerprintFile(path)
+	if err != nil {
+		return nil, store.Identity{}, err
+	}
+	return place, store.Identity{Content: Content, Dump: fp}, nil
+}
+
+// fromIndex reads the heap and the trees from an open index.
+func fromIndex(ix *store.Index, path string) (*Indexed, error) {
+	h, err := model.ReadIndex(ix)
+	if err != nil {
+		return nil, err
+	}
+	h.Source.File = path
+	r, t, err := analysis.ReadIndex(ix, h)
+	if err != nil {
+		return nil, err
+	}
+	return &Indexed{Heap: h, Path: ix.Path(), retention: r, paths: t, ix: ix}, nil
+}
+
+// build reads the dump, analyses it and writes the index; when the index
+// cannot be written the analysis is still returned, with Unsaved saying
+// why.
+func build(path string, o Options, place *store.Place, id store.Identity, why string) (*Indexed, error) {
+	start := time.Now()
+	h, err := load(path, o)
+	if err != nil {
+		return nil, err
+	}
+	if h.Source.Dumps == 0 {
+		return &Indexed{Heap: h, Built: true, Took: time.Since(start), Rebuilt: why, Unsaved: "the file holds no heap dump"}, nil
+	}
+	r, err := analysis.ComputeRetention(h, analysis.RetentionOptions{Size: indexedSize})
+	if err != nil {
+		return nil, err
+	}
+	x := &Indexed{Heap: h, Built: true, Rebuilt: why, retention: r, paths: analysis.StrongPaths(h)}
+	if err := x.write(place, id); err != nil {
+		x.Unsaved = err.Error()
+	}
+	x.Took = time.Since(start)
+	return x, nil
+}
+
+// load reads the heap of the dump at path with its objects.
+func load(path string, o Options) (*model.Heap, error) {
+	f, err := input.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if o.Progress != nil {
+		defer o.Progress(f)()
+	}
+	return model.Load(f, model.LoadOptions{Dump: -1, Objects: true, LeanGC: true})
+}
+
+// write writes x into a new index at place and commits it.
+func (x *Indexed) write(place *store.Place, id store.Identity) error {
+	w, err := place.Create(id)
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	if err := x.Heap.WriteIndex(w); err != nil {
+		return err
+	}
+	if err := analysis.WriteIndex(w, x.retention, x.paths); err != nil {
+		return err
+	}
+	if err := w.Commit(); err != nil {
+		return err
+	}
+	x.Path = w.Path()
+	return nil
+}
+
+// Retention returns the dominator tree with retained sizes in size mode;
+// with keepUnreachable (which the index does not keep) it is built again
+// from the heap, without reading the dump.
+func (x *Indexed) Retention(size model.SizeMode, keepUnreachable bool) (*analysis.Retention, error) {
+	if x.retention == nil {
+		return nil, errors.New("the file holds no heap dump")
+	}
+	if keepUnreachable && x.retention.Unreachable > 0 {
+		return analysis.ComputeRetention(x.Heap, analysis.RetentionOptions{Size: size, KeepUnreachable: true})
+	}
+	return x.retention.InSize(size), nil
+}
+
+// StrongPaths returns the tree of strong shortest paths from the GC roots.
+func (x *Indexed) StrongPaths() *analysis.PathTree { return x.paths }
+
+// Close unmaps the index; the Heap and trees must not be used after it.
+func (x *Indexed) Close() error {
+	if x.ix == nil {
+		return nil
+	}
+	return x.ix.Close()
+}

@@ -1,0 +1,90 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// IndexNote is what a heap command says about the index it used.
+type IndexNote struct {
+	Dump, Index string
+	// Built reports that the command built the index, Took how long that
+	// took; Rebuilt is why the index there was not used, Unsaved why the
+	// one built could not be written.
+	Built            bool
+	Took             time.Duration
+	Rebuilt, Unsaved string
+}
+
+// IndexNotes writes on w, for a command that built an index, where it is
+// and how long it took, why it replaced one that was there, or why it
+// could not be written; nothing for a command that opened a fresh one.
+func IndexNotes(w io.Writer, n IndexNote) {
+	if !n.Built {
+		return
+	}
+	if n.Rebuilt != "" {
+		fmt.Fprintf(w, "hprofctl: the index was not used: %s\n", n.Rebuilt)
+	}
+	took := seconds(n.Took)
+	if n.Unsaved != "" {
+		fmt.Fprintf(w, "hprofctl: warning: %s analysed in memory in %s; its index could not be written: %s\n", n.Dump, took, n.Unsaved)
+		return
+	}
+	fmt.Fprintf(w, "hprofctl: indexed %s in %s: %s\n", n.Dump, took, n.Index)
+}
+
+// IndexSummary describes an index: the dump, where the index is, its size
+// and content, and how it was had.
+type IndexSummary struct {
+	Dump  string `json:"dump"`
+	Index string `json:"index"`
+	// Built reports whether this run built it (false: it was fresh).
+	Built      bool    `json:"built"`
+	Seconds    float64 `json:"seconds"`
+	IndexBytes int64   `json:"index_bytes"`
+	DumpBytes  int64   `json:"dump_bytes"`
+	Objects    int64   `json:"objects"`
+	References int64   `json:"references"`
+	Classes    int64   `json:"classes"`
+	// Unsaved says why the index could not be written, if so.
+	Unsaved string `json:"unsaved,omitempty"`
+}
+
+// Index renders what `hprofctl index` did.
+func Index(w io.Writer, s IndexSummary, o Options) error {
+	if o.Format == JSON {
+		return writeJSON(w, s)
+	}
+	state := "fresh: used as it was"
+	if s.Built {
+		state = "built in " + seconds(time.Duration(s.Seconds*float64(time.Second)))
+	}
+	if s.Unsaved != "" {
+		state = "not written: " + s.Unsaved
+	}
+	g := grid{columns: []column{{"index", text}, {"", text}}}
+	for _, r := range [][2]any{
+		{"dump", s.Dump},
+		{"index", s.Index},
+		{"state", state},
+		{"index size", o.cell(bytes, s.IndexBytes, o.Format == CSV)},
+		{"dump size", o.cell(bytes, s.DumpBytes, o.Format == CSV)},
+		{"objects", o.cell(count, s.Objects, o.Format == CSV)},
+		{"references", o.cell(count, s.References, o.Format == CSV)},
+		{"classes", o.cell(count, s.Classes, o.Format == CSV)},
+	} {
+		g.rows = append(g.rows, []any{r[0], r[1]})
+	}
+	return o.render(w, g)
+}
+
+// seconds prints a duration in seconds to a tenth (milliseconds below
+// one second).
+func seconds(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.1f s", d.Seconds())
+}
