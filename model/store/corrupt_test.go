@@ -143,7 +143,7 @@ func TestIdentityMismatch(t *testing.T) {
 	}{
 		{other(func(id *Identity) { id.Content++ }), ErrVersion, "content version 7, this hprofctl reads 8"},
 		{other(func(id *Identity) { id.Dump.Size++ }), ErrStale, "a dump of 2300000000 bytes, the dump has 2300000001"},
-		{other(func(id *Identity) { id.Dump.ModTime-- }), ErrStale, "modified at 1700000000123456789 ns, the dump was modified at 1700000000123456788 ns"},
+		{other(func(id *Identity) { id.Dump.ModTime-- }), ErrStale, "modified at 2023-11-14 22:13:20.123456789 UTC, it was modified at 2023-11-14 22:13:20.123456788 UTC"},
 		{other(func(id *Identity) { id.Dump.Sample[17] ^= 4 }), ErrStale, "sampled blocks have other contents"},
 	}
 	for _, c := range cases {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -66,8 +67,8 @@ type SectionInfo struct {
 	// Count is the number of elements of an array, of strings of a
 	// string table, or of bytes of a blob.
 	Count uint64
-	// Bytes is the size of the section in the file.
-	Bytes uint64
+	// Offset is where the section starts in the file, Bytes its size.
+	Offset, Bytes uint64
 }
 
 // Open opens the index file at path for the dump and content that want
@@ -142,9 +143,15 @@ func staleDetail(had, want Fingerprint) string {
 	case had.Size != want.Size:
 		return fmt.Sprintf("it describes a dump of %d bytes, the dump has %d", had.Size, want.Size)
 	case had.ModTime != want.ModTime:
-		return fmt.Sprintf("it describes a dump modified at %d ns, the dump was modified at %d ns", had.ModTime, want.ModTime)
+		return fmt.Sprintf("it describes the dump as modified at %s, it was modified at %s", stamp(had.ModTime), stamp(want.ModTime))
 	}
 	return "the dump's sampled blocks have other contents than when it was indexed"
+}
+
+// stamp writes a modification time in nanoseconds since 1970 as a UTC
+// date and time to the nanosecond.
+func stamp(ns int64) string {
+	return time.Unix(0, ns).UTC().Format("2006-01-02 15:04:05.000000000 UTC")
 }
 
 // readLayout reads and checks the header and section table of a file of
@@ -297,7 +304,7 @@ func (ix *Index) Sections() []SectionInfo {
 	out := make([]SectionInfo, len(ix.sections))
 	for i := range ix.sections {
 		e := &ix.sections[i].entry
-		out[i] = SectionInfo{Name: e.name, Kind: e.kind, Count: e.count, Bytes: e.length}
+		out[i] = SectionInfo{Name: e.name, Kind: e.kind, Count: e.count, Offset: e.offset, Bytes: e.length}
 	}
 	return out
 }
@@ -308,7 +315,7 @@ func (ix *Index) Section(name string) (SectionInfo, bool) {
 	if s == nil {
 		return SectionInfo{}, false
 	}
-	return SectionInfo{Name: s.name, Kind: s.kind, Count: s.count, Bytes: s.length}, true
+	return SectionInfo{Name: s.name, Kind: s.kind, Count: s.count, Offset: s.offset, Bytes: s.length}, true
 }
 
 // errIndexClosed is returned for reads from a closed Index.

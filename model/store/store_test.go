@@ -122,21 +122,21 @@ func (s sample) wantSections() []SectionInfo {
 	}
 	pad4 := func(n int) uint64 { return uint64((n + 3) &^ 3) }
 	return []SectionInfo{
-		{"u8", KindUint8, 5, 5},
-		{"u16", KindUint16, 4, 8},
-		{"u32", KindUint32, 4, 16},
-		{"u64", KindUint64, 5, 40},
-		{"i8", KindInt8, 5, 5},
-		{"i16", KindInt16, 5, 10},
-		{"i32", KindInt32, 5, 20},
-		{"i64", KindInt64, 5, 40},
-		{"class", KindInt32, 4, 16},
-		{"empty", KindUint64, 0, 0},
-		{"chunked", KindUint32, 3000, 12000},
-		{"names", KindStrings, 6, pad4(namesBytes) + 7*4},
-		{"none", KindStrings, 0, 4},
-		{"blob", KindBlob, 9, 9},
-		{"meta", KindBlob, uint64(len(sampleMetaJSON)), uint64(len(sampleMetaJSON))},
+		{Name: "u8", Kind: KindUint8, Count: 5, Bytes: 5},
+		{Name: "u16", Kind: KindUint16, Count: 4, Bytes: 8},
+		{Name: "u32", Kind: KindUint32, Count: 4, Bytes: 16},
+		{Name: "u64", Kind: KindUint64, Count: 5, Bytes: 40},
+		{Name: "i8", Kind: KindInt8, Count: 5, Bytes: 5},
+		{Name: "i16", Kind: KindInt16, Count: 5, Bytes: 10},
+		{Name: "i32", Kind: KindInt32, Count: 5, Bytes: 20},
+		{Name: "i64", Kind: KindInt64, Count: 5, Bytes: 40},
+		{Name: "class", Kind: KindInt32, Count: 4, Bytes: 16},
+		{Name: "empty", Kind: KindUint64, Count: 0, Bytes: 0},
+		{Name: "chunked", Kind: KindUint32, Count: 3000, Bytes: 12000},
+		{Name: "names", Kind: KindStrings, Count: 6, Bytes: pad4(namesBytes) + 7*4},
+		{Name: "none", Kind: KindStrings, Count: 0, Bytes: 4},
+		{Name: "blob", Kind: KindBlob, Count: 9, Bytes: 9},
+		{Name: "meta", Kind: KindBlob, Count: uint64(len(sampleMetaJSON)), Bytes: uint64(len(sampleMetaJSON))},
 	}
 }
 
@@ -202,7 +202,16 @@ func (s sample) check(t *testing.T, ix *Index) {
 		t.Errorf("meta blob %s, want %s", raw, sampleMetaJSON)
 	}
 	eq("meta", meta, s.meta)
-	eq("Sections", ix.Sections(), s.wantSections())
+	sections := ix.Sections()
+	var next uint64
+	for i := range sections {
+		if sections[i].Offset < next || sections[i].Offset%64 != 0 {
+			t.Errorf("section %s starts at %d, after the previous one ends at %d or unaligned", sections[i].Name, sections[i].Offset, next)
+		}
+		next = sections[i].Offset + sections[i].Bytes
+		sections[i].Offset = 0
+	}
+	eq("Sections", sections, s.wantSections())
 	eq("Identity", ix.Identity(), testID)
 }
 
@@ -225,7 +234,8 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("Verify: %v", err)
 	}
 	info, ok := ix.Section("chunked")
-	if want := (SectionInfo{"chunked", KindUint32, 3000, 12000}); !ok || info != want {
+	info.Offset = 0
+	if want := (SectionInfo{Name: "chunked", Kind: KindUint32, Count: 3000, Bytes: 12000}); !ok || info != want {
 		t.Errorf("Section(chunked) = %+v, %v; want %+v, true", info, ok, want)
 	}
 	if _, ok := ix.Section("absent"); ok {
