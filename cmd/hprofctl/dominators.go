@@ -43,7 +43,7 @@ Unreachable objects are counted and left out unless --keep-unreachable.`,
 			if do.Class, err = regexpFlag("class", class); err != nil {
 				return err
 			}
-			h, r, err := g.loadRetention(args[0], size, keepUnreachable)
+			h, r, _, err := g.loadRetention(args[0], size, keepUnreachable)
 			if err != nil {
 				return err
 			}

@@ -52,11 +52,11 @@ point, naming each step as retainers does.`,
 			if classes < 0 {
 				return fmt.Errorf("--classes %d: want 0 or more", classes)
 			}
-			h, r, err := g.loadRetention(args[0], size, keepUnreachable)
+			h, r, strong, err := g.loadRetention(args[0], size, keepUnreachable)
 			if err != nil {
 				return err
 			}
-			l := analysis.FindLeaks(h, r, analysis.LeakOptions{Threshold: pct / 100, Classes: classes})
+			l := analysis.FindLeaks(h, r, analysis.LeakOptions{Threshold: pct / 100, Classes: classes, Strong: strong})
 			p := l.Paths()
 			labels, names, err := readPathLabels(h, args[0], p)
 			if err != nil {

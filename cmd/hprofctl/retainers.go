@@ -57,9 +57,12 @@ of FILE, which standard input cannot give: steps then show "?".`,
 			if ro.Class, err = regexpFlag("class", class); err != nil {
 				return err
 			}
-			h, err := g.loadHeap(args[0], true)
+			h, x, err := g.openHeap(args[0], true)
 			if err != nil {
 				return err
+			}
+			if x != nil {
+				ro.Strong = x.StrongPaths()
 			}
 			for _, s := range objects {
 				id, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(s), "0x"), base(s), 64)

@@ -222,18 +222,19 @@ func warnTruncated(w io.Writer, file string, anomalies []model.Anomaly) {
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // loadRetention loads a heap dump with its objects and builds its
-// dominator tree.
-func (g *globalFlags) loadRetention(path string, size model.SizeMode, keepUnreachable bool) (*model.Heap, *analysis.Retention, error) {
+// dominator tree; from an index it also returns the strong shortest path
+// tree kept there (nil otherwise: the analyses compute it).
+func (g *globalFlags) loadRetention(path string, size model.SizeMode, keepUnreachable bool) (*model.Heap, *analysis.Retention, *analysis.PathTree, error) {
 	h, x, err := g.openHeap(path, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if x != nil {
 		r, err := x.Retention(size, keepUnreachable)
-		return h, r, err
+		return h, r, x.StrongPaths(), err
 	}
 	r, err := analysis.ComputeRetention(h, analysis.RetentionOptions{Size: size, KeepUnreachable: keepUnreachable})
-	return h, r, err
+	return h, r, nil, err
 }
 
 // indexNote is what the command says about the index x of the dump at
