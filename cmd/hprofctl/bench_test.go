@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -120,17 +121,66 @@ func warm(b *testing.B, path string) {
 	}
 }
 
-// benchCommand runs hprofctl args on each target at each of benchProcs:
-// sub-benchmarks TARGET/procs=N.
+// benchCommand runs hprofctl args on each target at each of benchProcs,
+// reading the dump itself and from the dump's index (built once before,
+// not timed): sub-benchmarks TARGET/no-index/procs=N and
+// TARGET/index/procs=N.
 func benchCommand(b *testing.B, targets []benchTarget, args ...string) {
 	bin := benchBinary(b)
 	for _, t := range targets {
 		b.Run(t.name, func(b *testing.B) {
 			dump := t.path(b)
 			warm(b, dump)
+			dir := benchIndexDir(b)
+			for _, mode := range []struct {
+				name  string
+				flags []string
+			}{{"no-index", []string{"--no-index"}}, {"index", []string{"--index-dir", dir}}} {
+				b.Run(mode.name, func(b *testing.B) {
+					if mode.name == "index" {
+						buildIndex(b, bin, dir, dump)
+					}
+					for _, procs := range benchProcs {
+						b.Run(fmt.Sprintf("procs=%d", procs), func(b *testing.B) {
+							runCommand(b, bin, dump, procs, append(slices.Clone(mode.flags), args...))
+						})
+					}
+				})
+			}
+		})
+	}
+}
+
+// benchIndexDir is where the benchmarks keep the dumps' indexes: beside
+// the benchmark dumps, in benchdata.Dir()/index.
+func benchIndexDir(b *testing.B) string {
+	dir := filepath.Join(benchdata.Dir(), "index")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// buildIndex makes sure dump has a fresh index in dir.
+func buildIndex(b *testing.B, bin, dir, dump string) {
+	out, err := exec.Command(bin, "index", "--index-dir", dir, dump).CombinedOutput()
+	if err != nil {
+		b.Fatalf("index: %v\n%s", err, out)
+	}
+}
+
+// BenchmarkIndex is `hprofctl index --force`: reading the dump, the graph,
+// the dominator tree, the shortest path tree, and writing the index.
+func BenchmarkIndex(b *testing.B) {
+	bin := benchBinary(b)
+	for _, t := range []benchTarget{syntheticTarget, realTarget, realGzTarget} {
+		b.Run(t.name, func(b *testing.B) {
+			dump := t.path(b)
+			warm(b, dump)
+			dir := benchIndexDir(b)
 			for _, procs := range benchProcs {
 				b.Run(fmt.Sprintf("procs=%d", procs), func(b *testing.B) {
-					runCommand(b, bin, dump, procs, args)
+					runCommand(b, bin, dump, procs, []string{"index", "--force", "--index-dir", dir, "-o", "json"})
 				})
 			}
 		})
