@@ -1,8 +1,8 @@
 package report
 
 import (
-	"strings"
 	"io"
+	"strings"
 	"testing"
 	"time"
 )
