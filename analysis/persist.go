@@ -13,14 +13,13 @@ import (
 // The sections a Retention and the strong shortest path tree are kept in,
 // in an index file.
 const (
-	sectionRetentionMeta  = "retention.meta"
-	sectionOrder          = "retention.order"
-	sectionVertex         = "retention.vertex"
-	sectionIdom           = "retention.idom"
-	sectionRetainedBytes  = "retention.retained-bytes"
-	sectionRetainedCount  = "retention.retained-count"
-	sectionStrongParent   = "paths.strong-parent"
-	retainedLargeMismatch = "retained sizes from 4 GiB up name preorder number %d of %d"
+	sectionRetentionMeta = "retention.meta"
+	sectionOrder         = "retention.order"
+	sectionVertex        = "retention.vertex"
+	sectionIdom          = "retention.idom"
+	sectionRetainedBytes = "retention.retained-bytes"
+	sectionRetainedCount = "retention.retained-count"
+	sectionStrongParent  = "paths.strong-parent"
 )
 
 // retentionMeta is what a Retention keeps besides its per-object arrays.
@@ -66,24 +65,15 @@ func ReadIndex(ix *store.Index, h *model.Heap) (*Retention, *PathTree, error) {
 	r := &Retention{heap: h, size: m.Size, Unreachable: m.Unreachable, UnreachableBytes: m.UnreachableBytes}
 	t := &PathTree{}
 	var err error
-	load := func(dst *[]uint32, name string) {
-		if err == nil {
-			*dst, err = store.Array[uint32](ix, name)
-		}
-	}
-	load(&r.order, sectionOrder)
-	var vertex []model.ObjectIndex
-	if err == nil {
-		vertex, err = store.Array[model.ObjectIndex](ix, sectionVertex)
-	}
-	load(&r.idom, sectionIdom)
-	load(&r.retainedBytes.small, sectionRetainedBytes)
-	load(&r.retainedCount, sectionRetainedCount)
-	load(&t.parent, sectionStrongParent)
+	store.Load(ix, sectionOrder, &r.order, &err)
+	store.Load(ix, sectionVertex, &r.vertex, &err)
+	store.Load(ix, sectionIdom, &r.idom, &err)
+	store.Load(ix, sectionRetainedBytes, &r.retainedBytes.small, &err)
+	store.Load(ix, sectionRetainedCount, &r.retainedCount, &err)
+	store.Load(ix, sectionStrongParent, &t.parent, &err)
 	if err != nil {
 		return nil, nil, err
 	}
-	r.vertex = vertex
 	n, reached := h.NumObjects(), len(r.idom)
 	if len(r.order) != n || len(t.parent) != n || reached == 0 || reached > n+1 ||
 		len(r.vertex) != reached || len(r.retainedBytes.small) != reached || len(r.retainedCount) != reached {
@@ -92,7 +82,7 @@ func ReadIndex(ix *store.Index, h *model.Heap) (*Retention, *PathTree, error) {
 	r.retainedBytes.large = make(map[int]int64, len(m.Large))
 	for _, l := range m.Large {
 		if l[0] < 0 || l[0] >= int64(reached) {
-			return nil, nil, fmt.Errorf("%w: "+retainedLargeMismatch, store.ErrCorrupt, l[0], reached)
+			return nil, nil, fmt.Errorf("%w: retained sizes from 4 GiB up name preorder number %d of %d", store.ErrCorrupt, l[0], reached)
 		}
 		r.retainedBytes.large[int(l[0])] = l[1]
 	}

@@ -26,10 +26,7 @@ func (h *Heap) visitObjects(path string, objs []ObjectIndex, fn func(hprof.Sourc
 	if h.offsets == nil || path == "-" {
 		return rereadDump(h, path, fn)
 	}
-	comp, err := fileCompression(path)
-	if err != nil {
-		return err
-	}
+	comp := input.Compression(h.Source.Compression)
 	switch {
 	case comp == input.Plain:
 	case comp == input.Gzip && checkpointsDense(h.checkpoints):
@@ -51,17 +48,6 @@ func (h *Heap) visitObjects(path string, objs []ObjectIndex, fn func(hprof.Sourc
 		}
 	}
 	return nil
-}
-
-// fileCompression reads the compression of the file at path from its
-// first bytes.
-func fileCompression(path string) (input.Compression, error) {
-	f, err := input.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	return f.Compression, nil
 }
 
 // checkpointsDense reports whether gzip checkpoints lie close enough

@@ -159,32 +159,17 @@ func ReadIndex(ix *store.Index) (*Heap, error) {
 		from, to                       []ObjectIndex
 		err                            error
 	)
-	load := func(dst any, name string) {
-		if err != nil {
-			return
-		}
-		switch d := dst.(type) {
-		case *[]uint32:
-			*d, err = store.Array[uint32](ix, name)
-		case *[]ObjectIndex:
-			*d, err = store.Array[ObjectIndex](ix, name)
-		case *[]ClassIndex:
-			*d, err = store.Array[ClassIndex](ix, name)
-		case *[]int64:
-			*d, err = store.Array[int64](ix, name)
-		}
-	}
-	load(&low, sectionIDLow)
-	load(&runStart, sectionIDRunStart)
-	load(&runHigh, sectionIDRunHigh)
-	load(&bucket, sectionLookup)
-	load(&h.classOf, sectionClassOf)
-	load(&h.lengths, sectionLengths)
-	load(&h.refStart, sectionRefStart)
-	load(&h.refs, sectionRefs)
-	load(&from, sectionWeakFrom)
-	load(&to, sectionWeakTo)
-	load(&h.offsets, sectionOffsets)
+	store.Load(ix, sectionIDLow, &low, &err)
+	store.Load(ix, sectionIDRunStart, &runStart, &err)
+	store.Load(ix, sectionIDRunHigh, &runHigh, &err)
+	store.Load(ix, sectionLookup, &bucket, &err)
+	store.Load(ix, sectionClassOf, &h.classOf, &err)
+	store.Load(ix, sectionLengths, &h.lengths, &err)
+	store.Load(ix, sectionRefStart, &h.refStart, &err)
+	store.Load(ix, sectionRefs, &h.refs, &err)
+	store.Load(ix, sectionWeakFrom, &from, &err)
+	store.Load(ix, sectionWeakTo, &to, &err)
+	store.Load(ix, sectionOffsets, &h.offsets, &err)
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ func runIndexed(t *testing.T, args ...string) (string, string) {
 }
 
 // process returns the test binary set up to run hprofctl with args.
-func process(t *testing.T, env []string, args ...string) *exec.Cmd {
+func process(env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], append([]string{"--"}, args...)...)
 	cmd.Env = append(os.Environ(), runMainEnv+"=1", "HPROFCTL_INDEX_DIR=")
 	cmd.Env = append(cmd.Env, env...)
@@ -188,7 +188,7 @@ func TestIndexReadOnlyDirectory(t *testing.T) {
 	}
 	want, _ := runCLI(t, append([]string{"--no-index"}, append(robustQuestion, dump)...)...)
 	for run := range 2 {
-		cmd := process(t, []string{"XDG_CACHE_HOME=" + cache}, append(robustQuestion, dump)...)
+		cmd := process([]string{"XDG_CACHE_HOME=" + cache}, append(robustQuestion, dump)...)
 		cmd.Path = bin
 		if os.Geteuid() == 0 {
 			if err := os.Chown(cache, nobody, nobody); err != nil {
@@ -228,7 +228,7 @@ func TestIndexConcurrentBuilds(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, err := process(t, nil, append(robustQuestion, dump)...).Output()
+			out, err := process(nil, append(robustQuestion, dump)...).Output()
 			outs[i], errs[i] = string(out), err
 		}()
 	}
@@ -266,7 +266,7 @@ func TestIndexStdin(t *testing.T) {
 	}
 	defer in.Close()
 	cache := t.TempDir()
-	cmd := process(t, []string{"XDG_CACHE_HOME=" + cache}, append(robustQuestion, "-")...)
+	cmd := process([]string{"XDG_CACHE_HOME=" + cache}, append(robustQuestion, "-")...)
 	cmd.Dir = dir
 	cmd.Stdin = in
 	out, err := cmd.Output()

@@ -118,11 +118,12 @@ func (g *globalFlags) load(path string, objects bool) (*model.Heap, error) {
 // open is load that also returns the index the heap came from, nil when
 // it was read from the dump.
 func (g *globalFlags) open(path string, objects bool) (*model.Heap, *heapindex.Indexed, error) {
-	if x, err := g.openIndex(path, objects); err != nil || x != nil {
-		if x != nil {
-			return x.Heap, x, err
-		}
+	x, err := g.openIndex(path, objects)
+	if err != nil {
 		return nil, nil, err
+	}
+	if x != nil {
+		return x.Heap, x, nil
 	}
 	bare, err := g.jvmpi.options(path, g.stderr)
 	if err != nil {

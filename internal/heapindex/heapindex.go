@@ -68,33 +68,32 @@ var ErrNotIndexable = store.ErrNoFile
 // cut short, corrupt, of another version). The error wraps
 // ErrNotIndexable for a dump that is no regular file.
 func Open(path string, o Options) (*Indexed, error) {
-	start := time.Now()
-	place, id, err := locate(path, o)
-	if err != nil {
-		return nil, err
-	}
-	ix, err := place.Open(id)
+	x, place, id, err := openFresh(path, o)
+	var (
+		se      *store.Error
+		content *contentError
+	)
 	switch {
-	case err == nil:
-		x, rerr := fromIndex(ix, path)
-		if rerr == nil {
-			x.Took = time.Since(start)
-			return x, nil
-		}
-		ix.Close()
-		return build(path, o, place, id, rerr.Error())
+	case place == nil:
+		return nil, err
+	case x != nil:
+		return x, nil
 	case errors.Is(err, fs.ErrNotExist):
 		return build(path, o, place, id, "")
 	case errors.Is(err, store.ErrNotIndex) && o.Path != "":
 		return nil, fmt.Errorf("--index %s: %w", o.Path, err)
-	default:
-		var se *store.Error
-		if errors.As(err, &se) {
-			return build(path, o, place, id, err.Error())
-		}
-		return nil, err
+	case errors.As(err, &se), errors.As(err, &content):
+		return build(path, o, place, id, err.Error())
 	}
+	return nil, err
 }
+
+// contentError is an index whose container is whole but whose sections
+// cannot be what this build wrote: it is rebuilt like a damaged one.
+type contentError struct{ err error }
+
+func (e *contentError) Error() string { return e.err.Error() }
+func (e *contentError) Unwrap() error { return e.err }
 
 // Build builds the index of the dump at path, replacing any index there.
 func Build(path string, o Options) (*Indexed, error) {
@@ -109,22 +108,34 @@ func Build(path string, o Options) (*Indexed, error) {
 // one exists, and nil (no error) when there is none or it cannot be used:
 // for commands that answer faster from the dump than by building one.
 func Fresh(path string, o Options) (*Indexed, error) {
+	x, place, _, err := openFresh(path, o)
+	if place == nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// openFresh maps the index of the dump at path when it is fresh and whole.
+// Otherwise it returns why not, with the place and identity a new index
+// would have; a nil place means the dump has no index (or cannot be
+// fingerprinted).
+func openFresh(path string, o Options) (*Indexed, *store.Place, store.Identity, error) {
 	start := time.Now()
 	place, id, err := locate(path, o)
 	if err != nil {
-		return nil, err
+		return nil, nil, id, err
 	}
 	ix, err := place.Open(id)
 	if err != nil {
-		return nil, nil
+		return nil, place, id, err
 	}
 	x, err := fromIndex(ix, path)
 	if err != nil {
 		ix.Close()
-		return nil, nil
+		return nil, place, id, &contentError{err}
 	}
 	x.Took = time.Since(start)
-	return x, nil
+	return x, place, id, nil
 }
 
 // locate finds where the index of the dump at path is, and the identity

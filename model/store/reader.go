@@ -451,6 +451,15 @@ func Array[T Integer](ix *Index, name string) ([]T, error) {
 	return view[T](ix.bytes(s)), nil
 }
 
+// Load sets *dst to array section name (see Array) unless *err already
+// holds an error, and keeps the error of reading it in *err: a run of
+// sections is read one after the other and checked once at the end.
+func Load[T Integer](ix *Index, name string, dst *[]T, err *error) {
+	if *err == nil {
+		*dst, *err = Array[T](ix, name)
+	}
+}
+
 // view returns b, little-endian Ts, as a []T: the same memory where this
 // machine is little-endian, a converted copy elsewhere. b's address is
 // aligned for T: Open checks that the mapping is 8-byte aligned, and
