@@ -189,13 +189,31 @@ func build(path string, o Options, place *store.Place, id store.Identity, why st
 	if h.Source.Dumps == 0 {
 		return &Indexed{Heap: h, Built: true, Took: time.Since(start), Rebuilt: why, Unsaved: "the file holds no heap dump"}, nil
 	}
+	// Once loaded the heap is final and three jobs only read it: writing
+	// its sections, the dominator tree and the shortest-path tree. They
+	// run at once, so the disk and the cores work side by side.
+	w, werr := place.Create(id)
+	heapWritten := make(chan error, 1)
+	if werr == nil {
+		defer w.Abort()
+		go func() { heapWritten <- h.WriteIndex(w) }()
+	}
+	pathsDone := make(chan *analysis.PathTree, 1)
+	go func() { pathsDone <- analysis.StrongPaths(h) }()
 	r, err := analysis.ComputeRetention(h, analysis.RetentionOptions{Size: indexedSize})
+	paths := <-pathsDone
+	if werr == nil {
+		werr = <-heapWritten
+	}
 	if err != nil {
 		return nil, err
 	}
-	x := &Indexed{Heap: h, Built: true, Rebuilt: why, retention: r, paths: analysis.StrongPaths(h)}
-	if err := x.write(place, id); err != nil {
-		x.Unsaved = err.Error()
+	x := &Indexed{Heap: h, Built: true, Rebuilt: why, retention: r, paths: paths}
+	if werr == nil {
+		werr = x.finish(w)
+	}
+	if werr != nil {
+		x.Unsaved = werr.Error()
 	}
 	x.Took = time.Since(start)
 	return x, nil
@@ -214,16 +232,9 @@ func load(path string, o Options) (*model.Heap, error) {
 	return model.Load(f, model.LoadOptions{Dump: -1, Objects: true, LeanGC: true})
 }
 
-// write writes x into a new index at place and commits it.
-func (x *Indexed) write(place *store.Place, id store.Identity) error {
-	w, err := place.Create(id)
-	if err != nil {
-		return err
-	}
-	defer w.Abort()
-	if err := x.Heap.WriteIndex(w); err != nil {
-		return err
-	}
+// finish writes the analyses into w, after the heap's sections, and
+// commits the index.
+func (x *Indexed) finish(w *store.Writer) error {
 	if err := analysis.WriteIndex(w, x.retention, x.paths); err != nil {
 		return err
 	}
