@@ -35,6 +35,10 @@ type SiteOptions struct {
 	// Size chooses the shallow sizes of heap objects (heap-traces and
 	// stack-roots sources).
 	Size model.SizeMode
+	// Retention is the heap's dominator tree in size mode Size when the
+	// caller has it (from an index); nil: Sites builds it when the
+	// stack-roots source needs it.
+	Retention *Retention
 }
 
 // StackFrame is a frame as reports show it.
@@ -117,9 +121,12 @@ func Sites(p *model.Profile, h *model.Heap, o SiteOptions) (SitesReport, error) 
 	case len(h.ObjectAllocs()) > 0:
 		return SitesFromHeap(h, p, o)
 	}
-	r, err := ComputeRetention(h, RetentionOptions{Size: o.Size})
-	if err != nil {
-		return SitesReport{}, err
+	r := o.Retention
+	if r == nil {
+		var err error
+		if r, err = ComputeRetention(h, RetentionOptions{Size: o.Size}); err != nil {
+			return SitesReport{}, err
+		}
 	}
 	return SitesFromRoots(h, r, o)
 }

@@ -109,6 +109,29 @@ type HeapLocks struct {
 	Agent bool
 }
 
+// lockClassKinds tells, per class, which lock state ReadHeapLocks reads
+// from its instances: "thread" (java.lang.Thread), "holder"
+// (Thread$FieldHolder), "sync" (an ownable synchronizer), "" (none).
+func (h *Heap) lockClassKinds() []string {
+	kinds := make([]string, len(h.Classes))
+	for c := range h.Classes {
+		for s := range h.Supers(ClassIndex(c)) {
+			switch h.Classes[s].Name {
+			case "java.lang.Thread":
+				kinds[c] = "thread"
+			case "java.lang.Thread$FieldHolder":
+				kinds[c] = "holder"
+			case "java.util.concurrent.locks.AbstractOwnableSynchronizer":
+				kinds[c] = "sync"
+			}
+			if kinds[c] != "" {
+				break
+			}
+		}
+	}
+	return kinds
+}
+
 // threadFields is what ReadHeapLocks collects from one Thread,
 // Thread$FieldHolder or ownable synchronizer object.
 type threadFields struct {
@@ -119,8 +142,9 @@ type threadFields struct {
 	daemon                       bool
 }
 
-// ReadHeapLocks reads the heap dump h was loaded from a second time (path
-// must name a file) and collects the lock state its java.lang.Thread
+// ReadHeapLocks reads the objects of the heap dump h was loaded from that
+// hold lock state (path must name a file; only those objects' records
+// where the file allows, see visitObjects) and collects the lock state its java.lang.Thread
 // objects and ownable synchronizers hold: each thread's name, tid, daemon
 // flag and state, the synchronizer it is parked on (parkBlocker) and that
 // synchronizer's exclusiveOwnerThread. Monitors leave no owner in a heap
@@ -132,33 +156,24 @@ func ReadHeapLocks(h *Heap, path string) (*HeapLocks, error) {
 			out.MonitorRoots++
 		}
 	}
-	isA := map[ClassIndex]string{}
+	kinds := h.lockClassKinds()
 	kind := func(c ClassIndex) string {
-		if k, ok := isA[c]; ok {
-			return k
+		if c == NoClass || int(c) >= len(kinds) {
+			return ""
 		}
-		k := ""
-		for s := range h.Supers(c) {
-			switch h.Classes[s].Name {
-			case "java.lang.Thread":
-				k = "thread"
-			case "java.lang.Thread$FieldHolder":
-				k = "holder"
-			case "java.util.concurrent.locks.AbstractOwnableSynchronizer":
-				k = "sync"
-			}
-			if k != "" {
-				break
-			}
+		return kinds[c]
+	}
+	var holding []ObjectIndex
+	for i := range h.NumObjects() {
+		if kind(h.ClassOf(ObjectIndex(i))) != "" {
+			holding = append(holding, ObjectIndex(i))
 		}
-		isA[c] = k
-		return k
 	}
 	fields := map[uint64]*threadFields{}
 	holders := map[uint64]*threadFields{}
 	owners := map[uint64]uint64{}
 	order := binary.BigEndian
-	err := rereadDump(h, path, func(r hprof.Source, rec *hprof.Record) error {
+	err := h.visitObjects(path, holding, func(r hprof.Source, rec *hprof.Record) error {
 		if rec.Sub != hprof.SubInstanceDump {
 			return nil
 		}

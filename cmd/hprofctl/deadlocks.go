@@ -90,7 +90,7 @@ other; with --heap, one more object {"heap", "locks"} follows them.`,
 					reports = append(reports, r)
 					continue
 				}
-				rs, err := fileDeadlocks(cmd, path, which, g.dump)
+				rs, err := fileDeadlocks(cmd, g, path, which)
 				if err != nil {
 					errs = append(errs, err)
 				}
@@ -100,7 +100,7 @@ other; with --heap, one more object {"heap", "locks"} follows them.`,
 				return err
 			}
 			if heapPath != "" {
-				if err := writeHeapLocks(cmd, heapPath, reports, opt); err != nil {
+				if err := writeHeapLocks(cmd, g, heapPath, reports, opt); err != nil {
 					return err
 				}
 			}
@@ -137,9 +137,8 @@ type namedDump struct {
 // a JVMPI monitor dump capture, the lock state of an hprof agent file or
 // heap dump (see agentDeadlocks; standard input is read as a thread dump),
 // or the thread dumps of a text or JSON file, every one of them or only
-// number which (-1: the last; allDumps: every one). heapDump selects the
-// heap dump of a file holding several (-1: the last).
-func fileDeadlocks(cmd *cobra.Command, path string, which, heapDump int) ([]analysis.DeadlockReport, error) {
+// number which (-1: the last; allDumps: every one).
+func fileDeadlocks(cmd *cobra.Command, g *globalFlags, path string, which int) ([]analysis.DeadlockReport, error) {
 	f, format, err := openSniffed(path)
 	if err != nil {
 		return nil, err
@@ -155,7 +154,7 @@ func fileDeadlocks(cmd *cobra.Command, path string, which, heapDump int) ([]anal
 		r.Source = path
 		return []analysis.DeadlockReport{r}, nil
 	case (format.Kind == input.KindHPROF || format.Kind == input.KindHPROFASCII) && path != "-":
-		return agentDeadlocks(cmd, f, path, heapDump)
+		return agentDeadlocks(cmd, g, f, format.Kind, path)
 	}
 	dumps, err := readThreadDumps(cmd, f, which)
 	var reports []analysis.DeadlockReport

@@ -13,11 +13,21 @@ import (
 // agentDeadlocks reads the lock state of f, an hprof agent file or a heap
 // dump read from path: the MONITOR DUMP of an hprof agent file (ASCII or
 // binary), or else the java.util.concurrent lock state of a heap dump,
-// whose limits it prints as notes on stderr. which selects the heap dump
-// of a file holding several (-1: the last).
-func agentDeadlocks(cmd *cobra.Command, f *input.File, path string, which int) ([]analysis.DeadlockReport, error) {
-	p, h, err := model.LoadProfile(f, model.LoadOptions{Dump: which, Objects: true})
-	if err != nil {
+// whose limits it prints as notes on stderr. A binary file's heap comes
+// from its index where one can be used (g.load); --dump selects the heap
+// dump of a file holding several.
+func agentDeadlocks(cmd *cobra.Command, g *globalFlags, f *input.File, kind input.Kind, path string) ([]analysis.DeadlockReport, error) {
+	var (
+		p   *model.Profile
+		h   *model.Heap
+		err error
+	)
+	if kind == input.KindHPROF {
+		if h, err = g.load(path, true); err != nil {
+			return nil, err
+		}
+		p = h.Profile()
+	} else if p, h, err = model.LoadProfile(f, model.LoadOptions{Dump: g.dump, Objects: true}); err != nil {
 		return nil, err
 	}
 	if d := model.MonitorDumpThreads(p); d != nil {
@@ -46,17 +56,12 @@ func agentDeadlocks(cmd *cobra.Command, f *input.File, path string, which int) (
 // objects keep their addresses), and writes each lock's class and shortest
 // retaining path after the reports (report.HeapLocks; CSV writes nothing
 // more, so the heap dump is not read for it).
-func writeHeapLocks(cmd *cobra.Command, heapPath string, reports []analysis.DeadlockReport, opt report.Options) error {
+func writeHeapLocks(cmd *cobra.Command, g *globalFlags, heapPath string, reports []analysis.DeadlockReport, opt report.Options) error {
 	locks := analysis.DeadlockLocks(reports)
 	if len(locks) == 0 || opt.Format == report.CSV {
 		return nil
 	}
-	f, err := input.Open(heapPath)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
+	h, _, err := g.openDump(heapPath, -1, true)
 	if err != nil {
 		return err
 	}
@@ -70,5 +75,5 @@ func writeHeapLocks(cmd *cobra.Command, heapPath string, reports []analysis.Dead
 		return err
 	}
 	tied := analysis.TieLocks(h, locks, analysis.DescribePaths(h, p, false, labels, names))
-	return report.HeapLocks(cmd.OutOrStdout(), f.Name, tied, opt)
+	return report.HeapLocks(cmd.OutOrStdout(), h.Source.File, tied, opt)
 }

@@ -75,7 +75,9 @@ var identityCommands = [][]string{
 	{"retainers", "--class", `\[\]$`, "--paths", "5"},
 	{"retainers", "--class", `.`, "--include-weak"},
 	{"sites"},
+	{"sites", "--by", "class"},
 	{"threads"},
+	{"deadlocks"},
 }
 
 const identityBuilds = 3

@@ -118,7 +118,13 @@ func (g *globalFlags) load(path string, objects bool) (*model.Heap, error) {
 // open is load that also returns the index the heap came from, nil when
 // it was read from the dump.
 func (g *globalFlags) open(path string, objects bool) (*model.Heap, *heapindex.Indexed, error) {
-	x, err := g.openIndex(path, objects)
+	return g.openDump(path, g.dump, objects)
+}
+
+// openDump is open for heap dump number dump of the file (-1: the last)
+// whatever --dump says.
+func (g *globalFlags) openDump(path string, dump int, objects bool) (*model.Heap, *heapindex.Indexed, error) {
+	x, err := g.openIndex(path, dump, objects)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -135,7 +141,7 @@ func (g *globalFlags) open(path string, objects bool) (*model.Heap, *heapindex.I
 	}
 	defer f.Close()
 	defer g.progress(f)()
-	h, err := model.Load(f, model.LoadOptions{Dump: g.dump, Objects: objects, JVMPI: bare, LeanGC: true})
+	h, err := model.Load(f, model.LoadOptions{Dump: dump, Objects: objects, JVMPI: bare, LeanGC: true})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -145,10 +151,11 @@ func (g *globalFlags) open(path string, objects bool) (*model.Heap, *heapindex.I
 
 // openIndex returns the dump's heap from its index, building the index
 // when objects are wanted and it has none; nil (and no error) when the
-// dump is read without one: --no-index, --dump, standard input, a bare
-// JVMPI buffer, or no fresh index for a command that needs no objects.
-func (g *globalFlags) openIndex(path string, objects bool) (*heapindex.Indexed, error) {
-	if g.noIndex || g.dump != -1 || g.jvmpi.kind != "" || path == "-" {
+// dump is read without one: --no-index, a heap dump other than the last,
+// standard input, a bare JVMPI buffer, or no fresh index for a command
+// that needs no objects.
+func (g *globalFlags) openIndex(path string, dump int, objects bool) (*heapindex.Indexed, error) {
+	if g.noIndex || dump != -1 || g.jvmpi.kind != "" || path == "-" {
 		return nil, nil
 	}
 	o := heapindex.Options{Path: g.index, Dir: g.indexDir, Progress: g.progress}

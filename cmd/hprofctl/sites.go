@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/internal/heapindex"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/report"
@@ -46,23 +47,14 @@ says how the total was obtained.`,
 				return err
 			}
 			so.Size = size
-			f, err := input.Open(args[0])
+			f, format, err := openSniffed(args[0])
 			if err != nil {
 				return err
 			}
 			defer f.Close()
-			p, h, err := g.loadProfile(f, true)
+			p, h, err := g.loadSites(f, format.Kind, args[0], &so)
 			if err != nil {
 				return err
-			}
-			if p.Sites == nil && h == nil {
-				// An ASCII file without SITES: its HEAP DUMP, if any.
-				if h, err = g.load(args[0], true); err != nil {
-					return err
-				}
-				if h.Source.Dumps == 0 {
-					return fmt.Errorf("%s: the file has no SITES section and no HEAP DUMP", args[0])
-				}
 			}
 			r, err := analysis.Sites(p, h, so)
 			if err != nil {
@@ -77,6 +69,51 @@ says how the total was obtained.`,
 	f.IntVar(&so.Depth, "depth", 0, "frames of each stack trace to show (0: all the file has)")
 	f.IntVar(&so.Top, "top", 0, "show only the first N sites (0: all)")
 	return cmd
+}
+
+// loadSites reads what sites ranks from the file f at path, of the given
+// kind: the profile and, when it has no site table, the heap with its
+// objects, from the dump's index (built when missing) where it can; the
+// index's dominator tree then goes into so.Retention. A binary file is
+// first opened from a fresh index or read without its objects, which is
+// all a site table needs.
+func (g *globalFlags) loadSites(f *input.File, kind input.Kind, path string, so *analysis.SiteOptions) (*model.Profile, *model.Heap, error) {
+	if path == "-" {
+		p, h, err := g.loadProfile(f, true)
+		if err == nil && p.Sites == nil && h == nil {
+			err = fmt.Errorf("%s: the file has no SITES section, and standard input cannot be read again for its HEAP DUMP", path)
+		}
+		return p, h, err
+	}
+	var (
+		p   *model.Profile
+		h   *model.Heap
+		x   *heapindex.Indexed
+		err error
+	)
+	if kind == input.KindHPROF {
+		if h, x, err = g.open(path, false); err != nil {
+			return nil, nil, err
+		}
+		p = h.Profile()
+	} else if p, _, err = g.loadProfile(f, false); err != nil {
+		return nil, nil, err
+	}
+	if p.Sites != nil {
+		return p, h, nil
+	}
+	if x == nil {
+		if h, x, err = g.open(path, true); err != nil {
+			return nil, nil, err
+		}
+	}
+	if h.Source.Dumps == 0 {
+		return nil, nil, fmt.Errorf("%s: the file has no allocation sites and no heap dump", path)
+	}
+	if x != nil {
+		so.Retention, err = x.Retention(so.Size, false)
+	}
+	return p, h, err
 }
 
 // openSniffed opens path and tells what it holds (input.File.Sniff), for

@@ -48,21 +48,28 @@ one and its stack trace:
 				}
 			case input.KindHPROF, input.KindHPROFASCII:
 				// The Thread objects of a heap dump name the threads and
-				// give their states: a second read of the file, which
-				// standard input cannot give.
-				reread := format.Kind == input.KindHPROF && args[0] != "-"
-				p, h, err := model.LoadProfile(f, model.LoadOptions{Dump: g.dump, Objects: reread})
-				if err != nil {
-					return err
-				}
-				if h != nil {
+				// give their states: read where the dump's index says
+				// they are, which standard input cannot give.
+				if format.Kind == input.KindHPROF && args[0] != "-" {
+					h, err := g.load(args[0], true)
+					if err != nil {
+						return err
+					}
 					var hl *model.HeapLocks
-					if reread && h.HasObjects {
+					if h.HasObjects {
 						if hl, err = model.ReadHeapLocks(h, args[0]); err != nil {
 							return err
 						}
 					}
 					rows = analysis.ThreadsFromHeap(h, hl, depth)
+					break
+				}
+				p, h, err := model.LoadProfile(f, model.LoadOptions{Dump: g.dump})
+				if err != nil {
+					return err
+				}
+				if h != nil {
+					rows = analysis.ThreadsFromHeap(h, nil, depth)
 				} else {
 					rows = analysis.ThreadsFromProfile(p, depth)
 				}
