@@ -236,16 +236,16 @@ type Heap struct {
 	// HasObjects reports whether the per-object tables were built (a
 	// histogram-only load skips them).
 	HasObjects bool
-	ids        idTable
+	ids        splitTable
 	classOf    []ClassIndex
-	lengths    []uint32
+	arrays     arrayLengths
 	refStart   []uint32
 	refs       []ObjectIndex
 	referents  []WeakRef
 	// offsets holds each object's record offset in the decompressed dump
 	// (binary HPROF only; nil otherwise), so that an index can decode an
 	// object again without reading the whole dump.
-	offsets []int64
+	offsets *splitTable
 	// checkpoints are the gzip member checkpoints of a compressed dump,
 	// where decoding objects at their offsets can start.
 	checkpoints []input.Checkpoint
@@ -276,7 +276,11 @@ func (h *Heap) ObjectID(i ObjectIndex) uint64 { return h.ids.at(int(i)) }
 func (h *Heap) ClassOf(i ObjectIndex) ClassIndex { return h.classOf[i] }
 
 // ArrayLength returns the element count of array object i, 0 otherwise.
-func (h *Heap) ArrayLength(i ObjectIndex) uint32 { return h.lengths[i] }
+func (h *Heap) ArrayLength(i ObjectIndex) uint32 { return h.arrays.at(int(i)) }
+
+// recordOffset returns the offset of object i's record in the
+// decompressed dump; the heap must have offsets.
+func (h *Heap) recordOffset(i ObjectIndex) int64 { return int64(h.offsets.at(int(i))) }
 
 // Refs returns the objects that object i references (fields, elements,
 // and for class objects: super, loader, statics, constants). The slice is
@@ -385,7 +389,7 @@ func (h *Heap) ShallowBytes(i ObjectIndex, mode SizeMode) int64 {
 	}
 	c := h.classOf[i]
 	if h.Classes[c].IsArray() {
-		return h.ArrayBytes(c, int64(h.lengths[i]), mode)
+		return h.ArrayBytes(c, int64(h.ArrayLength(i)), mode)
 	}
 	return h.InstanceBytes(c, mode)
 }

@@ -182,17 +182,18 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 			runtime.GC()
 		}
 	}
-	h.ids = gatherIDs(&t.ids, order)
+	h.ids = gatherSplit(&t.ids, order)
 	t.ids = chunkList[uint64]{}
 	collect()
 	h.classOf = gather(&t.classOf, order)
 	t.classOf = chunkList[ClassIndex]{}
 	collect()
-	h.lengths = gather(&t.lengths, order)
+	h.arrays = gatherArrayLengths(&t.lengths, order, h.classOf, h.Classes)
 	t.lengths = chunkList[uint32]{}
 	collect()
 	if t.trackOffsets {
-		h.offsets = gather(&t.offsets, order)
+		offsets := gatherSplit(&t.offsets, order)
+		h.offsets = &offsets
 		t.offsets = chunkList[int64]{}
 		collect()
 	}
@@ -319,55 +320,53 @@ func gather[T any](src *chunkList[T], order []uint32) []T {
 	return out
 }
 
-// idTable holds the sorted object ids in 4 bytes each: the low 32 bits
-// per object, the high 32 bits once per run of objects that share them
-// (a handful of runs in a heap of any size).
-type idTable struct {
-	low  []uint32
-	runs []idRun
+// splitTable holds uint64 values in 4 bytes each: the low 32 bits per
+// entry, the high 32 bits once per run of consecutive entries that share
+// them. Any sequence is kept exactly; the nearly ascending ones it holds
+// (the sorted object ids, the objects' record offsets) make a handful of
+// runs, and a sequence whose high bits change at every entry makes one run
+// per entry (12 bytes each).
+type splitTable struct {
+	low      []uint32
+	runStart []uint32 // the first entry of each run: 0, then ascending
+	runHigh  []uint32 // the high 32 bits of each run's entries
 }
 
-// idRun says that the objects from start on have the given high bits.
-type idRun struct {
-	start int
-	high  uint32
-}
-
-// gatherIDs returns the ids of src in the given order (ascending) as a
-// table.
-func gatherIDs(src *chunkList[uint64], order []uint32) idTable {
-	t := idTable{low: make([]uint32, len(order))}
+// gatherSplit returns the values of src in the given order as a table.
+func gatherSplit[T uint64 | int64](src *chunkList[T], order []uint32) splitTable {
+	t := splitTable{low: make([]uint32, len(order))}
 	for i, a := range order {
-		t.set(i, src.at(int(a)))
+		t.set(i, uint64(src.at(int(a))))
 	}
 	return t
 }
 
-// set stores the i-th id; ids must be set in ascending order.
-func (t *idTable) set(i int, id uint64) {
-	high := uint32(id >> 32)
-	if len(t.runs) == 0 || t.runs[len(t.runs)-1].high != high {
-		t.runs = append(t.runs, idRun{start: i, high: high})
+// set stores entry i; entries must be set in the order of i, from 0.
+func (t *splitTable) set(i int, v uint64) {
+	high := uint32(v >> 32)
+	if k := len(t.runHigh); k == 0 || t.runHigh[k-1] != high {
+		t.runStart = append(t.runStart, uint32(i))
+		t.runHigh = append(t.runHigh, high)
 	}
-	t.low[i] = uint32(id)
+	t.low[i] = uint32(v)
 }
 
-func (t *idTable) len() int { return len(t.low) }
+func (t *splitTable) len() int { return len(t.low) }
 
-// at returns the i-th id. The run holding it is found by binary search:
-// a heap has a handful of runs, but a corrupt dump's ids may start one
-// per object.
-func (t *idTable) at(i int) uint64 {
-	lo, hi := 0, len(t.runs)
+// at returns entry i. Its run is found by binary search: the tables of a
+// heap have a handful of runs, but a corrupt or odd dump may start one per
+// entry.
+func (t *splitTable) at(i int) uint64 {
+	lo, hi := 0, len(t.runStart)
 	for hi-lo > 1 {
 		m := int(uint(lo+hi) >> 1)
-		if t.runs[m].start <= i {
+		if int(t.runStart[m]) <= i {
 			lo = m
 		} else {
 			hi = m
 		}
 	}
-	return uint64(t.runs[lo].high)<<32 | uint64(t.low[i])
+	return uint64(t.runHigh[lo])<<32 | uint64(t.low[i])
 }
 
 // idLookup finds ids among n sorted ones (at(i) is the i-th): a bucket

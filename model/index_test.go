@@ -29,13 +29,13 @@ func TestRefStoreRoundTrip(t *testing.T) {
 
 func TestIDLookup(t *testing.T) {
 	ids := []uint64{8, 16, 24, 1 << 40, 1<<40 + 8, 1 << 50}
-	var table idTable
+	var table splitTable
 	table.low = make([]uint32, len(ids))
 	for i, id := range ids {
 		table.set(i, id)
 	}
-	if len(table.runs) != 3 {
-		t.Errorf("%d runs of high bits, want 3", len(table.runs))
+	if len(table.runStart) != 3 {
+		t.Errorf("%d runs of high bits, want 3", len(table.runStart))
 	}
 	for i, id := range ids {
 		if got := table.at(i); got != id {

@@ -68,7 +68,7 @@ func checkpointsDense(cps []input.Checkpoint) bool {
 // reader is given the file's header and an open-ended heap dump segment,
 // then the bytes from the record on.
 func (h *Heap) visitObjectAt(f *os.File, size int64, comp input.Compression, obj ObjectIndex, fn func(hprof.Source, *hprof.Record) error) error {
-	off := h.offsets[obj]
+	off := h.recordOffset(obj)
 	var body io.Reader
 	if comp == input.Plain {
 		if off < 0 || off >= size {

@@ -12,18 +12,24 @@ import (
 // The sections a Heap is kept in, in an index file (docs/index-format.md
 // lists them).
 const (
-	sectionHeapMeta   = "heap.meta"
-	sectionIDLow      = "heap.ids.low"
-	sectionIDRunStart = "heap.ids.run-start"
-	sectionIDRunHigh  = "heap.ids.run-high"
-	sectionLookup     = "heap.lookup"
-	sectionClassOf    = "heap.class-of"
-	sectionLengths    = "heap.lengths"
-	sectionRefStart   = "heap.ref-start"
-	sectionRefs       = "heap.refs"
-	sectionWeakFrom   = "heap.referents.from"
-	sectionWeakTo     = "heap.referents.to"
-	sectionOffsets    = "heap.offsets"
+	sectionHeapMeta     = "heap.meta"
+	sectionIDs          = "heap.ids" // a splitTable: three sections
+	sectionLookup       = "heap.lookup"
+	sectionClassOf      = "heap.class-of"
+	sectionIsArray      = "heap.arrays.is-array"
+	sectionArrayLengths = "heap.arrays.lengths"
+	sectionRefStart     = "heap.ref-start"
+	sectionRefs         = "heap.refs"
+	sectionWeakFrom     = "heap.referents.from"
+	sectionWeakTo       = "heap.referents.to"
+	sectionOffsets      = "heap.offsets" // a splitTable: three sections
+)
+
+// The sections a splitTable is kept in, after the table's name.
+const (
+	splitLow      = ".low"
+	splitRunStart = ".run-start"
+	splitRunHigh  = ".run-high"
 )
 
 // heapMeta is what a Heap keeps besides its per-object tables, as the
@@ -88,11 +94,6 @@ func (h *Heap) WriteIndex(w *store.Writer) error {
 	if err := w.WriteJSON(sectionHeapMeta, &m); err != nil {
 		return err
 	}
-	runStart := make([]uint32, len(h.ids.runs))
-	runHigh := make([]uint32, len(h.ids.runs))
-	for i, r := range h.ids.runs {
-		runStart[i], runHigh[i] = uint32(r.start), r.high
-	}
 	from := make([]ObjectIndex, len(h.referents))
 	to := make([]ObjectIndex, len(h.referents))
 	for i, r := range h.referents {
@@ -102,19 +103,40 @@ func (h *Heap) WriteIndex(w *store.Writer) error {
 	if h.lookup != nil {
 		bucket = h.lookup.bucket
 	}
+	offsets := h.offsets
+	if offsets == nil {
+		offsets = &splitTable{}
+	}
 	return errors.Join(
-		store.WriteArray(w, sectionIDLow, h.ids.low),
-		store.WriteArray(w, sectionIDRunStart, runStart),
-		store.WriteArray(w, sectionIDRunHigh, runHigh),
+		writeSplit(w, sectionIDs, &h.ids),
 		store.WriteArray(w, sectionLookup, bucket),
 		store.WriteArray(w, sectionClassOf, h.classOf),
-		store.WriteArray(w, sectionLengths, h.lengths),
+		store.WriteArray(w, sectionIsArray, h.arrays.isArray),
+		store.WriteArray(w, sectionArrayLengths, h.arrays.lengths),
 		store.WriteArray(w, sectionRefStart, h.refStart),
 		store.WriteArray(w, sectionRefs, h.refs),
 		store.WriteArray(w, sectionWeakFrom, from),
 		store.WriteArray(w, sectionWeakTo, to),
-		store.WriteArray(w, sectionOffsets, h.offsets),
+		writeSplit(w, sectionOffsets, offsets),
 	)
+}
+
+// writeSplit writes table t as the sections name.low, name.run-start and
+// name.run-high.
+func writeSplit(w *store.Writer, name string, t *splitTable) error {
+	return errors.Join(
+		store.WriteArray(w, name+splitLow, t.low),
+		store.WriteArray(w, name+splitRunStart, t.runStart),
+		store.WriteArray(w, name+splitRunHigh, t.runHigh),
+	)
+}
+
+// loadSplit reads table t from the sections writeSplit wrote, as
+// store.Load reads one section.
+func loadSplit(ix *store.Index, name string, t *splitTable, err *error) {
+	store.Load(ix, name+splitLow, &t.low, err)
+	store.Load(ix, name+splitRunStart, &t.runStart, err)
+	store.Load(ix, name+splitRunHigh, &t.runHigh, err)
 }
 
 // ReadIndex returns the Heap that WriteIndex wrote into ix. Its per-object
@@ -155,25 +177,25 @@ func ReadIndex(ix *store.Index) (*Heap, error) {
 		return nil, indexError("%d classes but %d instance and %d mirror sizes", len(h.Classes), len(h.classSize), len(h.mirrorSize))
 	}
 	var (
-		low, runStart, runHigh, bucket []uint32
-		from, to                       []ObjectIndex
-		err                            error
+		bucket   []uint32
+		from, to []ObjectIndex
+		offsets  splitTable
+		err      error
 	)
-	store.Load(ix, sectionIDLow, &low, &err)
-	store.Load(ix, sectionIDRunStart, &runStart, &err)
-	store.Load(ix, sectionIDRunHigh, &runHigh, &err)
+	loadSplit(ix, sectionIDs, &h.ids, &err)
 	store.Load(ix, sectionLookup, &bucket, &err)
 	store.Load(ix, sectionClassOf, &h.classOf, &err)
-	store.Load(ix, sectionLengths, &h.lengths, &err)
+	store.Load(ix, sectionIsArray, &h.arrays.isArray, &err)
+	store.Load(ix, sectionArrayLengths, &h.arrays.lengths, &err)
 	store.Load(ix, sectionRefStart, &h.refStart, &err)
 	store.Load(ix, sectionRefs, &h.refs, &err)
 	store.Load(ix, sectionWeakFrom, &from, &err)
 	store.Load(ix, sectionWeakTo, &to, &err)
-	store.Load(ix, sectionOffsets, &h.offsets, &err)
+	loadSplit(ix, sectionOffsets, &offsets, &err)
 	if err != nil {
 		return nil, err
 	}
-	if err := h.adoptTables(low, runStart, runHigh, bucket, from, to, m); err != nil {
+	if err := h.adoptTables(bucket, from, to, &offsets, m); err != nil {
 		return nil, err
 	}
 	return h, nil
@@ -183,33 +205,34 @@ func ReadIndex(ix *store.Index) (*Heap, error) {
 // with each other in length and with the classes, and makes them the
 // Heap's. The elements of the large tables are not checked one by one:
 // that would read them all on every open; the section checksums stand for
-// them.
-func (h *Heap) adoptTables(low, runStart, runHigh, bucket []uint32, from, to []ObjectIndex, m heapMeta) error {
-	n := len(low)
+// them. The small ones, and the bits of which objects are arrays (a bit
+// per object), are read whole.
+func (h *Heap) adoptTables(bucket []uint32, from, to []ObjectIndex, offsets *splitTable, m heapMeta) error {
+	n := h.ids.len()
 	if !h.HasObjects {
 		if n != 0 {
 			return indexError("%d objects in a heap kept without them", n)
 		}
 		return nil
 	}
-	if len(h.classOf) != n || len(h.lengths) != n || len(h.refStart) != n+1 {
-		return indexError("%d object ids but %d classes, %d lengths and %d reference starts", n, len(h.classOf), len(h.lengths), len(h.refStart))
+	if err := h.ids.check("object ids", n); err != nil {
+		return err
 	}
-	if m.HasOffsets != (len(h.offsets) == n) || !m.HasOffsets && len(h.offsets) != 0 {
-		return indexError("%d object offsets for %d objects", len(h.offsets), n)
+	if len(h.classOf) != n || len(h.refStart) != n+1 {
+		return indexError("%d object ids but %d classes and %d reference starts", n, len(h.classOf), len(h.refStart))
 	}
-	if !m.HasOffsets {
-		h.offsets = nil
+	if err := h.arrays.check(n); err != nil {
+		return err
 	}
-	if len(runStart) != len(runHigh) || n > 0 && (len(runStart) == 0 || runStart[0] != 0) {
-		return indexError("object id runs do not cover the objects")
+	recorded := 0
+	if m.HasOffsets {
+		recorded = n
 	}
-	h.ids = idTable{low: low, runs: make([]idRun, len(runStart))}
-	for i := range runStart {
-		if i > 0 && runStart[i] <= runStart[i-1] || int(runStart[i]) >= max(n, 1) {
-			return indexError("object id run %d starts at %d", i, runStart[i])
-		}
-		h.ids.runs[i] = idRun{start: int(runStart[i]), high: runHigh[i]}
+	if err := offsets.check("object offsets", recorded); err != nil {
+		return err
+	}
+	if m.HasOffsets {
+		h.offsets = offsets
 	}
 	if h.refStart[0] != 0 || int(h.refStart[n]) != len(h.refs) {
 		return indexError("reference starts do not cover the %d references", len(h.refs))
@@ -249,4 +272,22 @@ func (h *Heap) adoptTables(low, runStart, runHigh, bucket []uint32, from, to []O
 // indexError reports an index whose sections disagree.
 func indexError(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", store.ErrCorrupt, fmt.Sprintf(format, args...))
+}
+
+// check reports whether the runs of a table read from an index cover its
+// n entries: the first starts at entry 0, each after the one before, all
+// below n; what is wrong is described in terms of what.
+func (t *splitTable) check(what string, n int) error {
+	if len(t.low) != n {
+		return indexError("%d %s, not %d", len(t.low), what, n)
+	}
+	if len(t.runStart) != len(t.runHigh) || (n > 0) != (len(t.runStart) > 0) {
+		return indexError("%d runs of %s with %d high bits for %d entries", len(t.runStart), what, len(t.runHigh), n)
+	}
+	for i, s := range t.runStart {
+		if i == 0 && s != 0 || i > 0 && s <= t.runStart[i-1] || int(s) >= n {
+			return indexError("run %d of %s starts at %d", i, what, s)
+		}
+	}
+	return nil
 }

@@ -2,10 +2,12 @@ package model
 
 import (
 	"compress/gzip"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/model/store"
@@ -18,25 +20,7 @@ func TestIndexRoundTrip(t *testing.T) {
 	for _, name := range []string{"jdk17-default.hprof.gz", "jdk17-nocoops.hprof.gz", "jdk25-coh.hprof.gz"} {
 		t.Run(name, func(t *testing.T) {
 			h := loadFixture(t, name)
-			dir := t.TempDir()
-			id := store.Identity{Content: 1}
-			w, err := store.Create(filepath.Join(dir, "x"+store.Suffix), id, 0o600)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Abort()
-			if err := h.WriteIndex(w); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Commit(); err != nil {
-				t.Fatal(err)
-			}
-			ix, err := store.Open(filepath.Join(dir, "x"+store.Suffix), id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ix.Close()
-			got, err := ReadIndex(ix)
+			got, err := roundTrip(t, h)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +30,7 @@ func TestIndexRoundTrip(t *testing.T) {
 			for i := range h.NumObjects() {
 				o := ObjectIndex(i)
 				if got.ObjectID(o) != h.ObjectID(o) || got.ClassOf(o) != h.ClassOf(o) || got.ArrayLength(o) != h.ArrayLength(o) ||
-					!reflect.DeepEqual(got.Refs(o), h.Refs(o)) || got.offsets[o] != h.offsets[o] {
+					!reflect.DeepEqual(got.Refs(o), h.Refs(o)) || got.recordOffset(o) != h.recordOffset(o) {
 					t.Fatalf("object %d differs", i)
 				}
 				if k, ok := got.Lookup(h.ObjectID(o)); !ok || k != o {
@@ -74,6 +58,108 @@ func TestIndexRoundTrip(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// roundTrip writes h into an index and returns what ReadIndex reads back.
+func roundTrip(t *testing.T, h *Heap) (*Heap, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "x"+store.Suffix)
+	id := store.Identity{Content: 1}
+	w, err := store.Create(path, id, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if err := h.WriteIndex(w); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := store.Open(path, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ReadIndex(ix)
+}
+
+// TestIndexOffsetsRunPerObject keeps record offsets whose high 32 bits
+// change from each object to the next, one run per object: the index
+// holds them all and gives them back.
+func TestIndexOffsetsRunPerObject(t *testing.T) {
+	h := loadFixture(t, "jdk17-default.hprof.gz")
+	n := h.NumObjects()
+	offsets := splitTable{low: make([]uint32, n)}
+	want := make([]int64, n)
+	for i := range n {
+		want[i] = h.recordOffset(ObjectIndex(i)) + int64(i%2)<<32
+		offsets.set(i, uint64(want[i]))
+	}
+	h.offsets = &offsets
+	got, err := roundTrip(t, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.offsets.runStart) != n {
+		t.Errorf("%d runs for %d objects", len(got.offsets.runStart), n)
+	}
+	for i := range n {
+		if o := got.recordOffset(ObjectIndex(i)); o != want[i] {
+			t.Fatalf("object %d: offset %d, want %d", i, o, want[i])
+		}
+	}
+}
+
+// TestIndexInconsistent writes indexes whose sections are each whole and
+// checksummed but disagree with the others about the objects: ReadIndex
+// reports each as corrupt.
+func TestIndexInconsistent(t *testing.T) {
+	h := loadFixture(t, "jdk17-default.hprof.gz")
+	n := h.NumObjects()
+	if n%64 == 0 {
+		t.Fatalf("%d objects fill the last word of array bits", n)
+	}
+	withBit := func(words []uint64, i int) []uint64 {
+		words = slices.Clone(words)
+		words[i/64] |= 1 << (i % 64)
+		return words
+	}
+	firstNonArray := 0
+	for h.Classes[h.ClassOf(ObjectIndex(firstNonArray))].IsArray() {
+		firstNonArray++
+	}
+	runs := func(start, high []uint32) func(*Heap) {
+		return func(c *Heap) {
+			c.offsets = &splitTable{low: c.offsets.low, runStart: start, runHigh: high}
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		tamper func(*Heap)
+	}{
+		{"an array length missing", func(c *Heap) { c.arrays.lengths = c.arrays.lengths[:len(c.arrays.lengths)-1] }},
+		{"an array length too many", func(c *Heap) { c.arrays.lengths = append(slices.Clone(c.arrays.lengths), 7) }},
+		{"an object more marked as array", func(c *Heap) { c.arrays.isArray = withBit(c.arrays.isArray, firstNonArray) }},
+		{"an array bit past the last object", func(c *Heap) { c.arrays.isArray = withBit(c.arrays.isArray, n) }},
+		{"a word of array bits missing", func(c *Heap) { c.arrays.isArray = c.arrays.isArray[:len(c.arrays.isArray)-1] }},
+		{"an offset missing", func(c *Heap) {
+			c.offsets = &splitTable{low: c.offsets.low[:n-1], runStart: c.offsets.runStart, runHigh: c.offsets.runHigh}
+		}},
+		{"offset runs not from 0", runs([]uint32{1}, []uint32{0})},
+		{"no offset runs", runs(nil, nil)},
+		{"offset runs out of order", runs([]uint32{0, 9, 5}, []uint32{0, 1, 0})},
+		{"offset runs repeated", runs([]uint32{0, 9, 9}, []uint32{0, 1, 0})},
+		{"an offset run past the last object", runs([]uint32{0, uint32(n)}, []uint32{0, 1})},
+		{"offset run high bits missing", runs([]uint32{0, 9}, []uint32{0})},
+		{"id runs not from 0", func(c *Heap) { c.ids.runStart = []uint32{5} }},
+	} {
+		c := *h
+		tc.tamper(&c)
+		if _, err := roundTrip(t, &c); !errors.Is(err, store.ErrCorrupt) {
+			t.Errorf("%s: %v, want a corrupt index", tc.name, err)
+		}
 	}
 }
 

@@ -87,7 +87,7 @@ func (b *builder) settleArrays(arrays []hprof.ArraySize) {
 			cl.lengthResidues[n&255]++
 		}
 		if i, ok := h.Lookup(a.ID); ok && h.HasObjects {
-			h.lengths[i] = uint32(n)
+			h.arrays.set(int(i), uint32(n))
 		}
 	}
 	if settled > 0 {

@@ -1,0 +1,152 @@
+package model
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/hprofctl/hprofctl/internal/testshared"
+	"github.com/hprofctl/hprofctl/parser/hprof"
+)
+
+// recordedObject is what an object's record says of its length.
+type recordedObject struct {
+	array  bool
+	length uint32
+}
+
+// TestArrayLengthsAsRecorded compares every object's ArrayLength with its
+// record, read again from the dump: an array's length is the one its
+// record gives, any other object's 0. Where the file gives an array's JVM
+// size beside a shorter length (the agent's ASCII sz=), the length may be
+// larger, and is then the one that gives that size. The fixtures cover
+// the JVM's binary dumps, the JVMTI agent's binary and ASCII output, the
+// JVMPI agent's ASCII output and, when ../shared holds them, JVMPI
+// captures.
+func TestArrayLengthsAsRecorded(t *testing.T) {
+	paths := []string{
+		filepath.Join("..", "testdata", "jvm", "jdk17-default.hprof.gz"),
+		filepath.Join("..", "testdata", "jvm", "jdk25-coh.hprof.gz"),
+		filepath.Join("..", "testdata", "agent", "heap-binary.hprof.gz"),
+		filepath.Join("..", "testdata", "agent", "heap-ascii.hprof.txt.gz"),
+		filepath.Join("..", "testdata", "ascii", "jvmpi.txt"),
+	}
+	if dir, ok := testshared.Find("jvmpi-samples"); ok {
+		paths = append(paths, filepath.Join(dir, "heap-small-l2-id8-le.bin"))
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			h, err := loadPath(t, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			records := map[uint64]recordedObject{}
+			var src hprof.Source
+			err = rereadDump(h, path, func(s hprof.Source, rec *hprof.Record) error {
+				src = s
+				var id uint64
+				var r recordedObject
+				switch rec.Sub {
+				case hprof.SubInstanceDump:
+					id = rec.Instance.ID
+				case hprof.SubClassDump:
+					id = rec.Class.ID
+				case hprof.SubObjArrayDump:
+					id, r = rec.ObjArray.ID, recordedObject{array: true, length: rec.ObjArray.Length}
+				case hprof.SubPrimArrayDump, hprof.SubPrimArrayNoData:
+					id, r = rec.PrimArray.ID, recordedObject{array: true, length: rec.PrimArray.Length}
+				default:
+					return nil
+				}
+				// The load keeps the first record of an id.
+				if _, seen := records[id]; !seen {
+					records[id] = r
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sizes := map[uint64]int64{}
+			if src != nil {
+				for _, a := range src.Sizes().ArraySizes {
+					if a.Dump == h.Source.Dump {
+						sizes[a.ID] = a.Size
+					}
+				}
+			}
+			var arrays, fromSize int
+			for i := range h.NumObjects() {
+				o := ObjectIndex(i)
+				r, ok := records[h.ObjectID(o)]
+				if !ok {
+					t.Fatalf("object 0x%x has no record", h.ObjectID(o))
+				}
+				got := h.ArrayLength(o)
+				if !r.array {
+					if got != 0 {
+						t.Fatalf("object 0x%x is no array, its length is %d", h.ObjectID(o), got)
+					}
+					continue
+				}
+				arrays++
+				if got == r.length {
+					continue
+				}
+				size, sized := sizes[h.ObjectID(o)]
+				if !sized || got < r.length || h.ArrayBytes(h.ClassOf(o), int64(got), SizeJVM) != size {
+					t.Fatalf("array 0x%x: length %d, its record gives %d (JVM size %d given: %v)", h.ObjectID(o), got, r.length, size, sized)
+				}
+				fromSize++
+			}
+			if arrays == 0 {
+				t.Error("no arrays")
+			}
+			t.Logf("%d objects, %d arrays, %d lengths from their size", h.NumObjects(), arrays, fromSize)
+		})
+	}
+}
+
+// TestSplitTable stores sequences in a splitTable, gathered in a shuffled
+// order as a load gathers them: ascending across several 4 GiB steps,
+// high bits that change at every entry (one run each), descending, and
+// int64 values below zero. Each entry reads back as stored.
+func TestSplitTable(t *testing.T) {
+	const n = 1000
+	cases := []struct {
+		name  string
+		value func(i int) uint64
+		runs  int // in the order of the values, before shuffling
+	}{
+		{"ascending", func(i int) uint64 { return uint64(i) << 29 }, (n-1)>>3 + 1},
+		{"high bits alternating", func(i int) uint64 { return uint64(i%2)<<32 | uint64(i) }, n},
+		{"descending", func(i int) uint64 { return uint64(n-i) << 30 }, n/4 + 1},
+		{"negative", func(i int) uint64 { return uint64(int64(i) - n/2) }, 2},
+	}
+	for _, c := range cases {
+		var src chunkList[uint64]
+		for i := range n {
+			src.append(c.value(i))
+		}
+		identity := make([]uint32, n)
+		shuffled := make([]uint32, n)
+		for i := range n {
+			identity[i] = uint32(i)
+			shuffled[i] = uint32(i * 7919 % n)
+		}
+		table := gatherSplit(&src, identity)
+		if len(table.runStart) != c.runs || len(table.runHigh) != c.runs {
+			t.Errorf("%s: %d runs, want %d", c.name, len(table.runStart), c.runs)
+		}
+		for _, order := range [][]uint32{identity, shuffled} {
+			table := gatherSplit(&src, order)
+			if err := table.check("values", n); err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			for i, a := range order {
+				if got, want := table.at(i), c.value(int(a)); got != want {
+					t.Fatalf("%s: entry %d is 0x%x, want 0x%x", c.name, i, got, want)
+				}
+			}
+		}
+	}
+}
