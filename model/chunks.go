@@ -9,23 +9,46 @@ const chunkBits = 20
 // keeps memory flat while a multi-gigabyte dump streams in. Only the
 // first chunk grows as a slice does, so that a small dump takes little.
 type chunkList[T any] struct {
-	chunks [][]T // each chunk's length is its used part
-	n      int
+	// chunks are kept at their full length; the last one is tail, of
+	// which the part before n is used.
+	chunks [][]T
+	// tail is the chunk being filled and tailStart the list index of its
+	// first element: append then costs one comparison and one store,
+	// where appending to the last chunk's slice would rewrite its header.
+	tail      []T
+	tailStart int
+	n         int
 }
 
 // firstChunk is the capacity the first chunk starts with.
 const firstChunk = 1 << 10
 
 func (c *chunkList[T]) append(v T) {
+	k := c.n - c.tailStart
+	if k == len(c.tail) {
+		c.grow()
+		k = c.n - c.tailStart
+	}
+	c.tail[k] = v
+	c.n++
+}
+
+// grow makes room for one more element once the tail is full: the first
+// chunk doubles until it has a whole chunk's size, then a chunk follows.
+func (c *chunkList[T]) grow() {
 	switch {
 	case len(c.chunks) == 0:
-		c.chunks = append(c.chunks, make([]T, 0, firstChunk))
-	case c.n&(1<<chunkBits-1) == 0:
-		c.chunks = append(c.chunks, make([]T, 0, 1<<chunkBits))
+		c.tail = make([]T, firstChunk)
+		c.chunks = append(c.chunks, c.tail)
+	case len(c.tail) < 1<<chunkBits:
+		grown := make([]T, 2*len(c.tail))
+		copy(grown, c.tail)
+		c.tail, c.chunks[0] = grown, grown
+	default:
+		c.tailStart += len(c.tail)
+		c.tail = make([]T, 1<<chunkBits)
+		c.chunks = append(c.chunks, c.tail)
 	}
-	last := &c.chunks[len(c.chunks)-1]
-	*last = append(*last, v)
-	c.n++
 }
 
 func (c *chunkList[T]) at(i int) T { return c.chunks[i>>chunkBits][i&(1<<chunkBits-1)] }
@@ -34,7 +57,7 @@ func (c *chunkList[T]) len() int { return c.n }
 
 // each calls fn with every chunk's used part, in order.
 func (c *chunkList[T]) each(fn func(chunk []T)) {
-	for _, ch := range c.chunks {
-		fn(ch)
+	for k, ch := range c.chunks {
+		fn(ch[:min(len(ch), c.n-k<<chunkBits)])
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"sync"
 )
 
 // objectTable collects objects in arrival order while a dump streams; index
@@ -198,33 +199,127 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 		collect()
 	}
 
-	h.refStart = make([]uint32, n+1)
-	h.refs = make([]ObjectIndex, 0, total)
-	h.lookup = newIDLookup(h.ids.len(), h.ids.at)
-	resolve := func(id uint64) {
-		if i, ok := h.lookup.find(id); ok {
-			h.refs = append(h.refs, ObjectIndex(i))
-			return
-		}
-		res.dangling++
-		if res.firstDangling == 0 {
-			res.firstDangling = id
-		}
-	}
-	for i, a := range order {
-		h.refStart[i] = uint32(len(h.refs))
-		for k := t.refStart.at(int(a)); k < t.refStart.at(int(a)+1); k++ {
-			resolve(t.refs.get(int(k)))
-		}
-		for _, id := range late[int(a)] {
-			resolve(id)
-		}
-	}
-	h.refStart[n] = uint32(len(h.refs))
+	h.lookup = newIDLookup(h.ids)
+	res.dangling, res.firstDangling = t.resolveRefs(h, order, late, int(total), indexWorkers(n))
 	h.referents = t.resolveReferents(h, order)
 	t.reset()
 	collect()
 	return res, nil
+}
+
+// resolveRefs fills h.refStart and h.refs with the references of the
+// objects in order (total of them, late ones included), each resolved to
+// its object's index; references to ids not in h are dropped and
+// counted, and the first of them (in object order) returned.
+//
+// The objects are cut into workers ranges resolved side by side. A
+// range's references are written from where its unresolved ones would
+// start, so each range has room for all of them without a second copy of
+// the table; the dropped ones leave gaps, closed by sliding the ranges
+// down in order afterwards.
+func (t *objectTable) resolveRefs(h *Heap, order []uint32, late map[int][]uint64, total, workers int) (dangling int64, firstDangling uint64) {
+	n := len(order)
+	h.refStart = make([]uint32, n+1)
+	refs := make([]ObjectIndex, total)
+	type part struct {
+		raw, from, kept int // references before resolving, where they start, and those kept
+		dangling        int64
+		firstDangling   uint64
+	}
+	parts := make([]part, workers)
+	if workers > 1 {
+		forRanges(n, workers, func(k, lo, hi int) {
+			raw := 0
+			for _, a := range order[lo:hi] {
+				raw += int(t.refStart.at(int(a)+1)-t.refStart.at(int(a))) + len(late[int(a)])
+			}
+			parts[k].raw = raw
+		})
+		for k := 1; k < workers; k++ {
+			parts[k].from = parts[k-1].from + parts[k-1].raw
+		}
+	}
+	forRanges(n, workers, func(k, lo, hi int) {
+		p := &parts[k]
+		out := p.from
+		resolve := func(id uint64) {
+			if i, ok := h.lookup.find(id); ok {
+				refs[out] = ObjectIndex(i)
+				out++
+				return
+			}
+			p.dangling++
+			if p.firstDangling == 0 {
+				p.firstDangling = id
+			}
+		}
+		for i := lo; i < hi; i++ {
+			a := int(order[i])
+			h.refStart[i] = uint32(out)
+			for r := t.refStart.at(a); r < t.refStart.at(a+1); r++ {
+				resolve(t.refs.get(int(r)))
+			}
+			for _, id := range late[a] {
+				resolve(id)
+			}
+		}
+		p.kept = out - p.from
+	})
+	kept := 0
+	for k := range parts {
+		p := &parts[k]
+		if gap := p.from - kept; gap > 0 {
+			copy(refs[kept:], refs[p.from:p.from+p.kept])
+			lo, hi := rangeOf(n, workers, k)
+			for i := lo; i < hi; i++ {
+				h.refStart[i] -= uint32(gap)
+			}
+		}
+		kept += p.kept
+		dangling += p.dangling
+		if firstDangling == 0 {
+			firstDangling = p.firstDangling
+		}
+	}
+	h.refStart[n] = uint32(kept)
+	h.refs = refs[:kept]
+	return dangling, firstDangling
+}
+
+// minRange is the fewest objects worth a goroutine of their own in
+// index's passes; a variable so that tests can send small heaps through
+// every path of the parallel passes.
+var minRange = 1 << 16
+
+// indexWorkers is how many goroutines index's passes over n objects use:
+// one per processor the process may run on, fewer for a small heap.
+func indexWorkers(n int) int {
+	return max(1, min(runtime.GOMAXPROCS(0), n/minRange))
+}
+
+// rangeOf is the k-th of workers contiguous ranges that [0,n) is cut
+// into.
+func rangeOf(n, workers, k int) (lo, hi int) {
+	return n * k / workers, n * (k + 1) / workers
+}
+
+// forRanges runs fn on each range of [0,n) cut by rangeOf, each on a
+// goroutine of its own, and returns when all have returned.
+func forRanges(n, workers int, fn func(k, lo, hi int)) {
+	if workers <= 1 {
+		fn(0, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(workers)
+	for k := range workers {
+		go func() {
+			defer wg.Done()
+			lo, hi := rangeOf(n, workers, k)
+			fn(k, lo, hi)
+		}()
+	}
+	wg.Wait()
 }
 
 // resolveReferents turns the pending referents into WeakRefs ordered by
@@ -311,12 +406,15 @@ func sortOrder(ids *chunkList[uint64]) []uint32 {
 	return order
 }
 
-// gather returns src reordered: out[i] = src[order[i]].
+// gather returns src reordered: out[i] = src[order[i]], in ranges side
+// by side.
 func gather[T any](src *chunkList[T], order []uint32) []T {
 	out := make([]T, len(order))
-	for i, a := range order {
-		out[i] = src.at(int(a))
-	}
+	forRanges(len(order), indexWorkers(len(order)), func(_, lo, hi int) {
+		for i, a := range order[lo:hi] {
+			out[lo+i] = src.at(int(a))
+		}
+	})
 	return out
 }
 
@@ -333,10 +431,26 @@ type splitTable struct {
 }
 
 // gatherSplit returns the values of src in the given order as a table.
+// Ranges are gathered side by side, each with runs of its own, which are
+// joined where a run goes on across ranges.
 func gatherSplit[T uint64 | int64](src *chunkList[T], order []uint32) splitTable {
 	t := splitTable{low: make([]uint32, len(order))}
-	for i, a := range order {
-		t.set(i, uint64(src.at(int(a))))
+	workers := indexWorkers(len(order))
+	parts := make([]splitTable, workers)
+	forRanges(len(order), workers, func(k, lo, hi int) {
+		part := splitTable{low: t.low}
+		for i := lo; i < hi; i++ {
+			part.set(i, uint64(src.at(int(order[i]))))
+		}
+		parts[k] = part
+	})
+	for _, part := range parts {
+		for r, high := range part.runHigh {
+			if k := len(t.runHigh); k == 0 || t.runHigh[k-1] != high {
+				t.runStart = append(t.runStart, part.runStart[r])
+				t.runHigh = append(t.runHigh, high)
+			}
+		}
 	}
 	return t
 }
@@ -369,23 +483,23 @@ func (t *splitTable) at(i int) uint64 {
 	return uint64(t.runHigh[lo])<<32 | uint64(t.low[i])
 }
 
-// idLookup finds ids among n sorted ones (at(i) is the i-th): a bucket
-// table over the high bits narrows each binary search to a few entries.
+// idLookup finds ids in a table of sorted ones: a bucket table over the
+// high bits narrows each binary search to a few entries.
 type idLookup struct {
-	n      int
-	at     func(int) uint64
+	ids    splitTable
 	min    uint64
 	shift  uint
-	bucket []uint32 // bucket b covers ids at(bucket[b]) to at(bucket[b+1]-1)
+	bucket []uint32 // bucket b covers the ids at bucket[b] to bucket[b+1]-1
 }
 
-func newIDLookup(n int, at func(int) uint64) *idLookup {
-	l := &idLookup{n: n, at: at}
+func newIDLookup(ids splitTable) *idLookup {
+	l := &idLookup{ids: ids}
+	n := ids.len()
 	if n == 0 {
 		return l
 	}
-	l.min = at(0)
-	span := at(n-1) - l.min
+	l.min = ids.at(0)
+	span := ids.at(n-1) - l.min
 	buckets := uint64(1)
 	for buckets < uint64(n)/4 && buckets < 1<<24 {
 		buckets <<= 1
@@ -395,18 +509,30 @@ func newIDLookup(n int, at func(int) uint64) *idLookup {
 	}
 	nb := (span >> l.shift) + 1
 	l.bucket = make([]uint32, nb+1)
-	k := 0
-	for b := uint64(0); b <= nb; b++ {
-		for k < n && (at(k)-l.min)>>l.shift < b {
-			k++
+	// bucket[b] is the first object whose id falls in bucket b or later.
+	next := uint64(0)
+	for r, high := range ids.runHigh {
+		end := n
+		if r+1 < len(ids.runStart) {
+			end = int(ids.runStart[r+1])
 		}
-		l.bucket[b] = uint32(k)
+		for k := int(ids.runStart[r]); k < end; k++ {
+			b := (uint64(high)<<32 | uint64(ids.low[k]) - l.min) >> l.shift
+			for ; next <= b; next++ {
+				l.bucket[next] = uint32(k)
+			}
+		}
+	}
+	for ; next <= nb; next++ {
+		l.bucket[next] = uint32(n)
 	}
 	return l
 }
 
+// find returns the index of id. The search compares the low 32 bits
+// only, within the part of id's bucket that has id's high bits.
 func (l *idLookup) find(id uint64) (int, bool) {
-	if l.n == 0 || id < l.min {
+	if len(l.bucket) == 0 || id < l.min {
 		return 0, false
 	}
 	b := (id - l.min) >> l.shift
@@ -414,15 +540,31 @@ func (l *idLookup) find(id uint64) (int, bool) {
 		return 0, false
 	}
 	lo, hi := int(l.bucket[b]), int(l.bucket[b+1])
+	starts, highs, high := l.ids.runStart, l.ids.runHigh, uint32(id>>32)
+	if len(highs) == 1 {
+		if highs[0] != high {
+			return 0, false
+		}
+	} else {
+		r, ok := slices.BinarySearch(highs, high)
+		if !ok {
+			return 0, false
+		}
+		lo = max(lo, int(starts[r]))
+		if r+1 < len(starts) {
+			hi = min(hi, int(starts[r+1]))
+		}
+	}
+	low, end := uint32(id), hi
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if l.at(m) < id {
+		if l.ids.low[m] < low {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < l.n && l.at(lo) == id {
+	if lo < end && l.ids.low[lo] == low {
 		return lo, true
 	}
 	return 0, false

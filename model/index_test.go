@@ -1,6 +1,13 @@
 package model
 
-import "testing"
+import (
+	"cmp"
+	"math/rand/v2"
+	"reflect"
+	"runtime"
+	"slices"
+	"testing"
+)
 
 func TestRefStoreRoundTrip(t *testing.T) {
 	wide := refStore{wide: true}
@@ -42,7 +49,7 @@ func TestIDLookup(t *testing.T) {
 			t.Errorf("table.at(%d) = 0x%x, want 0x%x", i, got, id)
 		}
 	}
-	l := newIDLookup(table.len(), table.at)
+	l := newIDLookup(table)
 	for i, id := range ids {
 		if k, ok := l.find(id); !ok || k != i {
 			t.Errorf("find(0x%x) = %d, %v; want %d", id, k, ok, i)
@@ -86,6 +93,157 @@ func TestSortOrder(t *testing.T) {
 		}
 		if len(seen) != len(ids) {
 			t.Errorf("%v: order %v is no permutation", ids, order)
+		}
+	}
+}
+
+// TestIDLookupStaysInRun looks up ids whose low bits equal those of an
+// object with other high bits, next to the run the search is narrowed to.
+func TestIDLookupStaysInRun(t *testing.T) {
+	ids := []uint64{8, 16, 1<<32 | 24, 1<<32 | 32}
+	table := splitTable{low: make([]uint32, len(ids))}
+	for i, id := range ids {
+		table.set(i, id)
+	}
+	l := newIDLookup(table)
+	for _, id := range []uint64{24, 32, 1<<32 | 8, 1<<32 | 16, 2<<32 | 8} {
+		if k, ok := l.find(id); ok {
+			t.Errorf("find(0x%x) = %d, an object with other high bits", id, k)
+		}
+	}
+}
+
+// TestResolveRefs resolves the references of a table with duplicate ids,
+// dangling references, 8-byte ids that need escaping and late references
+// in ranges of several sizes, and compares each result with a plain
+// serial resolution written out here.
+func TestResolveRefs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const objects = 3000
+	base := uint64(0x7_0000_0000)
+	var ids []uint64
+	for range objects {
+		var id uint64
+		switch rng.IntN(20) {
+		case 0:
+			id = base + 8*uint64(rng.IntN(objects))*5 + 3 // unaligned: escaped
+		case 1:
+			id = base + 1<<40 + 8*uint64(rng.IntN(objects)) // beyond the 32 GB window: escaped
+		default:
+			id = base + 8*uint64(rng.IntN(5*objects))
+		}
+		ids = append(ids, id)
+	}
+	// Some ids arrive twice; the second arrival and its references are dropped.
+	for range 100 {
+		ids[rng.IntN(objects)] = ids[rng.IntN(objects)]
+	}
+	var tab objectTable
+	tab.refs.wide = true
+	refs := make([][]uint64, objects)
+	late := map[int][]uint64{}
+	total := 0
+	for a, id := range ids {
+		tab.add(id, 0, 0)
+		for range rng.IntN(6) {
+			r := ids[rng.IntN(objects)]
+			if rng.IntN(5) == 0 {
+				r = base + 8*uint64(rng.IntN(objects)) + 4 // dangling, escaped
+			} else if rng.IntN(5) == 0 {
+				r = base + 8*uint64(5*objects+rng.IntN(objects)) // dangling
+			}
+			tab.addRef(r)
+			refs[a] = append(refs[a], r)
+			total++
+		}
+		if rng.IntN(10) == 0 {
+			for range 1 + rng.IntN(3) {
+				r := ids[rng.IntN(objects)] + uint64(8*rng.IntN(2))
+				late[a] = append(late[a], r)
+				refs[a] = append(refs[a], r)
+				total++
+			}
+		}
+	}
+	tab.refStart.append(uint32(tab.refs.len()))
+
+	// The serial resolution: objects sorted by id, the first arrival of
+	// an id kept, each reference looked up in a map.
+	var order []uint32
+	index := map[uint64]ObjectIndex{}
+	sorted := make([]uint32, objects)
+	for a := range sorted {
+		sorted[a] = uint32(a)
+	}
+	slices.SortStableFunc(sorted, func(a, b uint32) int { return cmp.Compare(ids[a], ids[b]) })
+	for _, a := range sorted {
+		if _, dup := index[ids[a]]; !dup {
+			index[ids[a]] = ObjectIndex(len(order))
+			order = append(order, a)
+		}
+	}
+	wantStart := []uint32{}
+	wantRefs := []ObjectIndex{}
+	var wantDangling int64
+	var wantFirst uint64
+	for _, a := range order {
+		wantStart = append(wantStart, uint32(len(wantRefs)))
+		for _, r := range refs[a] {
+			if i, ok := index[r]; ok {
+				wantRefs = append(wantRefs, i)
+			} else {
+				wantDangling++
+				if wantFirst == 0 {
+					wantFirst = r
+				}
+			}
+		}
+	}
+	wantStart = append(wantStart, uint32(len(wantRefs)))
+	if wantDangling == 0 || len(tab.refs.escaped) == 0 || len(order) == objects {
+		t.Fatalf("the table lacks a case: %d dangling, %d escaped, %d duplicates", wantDangling, len(tab.refs.escaped), objects-len(order))
+	}
+
+	h := &Heap{ids: gatherSplit(&tab.ids, order)}
+	h.lookup = newIDLookup(h.ids)
+	for _, workers := range []int{1, 2, 3, 4, 7, 16, len(order) + 5} {
+		h.refStart, h.refs = nil, nil
+		dangling, first := tab.resolveRefs(h, order, late, total, workers)
+		if !slices.Equal(h.refStart, wantStart) || !slices.Equal(h.refs, wantRefs) {
+			t.Errorf("%d workers: references differ from the serial resolution", workers)
+		}
+		if dangling != wantDangling || first != wantFirst {
+			t.Errorf("%d workers: %d dangling, first 0x%x; want %d, 0x%x", workers, dangling, first, wantDangling, wantFirst)
+		}
+	}
+}
+
+// TestParallelIndexEqualsSerial loads JVM dumps with index's passes cut
+// into ranges of one object upwards, on several processors, and finds
+// every table equal to that of a load in one range.
+func TestParallelIndexEqualsSerial(t *testing.T) {
+	defer func(m, procs int) { minRange, _ = m, runtime.GOMAXPROCS(procs) }(minRange, runtime.GOMAXPROCS(0))
+	for _, name := range []string{"jdk17-default.hprof.gz", "jdk17-jmap-live.hprof.gz", "jdk25-coh.hprof.gz"} {
+		minRange = 1 << 40
+		want := loadFixture(t, name)
+		for _, procs := range []int{2, 3, 8} {
+			minRange = 1
+			runtime.GOMAXPROCS(procs)
+			got := loadFixture(t, name)
+			for _, c := range []struct {
+				what      string
+				got, want any
+			}{
+				{"ids", got.ids, want.ids}, {"classes of objects", got.classOf, want.classOf},
+				{"array lengths", got.arrays, want.arrays}, {"offsets", got.offsets, want.offsets},
+				{"reference starts", got.refStart, want.refStart}, {"references", got.refs, want.refs},
+				{"referents", got.referents, want.referents}, {"id lookup", got.lookup, want.lookup},
+				{"anomalies", got.Anomalies, want.Anomalies},
+			} {
+				if !reflect.DeepEqual(c.got, c.want) {
+					t.Errorf("%s on %d processors: %s differ", name, procs, c.what)
+				}
+			}
 		}
 	}
 }

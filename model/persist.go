@@ -265,7 +265,7 @@ func (h *Heap) adoptTables(bucket []uint32, from, to []ObjectIndex, offsets *spl
 	if n > 0 && (len(bucket) < 2 || m.LookupShift > 63) {
 		return indexError("the id lookup table has %d buckets", len(bucket))
 	}
-	h.lookup = &idLookup{n: n, at: h.ids.at, min: m.LookupMin, shift: m.LookupShift, bucket: bucket}
+	h.lookup = &idLookup{ids: h.ids, min: m.LookupMin, shift: m.LookupShift, bucket: bucket}
 	return nil
 }
 
