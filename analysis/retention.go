@@ -44,21 +44,23 @@ type RetentionOptions struct {
 // x dominates are what the JVM would free if x were freed, and their
 // shallow sizes add up to x's retained size.
 //
-// Internally objects are numbered in the depth-first preorder of the graph,
-// the virtual root being number 0; every slice but order is indexed by
-// that number.
+// Every slice is indexed by object. The depth-first numbering the tree is
+// computed over does not outlive ComputeRetention.
 type Retention struct {
 	heap *model.Heap
 	// size is the size mode of the retained sizes.
 	size model.SizeMode
-	// order maps an object to its preorder number, 0 when unreachable.
-	order []uint32
-	// vertex maps a preorder number to its object (NoObject for 0).
-	vertex []model.ObjectIndex
-	// idom is the preorder number of the immediate dominator.
-	idom          []uint32
+	// idom is each object's immediate dominator: an object, virtualRoot,
+	// or notReached for the objects out of the tree.
+	idom []model.ObjectIndex
+	// retainedBytes and retainedCount are 0 for the objects out of the
+	// tree.
 	retainedBytes retainedSizes
 	retainedCount []uint32
+	// reachedObjects and reachedBytes are the virtual root's retained
+	// object count and size: those of the whole tree.
+	reachedObjects int64
+	reachedBytes   int64
 
 	// Unreachable counts the objects the virtual root does not reach
 	// (before KeepUnreachable hangs them under it), UnreachableBytes sums
@@ -68,6 +70,14 @@ type Retention struct {
 	// KeptUnreachable reports whether the unreachable objects were kept.
 	KeptUnreachable bool
 }
+
+// The immediate dominators that are no object: the virtual root, and the
+// mark of an object out of the tree. ComputeRetention refuses heaps whose
+// object indexes could reach them.
+const (
+	virtualRoot = model.NoObject
+	notReached  = model.NoObject - 1
+)
 
 // largeGraph is the object count above which ComputeRetention collects
 // its work arrays before it allocates its results.
@@ -83,8 +93,8 @@ var errGraphTooLarge = errors.New("retention: more than 4 billion references")
 // compression), then immediate dominators as nearest common ancestors in
 // the tree built so far. Every traversal is iterative, so chains millions
 // of objects deep are fine. Memory: about six 32-bit words per object and
-// one per reference while the tree is built; four words and a 64-bit
-// retained size per object remain.
+// one per reference while the tree is built; three words per object remain
+// (the immediate dominator, the retained count and size).
 func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	if !h.HasObjects {
 		return nil, errors.New("retention: the heap was loaded without its objects")
@@ -94,36 +104,37 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	if n >= math.MaxUint32-1 {
 		return nil, errGraphTooLarge
 	}
-	r := &Retention{heap: h, size: o.Size, order: make([]uint32, n)}
+	r := &Retention{heap: h, size: o.Size}
+	order := make([]uint32, n)
 	parent := make([]uint32, 1, n+1)
 	g.rootRefs = g.gcRoots()
-	g.depthFirst(r.order, &parent, g.rootRefs)
+	g.depthFirst(order, &parent, g.rootRefs)
 	reached := len(parent) - 1
 	r.Unreachable = int64(n - reached)
-	r.UnreachableBytes = unreachableBytes(h, r.order, o.Size)
+	r.UnreachableBytes = unreachableBytes(h, order, 0, o.Size)
 	if o.KeepUnreachable && r.Unreachable > 0 {
 		r.KeptUnreachable = true
-		extra := g.unreachableTops(r.order)
-		g.depthFirst(r.order, &parent, extra)
+		extra := g.unreachableTops(order)
+		g.depthFirst(order, &parent, extra)
 		g.rootRefs = append(g.rootRefs, extra...)
 		for i := range n {
-			if r.order[i] == 0 {
+			if order[i] == 0 {
 				g.rootRefs = append(g.rootRefs, model.ObjectIndex(i))
-				g.depthFirst(r.order, &parent, []model.ObjectIndex{model.ObjectIndex(i)})
+				g.depthFirst(order, &parent, []model.ObjectIndex{model.ObjectIndex(i)})
 			}
 		}
 	}
-	lowest, predStart, preds, err := g.predecessors(r.order, parent)
+	lowest, predStart, preds, err := g.predecessors(order, parent)
 	if err != nil {
 		return nil, err
 	}
 	// The numbering is not needed again until the tree is built: drop it
 	// while the work arrays are live, and number the same depth-first
 	// walk again afterwards.
-	r.order = nil
+	order = nil
 	semi := semidominators(parent, lowest, predStart, preds)
 	predStart, preds = nil, nil
-	r.idom = nearestCommonDominators(parent, semi)
+	idom := nearestCommonDominators(parent, semi)
 	semi = nil
 	// The predecessor table and the work arrays are garbage now: collect
 	// them before the result arrays are allocated, so that these reuse
@@ -133,40 +144,101 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	if n > largeGraph {
 		runtime.GC()
 	}
-	r.order = make([]uint32, n)
-	g.depthFirst(r.order, nil, g.rootRefs)
-	r.vertex = make([]model.ObjectIndex, len(r.idom))
-	r.vertex[0] = model.NoObject
-	for i, p := range r.order {
-		if p != 0 {
-			r.vertex[p] = model.ObjectIndex(i)
-		}
-	}
-	r.retainedCount = make([]uint32, len(r.idom))
-	for p := 1; p < len(r.idom); p++ {
-		r.retainedCount[p] = 1
-	}
-	for p := len(r.idom) - 1; p > 0; p-- {
-		r.retainedCount[r.idom[p]] += r.retainedCount[p]
-	}
-	r.retainedBytes = r.addUpRetained(o.Size)
+	r.keepTree(g, idom)
 	return r, nil
 }
 
-// addUpRetained returns the retained size of every preorder number in size
-// mode: its shallow size plus those of the numbers it dominates, added up
-// from the highest number down (a dominator's number is below those of
-// the objects it dominates).
-func (r *Retention) addUpRetained(size model.SizeMode) retainedSizes {
+// keepTree turns the immediate dominators by preorder number that the
+// computation leaves (idom) into the results by object, and adds up the
+// retained counts and sizes.
+func (r *Retention) keepTree(g retentionGraph, idom []uint32) {
+	n := r.heap.NumObjects()
+	order := make([]uint32, n)
+	g.depthFirst(order, nil, g.rootRefs)
+	vertex := make([]model.ObjectIndex, len(idom))
+	vertex[0] = virtualRoot
+	for i, p := range order {
+		if p != 0 {
+			vertex[p] = model.ObjectIndex(i)
+		}
+	}
+	r.idom = make([]model.ObjectIndex, n)
+	for i := range r.idom {
+		r.idom[i] = notReached
+	}
+	for p := 1; p < len(idom); p++ {
+		r.idom[vertex[p]] = vertex[idom[p]]
+	}
+	// The reverse preorder lists every object after those it dominates.
+	bottomUp := func(visit func(model.ObjectIndex)) {
+		for p := len(vertex) - 1; p > 0; p-- {
+			visit(vertex[p])
+		}
+	}
+	r.retainedCount = make([]uint32, n)
+	bottomUp(func(i model.ObjectIndex) {
+		r.retainedCount[i]++
+		if d := r.idom[i]; d != virtualRoot {
+			r.retainedCount[d] += r.retainedCount[i]
+		} else {
+			r.reachedObjects += int64(r.retainedCount[i])
+		}
+	})
+	r.retainedBytes, r.reachedBytes = r.addUpRetained(r.size, bottomUp)
+}
+
+// addUpRetained returns the retained size of every object in size mode,
+// and that of the virtual root: an object's shallow size plus the retained
+// sizes of those it immediately dominates, added up in the order bottomUp
+// visits the objects of the tree: each after every object it dominates.
+func (r *Retention) addUpRetained(size model.SizeMode, bottomUp func(visit func(model.ObjectIndex))) (retainedSizes, int64) {
 	bytes := newRetainedSizes(len(r.idom))
-	for p := 1; p < len(r.idom); p++ {
-		bytes.set(p, shallowBytes(r.heap, r.vertex[p], size))
+	var root int64
+	bottomUp(func(i model.ObjectIndex) {
+		b := bytes.at(int(i)) + shallowBytes(r.heap, i, size)
+		bytes.set(int(i), b)
+		if d := r.idom[i]; d != virtualRoot {
+			bytes.set(int(d), bytes.at(int(d))+b)
+		} else {
+			root += b
+		}
+	})
+	return bytes, root
+}
+
+// treeBottomUp visits every object in the tree of idom after all the
+// objects it dominates, without a depth-first numbering: it counts the
+// objects each one immediately dominates, then, from every object that
+// dominates none, visits it and climbs to its dominator as long as that
+// one has no object left to wait for. Every object is visited once, so
+// it takes two passes over idom and one word per object.
+func treeBottomUp(idom []model.ObjectIndex, visit func(model.ObjectIndex)) {
+	// waiting counts the objects an object immediately dominates that are
+	// not visited yet; visited objects are marked done.
+	const done = math.MaxUint32
+	waiting := make([]uint32, len(idom))
+	for _, d := range idom {
+		if d != virtualRoot && d != notReached {
+			waiting[d]++
+		}
 	}
-	for p := len(r.idom) - 1; p > 0; p-- {
-		d := int(r.idom[p])
-		bytes.set(d, bytes.at(d)+bytes.at(p))
+	for i, d := range idom {
+		if d == notReached || waiting[i] != 0 {
+			continue
+		}
+		for x := model.ObjectIndex(i); ; {
+			visit(x)
+			waiting[x] = done
+			d := idom[x]
+			if d == virtualRoot {
+				break
+			}
+			if waiting[d]--; waiting[d] != 0 {
+				break
+			}
+			x = d
+		}
 	}
-	return bytes
 }
 
 // retentionGraph enumerates the successors of the retention graph.
@@ -429,63 +501,71 @@ func shallowBytes(h *model.Heap, i model.ObjectIndex, mode model.SizeMode) int64
 }
 
 // Reachable reports whether object i is in the dominator tree.
-func (r *Retention) Reachable(i model.ObjectIndex) bool { return r.order[i] != 0 }
+func (r *Retention) Reachable(i model.ObjectIndex) bool { return r.idom[i] != notReached }
 
 // ImmediateDominator returns the immediate dominator of reachable object
 // i, NoObject when it is the virtual root.
 func (r *Retention) ImmediateDominator(i model.ObjectIndex) model.ObjectIndex {
-	return r.vertex[r.idom[r.order[i]]]
+	return r.idom[i]
 }
 
 // RetainedBytes is the retained size of reachable object i: the shallow
 // sizes of the objects it dominates, its own included.
 func (r *Retention) RetainedBytes(i model.ObjectIndex) int64 {
-	return r.retainedBytes.at(int(r.order[i]))
+	return r.retainedBytes.at(int(i))
 }
 
 // RetainedObjects counts the objects reachable object i dominates, itself
 // included.
 func (r *Retention) RetainedObjects(i model.ObjectIndex) int64 {
-	return int64(r.retainedCount[r.order[i]])
+	return int64(r.retainedCount[i])
 }
 
 // ReachableObjects counts the objects in the tree.
-func (r *Retention) ReachableObjects() int64 { return int64(len(r.vertex) - 1) }
+func (r *Retention) ReachableObjects() int64 { return r.reachedObjects }
 
 // ReachableBytes is the retained size of the virtual root: the shallow
 // sizes of every object in the tree.
-func (r *Retention) ReachableBytes() int64 { return r.retainedBytes.at(0) }
+func (r *Retention) ReachableBytes() int64 { return r.reachedBytes }
 
-// TopLevel lists the objects the virtual root immediately dominates.
+// TopLevel lists the objects the virtual root immediately dominates, by
+// index.
 func (r *Retention) TopLevel() []model.ObjectIndex {
 	var out []model.ObjectIndex
-	for p := 1; p < len(r.idom); p++ {
-		if r.idom[p] == 0 {
-			out = append(out, r.vertex[p])
+	for i, d := range r.idom {
+		if d == virtualRoot {
+			out = append(out, model.ObjectIndex(i))
 		}
 	}
 	return out
 }
 
 // Dominated returns, for each of the given reachable objects, the objects
-// it immediately dominates, in preorder; one pass over the tree serves
-// them all.
+// it immediately dominates, by index; one pass over the tree serves them
+// all.
 func (r *Retention) Dominated(parents []model.ObjectIndex) map[model.ObjectIndex][]model.ObjectIndex {
 	out := make(map[model.ObjectIndex][]model.ObjectIndex, len(parents))
-	wanted := make([]bool, len(r.idom))
+	wanted := newObjectBits(len(r.idom))
 	for _, i := range parents {
-		wanted[r.order[i]] = true
+		wanted.add(i)
 	}
-	for p := 1; p < len(r.idom); p++ {
-		if d := r.idom[p]; wanted[d] {
-			obj := r.vertex[d]
-			out[obj] = append(out[obj], r.vertex[p])
+	for i, d := range r.idom {
+		if d != virtualRoot && d != notReached && wanted.has(d) {
+			out[d] = append(out[d], model.ObjectIndex(i))
 		}
 	}
 	return out
 }
 
-// retainedSizes holds one retained size per preorder number in 4 bytes:
+// objectBits is a set of objects, one bit each.
+type objectBits []uint64
+
+func newObjectBits(n int) objectBits { return make(objectBits, (n+63)/64) }
+
+func (b objectBits) add(i model.ObjectIndex)      { b[i/64] |= 1 << (i % 64) }
+func (b objectBits) has(i model.ObjectIndex) bool { return b[i/64]&(1<<(i%64)) != 0 }
+
+// retainedSizes holds one retained size per object in 4 bytes:
 // sizes from 4 GiB up, which only the few objects near the top of the tree
 // of a big heap reach, are kept apart.
 type retainedSizes struct {
@@ -518,12 +598,13 @@ func (s retainedSizes) set(p int, v int64) {
 	s.large[p] = v
 }
 
-// unreachableBytes sums the shallow sizes of the objects that have no
-// preorder number.
-func unreachableBytes(h *model.Heap, order []uint32, size model.SizeMode) int64 {
+// unreachableBytes sums the shallow sizes of the objects whose mark is
+// unreached: those without a preorder number (0) in an order, or
+// notReached in a tree's immediate dominators.
+func unreachableBytes[T comparable](h *model.Heap, marks []T, unreached T, size model.SizeMode) int64 {
 	var total int64
-	for i, p := range order {
-		if p == 0 {
+	for i, m := range marks {
+		if m == unreached {
 			total += shallowBytes(h, model.ObjectIndex(i), size)
 		}
 	}
