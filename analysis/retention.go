@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"sync/atomic"
 
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -92,9 +93,10 @@ var errGraphTooLarge = errors.New("retention: more than 4 billion references")
 // semidominators as Lengauer and Tarjan compute them (with path
 // compression), then immediate dominators as nearest common ancestors in
 // the tree built so far. Every traversal is iterative, so chains millions
-// of objects deep are fine. Memory: about six 32-bit words per object and
-// one per reference while the tree is built; three words per object remain
-// (the immediate dominator, the retained count and size).
+// of objects deep are fine. The passes over every reference run in
+// parallel. Memory: about six 32-bit words per object and one per
+// reference while the tree is built; three words per object remain (the
+// immediate dominator, the retained count and size).
 func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	if !h.HasObjects {
 		return nil, errors.New("retention: the heap was loaded without its objects")
@@ -128,10 +130,6 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The numbering is not needed again until the tree is built: drop it
-	// while the work arrays are live, and number the same depth-first
-	// walk again afterwards.
-	order = nil
 	semi := semidominators(parent, lowest, predStart, preds)
 	predStart, preds = nil, nil
 	idom := nearestCommonDominators(parent, semi)
@@ -144,17 +142,15 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	if n > largeGraph {
 		runtime.GC()
 	}
-	r.keepTree(g, idom)
+	r.keepTree(order, idom)
 	return r, nil
 }
 
 // keepTree turns the immediate dominators by preorder number that the
 // computation leaves (idom) into the results by object, and adds up the
-// retained counts and sizes.
-func (r *Retention) keepTree(g retentionGraph, idom []uint32) {
+// retained counts and sizes; order is each object's preorder number.
+func (r *Retention) keepTree(order, idom []uint32) {
 	n := r.heap.NumObjects()
-	order := make([]uint32, n)
-	g.depthFirst(order, nil, g.rootRefs)
 	vertex := make([]model.ObjectIndex, len(idom))
 	vertex[0] = virtualRoot
 	for i, p := range order {
@@ -271,21 +267,6 @@ func (g *retentionGraph) gcRoots() []model.ObjectIndex {
 	return out
 }
 
-// succ returns the k-th successor of object i and whether there is one:
-// its references first, then its class object.
-func (g *retentionGraph) succ(i model.ObjectIndex, k int) (model.ObjectIndex, bool) {
-	refs := g.h.Refs(i)
-	if k < len(refs) {
-		return refs[k], true
-	}
-	if k == len(refs) {
-		if c := g.classObject(i); c != model.NoObject {
-			return c, true
-		}
-	}
-	return model.NoObject, false
-}
-
 // classObject returns the class object of object i's class, NoObject when
 // the dump lacks it.
 func (g *retentionGraph) classObject(i model.ObjectIndex) model.ObjectIndex {
@@ -296,7 +277,8 @@ func (g *retentionGraph) classObject(i model.ObjectIndex) model.ObjectIndex {
 	return g.h.Classes[c].Object
 }
 
-// forEachSucc calls fn for every successor of object i.
+// forEachSucc calls fn for every successor of object i: its references
+// first, then its class object.
 func (g *retentionGraph) forEachSucc(i model.ObjectIndex, fn func(model.ObjectIndex)) {
 	for _, s := range g.h.Refs(i) {
 		fn(s)
@@ -308,49 +290,84 @@ func (g *retentionGraph) forEachSucc(i model.ObjectIndex, fn func(model.ObjectIn
 
 // depthFirst numbers the objects reachable from starts (as children of the
 // virtual root) that have no number yet, in depth-first preorder after the
-// numbers already given, recording each one's tree parent — or, with a
-// nil parent, numbering a walk again as it was numbered before: then
-// order must hold no numbers and starts must be every start the first
-// walks were given, in the same order.
+// numbers already given, recording each one's tree parent.
 func (g *retentionGraph) depthFirst(order []uint32, parent *[]uint32, starts []model.ObjectIndex) {
-	type frame struct {
-		obj    model.ObjectIndex
-		num    uint32
-		cursor int
-	}
-	var stack []frame
-	next := uint32(1)
-	if parent != nil {
-		next = uint32(len(*parent))
-	}
+	var stack frameStack
 	visit := func(obj model.ObjectIndex, from uint32) {
-		num := next
-		next++
+		num := uint32(len(*parent))
 		order[obj] = num
-		if parent != nil {
-			*parent = append(*parent, from)
-		}
-		stack = append(stack, frame{obj: obj, num: num})
+		*parent = append(*parent, from)
+		stack.push(dfsFrame{obj: obj, num: num})
 	}
 	for _, s := range starts {
 		if order[s] != 0 {
 			continue
 		}
 		visit(s, 0)
-		for len(stack) > 0 {
-			f := &stack[len(stack)-1]
-			next, ok := g.succ(f.obj, f.cursor)
-			if !ok {
-				stack = stack[:len(stack)-1]
+		for stack.depth > 0 {
+			// Descend to the top frame's next unnumbered successor, or
+			// leave the frame when it has none left. The cursor counts
+			// the references looked at, and one more for the class object.
+			f := stack.top()
+			refs := g.h.Refs(f.obj)
+			k := int(f.cursor)
+			for k < len(refs) && order[refs[k]] != 0 {
+				k++
+			}
+			if k < len(refs) {
+				f.cursor = uint32(k + 1)
+				visit(refs[k], f.num)
 				continue
 			}
-			f.cursor++
-			if order[next] == 0 {
-				visit(next, f.num)
+			if k == len(refs) {
+				f.cursor = uint32(k + 1)
+				if c := g.classObject(f.obj); c != model.NoObject && order[c] == 0 {
+					visit(c, f.num)
+					continue
+				}
 			}
+			stack.pop()
 		}
 	}
 }
+
+// dfsFrame is an object on the path of a depth-first walk: its preorder
+// number, and how many of its successors were looked at.
+type dfsFrame struct {
+	obj    model.ObjectIndex
+	num    uint32
+	cursor uint32
+}
+
+// frameBlock is how many frames a block of a frameStack holds.
+const frameBlock = 1 << 10
+
+// frameStack is the path of a depth-first walk, which on a heap can be
+// millions of objects deep, kept in fixed-size blocks: growing it never
+// copies the frames it holds, and a block once allocated serves again
+// whenever the walk comes back to that depth.
+type frameStack struct {
+	blocks [][]dfsFrame
+	depth  int
+}
+
+func (s *frameStack) push(f dfsFrame) {
+	b := s.depth / frameBlock
+	if b == len(s.blocks) {
+		s.blocks = append(s.blocks, make([]dfsFrame, frameBlock))
+	}
+	s.blocks[b][s.depth%frameBlock] = f
+	s.depth++
+}
+
+// top returns the frame on top, which stays where it is (pushing does not
+// move it) until it is popped.
+func (s *frameStack) top() *dfsFrame {
+	d := s.depth - 1
+	return &s.blocks[d/frameBlock][d%frameBlock]
+}
+
+func (s *frameStack) pop() { s.depth-- }
 
 // unreachableTops lists the unnumbered objects that no other unnumbered
 // object references.
@@ -383,6 +400,11 @@ func (g *retentionGraph) unreachableTops(order []uint32) []model.ObjectIndex {
 // virtual root's children get the virtual root as lowest and nothing else:
 // their semidominator and immediate dominator are the virtual root
 // whatever else references them.
+//
+// Both passes over the references run on ranges of objects in parallel,
+// the counts, least numbers and list positions taken atomically. Which
+// range gets to a target first decides the order of its list: see
+// semidominators for why that order does not matter.
 func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart, preds []uint32, err error) {
 	numbered := len(parent)
 	lowest = make([]uint32, numbered)
@@ -391,23 +413,36 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 		lowest[order[s]] = 0
 	}
 	predStart = make([]uint32, numbered+1)
+	totals := make([]uint64, parallelism())
+	forChunks(len(order), objectChunk, func(worker, lo, hi int) {
+		var total uint64
+		// lowest[w] is 0 for the virtual root's children only, whatever
+		// else runs: the numbers compared with it are at least 1.
+		count := func(from uint32, s model.ObjectIndex) {
+			w := order[s]
+			switch {
+			case from < w:
+				lowerTo(&lowest[w], from)
+			case from > w && atomic.LoadUint32(&lowest[w]) != 0:
+				atomic.AddUint32(&predStart[w+1], 1)
+				total++
+			}
+		}
+		for i := lo; i < hi; i++ {
+			if from := order[i]; from != 0 {
+				for _, s := range g.h.Refs(model.ObjectIndex(i)) {
+					count(from, s)
+				}
+				if c := g.classObject(model.ObjectIndex(i)); c != model.NoObject {
+					count(from, c)
+				}
+			}
+		}
+		totals[worker] += total
+	})
 	var total uint64
-	var from uint32
-	count := func(s model.ObjectIndex) {
-		w := order[s]
-		switch {
-		case from < w:
-			lowest[w] = min(lowest[w], from)
-		case from > w && lowest[w] != 0:
-			predStart[w+1]++
-			total++
-		}
-	}
-	for i, p := range order {
-		if p != 0 {
-			from = p
-			g.forEachSucc(model.ObjectIndex(i), count)
-		}
+	for _, t := range totals {
+		total += t
 	}
 	if total > math.MaxUint32 {
 		return nil, nil, nil, errGraphTooLarge
@@ -416,18 +451,23 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 		predStart[w] += predStart[w-1]
 	}
 	preds = make([]uint32, total)
-	fill := func(s model.ObjectIndex) {
-		if w := order[s]; from > w && lowest[w] != 0 {
-			preds[predStart[w]] = from
-			predStart[w]++
+	forChunks(len(order), objectChunk, func(_, lo, hi int) {
+		fill := func(from uint32, s model.ObjectIndex) {
+			if w := order[s]; from > w && lowest[w] != 0 {
+				preds[atomic.AddUint32(&predStart[w], 1)-1] = from
+			}
 		}
-	}
-	for i, p := range order {
-		if p != 0 {
-			from = p
-			g.forEachSucc(model.ObjectIndex(i), fill)
+		for i := lo; i < hi; i++ {
+			if from := order[i]; from != 0 {
+				for _, s := range g.h.Refs(model.ObjectIndex(i)) {
+					fill(from, s)
+				}
+				if c := g.classObject(model.ObjectIndex(i)); c != model.NoObject {
+					fill(from, c)
+				}
+			}
 		}
-	}
+	})
 	// fill advanced each start to the next one's: shift back.
 	copy(predStart[1:], predStart[:numbered])
 	predStart[0] = 0
@@ -439,16 +479,26 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 // are processed in reverse preorder, and a processed vertex hangs in a
 // forest under its tree parent. A vertex is processed exactly when its
 // number exceeds the one being processed, so the forest needs no separate
-// marks: ancestor starts as a copy of parent. lowest (see predecessors)
-// becomes the semidominators, in place.
+// marks, and only processed vertices have their ancestor and label read.
+// lowest (see predecessors) becomes the semidominators, in place.
+//
+// The semidominator of w is the least of lowest[w] and, for each listed
+// predecessor v, the least semidominator on the forest path from v up to
+// (not including) its tree's root. Path compression only shortens such
+// paths, folding the labels of the vertices it skips into the label of
+// the vertex that skips them, so what a path yields does not depend on
+// which paths were compressed before: the semidominators come out the
+// same whatever the order of a vertex's predecessor list.
 func semidominators(parent, lowest, predStart, preds []uint32) []uint32 {
 	n := len(parent)
 	semi := lowest
 	// label[v] is the least semidominator on the forest path from v up to
 	// (not including) the root of its forest tree.
 	label := make([]uint32, n)
-	ancestor := make([]uint32, n)
-	copy(ancestor, parent)
+	// ancestor[v], v's forest parent, is set when v is processed, into
+	// predStart[v+1]: only the lists of the vertices processed already end
+	// there.
+	ancestor := predStart[1:]
 	var path []uint32
 	for w := uint32(n - 1); w > 0; w-- {
 		s := semi[w]
@@ -467,6 +517,7 @@ func semidominators(parent, lowest, predStart, preds []uint32) []uint32 {
 		}
 		semi[w] = s
 		label[w] = s
+		ancestor[w] = parent[w]
 	}
 	return semi
 }
