@@ -193,7 +193,13 @@ func FindLeaks(h *model.Heap, r *Retention, o LeakOptions) LeakReport {
 		return cands[a].class < cands[b].class
 	})
 	parent := RetainerOptions{Strong: o.Strong}.tree(h)
-	best := biggestChildren(r)
+	var singles []model.ObjectIndex
+	for _, c := range cands {
+		if !c.group {
+			singles = append(singles, c.objects[0])
+		}
+	}
+	points := accumulationPoints(r, singles)
 	for _, c := range cands {
 		if c.group {
 			c.beneath = c.objects
@@ -207,7 +213,7 @@ func FindLeaks(h *model.Heap, r *Retention, o LeakOptions) LeakReport {
 			c.acc, c.chain = groupAccumulation(r, chains)
 			continue
 		}
-		c.acc = accumulationPoint(r, best, c.objects[0])
+		c.acc = points[c.objects[0]]
 		to := c.acc
 		if to == model.NoObject {
 			to = c.objects[0]
@@ -244,35 +250,61 @@ func (l *LeakReport) percent(b int64) float64 {
 	return 100 * float64(b) / float64(l.TotalBytes)
 }
 
-// biggestChildren gives, per preorder number, the preorder number of the
-// object it immediately dominates that retains most (the first in
-// preorder on ties), 0 for the leaves.
-func biggestChildren(r *Retention) []uint32 {
-	best := make([]uint32, len(r.idom))
-	for p := 1; p < len(r.idom); p++ {
-		d := r.idom[p]
-		if b := best[d]; b == 0 || r.retainedBytes.at(p) > r.retainedBytes.at(int(b)) {
-			best[d] = uint32(p)
+// accumulationPoints returns the accumulation point of each of tops,
+// objects the virtual root immediately dominates: the walk down the
+// dominator tree into the child that retains most, while that child keeps
+// accumulationRatio of its parent's retained size, stops at a leaf or
+// above the first big drop; NoObject when it goes deeper than
+// accumulationDepth.
+//
+// A child that keeps more than half of a positive retained size is the
+// only one that does, and the biggest, so the steps of every walk form
+// chains that do not meet, each ending at an object with no such child.
+// One pass marks the steps and one climbs every chain from its end to its
+// top, which the walk starts from when it is one of tops: two bits per
+// object, no child lists. A walk never reaches a retained size of 0, since
+// it keeps 70% of a positive one at every step.
+func accumulationPoints(r *Retention, tops []model.ObjectIndex) map[model.ObjectIndex]model.ObjectIndex {
+	out := make(map[model.ObjectIndex]model.ObjectIndex, len(tops))
+	for _, t := range tops {
+		out[t] = t
+	}
+	if len(tops) == 0 {
+		return out
+	}
+	n := len(r.idom)
+	// step marks the objects the walk goes into from their dominator,
+	// goesOn those it goes on from.
+	step, goesOn := newObjectBits(n), newObjectBits(n)
+	for i, d := range r.idom {
+		if d == virtualRoot || d == notReached {
+			continue
+		}
+		if db := r.RetainedBytes(d); db > 0 && !(float64(r.RetainedBytes(model.ObjectIndex(i))) < accumulationRatio*float64(db)) {
+			step.add(model.ObjectIndex(i))
+			goesOn.add(d)
 		}
 	}
-	return best
-}
-
-// accumulationPoint walks down the dominator tree from obj into the child
-// that retains most while it keeps accumulationRatio of its parent's
-// retained size, and returns where the walk stops: a leaf, or the parent
-// of the first big drop. It returns NoObject when the walk goes deeper
-// than accumulationDepth.
-func accumulationPoint(r *Retention, best []uint32, obj model.ObjectIndex) model.ObjectIndex {
-	p := r.order[obj]
-	for range accumulationDepth {
-		c := best[p]
-		if c == 0 || float64(r.retainedBytes.at(int(c))) < accumulationRatio*float64(r.retainedBytes.at(int(p))) {
-			return r.vertex[p]
+	for i := range n {
+		end := model.ObjectIndex(i)
+		if !step.has(end) || goesOn.has(end) {
+			continue
 		}
-		p = c
+		top, depth := end, 0
+		for step.has(top) {
+			top = r.idom[top]
+			depth++
+		}
+		if _, ok := out[top]; !ok {
+			continue
+		}
+		if depth < accumulationDepth {
+			out[top] = end
+		} else {
+			out[top] = model.NoObject
+		}
 	}
-	return model.NoObject
+	return out
 }
 
 // groupAccumulation finds where the shortest paths of a class group's
@@ -364,24 +396,26 @@ func biggestClassesBeneath(h *model.Heap, r *Retention, cands []*leakCandidate, 
 		}
 		return out
 	}
-	// owner is, per preorder number, 1 + the candidate whose beneath
-	// objects include it, 0 for none.
-	owner := make([]int32, len(r.idom))
+	// owner maps the beneath objects to their candidate; isBeneath lets
+	// the pass skip the map for the others.
+	owner := map[model.ObjectIndex]int{}
+	isBeneath := newObjectBits(len(r.idom))
 	for k, c := range cands {
 		for _, obj := range c.beneath {
-			owner[r.order[obj]] = int32(k + 1)
+			owner[obj] = k
+			isBeneath.add(obj)
 		}
 	}
 	rows := make([]map[classKey]*LeakClass, len(cands))
 	for k := range rows {
 		rows[k] = map[classKey]*LeakClass{}
 	}
-	for p := 1; p < len(r.idom); p++ {
-		k := owner[r.idom[p]] - 1
-		if k < 0 {
+	for i, d := range r.idom {
+		if d == virtualRoot || d == notReached || !isBeneath.has(d) {
 			continue
 		}
-		obj := r.vertex[p]
+		k := owner[d]
+		obj := model.ObjectIndex(i)
 		key := keyOf(h, obj)
 		row, ok := rows[k][key]
 		if !ok {
@@ -389,18 +423,23 @@ func biggestClassesBeneath(h *model.Heap, r *Retention, cands []*leakCandidate, 
 			rows[k][key] = row
 		}
 		row.Objects++
-		row.RetainedBytes += r.retainedBytes.at(int(p))
+		row.RetainedBytes += r.RetainedBytes(obj)
 	}
 	for k, m := range rows {
 		list := make([]LeakClass, 0, len(m))
 		for _, row := range m {
 			list = append(list, *row)
 		}
+		// Two classes of one name (from two loaders) that tie are told
+		// apart by their counts; rows equal in all three print the same.
 		sort.Slice(list, func(a, b int) bool {
 			if list[a].RetainedBytes != list[b].RetainedBytes {
 				return list[a].RetainedBytes > list[b].RetainedBytes
 			}
-			return list[a].Class < list[b].Class
+			if list[a].Class != list[b].Class {
+				return list[a].Class < list[b].Class
+			}
+			return list[a].Objects > list[b].Objects
 		})
 		out[k] = list[:min(top, len(list))]
 	}

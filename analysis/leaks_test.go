@@ -178,3 +178,97 @@ func TestLeakDeepChain(t *testing.T) {
 		t.Errorf("path %+v, classes %+v; want the head alone, and the second Link beneath", s.Path, s.BiggestClasses)
 	}
 }
+
+// TestLeakChainDepthBound walks down linked lists of n Links of 8 field
+// bytes: node k retains 8(n−k), and the walk goes on into node k+1 while
+// (n−k−1)/(n−k) ≥ 0.7, that is down to node n−3, n−3 steps. With 1002
+// nodes that is the last step the walk takes; with 1003 it goes deeper
+// than accumulationDepth and finds no accumulation point.
+func TestLeakChainDepthBound(t *testing.T) {
+	for _, n := range []int{accumulationDepth + 2, accumulationDepth + 3} {
+		ids := make([]hproftest.ID, n)
+		h := loadSynthetic(t, func(w *hproftest.Writer) {
+			link := w.Class("Link", nil, hproftest.Field{Name: "next", Type: hproftest.TypeObject})
+			var next hproftest.ID
+			for k := n - 1; k >= 0; k-- {
+				next = w.Instance(link, hproftest.Ref(next))
+				ids[k] = next
+			}
+			w.Root(hproftest.Root{Kind: hproftest.RootJNIGlobal, ID: ids[0], JNIRef: 1})
+		})
+		l := findLeaks(t, h, 0.10)
+		if len(l.Suspects) != 1 || l.Suspects[0].ObjectID != fmt.Sprintf("0x%x", ids[0]) {
+			t.Fatalf("%d nodes: suspects %+v, want the head", n, l.Suspects)
+		}
+		a := l.Suspects[0].AccumulationPoint
+		switch {
+		case n-3 < accumulationDepth && (a == nil || a.ObjectID != fmt.Sprintf("0x%x", ids[n-3]) || a.RetainedBytes != 3*8):
+			t.Errorf("%d nodes: accumulation point %+v, want node %d (0x%x) retaining 24 bytes", n, a, n-3, ids[n-3])
+		case n-3 >= accumulationDepth && a != nil:
+			t.Errorf("%d nodes: accumulation point %+v, want none", n, a)
+		}
+	}
+}
+
+// TestAccumulationPointsMatchWalk compares the accumulation points of the
+// objects at the top of the dominator tree of random graphs, those that
+// retain something, with the walk the definition describes, made over
+// the tree naiveDominators gives with child lists.
+func TestAccumulationPointsMatchWalk(t *testing.T) {
+	walked := 0
+	for seed := range uint64(30) {
+		g := newRandomGraph(seed)
+		h, objs, _ := g.load(t)
+		r, err := ComputeRetention(h, RetentionOptions{Size: model.SizeFields})
+		if err != nil {
+			t.Fatal(err)
+		}
+		idom := naiveDominators(g.succ, g.roots)
+		_, bytes := g.naiveRetained(idom)
+		children := make([][]int, len(idom))
+		var tops []int
+		for v, d := range idom {
+			switch {
+			case d >= 0:
+				children[d] = append(children[d], v)
+			case d == -1 && bytes[v] > 0:
+				tops = append(tops, v)
+			}
+		}
+		walk := func(p int) int {
+			for range accumulationDepth {
+				best := -1
+				for _, c := range children[p] {
+					if best < 0 || bytes[c] > bytes[best] {
+						best = c
+					}
+				}
+				if best < 0 || float64(bytes[best]) < accumulationRatio*float64(bytes[p]) {
+					return p
+				}
+				p = best
+			}
+			return -1
+		}
+		var topObjs []model.ObjectIndex
+		for _, v := range tops {
+			topObjs = append(topObjs, objs[v])
+		}
+		got := accumulationPoints(r, topObjs)
+		for _, v := range tops {
+			want, wantObj := walk(v), model.NoObject
+			if want >= 0 {
+				wantObj = objs[want]
+			}
+			if got[objs[v]] != wantObj {
+				t.Errorf("seed %d: node %d: accumulation point %d, want node %d (%d)", seed, v, got[objs[v]], want, wantObj)
+			}
+			if want != v {
+				walked++
+			}
+		}
+	}
+	if walked < 10 {
+		t.Errorf("only %d walks left their start: the graphs test little", walked)
+	}
+}

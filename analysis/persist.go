@@ -14,8 +14,6 @@ import (
 // in an index file.
 const (
 	sectionRetentionMeta = "retention.meta"
-	sectionOrder         = "retention.order"
-	sectionVertex        = "retention.vertex"
 	sectionIdom          = "retention.idom"
 	sectionRetainedBytes = "retention.retained-bytes"
 	sectionRetainedCount = "retention.retained-count"
@@ -27,8 +25,10 @@ type retentionMeta struct {
 	Size             model.SizeMode
 	Unreachable      int64
 	UnreachableBytes int64
-	// Large lists the retained sizes from 4 GiB up as pairs of a
-	// preorder number and a size.
+	// ReachableBytes is the retained size of the virtual root.
+	ReachableBytes int64
+	// Large lists the retained sizes from 4 GiB up as pairs of an object
+	// and a size.
 	Large [][2]int64
 }
 
@@ -38,15 +38,13 @@ func WriteIndex(w *store.Writer, r *Retention, t *PathTree) error {
 	if r.KeptUnreachable {
 		return errors.New("a dominator tree that keeps unreachable objects is not indexed")
 	}
-	m := retentionMeta{Size: r.size, Unreachable: r.Unreachable, UnreachableBytes: r.UnreachableBytes}
-	for p, v := range r.retainedBytes.large {
-		m.Large = append(m.Large, [2]int64{int64(p), v})
+	m := retentionMeta{Size: r.size, Unreachable: r.Unreachable, UnreachableBytes: r.UnreachableBytes, ReachableBytes: r.reachedBytes}
+	for i, v := range r.retainedBytes.large {
+		m.Large = append(m.Large, [2]int64{int64(i), v})
 	}
 	slices.SortFunc(m.Large, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
 	return errors.Join(
 		w.WriteJSON(sectionRetentionMeta, &m),
-		store.WriteArray(w, sectionOrder, r.order),
-		store.WriteArray(w, sectionVertex, r.vertex),
 		store.WriteArray(w, sectionIdom, r.idom),
 		store.WriteArray(w, sectionRetainedBytes, r.retainedBytes.small),
 		store.WriteArray(w, sectionRetainedCount, r.retainedCount),
@@ -62,11 +60,14 @@ func ReadIndex(ix *store.Index, h *model.Heap) (*Retention, *PathTree, error) {
 	if err := ix.JSON(sectionRetentionMeta, &m); err != nil {
 		return nil, nil, err
 	}
-	r := &Retention{heap: h, size: m.Size, Unreachable: m.Unreachable, UnreachableBytes: m.UnreachableBytes}
+	n := h.NumObjects()
+	if m.Unreachable < 0 || m.Unreachable > int64(n) {
+		return nil, nil, fmt.Errorf("%w: %d unreachable objects of %d", store.ErrCorrupt, m.Unreachable, n)
+	}
+	r := &Retention{heap: h, size: m.Size, Unreachable: m.Unreachable, UnreachableBytes: m.UnreachableBytes,
+		reachedObjects: int64(n) - m.Unreachable, reachedBytes: m.ReachableBytes}
 	t := &PathTree{}
 	var err error
-	store.Load(ix, sectionOrder, &r.order, &err)
-	store.Load(ix, sectionVertex, &r.vertex, &err)
 	store.Load(ix, sectionIdom, &r.idom, &err)
 	store.Load(ix, sectionRetainedBytes, &r.retainedBytes.small, &err)
 	store.Load(ix, sectionRetainedCount, &r.retainedCount, &err)
@@ -74,15 +75,13 @@ func ReadIndex(ix *store.Index, h *model.Heap) (*Retention, *PathTree, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	n, reached := h.NumObjects(), len(r.idom)
-	if len(r.order) != n || len(t.parent) != n || reached == 0 || reached > n+1 ||
-		len(r.vertex) != reached || len(r.retainedBytes.small) != reached || len(r.retainedCount) != reached {
+	if len(r.idom) != n || len(t.parent) != n || len(r.retainedBytes.small) != n || len(r.retainedCount) != n {
 		return nil, nil, fmt.Errorf("%w: the dominator tree's arrays do not fit %d objects", store.ErrCorrupt, n)
 	}
 	r.retainedBytes.large = make(map[int]int64, len(m.Large))
 	for _, l := range m.Large {
-		if l[0] < 0 || l[0] >= int64(reached) {
-			return nil, nil, fmt.Errorf("%w: retained sizes from 4 GiB up name preorder number %d of %d", store.ErrCorrupt, l[0], reached)
+		if l[0] < 0 || l[0] >= int64(n) {
+			return nil, nil, fmt.Errorf("%w: retained sizes from 4 GiB up name object %d of %d", store.ErrCorrupt, l[0], n)
 		}
 		r.retainedBytes.large[int(l[0])] = l[1]
 	}
@@ -91,14 +90,15 @@ func ReadIndex(ix *store.Index, h *model.Heap) (*Retention, *PathTree, error) {
 
 // InSize returns r with retained sizes in size mode: r itself when they
 // are, else a copy whose sizes are added up again over the same tree
-// (the tree does not depend on sizes).
+// (the tree does not depend on sizes). r must not keep its unreachable
+// objects: the tree no longer tells them apart.
 func (r *Retention) InSize(size model.SizeMode) *Retention {
 	if size == r.size {
 		return r
 	}
 	c := *r
 	c.size = size
-	c.retainedBytes = c.addUpRetained(size)
-	c.UnreachableBytes = unreachableBytes(c.heap, c.order, size)
+	c.retainedBytes, c.reachedBytes = c.addUpRetained(size, func(visit func(model.ObjectIndex)) { treeBottomUp(c.idom, visit) })
+	c.UnreachableBytes = unreachableBytes(c.heap, c.idom, notReached, size)
 	return &c
 }

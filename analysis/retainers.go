@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"sync/atomic"
 
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -336,34 +337,144 @@ func frameString(f model.Frame) string {
 // edges too): the parent of an object is the one before it on a shortest
 // path, rootParent for the roots, noParent for the objects no root
 // reaches.
+//
+// The tree is the one a first-in first-out queue gives, taking the roots
+// in gcRoots order and each object's successors in forEachSucc order, then
+// its referents: the parent of an object is the first object in queue
+// order that references it. The search goes one level (one distance from
+// the roots) at a time, which is that queue cut where its distance grows,
+// so only two levels are held at once, not the queue; the big levels are
+// searched in parallel (see searchLevel).
 func shortestPathTree(h *model.Heap, includeWeak bool) []uint32 {
-	g := retentionGraph{h: h}
-	parent := make([]uint32, h.NumObjects())
-	for i := range parent {
-		parent[i] = noParent
+	p := pathSearch{g: retentionGraph{h: h}, parent: make([]uint32, h.NumObjects())}
+	if includeWeak {
+		p.weak = h.Referents()
 	}
-	var queue []model.ObjectIndex
-	for _, s := range g.gcRoots() {
-		parent[s] = rootParent
-		queue = append(queue, s)
+	for i := range p.parent {
+		p.parent[i] = noParent
 	}
-	weak := h.Referents()
-	for k := 0; k < len(queue); k++ {
-		u := queue[k]
-		visit := func(s model.ObjectIndex) {
-			if parent[s] == noParent {
-				parent[s] = uint32(u)
-				queue = append(queue, s)
+	if parallelism() > 1 {
+		p.reached = make([]uint64, (len(p.parent)+63)/64)
+	}
+	var level, next []model.ObjectIndex
+	for _, s := range p.g.gcRoots() {
+		p.parent[s] = rootParent
+		p.markReached(s)
+		level = append(level, s)
+	}
+	for len(level) > 0 {
+		next = p.searchLevel(level, next[:0])
+		level, next = next, level
+	}
+	return p.parent
+}
+
+// pathSearch is the state of shortestPathTree's search.
+type pathSearch struct {
+	g retentionGraph
+	// weak are the referent edges the search follows, nil for none.
+	weak   []model.WeakRef
+	parent []uint32
+	// reached has a bit per object, set once the object has its parent;
+	// nil when every level is searched serially. It tells the parents
+	// that earlier levels set from the claims that a parallel level makes
+	// meanwhile in parent.
+	reached []uint64
+	// found are the objects each part of a parallel level found, kept
+	// from level to level for their memory.
+	found [][]model.ObjectIndex
+}
+
+// parallelLevel is the least level size searched in parallel: on smaller
+// ones handing out the work costs more than it saves.
+var parallelLevel = 1 << 13
+
+// levelParts is how many parts per goroutine a level searched in
+// parallel is cut into, so that parts with objects of many references do
+// not hold the others up.
+const levelParts = 8
+
+// forEachSucc calls fn for every successor of u: its retention graph
+// successors, then, when the search follows them, its referents.
+func (p *pathSearch) forEachSucc(u model.ObjectIndex, fn func(model.ObjectIndex)) {
+	p.g.forEachSucc(u, fn)
+	if p.weak != nil {
+		for w := sort.Search(len(p.weak), func(w int) bool { return p.weak[w].From >= u }); w < len(p.weak) && p.weak[w].From == u; w++ {
+			fn(p.weak[w].To)
+		}
+	}
+}
+
+func (p *pathSearch) markReached(s model.ObjectIndex) {
+	if p.reached != nil {
+		p.reached[s/64] |= 1 << (s % 64)
+	}
+}
+
+// searchLevel gives a parent to every object that the objects of level
+// reference and that has none, and appends those objects to next in the
+// order a first-in first-out queue would have taken them.
+//
+// A big level is searched in parallel, in parts of consecutive objects,
+// in two passes. First each part claims the objects its objects reference
+// that have no parent yet: parent[s] becomes the least position in level
+// of an object referencing s, lowered atomically, and each part notes in
+// order the objects for which it lowered the claim. Then each part keeps,
+// of what it noted, the objects whose final claim lies in the part, each
+// once: the first time noted, which is the first reference of the
+// claiming object to it. The claiming object is the first one of level
+// that references s, which is the queue's parent, and the kept objects in
+// part order are in the order the queue took them.
+func (p *pathSearch) searchLevel(level, next []model.ObjectIndex) []model.ObjectIndex {
+	workers := parallelism()
+	if workers == 1 || len(level) < parallelLevel {
+		for _, u := range level {
+			p.forEachSucc(u, func(s model.ObjectIndex) {
+				if p.parent[s] == noParent {
+					p.parent[s] = uint32(u)
+					p.markReached(s)
+					next = append(next, s)
+				}
+			})
+		}
+		return next
+	}
+	parts := min(workers*levelParts, len(level))
+	for len(p.found) < parts {
+		p.found = append(p.found, nil)
+	}
+	partStart := func(k int) int { return k * len(level) / parts }
+	forChunks(parts, 1, func(_, k, _ int) {
+		found := p.found[k][:0]
+		for pos := partStart(k); pos < partStart(k+1); pos++ {
+			p.forEachSucc(level[pos], func(s model.ObjectIndex) {
+				if p.reached[s/64]&(1<<(s%64)) == 0 && lowerTo(&p.parent[s], uint32(pos)) {
+					found = append(found, s)
+				}
+			})
+		}
+		p.found[k] = found
+	})
+	forChunks(parts, 1, func(_, k, _ int) {
+		lo, hi := uint32(partStart(k)), uint32(partStart(k+1))
+		kept := p.found[k][:0]
+		for _, s := range p.found[k] {
+			// Once the claim's owner has set s's bit it turns the claim
+			// into s's parent, which may look like a position of this
+			// part: the bit, set first, tells.
+			claim := atomic.LoadUint32(&p.parent[s])
+			bit := uint64(1) << (s % 64)
+			if claim >= lo && claim < hi && atomic.OrUint64(&p.reached[s/64], bit)&bit == 0 {
+				atomic.StoreUint32(&p.parent[s], uint32(level[claim]))
+				kept = append(kept, s)
 			}
 		}
-		g.forEachSucc(u, visit)
-		if includeWeak {
-			for w := sort.Search(len(weak), func(w int) bool { return weak[w].From >= u }); w < len(weak) && weak[w].From == u; w++ {
-				visit(weak[w].To)
-			}
-		}
+		p.found[k] = kept
+	})
+	for _, found := range p.found[:parts] {
+		next = append(next, found...)
 	}
-	return parent
+	return next
 }
 
 // chainTo is the path of the shortest path tree from a root to obj, nil

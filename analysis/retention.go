@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"sync/atomic"
 
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -44,21 +45,23 @@ type RetentionOptions struct {
 // x dominates are what the JVM would free if x were freed, and their
 // shallow sizes add up to x's retained size.
 //
-// Internally objects are numbered in the depth-first preorder of the graph,
-// the virtual root being number 0; every slice but order is indexed by
-// that number.
+// Every slice is indexed by object. The depth-first numbering the tree is
+// computed over does not outlive ComputeRetention.
 type Retention struct {
 	heap *model.Heap
 	// size is the size mode of the retained sizes.
 	size model.SizeMode
-	// order maps an object to its preorder number, 0 when unreachable.
-	order []uint32
-	// vertex maps a preorder number to its object (NoObject for 0).
-	vertex []model.ObjectIndex
-	// idom is the preorder number of the immediate dominator.
-	idom          []uint32
+	// idom is each object's immediate dominator: an object, virtualRoot,
+	// or notReached for the objects out of the tree.
+	idom []model.ObjectIndex
+	// retainedBytes and retainedCount are 0 for the objects out of the
+	// tree.
 	retainedBytes retainedSizes
 	retainedCount []uint32
+	// reachedObjects and reachedBytes are the virtual root's retained
+	// object count and size: those of the whole tree.
+	reachedObjects int64
+	reachedBytes   int64
 
 	// Unreachable counts the objects the virtual root does not reach
 	// (before KeepUnreachable hangs them under it), UnreachableBytes sums
@@ -68,6 +71,14 @@ type Retention struct {
 	// KeptUnreachable reports whether the unreachable objects were kept.
 	KeptUnreachable bool
 }
+
+// The immediate dominators that are no object: the virtual root, and the
+// mark of an object out of the tree. ComputeRetention refuses heaps whose
+// object indexes could reach them.
+const (
+	virtualRoot = model.NoObject
+	notReached  = model.NoObject - 1
+)
 
 // largeGraph is the object count above which ComputeRetention collects
 // its work arrays before it allocates its results.
@@ -82,9 +93,10 @@ var errGraphTooLarge = errors.New("retention: more than 4 billion references")
 // semidominators as Lengauer and Tarjan compute them (with path
 // compression), then immediate dominators as nearest common ancestors in
 // the tree built so far. Every traversal is iterative, so chains millions
-// of objects deep are fine. Memory: about six 32-bit words per object and
-// one per reference while the tree is built; four words and a 64-bit
-// retained size per object remain.
+// of objects deep are fine. The passes over every reference run in
+// parallel. Memory: about six 32-bit words per object and one per
+// reference while the tree is built; three words per object remain (the
+// immediate dominator, the retained count and size).
 func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	if !h.HasObjects {
 		return nil, errors.New("retention: the heap was loaded without its objects")
@@ -94,36 +106,33 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	if n >= math.MaxUint32-1 {
 		return nil, errGraphTooLarge
 	}
-	r := &Retention{heap: h, size: o.Size, order: make([]uint32, n)}
+	r := &Retention{heap: h, size: o.Size}
+	order := make([]uint32, n)
 	parent := make([]uint32, 1, n+1)
 	g.rootRefs = g.gcRoots()
-	g.depthFirst(r.order, &parent, g.rootRefs)
+	g.depthFirst(order, &parent, g.rootRefs)
 	reached := len(parent) - 1
 	r.Unreachable = int64(n - reached)
-	r.UnreachableBytes = unreachableBytes(h, r.order, o.Size)
+	r.UnreachableBytes = unreachableBytes(h, order, 0, o.Size)
 	if o.KeepUnreachable && r.Unreachable > 0 {
 		r.KeptUnreachable = true
-		extra := g.unreachableTops(r.order)
-		g.depthFirst(r.order, &parent, extra)
+		extra := g.unreachableTops(order)
+		g.depthFirst(order, &parent, extra)
 		g.rootRefs = append(g.rootRefs, extra...)
 		for i := range n {
-			if r.order[i] == 0 {
+			if order[i] == 0 {
 				g.rootRefs = append(g.rootRefs, model.ObjectIndex(i))
-				g.depthFirst(r.order, &parent, []model.ObjectIndex{model.ObjectIndex(i)})
+				g.depthFirst(order, &parent, []model.ObjectIndex{model.ObjectIndex(i)})
 			}
 		}
 	}
-	lowest, predStart, preds, err := g.predecessors(r.order, parent)
+	lowest, predStart, preds, err := g.predecessors(order, parent)
 	if err != nil {
 		return nil, err
 	}
-	// The numbering is not needed again until the tree is built: drop it
-	// while the work arrays are live, and number the same depth-first
-	// walk again afterwards.
-	r.order = nil
 	semi := semidominators(parent, lowest, predStart, preds)
 	predStart, preds = nil, nil
-	r.idom = nearestCommonDominators(parent, semi)
+	idom := nearestCommonDominators(parent, semi)
 	semi = nil
 	// The predecessor table and the work arrays are garbage now: collect
 	// them before the result arrays are allocated, so that these reuse
@@ -133,40 +142,99 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	if n > largeGraph {
 		runtime.GC()
 	}
-	r.order = make([]uint32, n)
-	g.depthFirst(r.order, nil, g.rootRefs)
-	r.vertex = make([]model.ObjectIndex, len(r.idom))
-	r.vertex[0] = model.NoObject
-	for i, p := range r.order {
-		if p != 0 {
-			r.vertex[p] = model.ObjectIndex(i)
-		}
-	}
-	r.retainedCount = make([]uint32, len(r.idom))
-	for p := 1; p < len(r.idom); p++ {
-		r.retainedCount[p] = 1
-	}
-	for p := len(r.idom) - 1; p > 0; p-- {
-		r.retainedCount[r.idom[p]] += r.retainedCount[p]
-	}
-	r.retainedBytes = r.addUpRetained(o.Size)
+	r.keepTree(order, idom)
 	return r, nil
 }
 
-// addUpRetained returns the retained size of every preorder number in size
-// mode: its shallow size plus those of the numbers it dominates, added up
-// from the highest number down (a dominator's number is below those of
-// the objects it dominates).
-func (r *Retention) addUpRetained(size model.SizeMode) retainedSizes {
+// keepTree turns the immediate dominators by preorder number that the
+// computation leaves (idom) into the results by object, and adds up the
+// retained counts and sizes; order is each object's preorder number.
+func (r *Retention) keepTree(order, idom []uint32) {
+	n := r.heap.NumObjects()
+	vertex := make([]model.ObjectIndex, len(idom))
+	vertex[0] = virtualRoot
+	for i, p := range order {
+		if p != 0 {
+			vertex[p] = model.ObjectIndex(i)
+		}
+	}
+	r.idom = make([]model.ObjectIndex, n)
+	for i := range r.idom {
+		r.idom[i] = notReached
+	}
+	for p := 1; p < len(idom); p++ {
+		r.idom[vertex[p]] = vertex[idom[p]]
+	}
+	// The reverse preorder lists every object after those it dominates.
+	bottomUp := func(visit func(model.ObjectIndex)) {
+		for p := len(vertex) - 1; p > 0; p-- {
+			visit(vertex[p])
+		}
+	}
+	r.retainedCount = make([]uint32, n)
+	bottomUp(func(i model.ObjectIndex) {
+		r.retainedCount[i]++
+		if d := r.idom[i]; d != virtualRoot {
+			r.retainedCount[d] += r.retainedCount[i]
+		} else {
+			r.reachedObjects += int64(r.retainedCount[i])
+		}
+	})
+	r.retainedBytes, r.reachedBytes = r.addUpRetained(r.size, bottomUp)
+}
+
+// addUpRetained returns the retained size of every object in size mode,
+// and that of the virtual root: an object's shallow size plus the retained
+// sizes of those it immediately dominates, added up in the order bottomUp
+// visits the objects of the tree: each after every object it dominates.
+func (r *Retention) addUpRetained(size model.SizeMode, bottomUp func(visit func(model.ObjectIndex))) (retainedSizes, int64) {
 	bytes := newRetainedSizes(len(r.idom))
-	for p := 1; p < len(r.idom); p++ {
-		bytes.set(p, shallowBytes(r.heap, r.vertex[p], size))
+	var root int64
+	bottomUp(func(i model.ObjectIndex) {
+		b := bytes.at(int(i)) + shallowBytes(r.heap, i, size)
+		bytes.set(int(i), b)
+		if d := r.idom[i]; d != virtualRoot {
+			bytes.set(int(d), bytes.at(int(d))+b)
+		} else {
+			root += b
+		}
+	})
+	return bytes, root
+}
+
+// treeBottomUp visits every object in the tree of idom after all the
+// objects it dominates, without a depth-first numbering: it counts the
+// objects each one immediately dominates, then, from every object that
+// dominates none, visits it and climbs to its dominator as long as that
+// one has no object left to wait for. Every object is visited once, so
+// it takes two passes over idom and one word per object.
+func treeBottomUp(idom []model.ObjectIndex, visit func(model.ObjectIndex)) {
+	// waiting counts the objects an object immediately dominates that are
+	// not visited yet; visited objects are marked done.
+	const done = math.MaxUint32
+	waiting := make([]uint32, len(idom))
+	for _, d := range idom {
+		if d != virtualRoot && d != notReached {
+			waiting[d]++
+		}
 	}
-	for p := len(r.idom) - 1; p > 0; p-- {
-		d := int(r.idom[p])
-		bytes.set(d, bytes.at(d)+bytes.at(p))
+	for i, d := range idom {
+		if d == notReached || waiting[i] != 0 {
+			continue
+		}
+		for x := model.ObjectIndex(i); ; {
+			visit(x)
+			waiting[x] = done
+			d := idom[x]
+			if d == virtualRoot {
+				break
+			}
+			if waiting[d]--; waiting[d] != 0 {
+				break
+			}
+			x = d
+		}
 	}
-	return bytes
 }
 
 // retentionGraph enumerates the successors of the retention graph.
@@ -199,21 +267,6 @@ func (g *retentionGraph) gcRoots() []model.ObjectIndex {
 	return out
 }
 
-// succ returns the k-th successor of object i and whether there is one:
-// its references first, then its class object.
-func (g *retentionGraph) succ(i model.ObjectIndex, k int) (model.ObjectIndex, bool) {
-	refs := g.h.Refs(i)
-	if k < len(refs) {
-		return refs[k], true
-	}
-	if k == len(refs) {
-		if c := g.classObject(i); c != model.NoObject {
-			return c, true
-		}
-	}
-	return model.NoObject, false
-}
-
 // classObject returns the class object of object i's class, NoObject when
 // the dump lacks it.
 func (g *retentionGraph) classObject(i model.ObjectIndex) model.ObjectIndex {
@@ -224,7 +277,8 @@ func (g *retentionGraph) classObject(i model.ObjectIndex) model.ObjectIndex {
 	return g.h.Classes[c].Object
 }
 
-// forEachSucc calls fn for every successor of object i.
+// forEachSucc calls fn for every successor of object i: its references
+// first, then its class object.
 func (g *retentionGraph) forEachSucc(i model.ObjectIndex, fn func(model.ObjectIndex)) {
 	for _, s := range g.h.Refs(i) {
 		fn(s)
@@ -236,49 +290,84 @@ func (g *retentionGraph) forEachSucc(i model.ObjectIndex, fn func(model.ObjectIn
 
 // depthFirst numbers the objects reachable from starts (as children of the
 // virtual root) that have no number yet, in depth-first preorder after the
-// numbers already given, recording each one's tree parent — or, with a
-// nil parent, numbering a walk again as it was numbered before: then
-// order must hold no numbers and starts must be every start the first
-// walks were given, in the same order.
+// numbers already given, recording each one's tree parent.
 func (g *retentionGraph) depthFirst(order []uint32, parent *[]uint32, starts []model.ObjectIndex) {
-	type frame struct {
-		obj    model.ObjectIndex
-		num    uint32
-		cursor int
-	}
-	var stack []frame
-	next := uint32(1)
-	if parent != nil {
-		next = uint32(len(*parent))
-	}
+	var stack frameStack
 	visit := func(obj model.ObjectIndex, from uint32) {
-		num := next
-		next++
+		num := uint32(len(*parent))
 		order[obj] = num
-		if parent != nil {
-			*parent = append(*parent, from)
-		}
-		stack = append(stack, frame{obj: obj, num: num})
+		*parent = append(*parent, from)
+		stack.push(dfsFrame{obj: obj, num: num})
 	}
 	for _, s := range starts {
 		if order[s] != 0 {
 			continue
 		}
 		visit(s, 0)
-		for len(stack) > 0 {
-			f := &stack[len(stack)-1]
-			next, ok := g.succ(f.obj, f.cursor)
-			if !ok {
-				stack = stack[:len(stack)-1]
+		for stack.depth > 0 {
+			// Descend to the top frame's next unnumbered successor, or
+			// leave the frame when it has none left. The cursor counts
+			// the references looked at, and one more for the class object.
+			f := stack.top()
+			refs := g.h.Refs(f.obj)
+			k := int(f.cursor)
+			for k < len(refs) && order[refs[k]] != 0 {
+				k++
+			}
+			if k < len(refs) {
+				f.cursor = uint32(k + 1)
+				visit(refs[k], f.num)
 				continue
 			}
-			f.cursor++
-			if order[next] == 0 {
-				visit(next, f.num)
+			if k == len(refs) {
+				f.cursor = uint32(k + 1)
+				if c := g.classObject(f.obj); c != model.NoObject && order[c] == 0 {
+					visit(c, f.num)
+					continue
+				}
 			}
+			stack.pop()
 		}
 	}
 }
+
+// dfsFrame is an object on the path of a depth-first walk: its preorder
+// number, and how many of its successors were looked at.
+type dfsFrame struct {
+	obj    model.ObjectIndex
+	num    uint32
+	cursor uint32
+}
+
+// frameBlock is how many frames a block of a frameStack holds.
+const frameBlock = 1 << 10
+
+// frameStack is the path of a depth-first walk, which on a heap can be
+// millions of objects deep, kept in fixed-size blocks: growing it never
+// copies the frames it holds, and a block once allocated serves again
+// whenever the walk comes back to that depth.
+type frameStack struct {
+	blocks [][]dfsFrame
+	depth  int
+}
+
+func (s *frameStack) push(f dfsFrame) {
+	b := s.depth / frameBlock
+	if b == len(s.blocks) {
+		s.blocks = append(s.blocks, make([]dfsFrame, frameBlock))
+	}
+	s.blocks[b][s.depth%frameBlock] = f
+	s.depth++
+}
+
+// top returns the frame on top, which stays where it is (pushing does not
+// move it) until it is popped.
+func (s *frameStack) top() *dfsFrame {
+	d := s.depth - 1
+	return &s.blocks[d/frameBlock][d%frameBlock]
+}
+
+func (s *frameStack) pop() { s.depth-- }
 
 // unreachableTops lists the unnumbered objects that no other unnumbered
 // object references.
@@ -311,6 +400,11 @@ func (g *retentionGraph) unreachableTops(order []uint32) []model.ObjectIndex {
 // virtual root's children get the virtual root as lowest and nothing else:
 // their semidominator and immediate dominator are the virtual root
 // whatever else references them.
+//
+// Both passes over the references run on ranges of objects in parallel,
+// the counts, least numbers and list positions taken atomically. Which
+// range gets to a target first decides the order of its list: see
+// semidominators for why that order does not matter.
 func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart, preds []uint32, err error) {
 	numbered := len(parent)
 	lowest = make([]uint32, numbered)
@@ -319,23 +413,36 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 		lowest[order[s]] = 0
 	}
 	predStart = make([]uint32, numbered+1)
+	totals := make([]uint64, parallelism())
+	forChunks(len(order), objectChunk, func(worker, lo, hi int) {
+		var total uint64
+		// lowest[w] is 0 for the virtual root's children only, whatever
+		// else runs: the numbers compared with it are at least 1.
+		count := func(from uint32, s model.ObjectIndex) {
+			w := order[s]
+			switch {
+			case from < w:
+				lowerTo(&lowest[w], from)
+			case from > w && atomic.LoadUint32(&lowest[w]) != 0:
+				atomic.AddUint32(&predStart[w+1], 1)
+				total++
+			}
+		}
+		for i := lo; i < hi; i++ {
+			if from := order[i]; from != 0 {
+				for _, s := range g.h.Refs(model.ObjectIndex(i)) {
+					count(from, s)
+				}
+				if c := g.classObject(model.ObjectIndex(i)); c != model.NoObject {
+					count(from, c)
+				}
+			}
+		}
+		totals[worker] += total
+	})
 	var total uint64
-	var from uint32
-	count := func(s model.ObjectIndex) {
-		w := order[s]
-		switch {
-		case from < w:
-			lowest[w] = min(lowest[w], from)
-		case from > w && lowest[w] != 0:
-			predStart[w+1]++
-			total++
-		}
-	}
-	for i, p := range order {
-		if p != 0 {
-			from = p
-			g.forEachSucc(model.ObjectIndex(i), count)
-		}
+	for _, t := range totals {
+		total += t
 	}
 	if total > math.MaxUint32 {
 		return nil, nil, nil, errGraphTooLarge
@@ -344,18 +451,23 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 		predStart[w] += predStart[w-1]
 	}
 	preds = make([]uint32, total)
-	fill := func(s model.ObjectIndex) {
-		if w := order[s]; from > w && lowest[w] != 0 {
-			preds[predStart[w]] = from
-			predStart[w]++
+	forChunks(len(order), objectChunk, func(_, lo, hi int) {
+		fill := func(from uint32, s model.ObjectIndex) {
+			if w := order[s]; from > w && lowest[w] != 0 {
+				preds[atomic.AddUint32(&predStart[w], 1)-1] = from
+			}
 		}
-	}
-	for i, p := range order {
-		if p != 0 {
-			from = p
-			g.forEachSucc(model.ObjectIndex(i), fill)
+		for i := lo; i < hi; i++ {
+			if from := order[i]; from != 0 {
+				for _, s := range g.h.Refs(model.ObjectIndex(i)) {
+					fill(from, s)
+				}
+				if c := g.classObject(model.ObjectIndex(i)); c != model.NoObject {
+					fill(from, c)
+				}
+			}
 		}
-	}
+	})
 	// fill advanced each start to the next one's: shift back.
 	copy(predStart[1:], predStart[:numbered])
 	predStart[0] = 0
@@ -367,16 +479,26 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 // are processed in reverse preorder, and a processed vertex hangs in a
 // forest under its tree parent. A vertex is processed exactly when its
 // number exceeds the one being processed, so the forest needs no separate
-// marks: ancestor starts as a copy of parent. lowest (see predecessors)
-// becomes the semidominators, in place.
+// marks, and only processed vertices have their ancestor and label read.
+// lowest (see predecessors) becomes the semidominators, in place.
+//
+// The semidominator of w is the least of lowest[w] and, for each listed
+// predecessor v, the least semidominator on the forest path from v up to
+// (not including) its tree's root. Path compression only shortens such
+// paths, folding the labels of the vertices it skips into the label of
+// the vertex that skips them, so what a path yields does not depend on
+// which paths were compressed before: the semidominators come out the
+// same whatever the order of a vertex's predecessor list.
 func semidominators(parent, lowest, predStart, preds []uint32) []uint32 {
 	n := len(parent)
 	semi := lowest
 	// label[v] is the least semidominator on the forest path from v up to
 	// (not including) the root of its forest tree.
 	label := make([]uint32, n)
-	ancestor := make([]uint32, n)
-	copy(ancestor, parent)
+	// ancestor[v], v's forest parent, is set when v is processed, into
+	// predStart[v+1]: only the lists of the vertices processed already end
+	// there.
+	ancestor := predStart[1:]
 	var path []uint32
 	for w := uint32(n - 1); w > 0; w-- {
 		s := semi[w]
@@ -395,6 +517,7 @@ func semidominators(parent, lowest, predStart, preds []uint32) []uint32 {
 		}
 		semi[w] = s
 		label[w] = s
+		ancestor[w] = parent[w]
 	}
 	return semi
 }
@@ -429,63 +552,71 @@ func shallowBytes(h *model.Heap, i model.ObjectIndex, mode model.SizeMode) int64
 }
 
 // Reachable reports whether object i is in the dominator tree.
-func (r *Retention) Reachable(i model.ObjectIndex) bool { return r.order[i] != 0 }
+func (r *Retention) Reachable(i model.ObjectIndex) bool { return r.idom[i] != notReached }
 
 // ImmediateDominator returns the immediate dominator of reachable object
 // i, NoObject when it is the virtual root.
 func (r *Retention) ImmediateDominator(i model.ObjectIndex) model.ObjectIndex {
-	return r.vertex[r.idom[r.order[i]]]
+	return r.idom[i]
 }
 
 // RetainedBytes is the retained size of reachable object i: the shallow
 // sizes of the objects it dominates, its own included.
 func (r *Retention) RetainedBytes(i model.ObjectIndex) int64 {
-	return r.retainedBytes.at(int(r.order[i]))
+	return r.retainedBytes.at(int(i))
 }
 
 // RetainedObjects counts the objects reachable object i dominates, itself
 // included.
 func (r *Retention) RetainedObjects(i model.ObjectIndex) int64 {
-	return int64(r.retainedCount[r.order[i]])
+	return int64(r.retainedCount[i])
 }
 
 // ReachableObjects counts the objects in the tree.
-func (r *Retention) ReachableObjects() int64 { return int64(len(r.vertex) - 1) }
+func (r *Retention) ReachableObjects() int64 { return r.reachedObjects }
 
 // ReachableBytes is the retained size of the virtual root: the shallow
 // sizes of every object in the tree.
-func (r *Retention) ReachableBytes() int64 { return r.retainedBytes.at(0) }
+func (r *Retention) ReachableBytes() int64 { return r.reachedBytes }
 
-// TopLevel lists the objects the virtual root immediately dominates.
+// TopLevel lists the objects the virtual root immediately dominates, by
+// index.
 func (r *Retention) TopLevel() []model.ObjectIndex {
 	var out []model.ObjectIndex
-	for p := 1; p < len(r.idom); p++ {
-		if r.idom[p] == 0 {
-			out = append(out, r.vertex[p])
+	for i, d := range r.idom {
+		if d == virtualRoot {
+			out = append(out, model.ObjectIndex(i))
 		}
 	}
 	return out
 }
 
 // Dominated returns, for each of the given reachable objects, the objects
-// it immediately dominates, in preorder; one pass over the tree serves
-// them all.
+// it immediately dominates, by index; one pass over the tree serves them
+// all.
 func (r *Retention) Dominated(parents []model.ObjectIndex) map[model.ObjectIndex][]model.ObjectIndex {
 	out := make(map[model.ObjectIndex][]model.ObjectIndex, len(parents))
-	wanted := make([]bool, len(r.idom))
+	wanted := newObjectBits(len(r.idom))
 	for _, i := range parents {
-		wanted[r.order[i]] = true
+		wanted.add(i)
 	}
-	for p := 1; p < len(r.idom); p++ {
-		if d := r.idom[p]; wanted[d] {
-			obj := r.vertex[d]
-			out[obj] = append(out[obj], r.vertex[p])
+	for i, d := range r.idom {
+		if d != virtualRoot && d != notReached && wanted.has(d) {
+			out[d] = append(out[d], model.ObjectIndex(i))
 		}
 	}
 	return out
 }
 
-// retainedSizes holds one retained size per preorder number in 4 bytes:
+// objectBits is a set of objects, one bit each.
+type objectBits []uint64
+
+func newObjectBits(n int) objectBits { return make(objectBits, (n+63)/64) }
+
+func (b objectBits) add(i model.ObjectIndex)      { b[i/64] |= 1 << (i % 64) }
+func (b objectBits) has(i model.ObjectIndex) bool { return b[i/64]&(1<<(i%64)) != 0 }
+
+// retainedSizes holds one retained size per object in 4 bytes:
 // sizes from 4 GiB up, which only the few objects near the top of the tree
 // of a big heap reach, are kept apart.
 type retainedSizes struct {
@@ -518,12 +649,13 @@ func (s retainedSizes) set(p int, v int64) {
 	s.large[p] = v
 }
 
-// unreachableBytes sums the shallow sizes of the objects that have no
-// preorder number.
-func unreachableBytes(h *model.Heap, order []uint32, size model.SizeMode) int64 {
+// unreachableBytes sums the shallow sizes of the objects whose mark is
+// unreached: those without a preorder number (0) in an order, or
+// notReached in a tree's immediate dominators.
+func unreachableBytes[T comparable](h *model.Heap, marks []T, unreached T, size model.SizeMode) int64 {
 	var total int64
-	for i, p := range order {
-		if p == 0 {
+	for i, m := range marks {
+		if m == unreached {
 			total += shallowBytes(h, model.ObjectIndex(i), size)
 		}
 	}

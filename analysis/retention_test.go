@@ -5,6 +5,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/model"
@@ -101,49 +102,105 @@ func naiveDominators(succ [][]int, roots []int) []int {
 	return idom
 }
 
+// randomGraph is a small random graph, mostly forward chains so that its
+// dominator trees are deep, and the nodes that are GC roots.
+type randomGraph struct {
+	succ  [][]int
+	roots []int
+}
+
+func newRandomGraph(seed uint64) randomGraph {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	n := 20 + rng.IntN(150)
+	succ := make([][]int, n)
+	for v := range succ {
+		for range rng.IntN(4) {
+			succ[v] = append(succ[v], rng.IntN(n))
+		}
+		if v > 0 && rng.IntN(3) > 0 {
+			succ[v-1] = append(succ[v-1], v)
+		}
+	}
+	return randomGraph{succ: succ, roots: []int{0, rng.IntN(n)}}
+}
+
+// load writes g as a dump of one Object[] per node and loads it. It
+// returns the heap, each node's object, and the objects of the classes:
+// besides the nodes the heap holds the array class's object, a system
+// class, so one more object the virtual root immediately dominates, which
+// has no statics, so 0 field bytes.
+func (g randomGraph) load(t *testing.T) (h *model.Heap, objs, mirrors []model.ObjectIndex) {
+	ids := make([]hproftest.ID, len(g.succ))
+	h = loadSynthetic(t, func(w *hproftest.Writer) {
+		arrays := w.Class("[Ljava/lang/Object;", nil)
+		for v := range ids {
+			ids[v] = w.Alloc(64)
+		}
+		for v, s := range g.succ {
+			elems := make([]hproftest.ID, len(s))
+			for k, x := range s {
+				elems[k] = ids[x]
+			}
+			w.ObjArrayDump(hproftest.ObjArrayDump{ID: ids[v], ClassID: arrays.ID, Elements: elems})
+		}
+		for _, r := range g.roots {
+			w.Root(hproftest.Root{Kind: hproftest.RootJNIGlobal, ID: ids[r], JNIRef: 1})
+		}
+	})
+	objs = make([]model.ObjectIndex, len(ids))
+	for v, id := range ids {
+		objs[v] = lookup(t, h, id)
+	}
+	for _, c := range h.Classes {
+		if c.Object != model.NoObject {
+			mirrors = append(mirrors, c.Object)
+		}
+	}
+	return h, objs, mirrors
+}
+
+// naiveRetained counts, for each node of g, the nodes it dominates by
+// the immediate dominators idom of naiveDominators, and their field
+// bytes: an Object[] of k elements has 8k.
+func (g randomGraph) naiveRetained(idom []int) (objects, bytes []int64) {
+	objects, bytes = make([]int64, len(idom)), make([]int64, len(idom))
+	for x := range idom {
+		if idom[x] == -2 {
+			continue
+		}
+		for y := x; y >= 0; y = idom[y] {
+			objects[y]++
+			bytes[y] += int64(8 * len(g.succ[x]))
+		}
+	}
+	return objects, bytes
+}
+
 // TestDominatorsMatchDefinition compares the dominator tree of random
-// graphs with the one the definition gives.
+// graphs with the one the definition gives, and the retained sizes with
+// those that tree gives, also when they are added up again in another
+// size mode over the kept tree (as from an index).
 func TestDominatorsMatchDefinition(t *testing.T) {
 	for seed := range uint64(30) {
-		rng := rand.New(rand.NewPCG(seed, 7))
-		n := 20 + rng.IntN(150)
-		succ := make([][]int, n)
-		for v := range succ {
-			for range rng.IntN(4) {
-				succ[v] = append(succ[v], rng.IntN(n))
-			}
-			if v > 0 && rng.IntN(3) > 0 {
-				// mostly forward chains, so that the trees are deep
-				succ[v-1] = append(succ[v-1], v)
-			}
-		}
-		roots := []int{0, rng.IntN(n)}
-		ids := make([]hproftest.ID, n)
-		h := loadSynthetic(t, func(w *hproftest.Writer) {
-			arrays := w.Class("[Ljava/lang/Object;", nil)
-			for v := range ids {
-				ids[v] = w.Alloc(64)
-			}
-			for v, s := range succ {
-				elems := make([]hproftest.ID, len(s))
-				for k, x := range s {
-					elems[k] = ids[x]
-				}
-				w.ObjArrayDump(hproftest.ObjArrayDump{ID: ids[v], ClassID: arrays.ID, Elements: elems})
-			}
-			for _, r := range roots {
-				w.Root(hproftest.Root{Kind: hproftest.RootJNIGlobal, ID: ids[r], JNIRef: 1})
-			}
-		})
+		g := newRandomGraph(seed)
+		h, objs, mirrors := g.load(t)
 		r, err := ComputeRetention(h, RetentionOptions{Size: model.SizeFields})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := naiveDominators(succ, roots)
-		for v := range n {
-			obj := lookup(t, h, ids[v])
+		jvm, err := ComputeRetention(h, RetentionOptions{Size: model.SizeJVM})
+		if err != nil {
+			t.Fatal(err)
+		}
+		again := jvm.InSize(model.SizeFields)
+		want := naiveDominators(g.succ, g.roots)
+		wantObjects, wantBytes := g.naiveRetained(want)
+		checkTreeLists(t, seed, r, want, mirrors, func(v int) model.ObjectIndex { return objs[v] })
+		reached, reachedBytes, lostBytes := int64(len(mirrors)), int64(0), int64(0)
+		for v, obj := range objs {
 			switch want[v] {
 			case -2:
+				lostBytes += int64(8 * len(g.succ[v]))
 				if r.Reachable(obj) {
 					t.Errorf("seed %d: node %d is unreachable, but in the tree", seed, v)
 				}
@@ -153,26 +210,60 @@ func TestDominatorsMatchDefinition(t *testing.T) {
 					t.Errorf("seed %d: node %d: immediate dominator %d, want the virtual root", seed, v, d)
 				}
 			default:
-				if d := r.ImmediateDominator(obj); d != lookup(t, h, ids[want[v]]) {
+				if d := r.ImmediateDominator(obj); d != objs[want[v]] {
 					t.Errorf("seed %d: node %d: immediate dominator %d, want node %d", seed, v, d, want[v])
 				}
 			}
-			var dominated, fieldBytes int64
-			for x := range n {
-				for y := x; y >= 0; y = want[y] {
-					if y == v {
-						dominated++
-						fieldBytes += int64(8 * len(succ[x])) // Object[] elements
-						break
-					}
-				}
+			reached++
+			reachedBytes += int64(8 * len(g.succ[v]))
+			if got := r.RetainedObjects(obj); got != wantObjects[v] {
+				t.Errorf("seed %d: node %d retains %d objects, want %d", seed, v, got, wantObjects[v])
 			}
-			if got := r.RetainedObjects(obj); got != dominated {
-				t.Errorf("seed %d: node %d retains %d objects, want %d", seed, v, got, dominated)
+			if got := r.RetainedBytes(obj); got != wantBytes[v] {
+				t.Errorf("seed %d: node %d retains %d bytes, want %d", seed, v, got, wantBytes[v])
 			}
-			if got := r.RetainedBytes(obj); got != fieldBytes {
-				t.Errorf("seed %d: node %d retains %d bytes, want %d", seed, v, got, fieldBytes)
+			if got := again.RetainedBytes(obj); got != wantBytes[v] {
+				t.Errorf("seed %d: node %d retains %d bytes added up again, want %d", seed, v, got, wantBytes[v])
 			}
+		}
+		for _, c := range []*Retention{r, again} {
+			lost := int64(h.NumObjects()) - reached
+			if c.ReachableObjects() != reached || c.ReachableBytes() != reachedBytes || c.Unreachable != lost || c.UnreachableBytes != lostBytes {
+				t.Errorf("seed %d: reachable %d objects, %d bytes, unreachable %d, %d bytes; want %d, %d, %d, %d", seed,
+					c.ReachableObjects(), c.ReachableBytes(), c.Unreachable, c.UnreachableBytes, reached, reachedBytes, lost, lostBytes)
+			}
+		}
+	}
+}
+
+// checkTreeLists checks TopLevel and Dominated against the immediate
+// dominators want of naiveDominators and leaves, more objects the virtual
+// root immediately dominates that dominate nothing: both list objects by
+// index. obj gives the object of a node.
+func checkTreeLists(t *testing.T, seed uint64, r *Retention, want []int, leaves []model.ObjectIndex, obj func(int) model.ObjectIndex) {
+	t.Helper()
+	children := map[model.ObjectIndex][]model.ObjectIndex{}
+	top := slices.Clone(leaves)
+	all := slices.Clone(leaves)
+	for v, d := range want {
+		switch {
+		case d == -1:
+			top = append(top, obj(v))
+		case d >= 0:
+			children[obj(d)] = append(children[obj(d)], obj(v))
+		}
+		if d != -2 {
+			all = append(all, obj(v))
+		}
+	}
+	sorted := func(s []model.ObjectIndex) []model.ObjectIndex { slices.Sort(s); return s }
+	if got := r.TopLevel(); !slices.Equal(got, sorted(top)) {
+		t.Errorf("seed %d: top level %v, want %v", seed, got, top)
+	}
+	got := r.Dominated(all)
+	for _, x := range all {
+		if !slices.Equal(got[x], sorted(children[x])) {
+			t.Errorf("seed %d: object %d dominates %v, want %v", seed, x, got[x], children[x])
 		}
 	}
 }
