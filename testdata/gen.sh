@@ -2,6 +2,7 @@
 # Regenerates the real-JVM heap dump fixtures in testdata/jvm/.
 #
 #   bash testdata/gen.sh            (from the repository root, or from anywhere)
+#   bash testdata/gen.sh inspect    (only the jdk*-inspect-* fixtures)
 #
 # Needs a JDK 17 (java, javac, jcmd, jmap). Optional extra JDKs are used when
 # found: JDK21_HOME / JDK25_HOME, or /usr/lib/jvm/*-21-* / *-25-*. Set e.g.
@@ -38,6 +39,12 @@ trap cleanup EXIT
 
 log() { printf '[gen.sh] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
+
+SECTION="${1:-all}"
+case "$SECTION" in
+all | inspect) ;;
+*) die "usage: gen.sh [all|inspect]" ;;
+esac
 
 # --- locate JDKs -----------------------------------------------------------
 
@@ -82,22 +89,27 @@ mapfile -t SOURCES < <(find "$SRC" -name '*.java' | sort)
 
 PID=""
 LOGFILE=""
-start_fixture() { # NAME JAVA_HOME MAINCLASS FLAGS... ; sets PID, LOGFILE
+FIXTURE_STDIN=/dev/null
+start_fixture() { # NAME JAVA_HOME MAINCLASS FLAGS... ; sets PID, LOGFILE; stdin from $FIXTURE_STDIN
     local name="$1" jh="$2" main="$3"
     shift 3
     LOGFILE="$WORK/$name.stdout"
-    "$jh/bin/java" "$@" -cp "$CLASSES" "$main" >"$LOGFILE" 2>"$WORK/$name.stderr" &
+    "$jh/bin/java" "$@" -cp "$CLASSES" "$main" <"$FIXTURE_STDIN" >"$LOGFILE" 2>"$WORK/$name.stderr" &
     PID=$!
     PIDS+=("$PID")
+    wait_line "$name" READY
+}
+
+wait_line() { # NAME LINE : until the running fixture printed LINE on a line of its own
     local i
     for ((i = 0; i < 1200; i++)); do
-        if grep -qx READY "$LOGFILE" 2>/dev/null; then
+        if grep -qx "$2" "$LOGFILE" 2>/dev/null; then
             return 0
         fi
-        kill -0 "$PID" 2>/dev/null || { cat "$WORK/$name.stderr" >&2; die "$name: JVM exited before READY"; }
+        kill -0 "$PID" 2>/dev/null || { cat "$WORK/$1.stderr" >&2; die "$1: JVM exited before $2"; }
         sleep 0.1
     done
-    die "$name: no READY after 120 s"
+    die "$1: no $2 after 120 s"
 }
 
 stop_fixture() {
@@ -134,18 +146,27 @@ write_info() { # NAME JAVA_HOME MAINCLASS DUMPCMD HISTOCMD NOTE FLAGS...
     } | scrub >"$STAGE/$name.info.txt"
 }
 
+# Plain jcmd dump (-all, no GC) of the running fixture, gzipped, the histogram
+# right after it, and its info.txt.
+snapshot_jcmd() { # NAME JAVA_HOME MAINCLASS NOTE FLAGS...
+    local name="$1" jh="$2" main="$3" note="$4"
+    shift 4
+    "$jh/bin/jcmd" "$PID" GC.heap_dump -all "$WORK/$name.hprof" >&2
+    "$jh/bin/jcmd" "$PID" GC.class_histogram -all >"$STAGE/$name.histo.txt"
+    gzip -9 -n -c "$WORK/$name.hprof" >"$STAGE/$name.hprof.gz"
+    rm -f "$WORK/$name.hprof"
+    write_info "$name" "$jh" "$main" \
+        "jcmd $PID GC.heap_dump -all <file>; then gzip -9 -n <file>" \
+        "jcmd $PID GC.class_histogram -all (right after the dump)" "$note" "$@"
+}
+
 # jcmd plain dump (-all, no GC) + histogram, optionally a second -gz=1 dump.
 dump_jcmd() { # NAME JAVA_HOME MAINCLASS GZNAME|- FLAGS...
     local name="$1" jh="$2" main="$3" gzname="$4"
     shift 4
     start_fixture "$name" "$jh" "$main" "$@"
     local jcmd="$jh/bin/jcmd"
-    "$jcmd" "$PID" GC.heap_dump -all "$WORK/$name.hprof" >&2
-    "$jcmd" "$PID" GC.class_histogram -all >"$STAGE/$name.histo.txt"
-    gzip -9 -n -c "$WORK/$name.hprof" >"$STAGE/$name.hprof.gz"
-    write_info "$name" "$jh" "$main" \
-        "jcmd $PID GC.heap_dump -all <file>; then gzip -9 -n <file>" \
-        "jcmd $PID GC.class_histogram -all (right after the dump)" "" "$@"
+    snapshot_jcmd "$name" "$jh" "$main" "" "$@"
     if [[ "$gzname" != - ]]; then
         "$jcmd" "$PID" GC.heap_dump -all -gz=1 "$STAGE/$gzname.hprof.gz" >&2
         "$jcmd" "$PID" GC.class_histogram -all >"$STAGE/$gzname.histo.txt"
@@ -196,6 +217,46 @@ layout_report() { # NAME JAVA_HOME FLAGS...
     grep -q '^field fixture.LayoutA3 ' "$STAGE/$name.layout.txt" || die "$name: LayoutReport failed"
 }
 
+# Until the main thread of the running fixture blocks in FRAME (its top frame
+# in jcmd Thread.print), so that a dump cannot catch it still allocating.
+wait_main_in() { # NAME JAVA_HOME FRAME
+    local i
+    for ((i = 0; i < 100; i++)); do
+        if "$2/bin/jcmd" "$PID" Thread.print |
+            awk '/^"main"/ { m = 1; next } m && /^\tat / { print $2; exit }' | grep -q "^$3("; then
+            return 0
+        fi
+        sleep 0.2
+    done
+    die "$1: main thread not in $3"
+}
+
+# fixture.Inspect: one JVM, dumped when it prints READY and again after it
+# added its growth objects (READY2); NAME-before and NAME-after.
+dump_inspect() { # NAME JAVA_HOME FLAGS...
+    local name="$1" jh="$2" fifo="$WORK/$1.stdin" go
+    shift 2
+    mkfifo "$fifo"
+    # Held open read-write here so that the JVM's open of the fifo does not
+    # block and its reads block until gen.sh writes a line.
+    exec {go}<>"$fifo"
+    FIXTURE_STDIN="$fifo" start_fixture "$name" "$jh" fixture.Inspect "$@"
+    wait_main_in "$name" "$jh" java.io.FileInputStream.readBytes
+    snapshot_jcmd "$name-before" "$jh" fixture.Inspect \
+        "first dump of fixture.Inspect, taken after READY; $name-after is the same process after the growth step" "$@"
+    echo grow >&"$go"
+    wait_line "$name" READY2
+    wait_main_in "$name" "$jh" java.io.FileInputStream.readBytes
+    snapshot_jcmd "$name-after" "$jh" fixture.Inspect \
+        "second dump of the same process as $name-before, taken after READY2 (growth step done)" "$@"
+    exec {go}>&-
+    # -Xlog:gc prints every collection: none may have run after READY.
+    if sed -n '/^READY$/,$p' "$LOGFILE" | grep -q 'GC('; then
+        die "$name: a GC ran after READY"
+    fi
+    stop_fixture
+}
+
 # --- checks -------------------------------------------------------------------
 
 LAYOUTS=(LayoutEmpty LayoutBoolean LayoutByte LayoutChar LayoutShort
@@ -243,51 +304,98 @@ check_oom() { # NAME
     log "$1: $n OomChunk objects, histogram agrees"
 }
 
+# fixture.* classes with instances in every fixture.Inspect histogram, and
+# how many (InspectGrowth, whose count changes, is checked apart).
+INSPECT_COUNTS=(fixture.InspectTarget=1 fixture.InspectReferrerA=1 fixture.InspectReferrerB=1
+    fixture.InspectStackHolder=1 fixture.InspectColor=3 '[Lfixture.InspectColor;=1')
+
+check_inspect() { # NAME : NAME-before and NAME-after
+    local b="$STAGE/$1-before.histo.txt" a="$STAGE/$1-after.histo.txt" initial added h kv got want
+    read -r initial added < <(sed -n 's/^GROWTH initial=\([0-9]*\) added=\([0-9]*\)$/\1 \2/p' "$LOGFILE")
+    [[ -n "$initial" && -n "$added" ]] || die "$1: no 'GROWTH' line"
+    want="$(printf '%s\n' "${INSPECT_COUNTS[@]%=*}" fixture.InspectGrowth '[Lfixture.InspectGrowth;' | sort)"
+    for h in "$b" "$a"; do
+        for kv in "${INSPECT_COUNTS[@]}"; do
+            expect_count "$h" "${kv%=*}" "${kv##*=}"
+        done
+        got="$(awk '$4 ~ /fixture\./ { print $4 }' "$h" | sort)"
+        [[ "$got" == "$want" ]] || die "$(basename "$h"): fixture.* classes are" $got
+    done
+    expect_count "$b" fixture.InspectGrowth "$initial"
+    expect_count "$a" fixture.InspectGrowth $((initial + added))
+    expect_count "$b" '[Lfixture.InspectGrowth;' 1
+    expect_count "$a" '[Lfixture.InspectGrowth;' 2
+    for h in before after; do
+        grep -q '"inspect-stack-holder"' "$STAGE/$1-$h.info.txt" || die "$1-$h: no inspect-stack-holder thread"
+        grep -q 'fixture.InspectStackHolder.hold' "$STAGE/$1-$h.info.txt" || die "$1-$h: holder not in hold()"
+    done
+    log "$1: histogram counts OK, InspectGrowth $initial -> $((initial + added))"
+}
+
 # --- fixtures -----------------------------------------------------------------
 
 BASE=(-Xshare:off -Xmx64m -XX:+UseSerialGC -XX:-UseTLAB)
-PREFIXES=(jdk17-)
+# fixture.Inspect also logs every collection on stdout (checked by dump_inspect).
+INSPECT=("${BASE[@]}" -Xlog:gc)
 
-dump_jcmd jdk17-default "$JDK17" fixture.HeapShapes jdk17-gz "${BASE[@]}"
-check_heapshapes jdk17-default 1
-layout_report jdk17-default "$JDK17" "${BASE[@]}"
-check_heapshapes jdk17-gz 1
+# The fixture.HeapShapes and fixture.OomMain fixtures (all but jdk*-inspect-*).
+heapshapes_fixtures() {
+    dump_jcmd jdk17-default "$JDK17" fixture.HeapShapes jdk17-gz "${BASE[@]}"
+    check_heapshapes jdk17-default 1
+    layout_report jdk17-default "$JDK17" "${BASE[@]}"
+    check_heapshapes jdk17-gz 1
 
-dump_jcmd jdk17-nocoops "$JDK17" fixture.HeapShapes - "${BASE[@]}" -XX:-UseCompressedOops
-check_heapshapes jdk17-nocoops 1
-layout_report jdk17-nocoops "$JDK17" "${BASE[@]}" -XX:-UseCompressedOops
+    dump_jcmd jdk17-nocoops "$JDK17" fixture.HeapShapes - "${BASE[@]}" -XX:-UseCompressedOops
+    check_heapshapes jdk17-nocoops 1
+    layout_report jdk17-nocoops "$JDK17" "${BASE[@]}" -XX:-UseCompressedOops
 
-dump_jcmd jdk17-nocoops-noccp "$JDK17" fixture.HeapShapes - "${BASE[@]}" \
-    -XX:-UseCompressedOops -XX:-UseCompressedClassPointers
-check_heapshapes jdk17-nocoops-noccp 1
-layout_report jdk17-nocoops-noccp "$JDK17" "${BASE[@]}" -XX:-UseCompressedOops -XX:-UseCompressedClassPointers
+    dump_jcmd jdk17-nocoops-noccp "$JDK17" fixture.HeapShapes - "${BASE[@]}" \
+        -XX:-UseCompressedOops -XX:-UseCompressedClassPointers
+    check_heapshapes jdk17-nocoops-noccp 1
+    layout_report jdk17-nocoops-noccp "$JDK17" "${BASE[@]}" -XX:-UseCompressedOops -XX:-UseCompressedClassPointers
 
-dump_jcmd jdk17-align16 "$JDK17" fixture.HeapShapes - "${BASE[@]}" -XX:ObjectAlignmentInBytes=16
-check_heapshapes jdk17-align16 1
-layout_report jdk17-align16 "$JDK17" "${BASE[@]}" -XX:ObjectAlignmentInBytes=16
+    dump_jcmd jdk17-align16 "$JDK17" fixture.HeapShapes - "${BASE[@]}" -XX:ObjectAlignmentInBytes=16
+    check_heapshapes jdk17-align16 1
+    layout_report jdk17-align16 "$JDK17" "${BASE[@]}" -XX:ObjectAlignmentInBytes=16
 
-# Class data sharing left at its default (on) here, to have one dump with it.
-dump_jmap_live jdk17-jmap-live "$JDK17" -Xmx64m -XX:+UseSerialGC
-check_heapshapes jdk17-jmap-live 0
+    # Class data sharing left at its default (on) here, to have one dump with it.
+    dump_jmap_live jdk17-jmap-live "$JDK17" -Xmx64m -XX:+UseSerialGC
+    check_heapshapes jdk17-jmap-live 0
 
-dump_oom jdk17-oom "$JDK17"
-check_oom jdk17-oom
+    dump_oom jdk17-oom "$JDK17"
+    check_oom jdk17-oom
 
-if [[ -n "$JDK21" ]]; then
-    PREFIXES+=(jdk21-)
-    dump_jcmd jdk21-default "$JDK21" fixture.HeapShapes - "${BASE[@]}"
-    check_heapshapes jdk21-default 1
-    layout_report jdk21-default "$JDK21" "${BASE[@]}"
+    if [[ -n "$JDK21" ]]; then
+        dump_jcmd jdk21-default "$JDK21" fixture.HeapShapes - "${BASE[@]}"
+        check_heapshapes jdk21-default 1
+        layout_report jdk21-default "$JDK21" "${BASE[@]}"
+    fi
+
+    if [[ -n "$JDK25" ]]; then
+        dump_jcmd jdk25-default "$JDK25" fixture.HeapShapes - "${BASE[@]}"
+        check_heapshapes jdk25-default 1
+        layout_report jdk25-default "$JDK25" "${BASE[@]}"
+        dump_jcmd jdk25-coh "$JDK25" fixture.HeapShapes - "${BASE[@]}" -XX:+UseCompactObjectHeaders
+        check_heapshapes jdk25-coh 1
+        layout_report jdk25-coh "$JDK25" "${BASE[@]}" -XX:+UseCompactObjectHeaders
+    fi
+}
+
+if [[ "$SECTION" == all ]]; then
+    PREFIXES=(jdk17-)
+    [[ -n "$JDK21" ]] && PREFIXES+=(jdk21-)
+    [[ -n "$JDK25" ]] && PREFIXES+=(jdk25-)
+    heapshapes_fixtures
+else
+    PREFIXES=(jdk17-inspect-)
+    [[ -n "$JDK25" ]] && PREFIXES+=(jdk25-inspect-)
 fi
 
+dump_inspect jdk17-inspect "$JDK17" "${INSPECT[@]}"
+check_inspect jdk17-inspect
 if [[ -n "$JDK25" ]]; then
-    PREFIXES+=(jdk25-)
-    dump_jcmd jdk25-default "$JDK25" fixture.HeapShapes - "${BASE[@]}"
-    check_heapshapes jdk25-default 1
-    layout_report jdk25-default "$JDK25" "${BASE[@]}"
-    dump_jcmd jdk25-coh "$JDK25" fixture.HeapShapes - "${BASE[@]}" -XX:+UseCompactObjectHeaders
-    check_heapshapes jdk25-coh 1
-    layout_report jdk25-coh "$JDK25" "${BASE[@]}" -XX:+UseCompactObjectHeaders
+    dump_inspect jdk25-inspect "$JDK25" "${INSPECT[@]}"
+    check_inspect jdk25-inspect
 fi
 
 # Per-fixture table of fixture.* classes from the histograms (all generated fixtures).
