@@ -198,7 +198,8 @@ func (v *ObjectValues) Field(name string) (Value, bool) {
 }
 
 // StringText decodes the java.lang.String s from the values of s and of
-// its value array, both read by ReadValues with all their elements: a
+// its value array as ReadValues read them (the text of the elements it
+// kept: all of them when it kept all): a
 // char[] before JDK 9, a byte[] from JDK 9 on with the coder field saying
 // LATIN1 (0) or UTF-16 (1). ok is false when they are not there or do not
 // make a String.
@@ -212,7 +213,7 @@ func StringText(vals map[ObjectIndex]*ObjectValues, s ObjectIndex) (text string,
 		return "", false
 	}
 	av := vals[value.Ref]
-	if av == nil || av.Length < 0 || int64(len(av.Elements)) != av.Length {
+	if av == nil || av.Length < 0 {
 		return "", false
 	}
 	coder := 0
@@ -249,3 +250,7 @@ func Latin1Text(b []byte) string {
 	}
 	return string(runes)
 }
+
+// TypeName is the Java name of a field or element type ("int",
+// "object" for a reference).
+func TypeName(t Type) string { return hprof.Type(t).String() }
