@@ -1,9 +1,7 @@
 package model
 
 import (
-	"encoding/binary"
 	"fmt"
-	"unicode/utf16"
 
 	"github.com/hprofctl/hprofctl/parser/hprof"
 )
@@ -108,85 +106,21 @@ func ReadLabels(h *Heap, path string, from []ObjectIndex) (map[ObjectIndex][]Lab
 }
 
 // ReadStrings reads the dump at path again, as ReadLabels does, and decodes the given
-// java.lang.String objects: the value array (the String's only reference),
+// java.lang.String objects with StringText: the value array (the String's only reference),
 // char[] before JDK 9, byte[] after it with the coder field saying LATIN1
 // (0) or UTF-16 (1). Strings it cannot decode are left out.
 func ReadStrings(h *Heap, path string, strs []ObjectIndex) (map[ObjectIndex]string, error) {
-	type pending struct {
-		coder         int
-		value         []byte
-		elem          Type
-		haveStr, have bool
-	}
-	byString := make(map[uint64]*pending, len(strs))
-	byValue := make(map[uint64]*pending, len(strs))
-	owner := make(map[*pending]ObjectIndex, len(strs))
 	var visit []ObjectIndex
 	for _, s := range strs {
-		refs := h.Refs(s)
-		if len(refs) != 1 {
-			continue
+		if refs := h.Refs(s); len(refs) == 1 {
+			visit = append(visit, s, refs[0])
 		}
-		p := &pending{}
-		byString[h.ObjectID(s)] = p
-		byValue[h.ObjectID(refs[0])] = p
-		owner[p] = s
-		visit = append(visit, s, refs[0])
 	}
-	err := h.visitObjects(path, visit, func(r hprof.Source, rec *hprof.Record) error {
-		switch rec.Sub {
-		case hprof.SubInstanceDump:
-			p, ok := byString[rec.Instance.ID]
-			if !ok {
-				return nil
-			}
-			data, err := r.Payload()
-			if err != nil {
-				return err
-			}
-			p.haveStr = true
-			h.eachField(h.ClassOf(owner[p]), data, func(f *Field, _ bool, value []byte) {
-				if f.Name == "coder" && f.Type == TypeByte {
-					p.coder = int(value[0])
-				}
-			})
-		case hprof.SubPrimArrayDump:
-			p, ok := byValue[rec.PrimArray.ID]
-			if !ok {
-				return nil
-			}
-			data, err := r.Payload()
-			if err != nil {
-				return err
-			}
-			p.value, p.elem, p.have = append([]byte(nil), data...), Type(rec.PrimArray.ElemType), true
-		}
-		return nil
-	})
-	out := make(map[ObjectIndex]string, len(owner))
-	for p, s := range owner {
-		if !p.have || !p.haveStr {
-			continue
-		}
-		switch {
-		case p.elem == TypeChar || p.elem == TypeByte && p.coder == 1:
-			order := binary.ByteOrder(binary.BigEndian)
-			if p.elem == TypeByte {
-				// JDK 9+ UTF-16 strings hold chars in the JVM's byte order;
-				// HotSpot on x86 and ARM is little-endian.
-				order = binary.LittleEndian
-			}
-			units := make([]uint16, len(p.value)/2)
-			for k := range units {
-				units[k] = order.Uint16(p.value[2*k:])
-			}
-			out[s] = string(utf16.Decode(units))
-		case p.elem == TypeByte:
-			runes := make([]rune, len(p.value))
-			for k, b := range p.value {
-				runes[k] = rune(b)
-			}
-			out[s] = string(runes)
+	vals, err := ReadValues(h, path, visit, ValueOptions{Elements: -1})
+	out := make(map[ObjectIndex]string, len(strs))
+	for _, s := range strs {
+		if text, ok := StringText(vals, s); ok {
+			out[s] = text
 		}
 	}
 	return out, err

@@ -86,7 +86,7 @@ const identityBuilds = 3
 // (--no-index) and from a fresh index, and the first ones also while
 // building an index; the answers (JSON, or the error) are the same.
 // Retainers of single objects are asked for the biggest dominators'
-// objects.
+// objects, show for the biggest one.
 func TestIndexIdentity(t *testing.T) {
 	for _, dump := range identityDumps(t) {
 		name := filepath.Base(dump)
@@ -104,12 +104,19 @@ func TestIndexIdentity(t *testing.T) {
 					t.Fatalf("dominators: %v", err)
 				}
 			}
-			for _, row := range top {
+			for k, row := range top {
 				commands = append(commands, []string{"retainers", "--object", row.ObjectID, "--paths", "3"})
+				if k == 0 {
+					commands = append(commands, []string{"show", "--referrers", "--path", "--elements", "5", row.ObjectID})
+				}
 			}
 			builds := 0
 			for k, c := range commands {
 				args := append(slices.Clone(c), "-o", "json", dump)
+				if c[0] == "show" {
+					// show takes its ids after the file.
+					args = append(slices.Clone(c[:len(c)-1]), "-o", "json", dump, c[len(c)-1])
+				}
 				direct, directErr := runCLI(t, append([]string{"--no-index"}, args...)...)
 				runs := []string{"from the index"}
 				if k < identityBuilds {

@@ -1,0 +1,193 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hprofctl/hprofctl/analysis"
+)
+
+// Show renders shown objects. JSON is the object itself when there is one,
+// an array of them otherwise. A table shows each object's summary, then
+// its fields, elements, referrers and path as tables of their own; CSV has
+// one row per part (the object, a GC root, a field, an element, a
+// referrer, a path step).
+func Show(w io.Writer, objs []analysis.ShowObject, o Options) error {
+	if o.Format == JSON {
+		if len(objs) == 1 {
+			return writeJSON(w, objs[0])
+		}
+		return writeJSON(w, objs)
+	}
+	if o.Format == CSV {
+		return o.render(w, showCSV(objs))
+	}
+	for k, s := range objs {
+		if k > 0 {
+			if _, err := fmt.Fprintln(w); err != nil {
+				return err
+			}
+		}
+		if err := showTable(w, s, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// showTable writes one object as tables.
+func showTable(w io.Writer, s analysis.ShowObject, o Options) error {
+	summary := grid{columns: []column{{"object", text}, {s.ObjectID, text}}}
+	add := func(name string, value any, k kind) {
+		summary.rows = append(summary.rows, []any{name, o.cell(k, value, false)})
+	}
+	add("class", s.Class, text)
+	add("shallow", s.ShallowBytes, bytes)
+	retained := o.cell(bytes, s.RetainedBytes, false)
+	if !s.Reachable {
+		retained += " (unreachable)"
+	}
+	add("retained", retained, text)
+	if len(s.GCRoot) == 0 {
+		add("gc root", "no", text)
+	}
+	for _, r := range s.GCRoot {
+		add("gc root", rootText(r), text)
+	}
+	if s.Text != "" {
+		add("text", strconv.Quote(s.Text), text)
+	}
+	if s.Length != nil {
+		add("length", *s.Length, count)
+	}
+	if !s.Read {
+		add("values", "unknown: the dump could not be read again", text)
+	}
+	if err := o.render(w, summary); err != nil {
+		return err
+	}
+	if len(s.Fields) > 0 {
+		g := grid{columns: []column{{"field", text}, {"type", text}, {"value", text}, {"class", text}, {"text", text}}}
+		for _, f := range s.Fields {
+			name := f.Name
+			if f.Static {
+				name = "static " + name
+			}
+			g.rows = append(g.rows, []any{name, f.Type, valueText(f.Value), f.Class, quoted(f.Text)})
+		}
+		if err := o.render(w, g); err != nil {
+			return err
+		}
+	}
+	if len(s.Elements) > 0 {
+		g := grid{columns: []column{{"index", count}, {"value", text}, {"class", text}, {"text", text}}}
+		for _, e := range s.Elements {
+			g.rows = append(g.rows, []any{e.Index, valueText(e.Value), e.Class, quoted(e.Text)})
+		}
+		if err := o.render(w, g); err != nil {
+			return err
+		}
+		if s.Length != nil && int64(len(s.Elements)) < *s.Length {
+			if _, err := fmt.Fprintf(w, "first %d of %s elements\n", len(s.Elements), o.cell(count, *s.Length, false)); err != nil {
+				return err
+			}
+		}
+	}
+	if s.Referrers != nil {
+		g := grid{columns: []column{{"referrer", text}, {"class", text}, {"via", text}}, none: "no object references it"}
+		for _, r := range s.Referrers {
+			g.rows = append(g.rows, []any{r.ObjectID, r.Class, r.Via})
+		}
+		if err := o.render(w, g); err != nil {
+			return err
+		}
+	}
+	if s.Path != nil {
+		return Retainers(w, analysis.Retainers{Paths: []analysis.RetainerPath{*s.Path}, Targets: 1}, o)
+	}
+	return nil
+}
+
+// showCSV is the shown objects as one CSV table.
+func showCSV(objs []analysis.ShowObject) grid {
+	g := grid{columns: []column{{"object", text}, {"part", text}, {"name", text}, {"type", text}, {"value", text}, {"class", text}, {"text", text}}}
+	for _, s := range objs {
+		row := func(part, name, typ string, value any, class, txt string) {
+			g.rows = append(g.rows, []any{s.ObjectID, part, name, typ, value, class, txt})
+		}
+		length := ""
+		if s.Length != nil {
+			length = strconv.FormatInt(*s.Length, 10)
+		}
+		row("object", "", "", "", s.Class, s.Text)
+		row("shallow_bytes", "", "", s.ShallowBytes, "", "")
+		row("retained_bytes", "", "", s.RetainedBytes, "", "")
+		if length != "" {
+			row("length", "", "", length, "", "")
+		}
+		for _, r := range s.GCRoot {
+			row("gc_root", r.Kind, "", "", "", rootText(r))
+		}
+		for _, f := range s.Fields {
+			part := "field"
+			if f.Static {
+				part = "static"
+			}
+			row(part, f.Name, f.Type, valueText(f.Value), f.Class, f.Text)
+		}
+		for _, e := range s.Elements {
+			row("element", strconv.FormatInt(e.Index, 10), "", valueText(e.Value), e.Class, e.Text)
+		}
+		for _, r := range s.Referrers {
+			row("referrer", r.Via, "", r.ObjectID, r.Class, "")
+		}
+		if s.Path != nil {
+			for k, step := range s.Path.Chain {
+				row("path", step.Via, "", step.ObjectID, step.Class, strconv.Itoa(k))
+			}
+		}
+	}
+	return g
+}
+
+// rootText describes a GC root: its kind, thread and frame.
+func rootText(r analysis.ShowRoot) string {
+	parts := []string{r.Kind}
+	if r.Thread != "" {
+		parts = append(parts, "thread "+r.Thread)
+	}
+	switch {
+	case r.Frame != "":
+		parts = append(parts, "at "+r.Frame)
+	case r.FrameDepth != nil:
+		parts = append(parts, fmt.Sprintf("frame %d", *r.FrameDepth))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// valueText is a field's or element's value as a table shows it: null
+// for a null reference, a char in single quotes (a string of one
+// character; ids and the floats JSON has no number for are longer).
+func valueText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		if utf8.RuneCountInString(x) == 1 {
+			return strconv.QuoteRune([]rune(x)[0])
+		}
+		return x
+	}
+	return fmt.Sprint(v)
+}
+
+// quoted is a short text in double quotes, "" when there is none.
+func quoted(s string) string {
+	if s == "" {
+		return ""
+	}
+	return strconv.Quote(s)
+}
