@@ -37,6 +37,15 @@ type TopOptions struct {
 	Top int
 }
 
+// Check says whether the grouping is one TopConsumers knows.
+func (o TopOptions) Check() error {
+	switch o.By {
+	case "", ByClass, ByClassLoader, ByPackage:
+		return nil
+	}
+	return fmt.Errorf("unknown grouping %q: expected class, classloader or package", o.By)
+}
+
 // TopConsumerRow is one group of top-level dominators.
 type TopConsumerRow struct {
 	Name string `json:"name"`
@@ -77,6 +86,9 @@ type TopConsumerReport struct {
 //     groups of their own. Packages are not nested: java.util and
 //     java.util.concurrent are two rows.
 func TopConsumers(h *model.Heap, r *Retention, o TopOptions) (TopConsumerReport, error) {
+	if err := o.Check(); err != nil {
+		return TopConsumerReport{}, err
+	}
 	by := o.By
 	if by == "" {
 		by = ByClass
@@ -96,8 +108,6 @@ func TopConsumers(h *model.Heap, r *Retention, o TopOptions) (TopConsumerReport,
 		name = groupNames(h, ownClass(h), func(c model.ClassIndex) string { return loaderName(h, h.Classes[c].Loader) })
 	case ByPackage:
 		name = groupNames(h, ownClass(h), func(c model.ClassIndex) string { return PackageOf(h.Classes[c].Name) })
-	default:
-		return out, fmt.Errorf("unknown grouping %q: expected class, classloader or package", o.By)
 	}
 	index := map[string]int{}
 	for _, obj := range r.TopLevel() {
