@@ -49,6 +49,10 @@ const (
 	count
 	bytes
 	percent
+	// countDelta and bytesDelta are signed changes: printed with their
+	// sign in tables.
+	countDelta
+	bytesDelta
 )
 
 type column struct {
@@ -73,6 +77,13 @@ func (o Options) cell(k kind, v any, forCSV bool) string {
 	case string:
 		return x
 	case int64:
+		if (k == countDelta || k == bytesDelta) && !forCSV {
+			unsigned := count
+			if k == bytesDelta {
+				unsigned = bytes
+			}
+			return signed(x, o.cell(unsigned, abs(x), false))
+		}
 		if k == bytes && !forCSV && !o.ExactBytes {
 			return humanize.IBytes(uint64(max(x, 0)))
 		}
@@ -160,6 +171,24 @@ func (o Options) render(w io.Writer, g grid) error {
 		t.Footer(cells)
 	}
 	return t.Render()
+}
+
+// signed prefixes the printed magnitude of x with its sign (none for 0).
+func signed(x int64, magnitude string) string {
+	switch {
+	case x > 0:
+		return "+" + magnitude
+	case x < 0:
+		return "-" + magnitude
+	}
+	return magnitude
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -52,7 +52,8 @@ func identityDumps(t *testing.T) []string {
 }
 
 // identityCommands are the heap commands whose JSON must not depend on
-// whether an index answers them; the first identityBuilds of them are also
+// whether an index answers them (diff, which reads two dumps, has
+// TestDiffIndexIdentity); the first identityBuilds of them are also
 // run while building an index (the analysis then comes from memory, not
 // from the mapped file).
 var identityCommands = [][]string{
@@ -76,6 +77,9 @@ var identityCommands = [][]string{
 	{"retainers", "--class", `.`, "--include-weak"},
 	{"sites"},
 	{"sites", "--by", "class"},
+	{"top"},
+	{"top", "--by", "package", "--top", "0"},
+	{"top", "--by", "classloader", "--size", "fields"},
 	{"threads"},
 	{"deadlocks"},
 }

@@ -1,0 +1,94 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hprofctl/hprofctl/analysis"
+)
+
+// listedClasses is how many new or gone classes a table names before it
+// only counts the rest.
+const listedClasses = 10
+
+// Diff renders what changed between two dumps. JSON is the whole diff;
+// CSV the class rows; tables the class rows with the total, the new and
+// gone classes, the top of the dominator tree by class before and after,
+// and what grew past the limit.
+func Diff(w io.Writer, d analysis.HeapDiff, o Options) error {
+	if o.Format == JSON {
+		return writeJSON(w, d)
+	}
+	g := grid{columns: []column{{"#", count}, {"old instances", count}, {"new instances", count}, {"instances delta", countDelta},
+		{"old bytes", bytes}, {"new bytes", bytes}, {"bytes delta", bytesDelta}, {"class", text}},
+		none: "no class changed"}
+	for i, r := range d.Classes {
+		g.rows = append(g.rows, []any{i + 1, r.OldInstances, r.NewInstances, r.InstancesDelta, r.OldBytes, r.NewBytes, r.BytesDelta, r.Class})
+	}
+	if o.Format == CSV {
+		return o.render(w, g)
+	}
+	label := "total"
+	if len(d.Classes) < d.ChangedClasses {
+		label += fmt.Sprintf(" (%d of %d changed classes shown)", len(d.Classes), d.ChangedClasses)
+	}
+	t := d.Total
+	g.footer = []any{"", t.OldInstances, t.NewInstances, t.InstancesDelta, t.OldBytes, t.NewBytes, t.BytesDelta, label}
+	if len(g.rows) == 0 {
+		g.none = fmt.Sprintf("no class changed (%s instances, %s in both)", o.cell(count, t.NewInstances, false), o.cell(bytes, t.NewBytes, false))
+	}
+	if err := o.render(w, g); err != nil {
+		return err
+	}
+	if err := classList(w, "new classes", d.NewClasses); err != nil {
+		return err
+	}
+	if err := classList(w, "gone classes", d.GoneClasses); err != nil {
+		return err
+	}
+	if d.Retained != nil {
+		if _, err := fmt.Fprintln(w, "\nretained at the top of the dominator tree, by class:"); err != nil {
+			return err
+		}
+		rg := grid{columns: []column{{"#", count}, {"old objects", count}, {"new objects", count}, {"old retained", bytes}, {"new retained", bytes}, {"retained delta", bytesDelta}, {"class", text}},
+			none: "no change"}
+		for i, r := range d.Retained {
+			rg.rows = append(rg.rows, []any{i + 1, r.OldObjects, r.NewObjects, r.OldRetainedBytes, r.NewRetainedBytes, r.RetainedDelta, r.Class})
+		}
+		label := "reachable heap"
+		if len(d.Retained) < d.ChangedRetained {
+			label += fmt.Sprintf(" (%d of %d changed classes shown)", len(d.Retained), d.ChangedRetained)
+		}
+		rg.footer = []any{"", nil, nil, d.OldReachableBytes, d.NewReachableBytes, d.NewReachableBytes - d.OldReachableBytes, label}
+		if err := o.render(w, rg); err != nil {
+			return err
+		}
+	}
+	if d.Limit == nil {
+		return nil
+	}
+	limit := o.cell(bytes, *d.Limit, false)
+	var err error
+	if len(d.OverLimit) == 0 {
+		_, err = fmt.Fprintf(w, "nothing grew more than the limit (%s)\n", limit)
+	} else {
+		_, err = fmt.Fprintf(w, "grew more than the limit (%s): %s\n", limit, strings.Join(d.OverLimit, ", "))
+	}
+	return err
+}
+
+// classList writes a line naming the classes of a list, the first
+// listedClasses of them; nothing for an empty list.
+func classList(w io.Writer, what string, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	shown := names[:min(len(names), listedClasses)]
+	line := fmt.Sprintf("%s (%d): %s", what, len(names), strings.Join(shown, ", "))
+	if len(shown) < len(names) {
+		line += fmt.Sprintf(", … %d more", len(names)-len(shown))
+	}
+	_, err := fmt.Fprintln(w, line)
+	return err
+}
