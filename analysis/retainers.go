@@ -213,6 +213,32 @@ func threadNameString(h *model.Heap, thread int32, labels map[model.ObjectIndex]
 	return model.NoObject
 }
 
+// rootPlace names where GC root rt lies: its thread, "" for none (by the
+// name the dump gives it, else by decodedName, called only then, else by
+// its serial), its frame as Java prints one, "" when unknown, and the
+// frame's depth, nil when unknown.
+func rootPlace(h *model.Heap, rt model.Root, decodedName func() string) (thread, frame string, depth *int32) {
+	if rt.Frame >= 0 {
+		d := rt.Frame
+		depth = &d
+	}
+	if rt.Thread < 0 {
+		return "", "", depth
+	}
+	th := h.Threads[rt.Thread]
+	thread = th.Name
+	if thread == "" {
+		thread = decodedName()
+	}
+	if thread == "" {
+		thread = fmt.Sprintf("thread serial %d", th.Serial)
+	}
+	if th.Trace >= 0 && rt.Frame >= 0 && int(rt.Frame) < len(h.Traces[th.Trace].Frames) {
+		frame = frameString(h.Traces[th.Trace].Frames[rt.Frame])
+	}
+	return thread, frame, depth
+}
+
 // rootOf returns the first GC root record naming object i.
 func rootOf(h *model.Heap, i model.ObjectIndex) (model.Root, bool) {
 	for _, rt := range h.Roots {
@@ -271,24 +297,13 @@ func DescribePaths(h *model.Heap, p RetainerPaths, merged bool, labels map[model
 		rp := RetainerPath{Objects: p.Objects[k], RootKind: "system-class"}
 		if rt, ok := rootOf(h, c[0]); ok {
 			rp.RootKind = rt.Kind.String()
-			if rt.Frame >= 0 {
-				depth := rt.Frame
-				rp.RootFrameDepth = &depth
-			}
-			if rt.Thread >= 0 {
-				th := h.Threads[rt.Thread]
-				rp.RootThread = th.Name
-				if s := threadNameString(h, rt.Thread, labels); s != model.NoObject && names[s] != "" {
-					rp.RootThread = names[s]
+			rp.RootThread, rp.RootFrame, rp.RootFrameDepth = rootPlace(h, rt, func() string {
+				if s := threadNameString(h, rt.Thread, labels); s != model.NoObject {
+					return names[s]
 				}
-				if rp.RootThread == "" {
-					rp.RootThread = fmt.Sprintf("thread serial %d", th.Serial)
-				}
-				rp.RootThreadAllocator = h.RootThreadsAreAllocators() && (rt.Kind == model.RootJavaFrame || rt.Kind == model.RootJNILocal)
-				if th.Trace >= 0 && rt.Frame >= 0 && int(rt.Frame) < len(h.Traces[th.Trace].Frames) {
-					rp.RootFrame = frameString(h.Traces[th.Trace].Frames[rt.Frame])
-				}
-			}
+				return ""
+			})
+			rp.RootThreadAllocator = rt.Thread >= 0 && h.RootThreadsAreAllocators() && (rt.Kind == model.RootJavaFrame || rt.Kind == model.RootJNILocal)
 		}
 		for s, x := range c {
 			step := PathStep{ObjectID: ObjectID(h, x), Class: ClassName(h, x)}

@@ -284,23 +284,7 @@ func showRoots(h *model.Heap, obj model.ObjectIndex, vals map[model.ObjectIndex]
 			continue
 		}
 		sr := ShowRoot{Kind: rt.Kind.String()}
-		if rt.Frame >= 0 {
-			depth := rt.Frame
-			sr.FrameDepth = &depth
-		}
-		if rt.Thread >= 0 {
-			th := h.Threads[rt.Thread]
-			sr.Thread = th.Name
-			if sr.Thread == "" {
-				sr.Thread = nameText(h, th.Object, vals)
-			}
-			if sr.Thread == "" {
-				sr.Thread = fmt.Sprintf("thread serial %d", th.Serial)
-			}
-			if th.Trace >= 0 && rt.Frame >= 0 && int(rt.Frame) < len(h.Traces[th.Trace].Frames) {
-				sr.Frame = frameString(h.Traces[th.Trace].Frames[rt.Frame])
-			}
-		}
+		sr.Thread, sr.Frame, sr.FrameDepth = rootPlace(h, rt, func() string { return nameText(h, h.Threads[rt.Thread].Object, vals) })
 		out = append(out, sr)
 	}
 	return out
