@@ -115,7 +115,10 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 		}
 		return out
 	}
+	// isTarget keeps the pass over every reference below from looking
+	// each one up in the map.
 	targets := map[model.ObjectIndex][]model.ObjectIndex{}
+	isTarget := newObjectBits(h.NumObjects())
 	for _, t := range o.Objects {
 		out.Targets++
 		if parent[t] == noParent {
@@ -123,6 +126,7 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 			continue
 		}
 		targets[t] = nil
+		isTarget.add(t)
 	}
 	// The last retainers of each target: every reached object referencing it.
 	g := retentionGraph{h: h}
@@ -133,14 +137,17 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 			continue
 		}
 		g.forEachSucc(u, func(s model.ObjectIndex) {
+			if !isTarget.has(s) {
+				return
+			}
 			if prev, ok := targets[s]; ok && s != u && (len(prev) == 0 || prev[len(prev)-1] != u) {
 				targets[s] = append(prev, u)
 			}
 		})
 		if o.IncludeWeak {
 			for w := sort.Search(len(weak), func(w int) bool { return weak[w].From >= u }); w < len(weak) && weak[w].From == u; w++ {
-				if prev, ok := targets[weak[w].To]; ok {
-					targets[weak[w].To] = append(prev, u)
+				if to := weak[w].To; isTarget.has(to) {
+					targets[to] = append(targets[to], u)
 				}
 			}
 		}
