@@ -231,15 +231,25 @@ func contractedEdges(h *model.Heap, r *Retention, inner objectBits) ([]uint64, e
 		return t, nil
 	}
 	var edges []uint64
+	// recent remembers edges already listed, by a hash of the edge: the
+	// objects of one subtree mostly reference the same few tops (their
+	// class objects above all), so this keeps the list near its size
+	// once deduplicated. No edge is 0, as top and target differ.
+	var recent [1 << 16]uint64
 	add := func(u, v model.ObjectIndex) error {
 		if v == model.NoObject || !inner.has(v) {
 			return nil
 		}
 		t, err := topOf(u)
-		if err == nil && t != v {
-			edges = append(edges, uint64(t)<<32|uint64(v))
+		if err != nil || t == v {
+			return err
 		}
-		return err
+		e := uint64(t)<<32 | uint64(v)
+		if slot := &recent[(e*0x9E3779B97F4A7C15)>>48]; *slot != e {
+			*slot = e
+			edges = append(edges, e)
+		}
+		return nil
 	}
 	for i := range n {
 		u := model.ObjectIndex(i)
