@@ -202,20 +202,19 @@ func threadRetained(h *model.Heap, r *Retention) ([]int64, error) {
 // has it for class object), target not being top itself.
 func contractedEdges(h *model.Heap, r *Retention, inner objectBits) ([]uint64, error) {
 	n := h.NumObjects()
+	// top holds each object's top-level dominator plus one, 0 while not
+	// known: a fresh array needs no filling.
 	top := make([]model.ObjectIndex, n)
-	for i := range top {
-		top[i] = model.NoObject
-	}
 	var chain []model.ObjectIndex
 	// topOf climbs the dominators of u up to the top level, keeping the
 	// answer for every object on the way.
 	topOf := func(u model.ObjectIndex) (model.ObjectIndex, error) {
 		chain = chain[:0]
 		x := u
-		for top[x] == model.NoObject {
+		for top[x] == 0 {
 			d := r.idom[x]
 			if d == virtualRoot {
-				top[x] = x
+				top[x] = x + 1
 				break
 			}
 			if int(d) >= n || len(chain) >= n {
@@ -228,7 +227,7 @@ func contractedEdges(h *model.Heap, r *Retention, inner objectBits) ([]uint64, e
 		for _, c := range chain {
 			top[c] = t
 		}
-		return t, nil
+		return t - 1, nil
 	}
 	var edges []uint64
 	// recent remembers edges already listed, by a hash of the edge: the
