@@ -49,6 +49,9 @@ type StackFrame struct {
 	// Line is the source line, or model.LineUnknown, LineCompiled,
 	// LineNative.
 	Line int32 `json:"line"`
+	// Locals are the objects the frame holds (threads --retained), nil
+	// when not asked.
+	Locals []FrameLocal `json:"locals,omitzero"`
 }
 
 // SiteRow is one allocation site (or one group of sites, rolled up).

@@ -20,6 +20,9 @@ type ThreadRow struct {
 	Group  string       `json:"group,omitempty"`
 	Trace  uint32       `json:"trace,omitempty"`
 	Frames []StackFrame `json:"frames"`
+	// RetainedBytes is what the thread retains (AddThreadRetention), nil
+	// when not asked.
+	RetainedBytes *int64 `json:"retained_bytes,omitzero"`
 }
 
 // ThreadsFromHeap lists the threads of a binary dump: those the heap

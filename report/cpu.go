@@ -97,14 +97,20 @@ func CPUPprof(w io.Writer, r analysis.CPUReport) error {
 		p.SampleType = []*profile.ValueType{{Type: "samples", Unit: "count"}}
 	}
 	functions := map[[2]string]*profile.Function{}
-	locations := map[analysis.StackFrame]*profile.Location{}
+	// A frame's location is its method, file and line.
+	type frameKey struct {
+		method, file string
+		line         int32
+	}
+	locations := map[frameKey]*profile.Location{}
 	for _, t := range r.Rows {
 		s := &profile.Sample{Value: []int64{t.Count}}
 		if r.Kind == "times" {
 			s.Value = append(s.Value, int64(t.SelfPercent*float64(r.Total)/100+0.5))
 		}
 		for _, f := range t.Frames {
-			loc := locations[f]
+			key := frameKey{f.Method, f.File, f.Line}
+			loc := locations[key]
 			if loc == nil {
 				fk := [2]string{f.Method, f.File}
 				fn := functions[fk]
@@ -114,7 +120,7 @@ func CPUPprof(w io.Writer, r analysis.CPUReport) error {
 					p.Function = append(p.Function, fn)
 				}
 				loc = &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: fn, Line: int64(max(f.Line, 0))}}}
-				locations[f] = loc
+				locations[key] = loc
 				p.Location = append(p.Location, loc)
 			}
 			s.Location = append(s.Location, loc)

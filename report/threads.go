@@ -3,12 +3,15 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis"
 )
 
 // Threads renders threads with their states and stacks: JSON an array of
 // threads with their frames; tables list every stack below the table.
+// Rows with retained sizes (threads --retained) add a retained column, and
+// each stack below the table lists the locals of each frame.
 func Threads(w io.Writer, threads []analysis.ThreadRow, o Options) error {
 	if o.Format == JSON {
 		if threads == nil {
@@ -16,11 +19,15 @@ func Threads(w io.Writer, threads []analysis.ThreadRow, o Options) error {
 		}
 		return writeJSON(w, threads)
 	}
+	retained := len(threads) > 0 && threads[0].RetainedBytes != nil
 	g := grid{columns: []column{{"serial", count}, {"name", text}, {"state", text}, {"frames", count}, {"top frame", text}},
 		none: "no thread in the dump"}
 	if o.Format == CSV {
 		g.columns[4] = column{"frames", text}
 		g.columns[3] = column{"depth", count}
+	}
+	if retained {
+		g.columns = append(g.columns[:3], append([]column{{"retained bytes", bytes}}, g.columns[3:]...)...)
 	}
 	for _, t := range threads {
 		top := ""
@@ -30,7 +37,11 @@ func Threads(w io.Writer, threads []analysis.ThreadRow, o Options) error {
 		if o.Format == CSV {
 			top = joinFrames(t.Frames)
 		}
-		g.rows = append(g.rows, []any{int64(t.Serial), t.Name, t.State, len(t.Frames), top})
+		row := []any{int64(t.Serial), t.Name, t.State, len(t.Frames), top}
+		if retained {
+			row = append(row[:3], append([]any{*t.RetainedBytes}, row[3:]...)...)
+		}
+		g.rows = append(g.rows, row)
 	}
 	if err := o.render(w, g); err != nil || o.Format == CSV {
 		return err
@@ -43,9 +54,30 @@ func Threads(w io.Writer, threads []analysis.ThreadRow, o Options) error {
 		if t.State != "" {
 			head += " " + t.State
 		}
-		if err := writeFrames(w, head+":", t.Frames); err != nil {
+		if retained {
+			head += ", retains " + o.cell(bytes, *t.RetainedBytes, false)
+		}
+		if err := writeLocalFrames(w, head+":", t.Frames, o); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeLocalFrames writes a stack as writeFrames does, each frame followed
+// by the objects it holds with their retained sizes.
+func writeLocalFrames(w io.Writer, head string, frames []analysis.StackFrame, o Options) error {
+	var b strings.Builder
+	b.WriteString(head)
+	b.WriteByte('\n')
+	for _, f := range frames {
+		b.WriteString("\tat ")
+		b.WriteString(frameString(f))
+		b.WriteByte('\n')
+		for _, l := range f.Locals {
+			fmt.Fprintf(&b, "\t    local %s %s, retains %s\n", l.ObjectID, l.Class, o.cell(bytes, l.RetainedBytes, false))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -46,3 +46,33 @@ func TestThreadsEmptyGolden(t *testing.T) {
 		t.Errorf("JSON %q and CSV %q, want [] and the header alone", out["json"], out["csv"])
 	}
 }
+
+func TestThreadsRetainedGolden(t *testing.T) {
+	holder, main := int64(8_389_088), int64(568)
+	threads := []analysis.ThreadRow{
+		{Name: "main", Serial: 1, State: "RUNNABLE", RetainedBytes: &main, Frames: []analysis.StackFrame{
+			{Method: "app.Main.main", File: "Main.java", Line: 7, Locals: []analysis.FrameLocal{}}}},
+		{Name: "holder", Serial: 7, State: "WAITING", RetainedBytes: &holder, Frames: []analysis.StackFrame{
+			{Method: "jdk.internal.misc.Unsafe.park", Line: model.LineNative, Locals: []analysis.FrameLocal{}},
+			{Method: "app.Holder.hold", File: "Holder.java", Line: 12, Locals: []analysis.FrameLocal{
+				{ObjectID: "0x7ff000010", Class: "long[]", RetainedBytes: 8_388_624},
+				{ObjectID: "0x7ff800020", Class: "app.Holder", RetainedBytes: 16}}}}},
+	}
+	out := renderGolden(t, "threads-retained", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Threads(w, threads, o) })
+	wantLines(t, "table", out["table"], `"holder" serial 7 WAITING, retains 8.0 MiB:`, "\tat app.Holder.hold(Holder.java:12)", "\t    local 0x7ff000010 long[], retains 8.0 MiB")
+	recs := readCSV(t, out["csv"])
+	if len(recs) != 3 || strings.Join(recs[0], ",") != "serial,name,state,retained bytes,depth,frames" || recs[2][3] != "8389088" {
+		t.Errorf("CSV %q", recs)
+	}
+	var back []struct {
+		RetainedBytes *int64 `json:"retained_bytes"`
+		Frames        []struct {
+			Locals *[]analysis.FrameLocal `json:"locals"`
+		} `json:"frames"`
+	}
+	decodeJSON(t, out["json"], &back)
+	if len(back) != 2 || back[1].RetainedBytes == nil || *back[1].RetainedBytes != holder || back[0].Frames[0].Locals == nil ||
+		len(*back[0].Frames[0].Locals) != 0 || (*back[1].Frames[1].Locals)[0].RetainedBytes != 8_388_624 {
+		t.Errorf("JSON %s", out["json"])
+	}
+}

@@ -81,6 +81,7 @@ var identityCommands = [][]string{
 	{"top", "--by", "package", "--top", "0"},
 	{"top", "--by", "classloader", "--size", "fields"},
 	{"threads"},
+	{"threads", "--retained"},
 	{"deadlocks"},
 }
 

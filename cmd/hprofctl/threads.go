@@ -14,7 +14,10 @@ import (
 )
 
 func newThreadsCommand(g *globalFlags) *cobra.Command {
-	var depth int
+	var (
+		depth    int
+		retained bool
+	)
 	cmd := &cobra.Command{
 		Use:   "threads FILE",
 		Short: "Threads with their state and stack trace",
@@ -26,12 +29,22 @@ one and its stack trace:
                  read in a second pass over the file (not for standard input);
   ASCII hprof    THREAD START / END, with the state and stack of MONITOR DUMP;
   thread dumps   jstack, jcmd Thread.print, SIGQUIT output, Thread.dump_to_file
-                 (--dump N picks one dump of several; default the last).`,
+                 (--dump N picks one dump of several; default the last).
+
+--retained (HotSpot heap dumps, from a file) adds what each thread retains
+and, under each frame, the objects it holds with their retained sizes (as
+the dominator tree gives them). A thread retains what the JVM would free if
+it ended: its Thread object and its stack roots (java frames, JNI locals,
+native stack, thread block) stand for one node between the GC roots and
+what they reference, and the thread retains what that node dominates. An
+object that another root or another thread also keeps alive is not counted;
+what two threads' stacks share is counted in neither.`,
 		Example: `  hprofctl threads heap.hprof
+  hprofctl threads --retained heap.hprof
   hprofctl threads -o json jstack.txt | jq '.[] | select(.state == "BLOCKED")'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := g.reportOptions()
+			opt, size, err := g.options()
 			if err != nil {
 				return err
 			}
@@ -40,6 +53,9 @@ one and its stack trace:
 				return err
 			}
 			defer f.Close()
+			if retained && (format.Kind != input.KindHPROF || args[0] == "-") {
+				return fmt.Errorf("--retained: %s is no binary heap dump read from a file", f.Name)
+			}
 			var rows []analysis.ThreadRow
 			switch format.Kind {
 			case input.KindJVMPICapture:
@@ -51,7 +67,16 @@ one and its stack trace:
 				// give their states: read where the dump's index says
 				// they are, which standard input cannot give.
 				if format.Kind == input.KindHPROF && args[0] != "-" {
-					h, err := g.load(args[0], true)
+					var (
+						h   *model.Heap
+						r   *analysis.Retention
+						err error
+					)
+					if retained {
+						h, r, _, err = g.loadRetention(args[0], size, false)
+					} else {
+						h, err = g.load(args[0], true)
+					}
 					if err != nil {
 						return err
 					}
@@ -62,6 +87,11 @@ one and its stack trace:
 						}
 					}
 					rows = analysis.ThreadsFromHeap(h, hl, depth)
+					if retained {
+						if err := analysis.AddThreadRetention(h, r, rows); err != nil {
+							return err
+						}
+					}
 					break
 				}
 				p, h, err := model.LoadProfile(f, model.LoadOptions{Dump: g.dump})
@@ -84,6 +114,7 @@ one and its stack trace:
 		},
 	}
 	cmd.Flags().IntVar(&depth, "depth", 0, "frames of each stack to show (0: all the file has)")
+	cmd.Flags().BoolVar(&retained, "retained", false, "add what each thread retains and each frame's locals (HotSpot heap dumps)")
 	return cmd
 }
 
