@@ -55,11 +55,8 @@ type stringKey struct {
 type stringGroup struct {
 	count, wasted int64
 	// first is the String with the lowest object index, the one read
-	// again for the text, and array its value array; arrays are the
-	// group's other value arrays.
-	first  model.ObjectIndex
-	array  model.ObjectIndex
-	arrays map[model.ObjectIndex]bool
+	// again for the text.
+	first model.ObjectIndex
 }
 
 // DuplicateStrings groups the heap's java.lang.String objects by value,
@@ -116,44 +113,50 @@ func DuplicateStrings(h *model.Heap, path string, o StringOptions) (DuplicateStr
 	if err != nil {
 		return rep, err
 	}
-	groups := map[stringKey]*stringGroup{}
+	// Sorting the Strings by value (then by array) puts each value's
+	// copies together, and each of its arrays once after the other.
+	type entry struct {
+		key      stringKey
+		array, s model.ObjectIndex
+	}
+	entries := make([]entry, 0, len(strs))
 	for k, s := range strs {
-		a := valueOf[k]
-		n, _ := slices.BinarySearch(arrays, a)
-		ah := hashes[n]
-		if !ah.read {
-			continue
-		}
-		key := stringKey{elem: ah.elem, coder: coders[k], length: ah.length, hash: ah.hash, hash2: ah.hash2}
-		g := groups[key]
-		if g == nil {
-			g = &stringGroup{first: s, array: a}
-			groups[key] = g
-		}
-		g.count++
-		if g.count > 1 {
-			g.wasted += shallowBytes(h, s, o.Size)
-		}
-		if a != g.array && !g.arrays[a] {
-			if g.arrays == nil {
-				g.arrays = map[model.ObjectIndex]bool{}
-			}
-			g.arrays[a] = true
-			g.wasted += shallowBytes(h, a, o.Size)
+		n, _ := slices.BinarySearch(arrays, valueOf[k])
+		if ah := hashes[n]; ah.read {
+			entries = append(entries, entry{stringKey{ah.elem, coders[k], ah.length, ah.hash, ah.hash2}, valueOf[k], s})
 		}
 	}
+	slices.SortFunc(entries, func(x, y entry) int {
+		a, b := x.key, y.key
+		return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.hash2, b.hash2), cmp.Compare(a.length, b.length),
+			cmp.Compare(a.elem, b.elem), cmp.Compare(a.coder, b.coder), cmp.Compare(x.array, y.array), cmp.Compare(x.s, y.s))
+	})
 	minCount := int64(max(o.MinCount, 2))
-	var keep []*stringGroup
-	for _, g := range groups {
-		if g.count >= minCount {
+	var keep []stringGroup
+	for k := 0; k < len(entries); {
+		j := k + 1
+		for j < len(entries) && entries[j].key == entries[k].key {
+			j++
+		}
+		if int64(j-k) >= minCount {
+			g := stringGroup{count: int64(j - k), first: entries[k].s}
+			for n := k + 1; n < j; n++ {
+				e := entries[n]
+				g.wasted += shallowBytes(h, e.s, o.Size)
+				if e.array != entries[n-1].array {
+					g.wasted += shallowBytes(h, e.array, o.Size)
+				}
+				g.first = min(g.first, e.s)
+			}
 			keep = append(keep, g)
 			rep.WastedBytes += g.wasted
 		}
+		k = j
 	}
 	rep.Groups = len(keep)
 	// Most wasted first; ties by count, then by the first String's
 	// index, so the order does not depend on the map's.
-	slices.SortFunc(keep, func(x, y *stringGroup) int {
+	slices.SortFunc(keep, func(x, y stringGroup) int {
 		return cmp.Or(cmp.Compare(y.wasted, x.wasted), cmp.Compare(y.count, x.count), cmp.Compare(x.first, y.first))
 	})
 	if o.Top > 0 && len(keep) > o.Top {
