@@ -119,10 +119,27 @@ func DuplicateStrings(h *model.Heap, path string, o StringOptions) (DuplicateStr
 		key      stringKey
 		array, s model.ObjectIndex
 	}
-	entries := make([]entry, 0, len(strs))
+	// Most values are held once: only the Strings whose first hash some
+	// other String shares are sorted in full.
+	place := make([]int, len(strs))
+	firstHashes := make([]uint64, 0, len(strs))
+	for k := range strs {
+		place[k], _ = slices.BinarySearch(arrays, valueOf[k])
+		if ah := hashes[place[k]]; ah.read {
+			firstHashes = append(firstHashes, ah.hash)
+		}
+	}
+	slices.Sort(firstHashes)
+	shared := firstHashes[:0]
+	for k := 1; k < len(firstHashes); k++ {
+		if firstHashes[k] == firstHashes[k-1] && (len(shared) == 0 || shared[len(shared)-1] != firstHashes[k]) {
+			shared = append(shared, firstHashes[k])
+		}
+	}
+	var entries []entry
 	for k, s := range strs {
-		n, _ := slices.BinarySearch(arrays, valueOf[k])
-		if ah := hashes[n]; ah.read {
+		ah := hashes[place[k]]
+		if _, ok := slices.BinarySearch(shared, ah.hash); ok && ah.read {
 			entries = append(entries, entry{stringKey{ah.elem, coders[k], ah.length, ah.hash, ah.hash2}, valueOf[k], s})
 		}
 	}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -163,6 +164,12 @@ type placed struct {
 func (b *bulkReader) run(objs []ObjectIndex) error {
 	h := b.h
 	ids := int64(h.Source.IDSize)
+	// Dumps mostly hold objects in the order of their ids, so objects in
+	// index order are mostly in offset order already.
+	objs = slices.Clone(objs)
+	slices.Sort(objs)
+	objs = slices.Compact(objs)
+	fields := make(map[ClassIndex]int64)
 	at := make([]placed, len(objs))
 	for k, i := range objs {
 		c := h.ClassOf(i)
@@ -175,19 +182,19 @@ func (b *bulkReader) run(objs []ObjectIndex) error {
 		case h.Classes[c].IsArray():
 			n = 1 + ids + 9 + int64(h.ArrayLength(i))*int64(h.typeSize(h.Classes[c].Elem))
 		default:
-			n = 1 + 2*ids + 8 + h.fieldBytes(c)
+			fb, ok := fields[c]
+			if !ok {
+				fb = h.fieldBytes(c)
+				fields[c] = fb
+			}
+			n = 1 + 2*ids + 8 + fb
 		}
 		at[k] = placed{off: h.recordOffset(i), n: n, obj: i}
 	}
-	slices.SortFunc(at, func(x, y placed) int {
-		switch {
-		case x.off < y.off:
-			return -1
-		case x.off > y.off:
-			return 1
-		}
-		return 0
-	})
+	byOffset := func(x, y placed) int { return cmp.Compare(x.off, y.off) }
+	if !slices.IsSortedFunc(at, byOffset) {
+		slices.SortFunc(at, byOffset)
+	}
 	for k := 0; k < len(at); {
 		start, end := at[k].off, at[k].off+at[k].n
 		j := k + 1
