@@ -82,6 +82,10 @@ var identityCommands = [][]string{
 	{"top", "--by", "classloader", "--size", "fields"},
 	{"threads"},
 	{"deadlocks"},
+	{"strings", "--top", "0"},
+	{"strings", "--min-count", "3", "--size", "fields"},
+	{"collections", "--top", "0"},
+	{"collections", "--objects", "--top", "0", "--size", "fields"},
 }
 
 const identityBuilds = 3
