@@ -25,10 +25,15 @@ func Collections(w io.Writer, c analysis.CollectionReport, objects bool, o Optio
 		}{nonNil(c.Classes), nonNil(c.Arrays)})
 	}
 	var colls, arrays grid
+	// Tables show the fill ratio as a percentage, CSV as the ratio.
+	fill, fillTitle := func(r float64) any { return r }, "fill ratio"
+	if o.Format == Table {
+		fill, fillTitle = func(r float64) any { return r * 100 }, "fill"
+	}
 	if objects {
-		colls = grid{columns: []column{{"object", text}, {"size", count}, {"capacity", count}, {"fill", percent}, {"wasted bytes", bytes}, {"class", text}}}
+		colls = grid{columns: []column{{"object", text}, {"size", count}, {"capacity", count}, {fillTitle, percent}, {"wasted bytes", bytes}, {"class", text}}}
 		for _, r := range c.Objects {
-			colls.rows = append(colls.rows, []any{r.ObjectID, r.Size, r.Capacity, r.FillRatio * 100, r.WastedBytes, r.Class})
+			colls.rows = append(colls.rows, []any{r.ObjectID, r.Size, r.Capacity, fill(r.FillRatio), r.WastedBytes, r.Class})
 		}
 		arrays = grid{columns: []column{{"object", text}, {"length", count}, {"kind", text}, {"bytes", bytes}, {"value", text}, {"class", text}}}
 		for _, r := range c.ArrayObjects {
@@ -39,9 +44,9 @@ func Collections(w io.Writer, c analysis.CollectionReport, objects bool, o Optio
 			arrays.rows = append(arrays.rows, []any{r.ObjectID, r.Length, r.Kind, r.Bytes, value, r.Class})
 		}
 	} else {
-		colls = grid{columns: []column{{"instances", count}, {"empty", count}, {"size", count}, {"capacity", count}, {"fill", percent}, {"wasted bytes", bytes}, {"class", text}}}
+		colls = grid{columns: []column{{"instances", count}, {"empty", count}, {"size", count}, {"capacity", count}, {fillTitle, percent}, {"wasted bytes", bytes}, {"class", text}}}
 		for _, r := range c.Classes {
-			colls.rows = append(colls.rows, []any{r.Instances, r.Empty, r.Size, r.Capacity, r.FillRatio * 100, r.WastedBytes, r.Class})
+			colls.rows = append(colls.rows, []any{r.Instances, r.Empty, r.Size, r.Capacity, fill(r.FillRatio), r.WastedBytes, r.Class})
 		}
 		arrays = grid{columns: []column{{"zero-length", count}, {"bytes", bytes}, {"all-null", count}, {"bytes", bytes}, {"constant", count}, {"bytes", bytes}, {"class", text}}}
 		for _, r := range c.Arrays {
