@@ -59,6 +59,9 @@ arrays are read from FILE again, which standard input cannot give.`,
 			if err != nil {
 				return err
 			}
+			if err := needValues(h); err != nil {
+				return err
+			}
 			c, err := analysis.Collections(h, args[0], co)
 			if err != nil {
 				return err

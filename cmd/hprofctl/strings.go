@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -50,6 +51,9 @@ standard input cannot give.`,
 			if err != nil {
 				return err
 			}
+			if err := needValues(h); err != nil {
+				return err
+			}
 			d, err := analysis.DuplicateStrings(h, args[0], so)
 			if err != nil {
 				return err
@@ -60,4 +64,14 @@ standard input cannot give.`,
 	cmd.Flags().IntVar(&so.MinCount, "min-count", 2, "list only values held by at least N Strings")
 	cmd.Flags().IntVar(&so.Top, "top", 20, "show only the N values that waste most (0: all)")
 	return cmd
+}
+
+// needValues fails for a heap read from a dump that records no primitive
+// values (the hprof agent's ASCII output prints references only), whose
+// Strings and collection sizes cannot be read.
+func needValues(h *model.Heap) error {
+	if h.Source.Lines > 0 {
+		return fmt.Errorf("%s: the dump records no primitive values (references only), so String values and collection sizes cannot be read", h.Source.File)
+	}
+	return nil
 }
