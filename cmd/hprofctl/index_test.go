@@ -82,10 +82,8 @@ var identityCommands = [][]string{
 	{"top", "--by", "classloader", "--size", "fields"},
 	{"threads"},
 	{"deadlocks"},
-	{"strings", "--top", "0"},
-	{"strings", "--min-count", "3", "--size", "fields"},
-	{"collections", "--top", "0"},
-	{"collections", "--objects", "--top", "0", "--size", "fields"},
+	{"strings", "--top", "0", "--size", "fields"},
+	{"collections", "--objects", "--top", "0"},
 }
 
 const identityBuilds = 3
