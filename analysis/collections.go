@@ -209,7 +209,7 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 				}
 			case v.Length >= 2 && bytes.Equal(v.Data[size:], v.Data[:len(v.Data)-size]):
 				arrayKind[obj] = ArrayConstant
-				arrayValue[obj] = fieldValue(model.Value{Type: v.Elem, Bits: bigEndian(v.Data[:size])})
+				arrayValue[obj] = fieldValue(v.Element(0))
 			}
 			return nil
 		}
@@ -419,13 +419,4 @@ func topRows[T any](rows []T, n int) []T {
 		return rows[:n]
 	}
 	return rows
-}
-
-// bigEndian is the unsigned big-endian number in b (1 to 8 bytes).
-func bigEndian(b []byte) uint64 {
-	var x uint64
-	for _, c := range b {
-		x = x<<8 | uint64(c)
-	}
-	return x
 }

@@ -170,6 +170,13 @@ func bigEndianBits(b []byte) uint64 {
 	return x
 }
 
+// Element is element k of a primitive array whose values EachValues or
+// ReadValues decoded, from its Data; k must lie within it.
+func (v *ObjectValues) Element(k int) Value {
+	size := v.Elem.Size(8)
+	return Value{Type: v.Elem, Bits: bigEndianBits(v.Data[k*size : (k+1)*size]), Ref: NoObject}
+}
+
 // Field returns the value of the field named name, the first one in
 // record order (a subclass's field hides its superclass's of the same
 // name), and whether there is one.
