@@ -6,22 +6,13 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/model"
-	"github.com/hprofctl/hprofctl/parser/input"
 )
 
 // showFixture runs Show as the show command does on the objects of the
 // dump at path that pick chooses.
 func showFixture(t *testing.T, path string, pick func(h *model.Heap) []model.ObjectIndex, o ShowOptions) []ShowObject {
 	t.Helper()
-	f, err := input.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := loadPath(t, path)
 	r, err := ComputeRetention(h, RetentionOptions{})
 	if err != nil {
 		t.Fatal(err)

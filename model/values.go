@@ -80,12 +80,6 @@ func ReadValues(h *Heap, path string, objs []ObjectIndex, o ValueOptions) (map[O
 		}
 		return int64(o.Elements)
 	}
-	ref := func(id uint64) ObjectIndex {
-		if i, ok := h.Lookup(id); ok && id != 0 {
-			return i
-		}
-		return NoObject
-	}
 	err := h.visitObjects(path, visit, func(r hprof.Source, rec *hprof.Record) error {
 		switch rec.Sub {
 		case hprof.SubInstanceDump:
@@ -97,7 +91,7 @@ func ReadValues(h *Heap, path string, objs []ObjectIndex, o ValueOptions) (map[O
 			out[obj] = v
 			if r.Traits().NamedReferences {
 				for _, nr := range r.Object().Refs {
-					v.Fields = append(v.Fields, Value{Name: nr.Name, Type: TypeObject, Bits: nr.ID, Ref: ref(nr.ID)})
+					v.Fields = append(v.Fields, Value{Name: nr.Name, Type: TypeObject, Bits: nr.ID, Ref: h.refTo(nr.ID)})
 				}
 				return nil
 			}
@@ -105,16 +99,7 @@ func ReadValues(h *Heap, path string, objs []ObjectIndex, o ValueOptions) (map[O
 			if err != nil {
 				return err
 			}
-			h.eachField(h.ClassOf(obj), data, func(f *Field, _ bool, b []byte) {
-				val := Value{Name: f.Name, Type: f.Type, Ref: NoObject}
-				if f.Type == TypeObject {
-					val.Bits = r.ID(b)
-					val.Ref = ref(val.Bits)
-				} else {
-					val.Bits = bigEndianBits(b)
-				}
-				v.Fields = append(v.Fields, val)
-			})
+			v.Fields = h.appendFields(v.Fields, obj, data, r.ID)
 		case hprof.SubObjArrayDump:
 			obj, ok := want[rec.ObjArray.ID]
 			if !ok {
@@ -127,7 +112,7 @@ func ReadValues(h *Heap, path string, objs []ObjectIndex, o ValueOptions) (map[O
 			return r.PayloadChunks(func(chunk []byte) error {
 				for p := 0; p+ids <= len(chunk) && int64(len(v.Elements)) < n; p += ids {
 					id := r.ID(chunk[p:])
-					v.Elements = append(v.Elements, Value{Type: TypeObject, Bits: id, Ref: ref(id)})
+					v.Elements = append(v.Elements, Value{Type: TypeObject, Bits: id, Ref: h.refTo(id)})
 				}
 				return nil
 			})
@@ -185,6 +170,13 @@ func bigEndianBits(b []byte) uint64 {
 	return x
 }
 
+// Element is element k of a primitive array whose values EachValues or
+// ReadValues decoded, from its Data; k must lie within it.
+func (v *ObjectValues) Element(k int) Value {
+	size := v.Elem.Size(8)
+	return Value{Type: v.Elem, Bits: bigEndianBits(v.Data[k*size : (k+1)*size]), Ref: NoObject}
+}
+
 // Field returns the value of the field named name, the first one in
 // record order (a subclass's field hides its superclass's of the same
 // name), and whether there is one.
@@ -212,25 +204,38 @@ func StringText(vals map[ObjectIndex]*ObjectValues, s ObjectIndex) (text string,
 	if !ok || value.Type != TypeObject || value.Ref == NoObject {
 		return "", false
 	}
-	av := vals[value.Ref]
-	if av == nil || av.Length < 0 {
+	return StringValue(sv, vals[value.Ref])
+}
+
+// StringValue decodes a java.lang.String from the values sv of the
+// String and av of its value array (the text of the elements av holds in
+// Data), as StringText does.
+func StringValue(sv, av *ObjectValues) (text string, ok bool) {
+	if sv == nil || av == nil || av.Length < 0 {
 		return "", false
 	}
-	coder := 0
-	if c, ok := sv.Field("coder"); ok && c.Type == TypeByte {
-		coder = int(c.Bits)
-	}
-	switch {
-	case av.Elem == TypeChar:
+	switch av.Elem {
+	case TypeChar:
 		return CharsText(av.Data, binary.BigEndian), true
-	case av.Elem == TypeByte && coder == 1:
-		// JDK 9+ UTF-16 strings hold chars in the JVM's byte order;
-		// HotSpot on x86 and ARM is little-endian.
-		return CharsText(av.Data, binary.LittleEndian), true
-	case av.Elem == TypeByte:
+	case TypeByte:
+		if StringCoder(sv) == 1 {
+			// JDK 9+ UTF-16 strings hold chars in the JVM's byte order;
+			// HotSpot on x86 and ARM is little-endian.
+			return CharsText(av.Data, binary.LittleEndian), true
+		}
 		return Latin1Text(av.Data), true
 	}
 	return "", false
+}
+
+// StringCoder is the coder field of the String whose values are sv:
+// LATIN1 (0) or UTF-16 (1) from JDK 9 on; 0 before, where a String has
+// none.
+func StringCoder(sv *ObjectValues) int {
+	if c, ok := sv.Field("coder"); ok && c.Type == TypeByte {
+		return int(c.Bits)
+	}
+	return 0
 }
 
 // CharsText decodes UTF-16 code units of the given byte order.

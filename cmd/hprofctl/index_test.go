@@ -83,6 +83,8 @@ var identityCommands = [][]string{
 	{"threads"},
 	{"threads", "--retained"},
 	{"deadlocks"},
+	{"strings", "--top", "0", "--size", "fields"},
+	{"collections", "--objects", "--top", "0"},
 }
 
 const identityBuilds = 3

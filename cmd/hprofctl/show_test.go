@@ -32,17 +32,7 @@ func TestShowInspect(t *testing.T) {
 				}
 			}
 			args := []string{"show", "--referrers", "--path", "--elements", "2", "-o", "json", dump, ids["fixture.InspectTarget"], ids["long[]"]}
-			direct, err := runCLI(t, append([]string{"--no-index"}, args...)...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			indexed, err := runCLI(t, append([]string{"--index-dir", t.TempDir()}, args...)...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if indexed != direct {
-				t.Errorf("show from the index differs from --no-index:\n%.800s\n%.800s", indexed, direct)
-			}
+			direct := runBoth(t, args...)
 			var got []struct {
 				Retained int64 `json:"retained_bytes"`
 				GCRoot   []struct {

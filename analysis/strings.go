@@ -1,0 +1,210 @@
+package analysis
+
+import (
+	"cmp"
+	"hash/maphash"
+	"slices"
+
+	"github.com/hprofctl/hprofctl/model"
+)
+
+// StringOptions choose the groups DuplicateStrings lists.
+type StringOptions struct {
+	// MinCount lists only values held by at least MinCount Strings
+	// (at least 2).
+	MinCount int
+	// Top keeps the Top groups that waste most; 0 keeps all.
+	Top  int
+	Size model.SizeMode
+}
+
+// DuplicateString is one value held by several java.lang.String objects.
+type DuplicateString struct {
+	Value string `json:"value"`
+	// Count is the number of Strings with this value.
+	Count int64 `json:"count"`
+	// WastedBytes is what all copies but one take: every String but one,
+	// and every value array but one (Strings that share one array count
+	// it once).
+	WastedBytes int64 `json:"wasted_bytes"`
+}
+
+// DuplicateStringReport is the result of DuplicateStrings.
+type DuplicateStringReport struct {
+	Rows []DuplicateString
+	// Groups counts the values held by at least MinCount Strings,
+	// WastedBytes is what all of them waste, Strings counts every String
+	// of the heap.
+	Groups      int
+	WastedBytes int64
+	Strings     int64
+}
+
+// stringKey identifies a String value: its array's element type and
+// length, the coder, and two independent hashes of the array's bytes
+// (128 bits: two different values sharing a key is not to be expected
+// in any heap).
+type stringKey struct {
+	elem        model.Type
+	coder       uint8
+	length      int64
+	hash, hash2 uint64
+}
+
+// stringGroup is what DuplicateStrings gathers of one value.
+type stringGroup struct {
+	count, wasted int64
+	// first is the String with the lowest object index, the one read
+	// again for the text.
+	first model.ObjectIndex
+}
+
+// DuplicateStrings groups the heap's java.lang.String objects by value,
+// as Eclipse MAT's "Group by value": each value held by at least
+// o.MinCount Strings, with its count and the bytes wasted by the copies,
+// most wasted first. It reads every String and its value array from the
+// dump at path (model.EachValues), and the texts of the listed values
+// again.
+func DuplicateStrings(h *model.Heap, path string, o StringOptions) (DuplicateStringReport, error) {
+	var rep DuplicateStringReport
+	class := classByName(h, "java.lang.String")
+	if class == model.NoClass {
+		return rep, nil
+	}
+	// Each String's value array is its only reference; the index knows
+	// it, so the Strings and the arrays are read in one pass. strs and
+	// arrays are in object order, for finding an object's place in them.
+	var strs, valueOf, arrays []model.ObjectIndex
+	for i := range h.NumObjects() {
+		s := model.ObjectIndex(i)
+		if h.ClassOf(s) != class || isClassObject(h, s) {
+			continue
+		}
+		rep.Strings++
+		if refs := h.Refs(s); len(refs) == 1 && h.Classes[h.ClassOf(refs[0])].IsArray() {
+			strs = append(strs, s)
+			valueOf = append(valueOf, refs[0])
+		}
+	}
+	arrays = slices.Clone(valueOf)
+	slices.Sort(arrays)
+	arrays = slices.Compact(arrays)
+	type arrayHash struct {
+		elem        model.Type
+		length      int64
+		hash, hash2 uint64
+		read        bool
+	}
+	seed1, seed2 := maphash.MakeSeed(), maphash.MakeSeed()
+	hashes := make([]arrayHash, len(arrays))
+	coders := make([]uint8, len(strs))
+	err := model.EachValues(h, path, append(slices.Clone(strs), arrays...), func(obj model.ObjectIndex, v *model.ObjectValues) error {
+		if v.Length < 0 {
+			if k, ok := slices.BinarySearch(strs, obj); ok {
+				coders[k] = uint8(model.StringCoder(v))
+			}
+			return nil
+		}
+		if k, ok := slices.BinarySearch(arrays, obj); ok {
+			hashes[k] = arrayHash{v.Elem, v.Length, maphash.Bytes(seed1, v.Data), maphash.Bytes(seed2, v.Data), true}
+		}
+		return nil
+	})
+	if err != nil {
+		return rep, err
+	}
+	// Sorting the Strings by value (then by array) puts each value's
+	// copies together, and each of its arrays once after the other.
+	type entry struct {
+		key      stringKey
+		array, s model.ObjectIndex
+	}
+	// Most values are held once: only the Strings whose first hash some
+	// other String shares are sorted in full.
+	place := make([]int, len(strs))
+	firstHashes := make([]uint64, 0, len(strs))
+	for k := range strs {
+		place[k], _ = slices.BinarySearch(arrays, valueOf[k])
+		if ah := hashes[place[k]]; ah.read {
+			firstHashes = append(firstHashes, ah.hash)
+		}
+	}
+	slices.Sort(firstHashes)
+	shared := firstHashes[:0]
+	for k := 1; k < len(firstHashes); k++ {
+		if firstHashes[k] == firstHashes[k-1] && (len(shared) == 0 || shared[len(shared)-1] != firstHashes[k]) {
+			shared = append(shared, firstHashes[k])
+		}
+	}
+	var entries []entry
+	for k, s := range strs {
+		ah := hashes[place[k]]
+		if _, ok := slices.BinarySearch(shared, ah.hash); ok && ah.read {
+			entries = append(entries, entry{stringKey{ah.elem, coders[k], ah.length, ah.hash, ah.hash2}, valueOf[k], s})
+		}
+	}
+	slices.SortFunc(entries, func(x, y entry) int {
+		a, b := x.key, y.key
+		return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.hash2, b.hash2), cmp.Compare(a.length, b.length),
+			cmp.Compare(a.elem, b.elem), cmp.Compare(a.coder, b.coder), cmp.Compare(x.array, y.array), cmp.Compare(x.s, y.s))
+	})
+	minCount := int64(max(o.MinCount, 2))
+	var keep []stringGroup
+	for k := 0; k < len(entries); {
+		j := k + 1
+		for j < len(entries) && entries[j].key == entries[k].key {
+			j++
+		}
+		if int64(j-k) >= minCount {
+			g := stringGroup{count: int64(j - k), first: entries[k].s}
+			for n := k + 1; n < j; n++ {
+				e := entries[n]
+				g.wasted += shallowBytes(h, e.s, o.Size)
+				if e.array != entries[n-1].array {
+					g.wasted += shallowBytes(h, e.array, o.Size)
+				}
+				g.first = min(g.first, e.s)
+			}
+			keep = append(keep, g)
+			rep.WastedBytes += g.wasted
+		}
+		k = j
+	}
+	rep.Groups = len(keep)
+	// Most wasted first; ties by count, then by the first String's
+	// index, so the order does not depend on the map's.
+	slices.SortFunc(keep, func(x, y stringGroup) int {
+		return cmp.Or(cmp.Compare(y.wasted, x.wasted), cmp.Compare(y.count, x.count), cmp.Compare(x.first, y.first))
+	})
+	if o.Top > 0 && len(keep) > o.Top {
+		keep = keep[:o.Top]
+	}
+	firsts := make([]model.ObjectIndex, len(keep))
+	for k, g := range keep {
+		firsts[k] = g.first
+	}
+	texts, err := model.ReadStrings(h, path, firsts)
+	if err != nil {
+		return rep, err
+	}
+	rep.Rows = make([]DuplicateString, len(keep))
+	for k, g := range keep {
+		rep.Rows[k] = DuplicateString{Value: texts[g.first], Count: g.count, WastedBytes: g.wasted}
+	}
+	// Rows of equal waste and count are shown in value order.
+	slices.SortStableFunc(rep.Rows, func(x, y DuplicateString) int {
+		return cmp.Or(cmp.Compare(y.WastedBytes, x.WastedBytes), cmp.Compare(y.Count, x.Count), cmp.Compare(x.Value, y.Value))
+	})
+	return rep, nil
+}
+
+// classByName is the first class of that name, NoClass when there is
+// none.
+func classByName(h *model.Heap, name string) model.ClassIndex {
+	for c := range h.Classes {
+		if h.Classes[c].Name == name {
+			return model.ClassIndex(c)
+		}
+	}
+	return model.NoClass
+}

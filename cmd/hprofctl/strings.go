@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/report"
+	"github.com/spf13/cobra"
+)
+
+func newStringsCommand(g *globalFlags) *cobra.Command {
+	var so analysis.StringOptions
+	cmd := &cobra.Command{
+		Use:   "strings FILE",
+		Short: "Duplicated strings: values held by many String objects, and the bytes the copies waste",
+		Long: `strings groups the java.lang.String objects of the heap by value, as Eclipse
+MAT's "Group by value", and lists each value held by at least --min-count
+Strings: how many Strings hold it and the bytes wasted by the copies, most
+wasted first.
+
+Wasted bytes are the shallow sizes of all copies but one: every String of the
+value but one, and every value array of the value but one (Strings that share
+one array, as JDK 8's new String(String) makes, count it once). They are what
+interning or deduplicating the value would free. Values compare as the dump
+holds them: the value array's elements and, from JDK 9 on, the coder.
+
+Every String and its value array are read from FILE again (one pass over the
+parts of a plain dump that hold them; a compressed dump is streamed), which
+standard input cannot give.`,
+		Example: `  hprofctl strings heap.hprof
+  hprofctl strings --min-count 100 --top 50 heap.hprof
+  hprofctl strings -o json heap.hprof.gz | jq '.[0]'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt, size, err := g.options()
+			if err != nil {
+				return err
+			}
+			if so.MinCount < 2 {
+				return fmt.Errorf("--min-count %d: must be at least 2", so.MinCount)
+			}
+			if so.Top < 0 {
+				return fmt.Errorf("--top %d: must not be negative", so.Top)
+			}
+			if args[0] == "-" {
+				return fmt.Errorf("strings reads the dump twice: standard input cannot be read again")
+			}
+			so.Size = size
+			h, err := g.loadHeap(args[0], true)
+			if err != nil {
+				return err
+			}
+			if err := needValues(h); err != nil {
+				return err
+			}
+			d, err := analysis.DuplicateStrings(h, args[0], so)
+			if err != nil {
+				return err
+			}
+			return report.DuplicateStrings(cmd.OutOrStdout(), d, opt)
+		},
+	}
+	cmd.Flags().IntVar(&so.MinCount, "min-count", 2, "list only values held by at least N Strings")
+	cmd.Flags().IntVar(&so.Top, "top", 20, "show only the N values that waste most (0: all)")
+	return cmd
+}
+
+// needValues fails for a heap read from a dump that records no primitive
+// values (the hprof agent's ASCII output prints references only), whose
+// Strings and collection sizes cannot be read.
+func needValues(h *model.Heap) error {
+	if h.Source.Lines > 0 {
+		return fmt.Errorf("%s: the dump records no primitive values (references only), so String values and collection sizes cannot be read", h.Source.File)
+	}
+	return nil
+}

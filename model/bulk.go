@@ -1,0 +1,317 @@
+package model
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/hprofctl/hprofctl/parser/hprof"
+	"github.com/hprofctl/hprofctl/parser/input"
+)
+
+// Bounds of the reads EachValues makes of a plain dump: records closer
+// together than bulkGap are read in one span of at most bulkSpan bytes,
+// so a batch of objects spread over the whole dump costs one sequential
+// pass over the parts that hold them rather than a read per object.
+const (
+	bulkGap  = 64 << 10
+	bulkSpan = 4 << 20
+)
+
+// EachValues calls fn with the values of each of the objects objs (class
+// objects: their static fields), in the order their records lie in the
+// dump, for analyses that read many objects: every String, every
+// collection. Unlike ReadValues it keeps nothing: v is valid only during
+// the call. An instance's Fields are decoded; an array's Elements are
+// left empty and Data holds all its elements as the dump records them
+// (big-endian, an object array's as ids of the dump's id size). A plain
+// dump is read at the objects' offsets in a few large reads; any other
+// file (compressed, no offsets) is streamed once. path must name a file.
+func EachValues(h *Heap, path string, objs []ObjectIndex, fn func(obj ObjectIndex, v *ObjectValues) error) error {
+	var visit []ObjectIndex
+	for _, i := range objs {
+		if c, ok := h.ClassObjectOf(i); ok && h.Classes[c].Object == i {
+			if err := fn(i, h.staticValues(c)); err != nil {
+				return err
+			}
+			continue
+		}
+		visit = append(visit, i)
+	}
+	if len(visit) == 0 {
+		return nil
+	}
+	if h.offsets == nil || path == "-" || input.Compression(h.Source.Compression) != input.Plain {
+		return h.streamValues(path, visit, fn)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	b := bulkReader{h: h, f: f, size: st.Size(), fn: fn}
+	if err := b.run(visit); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// streamValues is EachValues by one streaming pass over the dump.
+func (h *Heap) streamValues(path string, objs []ObjectIndex, fn func(obj ObjectIndex, v *ObjectValues) error) error {
+	want := make(map[uint64]ObjectIndex, len(objs))
+	for _, i := range objs {
+		want[h.ObjectID(i)] = i
+	}
+	var v ObjectValues
+	return rereadDump(h, path, func(r hprof.Source, rec *hprof.Record) error {
+		id := recordObjectID(rec)
+		obj, ok := want[id]
+		if !ok || rec.Sub == hprof.SubClassDump {
+			return nil
+		}
+		delete(want, id)
+		return h.recordValues(r, rec, obj, &v, fn)
+	})
+}
+
+// recordValues decodes the record rec of object obj into v, reusing its
+// slices, and calls fn with it.
+func (h *Heap) recordValues(r hprof.Source, rec *hprof.Record, obj ObjectIndex, v *ObjectValues, fn func(obj ObjectIndex, v *ObjectValues) error) error {
+	*v = ObjectValues{Length: -1, Fields: v.Fields[:0], Data: v.Data[:0]}
+	switch rec.Sub {
+	case hprof.SubInstanceDump:
+		if r.Traits().NamedReferences {
+			for _, nr := range r.Object().Refs {
+				v.Fields = append(v.Fields, Value{Name: nr.Name, Type: TypeObject, Bits: nr.ID, Ref: h.refTo(nr.ID)})
+			}
+			return fn(obj, v)
+		}
+		data, err := r.Payload()
+		if err != nil {
+			return err
+		}
+		v.Fields = h.appendFields(v.Fields, obj, data, r.ID)
+		return fn(obj, v)
+	case hprof.SubObjArrayDump:
+		v.Length, v.Elem = int64(rec.ObjArray.Length), TypeObject
+	case hprof.SubPrimArrayDump:
+		v.Length, v.Elem = int64(rec.PrimArray.Length), Type(rec.PrimArray.ElemType)
+	case hprof.SubPrimArrayNoData:
+		v.Length, v.Elem = int64(rec.PrimArray.Length), Type(rec.PrimArray.ElemType)
+		return fn(obj, v)
+	default:
+		return nil
+	}
+	if err := r.PayloadChunks(func(chunk []byte) error {
+		v.Data = append(v.Data, chunk...)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return fn(obj, v)
+}
+
+// refTo is the object the id names, NoObject for null and for an id not
+// in the dump.
+func (h *Heap) refTo(id uint64) ObjectIndex {
+	if i, ok := h.Lookup(id); ok && id != 0 {
+		return i
+	}
+	return NoObject
+}
+
+// appendFields appends the instance fields of obj, decoded from its
+// record's field bytes data, to fields.
+func (h *Heap) appendFields(fields []Value, obj ObjectIndex, data []byte, id func([]byte) uint64) []Value {
+	h.eachField(h.ClassOf(obj), data, func(f *Field, _ bool, b []byte) {
+		val := Value{Name: f.Name, Type: f.Type, Ref: NoObject}
+		if f.Type == TypeObject {
+			val.Bits = id(b)
+			val.Ref = h.refTo(val.Bits)
+		} else {
+			val.Bits = bigEndianBits(b)
+		}
+		fields = append(fields, val)
+	})
+	return fields
+}
+
+// bulkReader reads objects of a plain dump at their offsets.
+type bulkReader struct {
+	h    *Heap
+	f    *os.File
+	size int64
+	fn   func(obj ObjectIndex, v *ObjectValues) error
+	buf  []byte
+	v    ObjectValues
+}
+
+// placed is an object with its record's offset and expected length.
+type placed struct {
+	off, n int64
+	obj    ObjectIndex
+}
+
+// run reads the objects in offset order, in spans of records that lie
+// close together.
+func (b *bulkReader) run(objs []ObjectIndex) error {
+	h := b.h
+	ids := int64(h.Source.IDSize)
+	// Dumps mostly hold objects in the order of their ids, so objects in
+	// index order are mostly in offset order already.
+	objs = slices.Clone(objs)
+	slices.Sort(objs)
+	objs = slices.Compact(objs)
+	fields := make(map[ClassIndex]int64)
+	at := make([]placed, len(objs))
+	for k, i := range objs {
+		c := h.ClassOf(i)
+		var n int64
+		switch {
+		case c == NoClass:
+			n = 1 + 2*ids + 8
+		case h.Classes[c].Elem == TypeObject:
+			n = 1 + 2*ids + 8 + int64(h.ArrayLength(i))*ids
+		case h.Classes[c].IsArray():
+			n = 1 + ids + 9 + int64(h.ArrayLength(i))*int64(h.typeSize(h.Classes[c].Elem))
+		default:
+			fb, ok := fields[c]
+			if !ok {
+				fb = h.fieldBytes(c)
+				fields[c] = fb
+			}
+			n = 1 + 2*ids + 8 + fb
+		}
+		at[k] = placed{off: h.recordOffset(i), n: n, obj: i}
+	}
+	byOffset := func(x, y placed) int { return cmp.Compare(x.off, y.off) }
+	if !slices.IsSortedFunc(at, byOffset) {
+		slices.SortFunc(at, byOffset)
+	}
+	for k := 0; k < len(at); {
+		start, end := at[k].off, at[k].off+at[k].n
+		j := k + 1
+		for j < len(at) && at[j].off-end <= bulkGap && at[j].off+at[j].n-start <= bulkSpan {
+			end = max(end, at[j].off+at[j].n)
+			j++
+		}
+		span, err := b.read(start, end)
+		if err != nil {
+			return err
+		}
+		for _, p := range at[k:j] {
+			rec := span[p.off-start:]
+			if p.off+p.n > end {
+				rec = nil
+			}
+			if err := b.decode(p, rec); err != nil {
+				return err
+			}
+		}
+		k = j
+	}
+	return nil
+}
+
+// read returns the dump's bytes from start to end (cut at its end).
+func (b *bulkReader) read(start, end int64) ([]byte, error) {
+	if start < 0 || start >= b.size {
+		return nil, fmt.Errorf("offset %d lies outside the dump (%d bytes): the dump changed since it was indexed", start, b.size)
+	}
+	end = min(end, b.size)
+	if int64(cap(b.buf)) < end-start {
+		b.buf = make([]byte, end-start)
+	}
+	buf := b.buf[:end-start]
+	if _, err := b.f.ReadAt(buf, start); err != nil && err != io.EOF {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// decode decodes the record of p from rec, the bytes from its offset on
+// (nil or short when they were not read: then the record is read on its
+// own). A record of another kind than the three object dumps (an
+// Android or JVMPI variant) is decoded by the full parser.
+func (b *bulkReader) decode(p placed, rec []byte) error {
+	h := b.h
+	ids := h.Source.IDSize
+	if int64(len(rec)) < p.n {
+		var err error
+		if rec, err = b.exact(p.off, p.n); err != nil {
+			return err
+		}
+	}
+	id := func(x []byte) uint64 {
+		if ids == 4 {
+			return uint64(binary.BigEndian.Uint32(x))
+		}
+		return binary.BigEndian.Uint64(x)
+	}
+	// Every object record starts with its tag, id, a stack trace serial,
+	// a length or class id and another 4 or 8 bytes: an instance's is
+	// head bytes long before its field bytes, an object array's before its
+	// elements; a primitive array's elements start 1+ids+9 bytes in.
+	head := 1 + 2*ids + 8
+	if len(rec) < 1+ids+9 {
+		return fmt.Errorf("object 0x%x: the dump ends inside its record at offset %d", h.ObjectID(p.obj), p.off)
+	}
+	if got := id(rec[1:]); got != h.ObjectID(p.obj) {
+		return fmt.Errorf("object 0x%x: the record at offset %d is not it (it names 0x%x): the dump changed since it was indexed", h.ObjectID(p.obj), p.off, got)
+	}
+	v := &b.v
+	*v = ObjectValues{Length: -1, Fields: v.Fields[:0]}
+	tag := hprof.SubTag(rec[0])
+	if (tag == hprof.SubInstanceDump || tag == hprof.SubObjArrayDump) && len(rec) < head {
+		return fmt.Errorf("object 0x%x: the dump ends inside its record at offset %d", h.ObjectID(p.obj), p.off)
+	}
+	switch tag {
+	case hprof.SubInstanceDump:
+		n := int64(binary.BigEndian.Uint32(rec[1+2*ids+4:]))
+		if int64(head)+n > int64(len(rec)) {
+			if p.off+int64(head)+n > b.size {
+				return fmt.Errorf("object 0x%x: its record at offset %d runs past the end of the dump", h.ObjectID(p.obj), p.off)
+			}
+			var err error
+			if rec, err = b.exact(p.off, int64(head)+n); err != nil {
+				return err
+			}
+		}
+		v.Fields = h.appendFields(v.Fields, p.obj, rec[head:int64(head)+n], id)
+	case hprof.SubObjArrayDump:
+		v.Length, v.Elem = int64(binary.BigEndian.Uint32(rec[1+ids+4:])), TypeObject
+		v.Data = rec[head:]
+	case hprof.SubPrimArrayDump:
+		v.Length, v.Elem = int64(binary.BigEndian.Uint32(rec[1+ids+4:])), Type(rec[1+ids+8])
+		v.Data = rec[1+ids+9:]
+	default:
+		return h.visitObjectAt(b.f, b.size, input.Plain, p.obj, func(r hprof.Source, rec *hprof.Record) error {
+			return h.recordValues(r, rec, p.obj, v, b.fn)
+		})
+	}
+	if v.Length >= 0 {
+		want := v.Length * int64(h.typeSize(v.Elem))
+		if v.Length != int64(h.ArrayLength(p.obj)) || int64(len(v.Data)) < want {
+			return fmt.Errorf("object 0x%x: its array record at offset %d holds %d elements, the heap says %d: the dump changed since it was read", h.ObjectID(p.obj), p.off, v.Length, h.ArrayLength(p.obj))
+		}
+		v.Data = v.Data[:want]
+	}
+	return b.fn(p.obj, v)
+}
+
+// exact reads n bytes at off into a buffer of their own.
+func (b *bulkReader) exact(off, n int64) ([]byte, error) {
+	n = min(n, b.size-off)
+	buf := make([]byte, n)
+	if _, err := b.f.ReadAt(buf, off); err != nil && err != io.EOF {
+		return nil, err
+	}
+	return buf, nil
+}

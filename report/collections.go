@@ -1,0 +1,80 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/hprofctl/hprofctl/analysis"
+)
+
+// Collections renders the collections and wasteful arrays: per class, or
+// each object (objects). JSON is {"collections": [...], "arrays": [...]};
+// a table or CSV shows the two lists one after the other (CSV: a blank
+// line between them).
+func Collections(w io.Writer, c analysis.CollectionReport, objects bool, o Options) error {
+	if o.Format == JSON {
+		if objects {
+			return writeJSON(w, struct {
+				Collections []analysis.CollectionObject `json:"collections"`
+				Arrays      []analysis.ArrayObject      `json:"arrays"`
+			}{nonNil(c.Objects), nonNil(c.ArrayObjects)})
+		}
+		return writeJSON(w, struct {
+			Collections []analysis.CollectionClass `json:"collections"`
+			Arrays      []analysis.ArrayClassWaste `json:"arrays"`
+		}{nonNil(c.Classes), nonNil(c.Arrays)})
+	}
+	var colls, arrays grid
+	// Tables show the fill ratio as a percentage, CSV as the ratio.
+	fill, fillTitle := func(r float64) any { return r }, "fill ratio"
+	if o.Format == Table {
+		fill, fillTitle = func(r float64) any { return r * 100 }, "fill"
+	}
+	if objects {
+		colls = grid{columns: []column{{"object", text}, {"size", count}, {"capacity", count}, {fillTitle, percent}, {"wasted bytes", bytes}, {"class", text}}}
+		for _, r := range c.Objects {
+			colls.rows = append(colls.rows, []any{r.ObjectID, r.Size, r.Capacity, fill(r.FillRatio), r.WastedBytes, r.Class})
+		}
+		arrays = grid{columns: []column{{"object", text}, {"length", count}, {"kind", text}, {"bytes", bytes}, {"value", text}, {"class", text}}}
+		for _, r := range c.ArrayObjects {
+			value := ""
+			if r.Value != nil {
+				value = valueText(r.Value)
+			}
+			arrays.rows = append(arrays.rows, []any{r.ObjectID, r.Length, r.Kind, r.Bytes, value, r.Class})
+		}
+	} else {
+		colls = grid{columns: []column{{"instances", count}, {"empty", count}, {"size", count}, {"capacity", count}, {fillTitle, percent}, {"wasted bytes", bytes}, {"class", text}}}
+		for _, r := range c.Classes {
+			colls.rows = append(colls.rows, []any{r.Instances, r.Empty, r.Size, r.Capacity, fill(r.FillRatio), r.WastedBytes, r.Class})
+		}
+		arrays = grid{columns: []column{{"zero-length", count}, {"bytes", bytes}, {"all-null", count}, {"bytes", bytes}, {"constant", count}, {"bytes", bytes}, {"class", text}}}
+		for _, r := range c.Arrays {
+			arrays.rows = append(arrays.rows, []any{r.ZeroLength, r.ZeroLengthBytes, r.AllNull, r.AllNullBytes, r.Constant, r.ConstantBytes, r.Class})
+		}
+	}
+	colls.none = "no JDK collection in the heap"
+	arrays.none = "no array of length 0, of nulls only or of one constant value"
+	if o.Format == Table {
+		colls.footer = make([]any, len(colls.columns))
+		colls.footer[len(colls.columns)-2] = c.WastedBytes
+		colls.footer[len(colls.columns)-1] = fmt.Sprintf("all %s collections", o.cell(count, c.Collections, false))
+		arrays.footer = make([]any, len(arrays.columns))
+		arrays.footer[len(arrays.columns)-1] = "all such arrays: " + o.cell(bytes, c.ArrayBytes, false)
+	}
+	if err := o.render(w, colls); err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
+	return o.render(w, arrays)
+}
+
+// nonNil is rows, or an empty list for JSON's [] instead of null.
+func nonNil[T any](rows []T) []T {
+	if rows == nil {
+		return []T{}
+	}
+	return rows
+}
