@@ -207,7 +207,7 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 				if len(bytes.Trim(v.Data, "\x00")) == 0 {
 					arrayKind[obj] = ArrayAllNull
 				}
-			case v.Length >= 2 && bytes.Equal(v.Data[size:], v.Data[:len(v.Data)-size]):
+			case v.Length >= 2 && v.HasElements() && bytes.Equal(v.Data[size:], v.Data[:len(v.Data)-size]):
 				arrayKind[obj] = ArrayConstant
 				arrayValue[obj] = fieldValue(v.Element(0))
 			}

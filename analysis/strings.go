@@ -105,7 +105,7 @@ func DuplicateStrings(h *model.Heap, path string, o StringOptions) (DuplicateStr
 			}
 			return nil
 		}
-		if k, ok := slices.BinarySearch(arrays, obj); ok {
+		if k, ok := slices.BinarySearch(arrays, obj); ok && v.HasElements() {
 			hashes[k] = arrayHash{v.Elem, v.Length, maphash.Bytes(seed1, v.Data), maphash.Bytes(seed2, v.Data), true}
 		}
 		return nil

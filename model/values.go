@@ -170,6 +170,13 @@ func bigEndianBits(b []byte) uint64 {
 	return x
 }
 
+// HasElements reports whether v is a primitive array whose Data holds
+// every element: a dump that records references only (a JVMPI heap dump
+// below level 2) gives its arrays a length but no values.
+func (v *ObjectValues) HasElements() bool {
+	return v.Length >= 0 && v.Elem != TypeObject && len(v.Data) == int(v.Length)*v.Elem.Size(8)
+}
+
 // Element is element k of a primitive array whose values EachValues or
 // ReadValues decoded, from its Data; k must lie within it.
 func (v *ObjectValues) Element(k int) Value {
