@@ -566,10 +566,13 @@ func (h *headBuffer) String() string {
 type stressRun struct {
 	exit    int // -1: killed by a signal
 	elapsed time.Duration
-	// peakRSS is the peak resident set of rusage, which Linux also
-	// charges with the resident set the test process had when it started
-	// the command; sampledRSS the highest VmHWM read while it ran, the
-	// command's own but possibly short of its last milliseconds.
+	// peakRSS is the command's peak resident set: the figure of rusage
+	// where it passes the test process's own peak, and otherwise the
+	// highest VmHWM sampled while it ran. Linux charges a child started
+	// with vfork with the resident set its parent had at the exec, so a
+	// rusage figure no higher than the parent's says nothing of the
+	// command; the samples are the command's own but may miss its last
+	// milliseconds. sampledRSS is that highest sample.
 	peakRSS, sampledRSS int64
 	stderr              string
 	timedOut            bool
@@ -587,6 +590,10 @@ func runStressCommand(bin, dir string, args []string, rssLimit int64) (stressRun
 	cmd.Dir = dir
 	stderr := &headBuffer{limit: 16 << 10}
 	cmd.Stdout, cmd.Stderr = io.Discard, stderr
+	var self syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &self); err != nil {
+		return stressRun{}, err
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return stressRun{}, err
@@ -603,7 +610,8 @@ func runStressCommand(bin, dir string, args []string, rssLimit int64) (stressRun
 		return run, err
 	}
 	run.exit = cmd.ProcessState.ExitCode()
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+	run.peakRSS = run.sampledRSS
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > self.Maxrss {
 		run.peakRSS = ru.Maxrss << 10
 	}
 	return run, nil
@@ -922,7 +930,7 @@ func TestStress(t *testing.T) {
 			fmt.Fprintf(&table, "%s: slowest %s; biggest %s\n", f, st.maxElapsedAt, st.maxRSSAt)
 		}
 	}
-	fmt.Fprintf(&table, "(a peak RSS of rusage includes the test process's own, up to %.1f MB: Linux charges a child started with vfork with it)\n",
+	fmt.Fprintf(&table, "(peak RSS: rusage's figure where it passes the test process's own peak, %.1f MB at the end, which Linux charges a child started with vfork with; else the sampled VmHWM)\n",
 		float64(self.Maxrss<<10)/1e6)
 	t.Logf("seed %d, %d workers, %v:\n%s", s.seed, workers, time.Since(started).Round(time.Second), table.String())
 
