@@ -190,33 +190,28 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 			}
 		}
 	}
-	states := make([]collectionState, len(colls))
-	arrayKind := map[model.ObjectIndex]string{}
-	arrayValue := map[model.ObjectIndex]any{}
-	for i := range h.NumObjects() {
-		obj := model.ObjectIndex(i)
-		if c := h.ClassOf(obj); c != model.NoClass && h.Classes[c].IsArray() && !isClassObject(h, obj) && h.ArrayLength(obj) == 0 {
-			arrayKind[obj] = ArrayZeroLength
-		}
-	}
-	err := model.EachValues(h, path, append(slices.Clone(colls), arrays...), func(obj model.ObjectIndex, v *model.ObjectValues) error {
-		if v.Length >= 0 {
+	n := len(colls)
+	states := make([]collectionState, n)
+	// kinds[k] and constants[k] are what the array arrays[k] turned out to
+	// be: ArrayAllNull, ArrayConstant with its first element's bits, or "".
+	kinds := make([]string, len(arrays))
+	constants := make([]uint64, len(arrays))
+	err := model.EachValues(h, path, append(slices.Clone(colls), arrays...), func(k int, v *model.ObjectValues) error {
+		if k >= n {
+			k -= n
 			size := len(v.Data) / max(int(v.Length), 1)
 			switch {
+			case v.Length < 0:
 			case v.Elem == model.TypeObject:
 				if len(bytes.Trim(v.Data, "\x00")) == 0 {
-					arrayKind[obj] = ArrayAllNull
+					kinds[k] = ArrayAllNull
 				}
 			case v.Length >= 2 && v.HasElements() && bytes.Equal(v.Data[size:], v.Data[:len(v.Data)-size]):
-				arrayKind[obj] = ArrayConstant
-				arrayValue[obj] = fieldValue(v.Element(0))
+				kinds[k], constants[k] = ArrayConstant, v.Element(0).Bits
 			}
 			return nil
 		}
-		k, ok := slices.BinarySearch(colls, obj)
-		if !ok {
-			return nil
-		}
+		obj := colls[k]
 		st := &states[k]
 		st.rule, st.jdkClass, st.read = *ruleOf[h.ClassOf(obj)], jdkOf[h.ClassOf(obj)], true
 		st.backing, st.cells = model.NoObject, model.NoObject
@@ -275,7 +270,24 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 	if err != nil {
 		return rep, err
 	}
-	if err := addCounterCells(h, path, colls, states); err != nil {
+	arrayKind := map[model.ObjectIndex]string{}
+	arrayValue := map[model.ObjectIndex]any{}
+	for i := range h.NumObjects() {
+		obj := model.ObjectIndex(i)
+		if c := h.ClassOf(obj); c != model.NoClass && h.Classes[c].IsArray() && !isClassObject(h, obj) && h.ArrayLength(obj) == 0 {
+			arrayKind[obj] = ArrayZeroLength
+		}
+	}
+	for k, obj := range arrays {
+		switch kinds[k] {
+		case ArrayAllNull:
+			arrayKind[obj] = ArrayAllNull
+		case ArrayConstant:
+			arrayKind[obj] = ArrayConstant
+			arrayValue[obj] = fieldValue(model.Value{Type: h.Classes[h.ClassOf(obj)].Elem, Bits: constants[k], Ref: model.NoObject})
+		}
+	}
+	if err := addCounterCells(h, path, states); err != nil {
 		return rep, err
 	}
 	// A set takes its backing map's size and slots; the map is then not
@@ -337,13 +349,13 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 // addCounterCells adds to each ConcurrentHashMap's size the values of
 // its counter cells, the part of the count that threads added under
 // contention.
-func addCounterCells(h *model.Heap, path string, colls []model.ObjectIndex, states []collectionState) error {
-	owner := map[model.ObjectIndex]int{}
+func addCounterCells(h *model.Heap, path string, states []collectionState) error {
+	var owner []int
 	var cells []model.ObjectIndex
 	for k := range states {
 		if c := states[k].cells; c != model.NoObject {
 			for _, cell := range h.Refs(c) {
-				owner[cell] = k
+				owner = append(owner, k)
 				cells = append(cells, cell)
 			}
 		}
@@ -351,12 +363,17 @@ func addCounterCells(h *model.Heap, path string, colls []model.ObjectIndex, stat
 	if len(cells) == 0 {
 		return nil
 	}
-	return model.EachValues(h, path, cells, func(obj model.ObjectIndex, v *model.ObjectValues) error {
+	values := make([]int64, len(cells))
+	err := model.EachValues(h, path, cells, func(k int, v *model.ObjectValues) error {
 		if f, ok := v.Field("value"); ok && v.Length < 0 {
-			states[owner[obj]].size += int64(f.Bits)
+			values[k] = int64(f.Bits)
 		}
 		return nil
 	})
+	for k, v := range values {
+		states[owner[k]].size += v
+	}
+	return err
 }
 
 // arrayRows fills the array part of rep from the kind of each wasteful

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -59,4 +60,41 @@ func lowerTo(p *uint32, v uint32) bool {
 			return true
 		}
 	}
+}
+
+// repeatedValues is the set of the values that vals holds more than
+// once. The values are spread into 256 buckets by their top byte (for
+// hashes: evenly), and the buckets, small enough for the processor's
+// caches, are sorted on parallelism() goroutines.
+func repeatedValues(vals []uint64) map[uint64]struct{} {
+	var start [257]int
+	for _, v := range vals {
+		start[v>>56+1]++
+	}
+	for b := 1; b <= 256; b++ {
+		start[b] += start[b-1]
+	}
+	next := start
+	spread := make([]uint64, len(vals))
+	for _, v := range vals {
+		spread[next[v>>56]] = v
+		next[v>>56]++
+	}
+	found := make([][]uint64, parallelism())
+	forChunks(256, 1, func(worker, b, _ int) {
+		bucket := spread[start[b]:start[b+1]]
+		slices.Sort(bucket)
+		for k := 1; k < len(bucket); k++ {
+			if bucket[k] == bucket[k-1] && (k == 1 || bucket[k] != bucket[k-2]) {
+				found[worker] = append(found[worker], bucket[k])
+			}
+		}
+	})
+	set := make(map[uint64]struct{})
+	for _, f := range found {
+		for _, v := range f {
+			set[v] = struct{}{}
+		}
+	}
+	return set
 }

@@ -72,9 +72,9 @@ func DuplicateStrings(h *model.Heap, path string, o StringOptions) (DuplicateStr
 		return rep, nil
 	}
 	// Each String's value array is its only reference; the index knows
-	// it, so the Strings and the arrays are read in one pass. strs and
-	// arrays are in object order, for finding an object's place in them.
-	var strs, valueOf, arrays []model.ObjectIndex
+	// it, so the Strings and the arrays are read in one pass.
+	expect := min(int(h.Classes[class].Instances), h.NumObjects())
+	strs, valueOf := make([]model.ObjectIndex, 0, expect), make([]model.ObjectIndex, 0, expect)
 	for i := range h.NumObjects() {
 		s := model.ObjectIndex(i)
 		if h.ClassOf(s) != class || isClassObject(h, s) {
@@ -86,27 +86,26 @@ func DuplicateStrings(h *model.Heap, path string, o StringOptions) (DuplicateStr
 			valueOf = append(valueOf, refs[0])
 		}
 	}
-	arrays = slices.Clone(valueOf)
-	slices.Sort(arrays)
-	arrays = slices.Compact(arrays)
+	// hashes[k] and coders[k] are what the String strs[k] holds. An array
+	// that several Strings share (JDK 8's new String(String)) is read for
+	// each of them.
 	type arrayHash struct {
-		elem        model.Type
-		length      int64
 		hash, hash2 uint64
+		length      uint32
+		elem        model.Type
 		read        bool
 	}
 	seed1, seed2 := maphash.MakeSeed(), maphash.MakeSeed()
-	hashes := make([]arrayHash, len(arrays))
-	coders := make([]uint8, len(strs))
-	err := model.EachValues(h, path, append(slices.Clone(strs), arrays...), func(obj model.ObjectIndex, v *model.ObjectValues) error {
-		if v.Length < 0 {
-			if k, ok := slices.BinarySearch(strs, obj); ok {
-				coders[k] = uint8(model.StringCoder(v))
-			}
-			return nil
-		}
-		if k, ok := slices.BinarySearch(arrays, obj); ok && v.HasElements() {
-			hashes[k] = arrayHash{v.Elem, v.Length, maphash.Bytes(seed1, v.Data), maphash.Bytes(seed2, v.Data), true}
+	n := len(strs)
+	hashes := make([]arrayHash, n)
+	coders := make([]uint8, n)
+	objs := append(append(make([]model.ObjectIndex, 0, 2*n), strs...), valueOf...)
+	err := model.EachValues(h, path, objs, func(k int, v *model.ObjectValues) error {
+		switch {
+		case k < n:
+			coders[k] = uint8(model.StringCoder(v))
+		case v.Length >= 0 && v.HasElements():
+			hashes[k-n] = arrayHash{maphash.Bytes(seed1, v.Data), maphash.Bytes(seed2, v.Data), uint32(v.Length), v.Elem, true}
 		}
 		return nil
 	})
@@ -120,27 +119,19 @@ func DuplicateStrings(h *model.Heap, path string, o StringOptions) (DuplicateStr
 		array, s model.ObjectIndex
 	}
 	// Most values are held once: only the Strings whose first hash some
-	// other String shares are sorted in full.
-	place := make([]int, len(strs))
-	firstHashes := make([]uint64, 0, len(strs))
-	for k := range strs {
-		place[k], _ = slices.BinarySearch(arrays, valueOf[k])
-		if ah := hashes[place[k]]; ah.read {
+	// other String's shares are sorted in full.
+	firstHashes := make([]uint64, 0, n)
+	for _, ah := range hashes {
+		if ah.read {
 			firstHashes = append(firstHashes, ah.hash)
 		}
 	}
-	slices.Sort(firstHashes)
-	shared := firstHashes[:0]
-	for k := 1; k < len(firstHashes); k++ {
-		if firstHashes[k] == firstHashes[k-1] && (len(shared) == 0 || shared[len(shared)-1] != firstHashes[k]) {
-			shared = append(shared, firstHashes[k])
-		}
-	}
+	shared := repeatedValues(firstHashes)
 	var entries []entry
 	for k, s := range strs {
-		ah := hashes[place[k]]
-		if _, ok := slices.BinarySearch(shared, ah.hash); ok && ah.read {
-			entries = append(entries, entry{stringKey{ah.elem, coders[k], ah.length, ah.hash, ah.hash2}, valueOf[k], s})
+		ah := hashes[k]
+		if _, ok := shared[ah.hash]; ok && ah.read {
+			entries = append(entries, entry{stringKey{ah.elem, coders[k], int64(ah.length), ah.hash, ah.hash2}, valueOf[k], s})
 		}
 	}
 	slices.SortFunc(entries, func(x, y entry) int {

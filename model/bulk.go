@@ -3,11 +3,13 @@ package model
 import (
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 
+	"github.com/hprofctl/hprofctl/model/mmap"
 	"github.com/hprofctl/hprofctl/parser/hprof"
 	"github.com/hprofctl/hprofctl/parser/input"
 )
@@ -21,31 +23,37 @@ const (
 	bulkSpan = 4 << 20
 )
 
-// EachValues calls fn with the values of each of the objects objs (class
-// objects: their static fields), in the order their records lie in the
-// dump, for analyses that read many objects: every String, every
-// collection. Unlike ReadValues it keeps nothing: v is valid only during
-// the call. An instance's Fields are decoded; an array's Elements are
-// left empty and Data holds all its elements as the dump records them
-// (big-endian, an object array's as ids of the dump's id size). A plain
-// dump is read at the objects' offsets in a few large reads; any other
-// file (compressed, no offsets) is streamed once. path must name a file.
-func EachValues(h *Heap, path string, objs []ObjectIndex, fn func(obj ObjectIndex, v *ObjectValues) error) error {
-	var visit []ObjectIndex
-	for _, i := range objs {
-		if c, ok := h.ClassObjectOf(i); ok && h.Classes[c].Object == i {
-			if err := fn(i, h.staticValues(c)); err != nil {
+// EachValues calls fn with the values of each object objs[k] (class
+// objects: their static fields), for analyses that read many objects:
+// every String, every collection. Unlike ReadValues it keeps nothing: v
+// is valid only during the call. An instance's Fields are decoded; an
+// array's Elements are left empty and Data holds all its elements as
+// the dump records them (big-endian, an object array's as ids of the
+// dump's id size). A plain dump is read at the objects' offsets, mapped
+// into memory where the system allows, on every processor: fn is then
+// called from several goroutines at once, once for each k, in no set
+// order. Any other file (compressed, no offsets) is streamed once, and fn
+// is called from one goroutine. path must name a file.
+func EachValues(h *Heap, path string, objs []ObjectIndex, fn func(k int, v *ObjectValues) error) error {
+	plain := h.offsets != nil && path != "-" && input.Compression(h.Source.Compression) == input.Plain
+	if plain && mapDumps {
+		return h.mappedValues(path, objs, fn)
+	}
+	var visit []int
+	for k, i := range objs {
+		if c, ok := h.classObject(i); ok {
+			if err := fn(k, h.staticValues(c)); err != nil {
 				return err
 			}
 			continue
 		}
-		visit = append(visit, i)
+		visit = append(visit, k)
 	}
 	if len(visit) == 0 {
 		return nil
 	}
-	if h.offsets == nil || path == "-" || input.Compression(h.Source.Compression) != input.Plain {
-		return h.streamValues(path, visit, fn)
+	if !plain {
+		return h.streamValues(path, objs, visit, fn)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -56,34 +64,100 @@ func EachValues(h *Heap, path string, objs []ObjectIndex, fn func(obj ObjectInde
 	if err != nil {
 		return err
 	}
-	b := bulkReader{h: h, f: f, size: st.Size(), fn: fn}
-	if err := b.run(visit); err != nil {
+	at := h.placeRecords(objs, visit)
+	workers := indexWorkers(len(at))
+	errs := make([]error, workers)
+	forRanges(len(at), workers, func(w, lo, hi int) {
+		b := bulkReader{h: h, f: f, size: st.Size(), fn: fn}
+		errs[w] = b.run(at[lo:hi])
+	})
+	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }
 
-// streamValues is EachValues by one streaming pass over the dump.
-func (h *Heap) streamValues(path string, objs []ObjectIndex, fn func(obj ObjectIndex, v *ObjectValues) error) error {
-	want := make(map[uint64]ObjectIndex, len(objs))
-	for _, i := range objs {
-		want[h.ObjectID(i)] = i
+// mapDumps says whether EachValues maps a plain dump into memory rather
+// than reading it; a variable so that tests can take both ways.
+var mapDumps = mmap.Supported
+
+// mappedValues is EachValues on a plain dump mapped into memory: each
+// goroutine takes a range of objs and decodes each record where it lies,
+// in the order of objs (which is mostly the order of the dump).
+func (h *Heap) mappedValues(path string, objs []ObjectIndex, fn func(k int, v *ObjectValues) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	data, unmap, err := mmap.Map(f, st.Size())
+	if err != nil {
+		return fmt.Errorf("%s: map the dump: %w", path, err)
+	}
+	defer unmap()
+	workers := indexWorkers(len(objs))
+	errs := make([]error, workers)
+	forRanges(len(objs), workers, func(w, lo, hi int) {
+		b := bulkReader{h: h, f: f, data: data, size: st.Size(), fn: fn}
+		errs[w] = b.runMapped(objs, lo, hi)
+	})
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// classObject is the class whose class object i is, if it is one.
+func (h *Heap) classObject(i ObjectIndex) (ClassIndex, bool) {
+	if c := h.ClassOf(i); c != NoClass && !h.isClassClass(c) {
+		return NoClass, false
+	}
+	c, ok := h.ClassObjectOf(i)
+	return c, ok && h.Classes[c].Object == i
+}
+
+// streamValues is EachValues by one streaming pass over the dump, for
+// the objects objs[k] of each k of visit.
+func (h *Heap) streamValues(path string, objs []ObjectIndex, visit []int, fn func(k int, v *ObjectValues) error) error {
+	// first[id] is the first k that wants the object, next[k] the k after
+	// it that wants the same object, -1 at the end.
+	first := make(map[uint64]int, len(visit))
+	next := make([]int, len(objs))
+	for j := len(visit) - 1; j >= 0; j-- {
+		k := visit[j]
+		id := h.ObjectID(objs[k])
+		next[k] = -1
+		if f, ok := first[id]; ok {
+			next[k] = f
+		}
+		first[id] = k
 	}
 	var v ObjectValues
 	return rereadDump(h, path, func(r hprof.Source, rec *hprof.Record) error {
 		id := recordObjectID(rec)
-		obj, ok := want[id]
+		k, ok := first[id]
 		if !ok || rec.Sub == hprof.SubClassDump {
 			return nil
 		}
-		delete(want, id)
-		return h.recordValues(r, rec, obj, &v, fn)
+		delete(first, id)
+		return h.recordValues(r, rec, objs[k], &v, func(v *ObjectValues) error {
+			for ; k >= 0; k = next[k] {
+				if err := fn(k, v); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 	})
 }
 
 // recordValues decodes the record rec of object obj into v, reusing its
 // slices, and calls fn with it.
-func (h *Heap) recordValues(r hprof.Source, rec *hprof.Record, obj ObjectIndex, v *ObjectValues, fn func(obj ObjectIndex, v *ObjectValues) error) error {
+func (h *Heap) recordValues(r hprof.Source, rec *hprof.Record, obj ObjectIndex, v *ObjectValues, fn func(v *ObjectValues) error) error {
 	*v = ObjectValues{Length: -1, Fields: v.Fields[:0], Data: v.Data[:0]}
 	switch rec.Sub {
 	case hprof.SubInstanceDump:
@@ -91,21 +165,21 @@ func (h *Heap) recordValues(r hprof.Source, rec *hprof.Record, obj ObjectIndex, 
 			for _, nr := range r.Object().Refs {
 				v.Fields = append(v.Fields, Value{Name: nr.Name, Type: TypeObject, Bits: nr.ID, Ref: h.refTo(nr.ID)})
 			}
-			return fn(obj, v)
+			return fn(v)
 		}
 		data, err := r.Payload()
 		if err != nil {
 			return err
 		}
 		v.Fields = h.appendFields(v.Fields, obj, data, r.ID)
-		return fn(obj, v)
+		return fn(v)
 	case hprof.SubObjArrayDump:
 		v.Length, v.Elem = int64(rec.ObjArray.Length), TypeObject
 	case hprof.SubPrimArrayDump:
 		v.Length, v.Elem = int64(rec.PrimArray.Length), Type(rec.PrimArray.ElemType)
 	case hprof.SubPrimArrayNoData:
 		v.Length, v.Elem = int64(rec.PrimArray.Length), Type(rec.PrimArray.ElemType)
-		return fn(obj, v)
+		return fn(v)
 	default:
 		return nil
 	}
@@ -115,7 +189,7 @@ func (h *Heap) recordValues(r hprof.Source, rec *hprof.Record, obj ObjectIndex, 
 	}); err != nil {
 		return err
 	}
-	return fn(obj, v)
+	return fn(v)
 }
 
 // refTo is the object the id names, NoObject for null and for an id not
@@ -143,58 +217,106 @@ func (h *Heap) appendFields(fields []Value, obj ObjectIndex, data []byte, id fun
 	return fields
 }
 
-// bulkReader reads objects of a plain dump at their offsets.
+// bulkReader reads objects of a plain dump at their offsets: from data,
+// the dump mapped into memory, or else from f.
 type bulkReader struct {
 	h    *Heap
 	f    *os.File
+	data []byte
 	size int64
-	fn   func(obj ObjectIndex, v *ObjectValues) error
+	fn   func(k int, v *ObjectValues) error
 	buf  []byte
 	v    ObjectValues
 }
 
-// placed is an object with its record's offset and expected length.
+// placed is the object objs[k] with its record's offset and expected
+// length.
 type placed struct {
 	off, n int64
 	obj    ObjectIndex
+	k      int
 }
 
-// run reads the objects in offset order, in spans of records that lie
-// close together.
-func (b *bulkReader) run(objs []ObjectIndex) error {
-	h := b.h
+// recordPlacer computes where objects' records lie and how long they
+// are, remembering each class's field bytes.
+type recordPlacer struct {
+	h      *Heap
+	fields []int64 // by class; -1 until computed
+}
+
+func newRecordPlacer(h *Heap) *recordPlacer {
+	fields := make([]int64, len(h.Classes))
+	for c := range fields {
+		fields[c] = -1
+	}
+	return &recordPlacer{h: h, fields: fields}
+}
+
+// place is the object objs[k], i, with its record's offset and expected
+// length.
+func (rp *recordPlacer) place(i ObjectIndex, k int) placed {
+	h := rp.h
 	ids := int64(h.Source.IDSize)
+	c := h.ClassOf(i)
+	var n int64
+	switch {
+	case c == NoClass:
+		n = 1 + 2*ids + 8
+	case h.Classes[c].Elem == TypeObject:
+		n = 1 + 2*ids + 8 + int64(h.ArrayLength(i))*ids
+	case h.Classes[c].IsArray():
+		n = 1 + ids + 9 + int64(h.ArrayLength(i))*int64(h.typeSize(h.Classes[c].Elem))
+	default:
+		if rp.fields[c] < 0 {
+			rp.fields[c] = h.fieldBytes(c)
+		}
+		n = 1 + 2*ids + 8 + rp.fields[c]
+	}
+	return placed{off: h.recordOffset(i), n: n, obj: i, k: k}
+}
+
+// placeRecords places the objects objs[k] of each k of visit, in the
+// order of their offsets.
+func (h *Heap) placeRecords(objs []ObjectIndex, visit []int) []placed {
+	rp := newRecordPlacer(h)
+	at := make([]placed, len(visit))
+	for j, k := range visit {
+		at[j] = rp.place(objs[k], k)
+	}
 	// Dumps mostly hold objects in the order of their ids, so objects in
 	// index order are mostly in offset order already.
-	objs = slices.Clone(objs)
-	slices.Sort(objs)
-	objs = slices.Compact(objs)
-	fields := make(map[ClassIndex]int64)
-	at := make([]placed, len(objs))
-	for k, i := range objs {
-		c := h.ClassOf(i)
-		var n int64
-		switch {
-		case c == NoClass:
-			n = 1 + 2*ids + 8
-		case h.Classes[c].Elem == TypeObject:
-			n = 1 + 2*ids + 8 + int64(h.ArrayLength(i))*ids
-		case h.Classes[c].IsArray():
-			n = 1 + ids + 9 + int64(h.ArrayLength(i))*int64(h.typeSize(h.Classes[c].Elem))
-		default:
-			fb, ok := fields[c]
-			if !ok {
-				fb = h.fieldBytes(c)
-				fields[c] = fb
-			}
-			n = 1 + 2*ids + 8 + fb
-		}
-		at[k] = placed{off: h.recordOffset(i), n: n, obj: i}
-	}
 	byOffset := func(x, y placed) int { return cmp.Compare(x.off, y.off) }
 	if !slices.IsSortedFunc(at, byOffset) {
 		slices.SortFunc(at, byOffset)
 	}
+	return at
+}
+
+// runMapped decodes the objects objs[lo:hi] from the mapped dump.
+func (b *bulkReader) runMapped(objs []ObjectIndex, lo, hi int) (err error) {
+	defer mmap.Guard(&err, "reading the dump")()
+	rp := newRecordPlacer(b.h)
+	for k := lo; k < hi; k++ {
+		if c, ok := b.h.classObject(objs[k]); ok {
+			if err := b.fn(k, b.h.staticValues(c)); err != nil {
+				return err
+			}
+			continue
+		}
+		p := rp.place(objs[k], k)
+		if p.off < 0 || p.off >= b.size {
+			return fmt.Errorf("offset %d lies outside the dump (%d bytes): the dump changed since it was indexed", p.off, b.size)
+		}
+		if err := b.decode(p, b.data[p.off:min(p.off+p.n, b.size)]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// run reads the placed objects at, in spans of records that lie close
+// together.
+func (b *bulkReader) run(at []placed) error {
 	for k := 0; k < len(at); {
 		start, end := at[k].off, at[k].off+at[k].n
 		j := k + 1
@@ -207,9 +329,9 @@ func (b *bulkReader) run(objs []ObjectIndex) error {
 			return err
 		}
 		for _, p := range at[k:j] {
-			rec := span[p.off-start:]
-			if p.off+p.n > end {
-				rec = nil
+			var rec []byte
+			if p.off+p.n <= start+int64(len(span)) {
+				rec = span[p.off-start:]
 			}
 			if err := b.decode(p, rec); err != nil {
 				return err
@@ -293,7 +415,7 @@ func (b *bulkReader) decode(p placed, rec []byte) error {
 		v.Data = rec[1+ids+9:]
 	default:
 		return h.visitObjectAt(b.f, b.size, input.Plain, p.obj, func(r hprof.Source, rec *hprof.Record) error {
-			return h.recordValues(r, rec, p.obj, v, b.fn)
+			return h.recordValues(r, rec, p.obj, v, func(v *ObjectValues) error { return b.fn(p.k, v) })
 		})
 	}
 	if v.Length >= 0 {
@@ -303,12 +425,18 @@ func (b *bulkReader) decode(p placed, rec []byte) error {
 		}
 		v.Data = v.Data[:want]
 	}
-	return b.fn(p.obj, v)
+	return b.fn(p.k, v)
 }
 
 // exact reads n bytes at off into a buffer of their own.
 func (b *bulkReader) exact(off, n int64) ([]byte, error) {
+	if off < 0 || off >= b.size {
+		return nil, fmt.Errorf("offset %d lies outside the dump (%d bytes): the dump changed since it was indexed", off, b.size)
+	}
 	n = min(n, b.size-off)
+	if b.data != nil {
+		return b.data[off : off+n], nil
+	}
 	buf := make([]byte, n)
 	if _, err := b.f.ReadAt(buf, off); err != nil && err != io.EOF {
 		return nil, err

@@ -1,0 +1,27 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package mmap
+
+import (
+	"os"
+	"syscall"
+)
+
+// Supported is true where Map maps files; elsewhere it reads them.
+const Supported = true
+
+// Map maps the first size bytes of f read-only. unmap releases them; f
+// stays open and belongs to the caller.
+func Map(f *os.File, size int64) (data []byte, unmap func() error, err error) {
+	if err := fits(size); err != nil {
+		return nil, nil, err
+	}
+	if size == 0 {
+		return nil, func() error { return nil }, nil
+	}
+	data, err = syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, func() error { return syscall.Munmap(data) }, nil
+}
