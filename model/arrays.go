@@ -1,6 +1,10 @@
 package model
 
-import "math/bits"
+import (
+	"bytes"
+	"hash/crc32"
+	"math/bits"
+)
 
 // arrayLengths holds the lengths of the array objects alone, in object
 // order, with a bit per object that says whether it is an array. The
@@ -107,4 +111,149 @@ func (a *arrayLengths) check(n int) error {
 	}
 	a.rank = rank
 	return nil
+}
+
+// Array contents: what the load learnt of each array's elements, kept
+// beside its length (the same position in lengths) so that analyses that
+// look for equal or wasteful arrays (strings, collections) need not read
+// the dump again for every array.
+const (
+	// contentRecorded: the dump recorded every element of the array.
+	contentRecorded = 1 << 32
+	// contentUniform: the array has elements and all of them are equal
+	// (for an object array: all null).
+	contentUniform = 1 << 33
+)
+
+// arrayContents is the digest and flags of each array, by position in
+// arrayLengths.lengths.
+type arrayContents struct {
+	digests  []uint32 // CRC-32C of a primitive array's element bytes
+	recorded []uint64 // bit r: contentRecorded of array r
+	uniform  []uint64 // bit r: contentUniform of array r
+}
+
+// castagnoli is the CRC-32C table, which the processor computes where it
+// can.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// elementDigest follows the element bytes of one array as a dump hands
+// them over in chunks: their CRC-32C, whether all elements are equal,
+// and how many bytes came.
+type elementDigest struct {
+	crc     uint32
+	size    int     // bytes per element
+	first   [8]byte // the first element
+	n       int64   // bytes seen
+	uniform bool
+}
+
+// reset starts the digest of an array of elements size bytes long (1
+// to 8).
+func (d *elementDigest) reset(size int) {
+	*d = elementDigest{size: min(max(size, 1), 8), uniform: true}
+}
+
+// write adds the next chunk of element bytes.
+func (d *elementDigest) write(chunk []byte) {
+	d.crc = crc32.Update(d.crc, castagnoli, chunk)
+	for len(chunk) > 0 && d.uniform {
+		size := int64(d.size)
+		switch p := d.n % size; {
+		case d.n < size:
+			k := copy(d.first[d.n:size], chunk)
+			d.n += int64(k)
+			chunk = chunk[k:]
+		case p != 0 || int64(len(chunk)) < size:
+			// Part of an element: compare it with the same part of the
+			// first.
+			k := min(size-p, int64(len(chunk)))
+			d.uniform = bytes.Equal(chunk[:k], d.first[p:p+k])
+			d.n += k
+			chunk = chunk[k:]
+		default:
+			// Whole elements: the first equals the array's first, and
+			// each equals the one before it.
+			m := int64(len(chunk)) / size * size
+			d.uniform = bytes.Equal(chunk[:size], d.first[:size]) && bytes.Equal(chunk[size:m], chunk[:m-size])
+			d.n += m
+			chunk = chunk[m:]
+		}
+	}
+	if !d.uniform {
+		d.n += int64(len(chunk))
+	}
+}
+
+// info is what the digest says of an array of length elements: its CRC
+// and contentRecorded when every element came, contentUniform when they
+// are all equal.
+func (d *elementDigest) info(length uint32) uint64 {
+	if d.n != int64(length)*int64(d.size) {
+		return 0
+	}
+	info := uint64(d.crc) | contentRecorded
+	if d.uniform && length > 0 {
+		info |= contentUniform
+	}
+	return info
+}
+
+// gatherArrayContents returns the contents of the arrays of a, in its
+// order: info holds one entry per array arrival, arrivals marks the
+// arrivals that are arrays (duplicates left out of order included), and
+// order maps object index to arrival.
+func gatherArrayContents(a *arrayLengths, info *chunkList[uint64], arrivals []uint64, order []uint32) arrayContents {
+	rank, _ := rankArrays(arrivals)
+	byArrival := arrayLengths{isArray: arrivals, rank: rank}
+	c := arrayContents{
+		digests:  make([]uint32, len(a.lengths)),
+		recorded: make([]uint64, (len(a.lengths)+63)/64),
+		uniform:  make([]uint64, (len(a.lengths)+63)/64),
+	}
+	r := 0
+	for i, arrival := range order {
+		if a.isArray[i>>6]&(1<<(i&63)) == 0 {
+			continue
+		}
+		if int(arrival>>6) >= len(arrivals) {
+			r++
+			continue
+		}
+		if k, ok := byArrival.index(int(arrival)); ok {
+			v := info.at(k)
+			c.digests[r] = uint32(v)
+			if v&contentRecorded != 0 {
+				c.recorded[r>>6] |= 1 << (r & 63)
+			}
+			if v&contentUniform != 0 {
+				c.uniform[r>>6] |= 1 << (r & 63)
+			}
+		}
+		r++
+	}
+	return c
+}
+
+// check reports whether contents read from an index fit the n arrays of
+// the heap.
+func (c *arrayContents) check(n int) error {
+	words := (n + 63) / 64
+	if len(c.digests) != n || len(c.recorded) != words || len(c.uniform) != words {
+		return indexError("array contents of %d, %d and %d words for %d arrays", len(c.digests), len(c.recorded), len(c.uniform), n)
+	}
+	if n%64 != 0 && (c.recorded[n/64]>>(n%64) != 0 || c.uniform[n/64]>>(n%64) != 0) {
+		return indexError("array content bits set past the last of %d arrays", n)
+	}
+	return nil
+}
+
+// forget drops what is known of the elements of array i, whose length
+// changed after they were read.
+func (c *arrayContents) forget(a *arrayLengths, i int) {
+	if r, ok := a.index(i); ok && r < len(c.digests) {
+		c.digests[r] = 0
+		c.recorded[r>>6] &^= 1 << (r & 63)
+		c.uniform[r>>6] &^= 1 << (r & 63)
+	}
 }

@@ -1,6 +1,9 @@
 package model
 
 import (
+	"bytes"
+	"hash/crc32"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
@@ -148,5 +151,124 @@ func TestSplitTable(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestElementDigestChunks feeds arrays of every element size to an
+// elementDigest in chunks cut at random element boundaries, as the
+// parser hands them over, and compares the result with the CRC-32C of
+// the whole array and an element-by-element comparison.
+func TestElementDigestChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, size := range []int{1, 2, 4, 8} {
+		for trial := range 400 {
+			length := rng.IntN(40)
+			data := make([]byte, length*size)
+			elem := make([]byte, size)
+			for k := range elem {
+				elem[k] = byte(rng.IntN(3))
+			}
+			for e := range length {
+				copy(data[e*size:], elem)
+			}
+			if trial%2 == 1 && length > 0 {
+				// One byte of one element differs.
+				data[rng.IntN(len(data))] ^= 1 << rng.IntN(8)
+			}
+			uniform := length > 0
+			for e := 1; e < length; e++ {
+				uniform = uniform && bytes.Equal(data[e*size:(e+1)*size], data[:size])
+			}
+			var d elementDigest
+			d.reset(size)
+			for rest := data; len(rest) > 0; {
+				n := min(len(rest), size*rng.IntN(5))
+				if n == 0 {
+					n = min(len(rest), size)
+				}
+				d.write(rest[:n])
+				rest = rest[n:]
+			}
+			want := uint64(crc32.Checksum(data, castagnoli)) | contentRecorded
+			if uniform {
+				want |= contentUniform
+			}
+			if got := d.info(uint32(length)); got != want {
+				t.Fatalf("size %d, %x: info %x, want %x", size, data, got, want)
+			}
+			if length > 0 && d.info(uint32(length+1)) != 0 {
+				t.Fatalf("size %d, %x: an array longer than its bytes counts as recorded", size, data)
+			}
+		}
+	}
+}
+
+// TestArrayContentsAsRecorded compares ArrayContents of every object of
+// the fixture.Inspect dumps and two others with the arrays' records, read
+// again by the record parser: a primitive array's CRC-32C, each array's
+// uniform bit computed element by element, no contents for other
+// objects. The same holds after a round trip through an index.
+func TestArrayContentsAsRecorded(t *testing.T) {
+	paths := []string{
+		filepath.Join("..", "testdata", "jvm", "jdk17-inspect-before.hprof.gz"),
+		filepath.Join("..", "testdata", "jvm", "jdk25-inspect-after.hprof.gz"),
+		filepath.Join("..", "testdata", "agent", "heap-binary.hprof.gz"),
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			h, err := loadPath(t, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := make([]ObjectIndex, h.NumObjects())
+			for i := range all {
+				all[i] = ObjectIndex(i)
+			}
+			vals, err := ReadValues(h, path, all, ValueOptions{Elements: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			read, err := roundTrip(t, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var uniform, primitive int
+			for _, o := range all {
+				v := vals[o]
+				want := struct {
+					digest            uint32
+					uniform, recorded bool
+				}{}
+				if v != nil && v.Length >= 0 {
+					want.recorded = true
+					size := h.typeSize(v.Elem)
+					if v.Elem == TypeObject {
+						want.uniform = v.Length > 0
+						for _, e := range v.Elements {
+							want.uniform = want.uniform && e.Bits == 0
+						}
+					} else {
+						primitive++
+						want.digest = crc32.Checksum(v.Data, castagnoli)
+						want.uniform = v.Length > 0
+						for e := size; e+size <= len(v.Data); e += size {
+							want.uniform = want.uniform && bytes.Equal(v.Data[e:e+size], v.Data[:size])
+						}
+					}
+				}
+				if want.uniform {
+					uniform++
+				}
+				for name, heap := range map[string]*Heap{"loaded": h, "from the index": read} {
+					d, u, r := heap.ArrayContents(o)
+					if d != want.digest || u != want.uniform || r != want.recorded {
+						t.Fatalf("%s: object 0x%x: contents %08x %v %v, want %08x %v %v", name, h.ObjectID(o), d, u, r, want.digest, want.uniform, want.recorded)
+					}
+				}
+			}
+			if primitive == 0 || uniform == 0 {
+				t.Errorf("%d primitive arrays, %d uniform arrays: the fixture should have both", primitive, uniform)
+			}
+		})
 	}
 }

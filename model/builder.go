@@ -72,6 +72,8 @@ type builder struct {
 	traits hprof.Traits // r's
 	opt    LoadOptions
 	h      *Heap
+	// digest follows the elements of the primitive array being read.
+	digest elementDigest
 
 	strings      map[uint64]string
 	classNameID  map[uint64]uint64 // class object id -> name string id (LOAD_CLASS)
@@ -468,21 +470,47 @@ func (b *builder) sub(rec *hprof.Record) error {
 		}
 		b.objects.add(a.ID, c, a.Length)
 		ids := b.r.IDSize()
-		return b.r.PayloadChunks(func(chunk []byte) error {
+		var got int64
+		allNull := true
+		err := b.r.PayloadChunks(func(chunk []byte) error {
 			for p := 0; p+ids <= len(chunk); p += ids {
-				b.objects.addRef(b.r.ID(chunk[p:]))
+				id := b.r.ID(chunk[p:])
+				b.objects.addRef(id)
+				allNull = allNull && id == 0
 			}
+			got += int64(len(chunk))
 			return nil
 		})
+		var info uint64
+		if got == int64(a.Length)*int64(ids) {
+			info = contentRecorded
+			if allNull && a.Length > 0 {
+				info |= contentUniform
+			}
+		}
+		b.objects.setArrayInfo(info)
+		return err
 	case hprof.SubPrimArrayDump, hprof.SubPrimArrayNoData:
 		a := rec.PrimArray
 		c := b.primArrayClass(Type(a.ElemType))
 		b.countArray(c, Type(a.ElemType), a.Length)
 		b.countAlloc(c, a.TraceSerial, a.Length)
 		b.observe(a.ID, c, a.Length)
-		if b.opt.Objects {
-			b.objects.add(a.ID, c, a.Length)
+		if !b.opt.Objects {
+			return nil
 		}
+		b.objects.add(a.ID, c, a.Length)
+		size := b.h.typeSize(Type(a.ElemType))
+		b.digest.reset(size)
+		var err error
+		if rec.Sub == hprof.SubPrimArrayDump && size > 0 && size <= 8 {
+			err = b.r.PayloadChunks(func(chunk []byte) error {
+				b.digest.write(chunk)
+				return nil
+			})
+		}
+		b.objects.setArrayInfo(b.digest.info(a.Length))
+		return err
 	case hprof.SubClassDump:
 		return b.classDump(rec)
 	case hprof.SubHeapDumpInfo:

@@ -239,6 +239,7 @@ type Heap struct {
 	ids        splitTable
 	classOf    []ClassIndex
 	arrays     arrayLengths
+	contents   arrayContents
 	refStart   []uint32
 	refs       []ObjectIndex
 	referents  []WeakRef
@@ -277,6 +278,21 @@ func (h *Heap) ClassOf(i ObjectIndex) ClassIndex { return h.classOf[i] }
 
 // ArrayLength returns the element count of array object i, 0 otherwise.
 func (h *Heap) ArrayLength(i ObjectIndex) uint32 { return h.arrays.at(int(i)) }
+
+// ArrayContents returns what the load learnt of the elements of array i:
+// digest, the CRC-32C (Castagnoli) of a primitive array's element bytes
+// as the dump records them (big-endian; 0 for an object array), and
+// uniform, whether it has elements and all of them are equal (for an
+// object array: all null). recorded is false, and the others zero, for
+// an object that is no array and for an array whose elements the dump
+// does not record in full.
+func (h *Heap) ArrayContents(i ObjectIndex) (digest uint32, uniform, recorded bool) {
+	r, ok := h.arrays.index(int(i))
+	if !ok || r >= len(h.contents.digests) || h.contents.recorded[r>>6]&(1<<(r&63)) == 0 {
+		return 0, false, false
+	}
+	return h.contents.digests[r], h.contents.uniform[r>>6]&(1<<(r&63)) != 0, true
+}
 
 // recordOffset returns the offset of object i's record in the
 // decompressed dump; the heap must have offsets.

@@ -25,6 +25,11 @@ type objectTable struct {
 	// referents are the referents of java.lang.ref.Reference objects,
 	// in arrival order of their Reference.
 	referents []pendingReferent
+	// arrayInfo holds what setArrayInfo learnt of each array's elements
+	// (its CRC and content flags), one entry per array in arrival order;
+	// arrayArrivals marks the arrivals that are arrays.
+	arrayInfo     chunkList[uint64]
+	arrayArrivals []uint64
 }
 
 type pendingReferent struct {
@@ -55,6 +60,17 @@ func (t *objectTable) add(id uint64, class ClassIndex, length uint32) int {
 	}
 	t.refStart.append(uint32(n))
 	return t.ids.len() - 1
+}
+
+// setArrayInfo records what the elements of the most recently added
+// object, an array, hold (elementDigest.info).
+func (t *objectTable) setArrayInfo(info uint64) {
+	arrival := t.ids.len() - 1
+	for len(t.arrayArrivals) <= arrival>>6 {
+		t.arrayArrivals = append(t.arrayArrivals, 0)
+	}
+	t.arrayArrivals[arrival>>6] |= 1 << (arrival & 63)
+	t.arrayInfo.append(info)
 }
 
 // addRef appends a reference of the most recently added object.
@@ -191,6 +207,8 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 	collect()
 	h.arrays = gatherArrayLengths(&t.lengths, order, h.classOf, h.Classes)
 	t.lengths = chunkList[uint32]{}
+	h.contents = gatherArrayContents(&h.arrays, &t.arrayInfo, t.arrayArrivals, order)
+	t.arrayInfo, t.arrayArrivals = chunkList[uint64]{}, nil
 	collect()
 	if t.trackOffsets {
 		offsets := gatherSplit(&t.offsets, order)

@@ -18,6 +18,9 @@ const (
 	sectionClassOf      = "heap.class-of"
 	sectionIsArray      = "heap.arrays.is-array"
 	sectionArrayLengths = "heap.arrays.lengths"
+	sectionArrayDigests = "heap.arrays.digests"
+	sectionArrayRecord  = "heap.arrays.recorded"
+	sectionArrayUniform = "heap.arrays.uniform"
 	sectionRefStart     = "heap.ref-start"
 	sectionRefs         = "heap.refs"
 	sectionWeakFrom     = "heap.referents.from"
@@ -113,6 +116,9 @@ func (h *Heap) WriteIndex(w *store.Writer) error {
 		store.WriteArray(w, sectionClassOf, h.classOf),
 		store.WriteArray(w, sectionIsArray, h.arrays.isArray),
 		store.WriteArray(w, sectionArrayLengths, h.arrays.lengths),
+		store.WriteArray(w, sectionArrayDigests, h.contents.digests),
+		store.WriteArray(w, sectionArrayRecord, h.contents.recorded),
+		store.WriteArray(w, sectionArrayUniform, h.contents.uniform),
 		store.WriteArray(w, sectionRefStart, h.refStart),
 		store.WriteArray(w, sectionRefs, h.refs),
 		store.WriteArray(w, sectionWeakFrom, from),
@@ -187,6 +193,9 @@ func ReadIndex(ix *store.Index) (*Heap, error) {
 	store.Load(ix, sectionClassOf, &h.classOf, &err)
 	store.Load(ix, sectionIsArray, &h.arrays.isArray, &err)
 	store.Load(ix, sectionArrayLengths, &h.arrays.lengths, &err)
+	store.Load(ix, sectionArrayDigests, &h.contents.digests, &err)
+	store.Load(ix, sectionArrayRecord, &h.contents.recorded, &err)
+	store.Load(ix, sectionArrayUniform, &h.contents.uniform, &err)
 	store.Load(ix, sectionRefStart, &h.refStart, &err)
 	store.Load(ix, sectionRefs, &h.refs, &err)
 	store.Load(ix, sectionWeakFrom, &from, &err)
@@ -222,6 +231,9 @@ func (h *Heap) adoptTables(bucket []uint32, from, to []ObjectIndex, offsets *spl
 		return indexError("%d object ids but %d classes and %d reference starts", n, len(h.classOf), len(h.refStart))
 	}
 	if err := h.arrays.check(n); err != nil {
+		return err
+	}
+	if err := h.contents.check(len(h.arrays.lengths)); err != nil {
 		return err
 	}
 	recorded := 0

@@ -88,6 +88,7 @@ func (b *builder) settleArrays(arrays []hprof.ArraySize) {
 		}
 		if i, ok := h.Lookup(a.ID); ok && h.HasObjects {
 			h.arrays.set(int(i), uint32(n))
+			h.contents.forget(&h.arrays, int(i))
 		}
 	}
 	if settled > 0 {
