@@ -1,8 +1,8 @@
 package analysis
 
 import (
-	"bytes"
 	"cmp"
+	"maps"
 	"slices"
 
 	"github.com/hprofctl/hprofctl/model"
@@ -137,9 +137,12 @@ var collectionRules = map[string]collectionRule{
 }
 
 // collectionState is what Collections learns of one collection.
+// It holds no pointers, so that the collector need not scan the
+// millions of them a big heap has.
 type collectionState struct {
-	rule     collectionRule
-	jdkClass string
+	// class is the JDK class whose rule applies, as an index into
+	// jdkClasses.
+	class    int16
 	read     bool
 	size     int64
 	capacity int64
@@ -149,19 +152,38 @@ type collectionState struct {
 	cells   model.ObjectIndex
 }
 
+// rule is the rule the collection follows.
+func (st *collectionState) rule() collectionRule { return jdkRules[st.class] }
+
+// jdkClasses are the names of collectionRules, sorted; jdkRules their
+// rules in the same order.
+var (
+	jdkClasses = slices.Sorted(maps.Keys(collectionRules))
+	jdkRules   = func() []collectionRule {
+		rules := make([]collectionRule, len(jdkClasses))
+		for k, name := range jdkClasses {
+			rules[k] = collectionRules[name]
+		}
+		return rules
+	}()
+)
+
 // Collections measures the heap's JDK collections (size, capacity, fill
 // ratio, bytes wasted on empty slots: empty slots times the size of a
-// reference) and its wasteful arrays, reading the collections' fields and
-// the arrays from the dump at path (model.EachValues). Sums are per class,
-// most wasted first.
+// reference) and its wasteful arrays, reading the collections' fields
+// from the dump at path (model.EachValues): which arrays are all null or
+// constant the heap knows (model.Heap.ArrayContents); a constant array's
+// value is read only to list it. Sums are per class, most wasted first.
 func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionReport, error) {
 	var rep CollectionReport
-	ruleOf := make([]*collectionRule, len(h.Classes))
-	jdkOf := make([]string, len(h.Classes))
+	// jdkOf[c] is the place in jdkClasses of the JDK class whose rule
+	// class c follows, -1 for none.
+	jdkOf := make([]int16, len(h.Classes))
 	for c := range h.Classes {
+		jdkOf[c] = -1
 		for k := range h.Supers(model.ClassIndex(c)) {
-			if r, ok := collectionRules[h.Classes[k].Name]; ok {
-				ruleOf[c], jdkOf[c] = &r, h.Classes[k].Name
+			if j, ok := slices.BinarySearch(jdkClasses, h.Classes[k].Name); ok {
+				jdkOf[c] = int16(j)
 				break
 			}
 		}
@@ -170,58 +192,67 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 	if o.Size == model.SizeFields || ref == 0 {
 		ref = int64(h.Source.IDSize)
 	}
-	var colls, arrays []model.ObjectIndex
+	// The heap knows each array's length and whether its elements are
+	// all equal; only the collections, and with o.Objects the constant
+	// arrays (for their value), are read from the dump.
+	var colls, constant []model.ObjectIndex
+	var wasteful []wastefulArray // in object order
+	classClass := h.ClassClass()
 	for i := range h.NumObjects() {
 		obj := model.ObjectIndex(i)
 		c := h.ClassOf(obj)
-		if c == model.NoClass || isClassObject(h, obj) {
+		if c == model.NoClass || c == classClass {
 			continue
 		}
+		cl := &h.Classes[c]
 		switch {
-		case ruleOf[c] != nil:
+		case jdkOf[c] >= 0:
 			colls = append(colls, obj)
-		case h.Classes[c].Elem == model.TypeObject:
-			if h.ArrayLength(obj) > 0 && len(h.Refs(obj)) == 0 {
-				arrays = append(arrays, obj)
+		case cl.IsArray():
+			length := h.ArrayLength(obj)
+			if length == 0 {
+				wasteful = append(wasteful, wastefulArray{obj, zeroLength})
+				continue
 			}
-		case h.Classes[c].IsArray():
-			if h.ArrayLength(obj) >= 2 {
-				arrays = append(arrays, obj)
+			if _, uniform, recorded := h.ArrayContents(obj); !uniform || !recorded {
+				continue
+			}
+			switch {
+			case cl.Elem == model.TypeObject:
+				wasteful = append(wasteful, wastefulArray{obj, allNull})
+			case length >= 2:
+				wasteful = append(wasteful, wastefulArray{obj, constantElements})
+				constant = append(constant, obj)
 			}
 		}
 	}
+	if !o.Objects {
+		constant = nil
+	}
 	n := len(colls)
 	states := make([]collectionState, n)
-	// kinds[k] and constants[k] are what the array arrays[k] turned out to
-	// be: ArrayAllNull, ArrayConstant with its first element's bits, or "".
-	kinds := make([]string, len(arrays))
-	constants := make([]uint64, len(arrays))
-	err := model.EachValues(h, path, append(slices.Clone(colls), arrays...), func(k int, v *model.ObjectValues) error {
+	// values[k] is the first element of the constant array constant[k].
+	values := make([]model.Value, len(constant))
+	err := model.EachValues(h, path, append(slices.Clone(colls), constant...), func(k int, v *model.ObjectValues) error {
 		if k >= n {
-			k -= n
-			size := len(v.Data) / max(int(v.Length), 1)
-			switch {
-			case v.Length < 0:
-			case v.Elem == model.TypeObject:
-				if len(bytes.Trim(v.Data, "\x00")) == 0 {
-					kinds[k] = ArrayAllNull
-				}
-			case v.Length >= 2 && v.HasElements() && bytes.Equal(v.Data[size:], v.Data[:len(v.Data)-size]):
-				kinds[k], constants[k] = ArrayConstant, v.Element(0).Bits
+			if v.HasElements() {
+				values[k-n] = v.Element(0)
 			}
 			return nil
 		}
 		obj := colls[k]
 		st := &states[k]
-		st.rule, st.jdkClass, st.read = *ruleOf[h.ClassOf(obj)], jdkOf[h.ClassOf(obj)], true
+		st.class, st.read = jdkOf[h.ClassOf(obj)], true
+		jdkClass := jdkClasses[st.class]
+		rule := st.rule()
 		st.backing, st.cells = model.NoObject, model.NoObject
 		intField := func(name string) int64 {
 			f, _ := v.Field(name)
 			return int64(int32(f.Bits))
 		}
 		var table model.ObjectIndex = model.NoObject
-		if st.rule.array != "" {
-			if f, ok := v.Field(st.rule.array); ok && f.Ref != model.NoObject && h.Classes[h.ClassOf(f.Ref)].IsArray() {
+		if rule.array != "" {
+			if f, ok := v.Field(rule.array); ok && f.Ref != model.NoObject && h.Classes[h.ClassOf(f.Ref)].IsArray() {
 				table = f.Ref
 			}
 		}
@@ -230,33 +261,33 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 			length = int64(h.ArrayLength(table))
 		}
 		switch {
-		case st.rule.via != "":
-			f, _ := v.Field(st.rule.via)
+		case rule.via != "":
+			f, _ := v.Field(rule.via)
 			st.backing = f.Ref
 			return nil
-		case st.jdkClass == "java.util.ArrayDeque":
+		case jdkClass == "java.util.ArrayDeque":
 			head, tail := intField("head"), intField("tail")
 			if length > 0 {
 				st.size = ((tail-head)%length + length) % length
 			}
-		case st.jdkClass == "java.util.concurrent.CopyOnWriteArrayList":
+		case jdkClass == "java.util.concurrent.CopyOnWriteArrayList":
 			st.size = length
-		case st.jdkClass == "java.util.concurrent.ConcurrentHashMap":
+		case jdkClass == "java.util.concurrent.ConcurrentHashMap":
 			f, _ := v.Field("baseCount")
 			st.size = int64(f.Bits)
 			if c, ok := v.Field("counterCells"); ok {
 				st.cells = c.Ref
 			}
 		default:
-			st.size = intField(st.rule.size)
+			st.size = intField(rule.size)
 		}
 		switch {
-		case st.rule.array == "":
+		case rule.array == "":
 			st.capacity = st.size
-		case st.rule.pairs:
+		case rule.pairs:
 			st.capacity = length / 2
 			st.empty = max(length-2*st.size, 0)
-		case st.rule.hashed:
+		case rule.hashed:
 			st.capacity = length
 			if table != model.NoObject {
 				st.empty = length - int64(len(h.Refs(table)))
@@ -270,22 +301,9 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 	if err != nil {
 		return rep, err
 	}
-	arrayKind := map[model.ObjectIndex]string{}
 	arrayValue := map[model.ObjectIndex]any{}
-	for i := range h.NumObjects() {
-		obj := model.ObjectIndex(i)
-		if c := h.ClassOf(obj); c != model.NoClass && h.Classes[c].IsArray() && !isClassObject(h, obj) && h.ArrayLength(obj) == 0 {
-			arrayKind[obj] = ArrayZeroLength
-		}
-	}
-	for k, obj := range arrays {
-		switch kinds[k] {
-		case ArrayAllNull:
-			arrayKind[obj] = ArrayAllNull
-		case ArrayConstant:
-			arrayKind[obj] = ArrayConstant
-			arrayValue[obj] = fieldValue(model.Value{Type: h.Classes[h.ClassOf(obj)].Elem, Bits: constants[k], Ref: model.NoObject})
-		}
+	for k, obj := range constant {
+		arrayValue[obj] = fieldValue(values[k])
 	}
 	if err := addCounterCells(h, path, states); err != nil {
 		return rep, err
@@ -295,10 +313,10 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 	owned := map[model.ObjectIndex]bool{}
 	for k := range states {
 		st := &states[k]
-		if !st.read || st.rule.via == "" {
+		if !st.read || st.rule().via == "" {
 			continue
 		}
-		if n, ok := slices.BinarySearch(colls, st.backing); ok && states[n].read && states[n].rule.via == "" {
+		if n, ok := slices.BinarySearch(colls, st.backing); ok && states[n].read && states[n].rule().via == "" {
 			b := states[n]
 			st.size, st.capacity, st.empty = b.size, b.capacity, b.empty
 			owned[st.backing] = true
@@ -342,7 +360,7 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 	// it among equals.
 	slices.SortStableFunc(rep.Objects, func(x, y CollectionObject) int { return cmp.Compare(y.WastedBytes, x.WastedBytes) })
 	rep.Classes, rep.Objects = topRows(rep.Classes, o.Top), topRows(rep.Objects, o.Top)
-	arrayRows(h, &rep, arrayKind, arrayValue, o)
+	arrayRows(h, &rep, wasteful, arrayValue, o)
 	return rep, nil
 }
 
@@ -376,20 +394,34 @@ func addCounterCells(h *model.Heap, path string, states []collectionState) error
 	return err
 }
 
-// arrayRows fills the array part of rep from the kind of each wasteful
-// array.
-func arrayRows(h *model.Heap, rep *CollectionReport, kind map[model.ObjectIndex]string, value map[model.ObjectIndex]any, o CollectionOptions) {
-	objs := make([]model.ObjectIndex, 0, len(kind))
-	for obj := range kind {
-		objs = append(objs, obj)
-	}
-	slices.Sort(objs)
+// wastefulArray is an array of length 0, of nulls only or of one
+// constant value, as kind says.
+type wastefulArray struct {
+	obj  model.ObjectIndex
+	kind arrayWaste
+}
+
+// arrayWaste is a kind of wasteful array; arrayKinds names each.
+type arrayWaste uint8
+
+const (
+	zeroLength arrayWaste = iota
+	allNull
+	constantElements
+)
+
+var arrayKinds = [...]string{zeroLength: ArrayZeroLength, allNull: ArrayAllNull, constantElements: ArrayConstant}
+
+// arrayRows fills the array part of rep from the wasteful arrays, in
+// object order.
+func arrayRows(h *model.Heap, rep *CollectionReport, wasteful []wastefulArray, value map[model.ObjectIndex]any, o CollectionOptions) {
 	byClass := map[string]*ArrayClassWaste{}
-	for _, obj := range objs {
+	for _, w := range wasteful {
+		obj := w.obj
 		b := shallowBytes(h, obj, o.Size)
 		rep.ArrayBytes += b
 		if o.Objects {
-			rep.ArrayObjects = append(rep.ArrayObjects, ArrayObject{ObjectID: ObjectID(h, obj), Class: ClassName(h, obj), Length: int64(h.ArrayLength(obj)), Kind: kind[obj], Bytes: b, Value: value[obj]})
+			rep.ArrayObjects = append(rep.ArrayObjects, ArrayObject{ObjectID: ObjectID(h, obj), Class: ClassName(h, obj), Length: int64(h.ArrayLength(obj)), Kind: arrayKinds[w.kind], Bytes: b, Value: value[obj]})
 			continue
 		}
 		name := ClassName(h, obj)
@@ -398,14 +430,14 @@ func arrayRows(h *model.Heap, rep *CollectionReport, kind map[model.ObjectIndex]
 			a = &ArrayClassWaste{Class: name}
 			byClass[name] = a
 		}
-		switch kind[obj] {
-		case ArrayZeroLength:
+		switch w.kind {
+		case zeroLength:
 			a.ZeroLength++
 			a.ZeroLengthBytes += b
-		case ArrayAllNull:
+		case allNull:
 			a.AllNull++
 			a.AllNullBytes += b
-		case ArrayConstant:
+		case constantElements:
 			a.Constant++
 			a.ConstantBytes += b
 		}

@@ -62,33 +62,54 @@ type stringGroup struct {
 // DuplicateStrings groups the heap's java.lang.String objects by value,
 // as Eclipse MAT's "Group by value": each value held by at least
 // o.MinCount Strings, with its count and the bytes wasted by the copies,
-// most wasted first. It reads every String and its value array from the
-// dump at path (model.EachValues), and the texts of the listed values
-// again.
+// most wasted first. The heap's array digests (model.Heap.ArrayContents)
+// single out the Strings whose value array another String's may equal;
+// only those Strings and their arrays are read from the dump at path
+// (model.EachValues) and compared by their bytes, and the texts of the
+// listed values read again.
 func DuplicateStrings(h *model.Heap, path string, o StringOptions) (DuplicateStringReport, error) {
 	var rep DuplicateStringReport
 	class := classByName(h, "java.lang.String")
 	if class == model.NoClass {
 		return rep, nil
 	}
-	// Each String's value array is its only reference; the index knows
-	// it, so the Strings and the arrays are read in one pass.
+	// Each String's value array is its only reference. Two Strings can
+	// hold one value only if their arrays have the same digest and
+	// length: that pair, as one number, is each String's sketch.
 	expect := min(int(h.Classes[class].Instances), h.NumObjects())
 	strs, valueOf := make([]model.ObjectIndex, 0, expect), make([]model.ObjectIndex, 0, expect)
+	sketches := make([]uint64, 0, expect)
 	for i := range h.NumObjects() {
 		s := model.ObjectIndex(i)
-		if h.ClassOf(s) != class || isClassObject(h, s) {
+		// (A class object's class is java.lang.Class, never String.)
+		if h.ClassOf(s) != class {
 			continue
 		}
 		rep.Strings++
-		if refs := h.Refs(s); len(refs) == 1 && h.Classes[h.ClassOf(refs[0])].IsArray() {
+		refs := h.Refs(s)
+		if len(refs) != 1 {
+			continue
+		}
+		if digest, _, recorded := h.ArrayContents(refs[0]); recorded {
 			strs = append(strs, s)
 			valueOf = append(valueOf, refs[0])
+			sketches = append(sketches, uint64(digest)<<32|uint64(h.ArrayLength(refs[0])))
 		}
 	}
-	// hashes[k] and coders[k] are what the String strs[k] holds. An array
-	// that several Strings share (JDK 8's new String(String)) is read for
-	// each of them.
+	shared := repeatedValues(sketches)
+	candidates := strs[:0]
+	candidateArrays := valueOf[:0]
+	for k, s := range strs {
+		if _, ok := shared[sketches[k]]; ok {
+			candidates = append(candidates, s)
+			candidateArrays = append(candidateArrays, valueOf[k])
+		}
+	}
+	strs, valueOf, sketches = candidates, candidateArrays, nil
+	// hashes[k] and coders[k] are what the String strs[k] holds: two
+	// independent hashes of its array's bytes stand for the bytes. An
+	// array that several Strings share (JDK 8's new String(String)) is
+	// read for each of them.
 	type arrayHash struct {
 		hash, hash2 uint64
 		length      uint32
@@ -118,19 +139,9 @@ func DuplicateStrings(h *model.Heap, path string, o StringOptions) (DuplicateStr
 		key      stringKey
 		array, s model.ObjectIndex
 	}
-	// Most values are held once: only the Strings whose first hash some
-	// other String's shares are sorted in full.
-	firstHashes := make([]uint64, 0, n)
-	for _, ah := range hashes {
-		if ah.read {
-			firstHashes = append(firstHashes, ah.hash)
-		}
-	}
-	shared := repeatedValues(firstHashes)
-	var entries []entry
+	entries := make([]entry, 0, n)
 	for k, s := range strs {
-		ah := hashes[k]
-		if _, ok := shared[ah.hash]; ok && ah.read {
+		if ah := hashes[k]; ah.read {
 			entries = append(entries, entry{stringKey{ah.elem, coders[k], int64(ah.length), ah.hash, ah.hash2}, valueOf[k], s})
 		}
 	}
