@@ -25,9 +25,10 @@ one array, as JDK 8's new String(String) makes, count it once). They are what
 interning or deduplicating the value would free. Values compare as the dump
 holds them: the value array's elements and, from JDK 9 on, the coder.
 
-Every String and its value array are read from FILE again (one pass over the
-parts of a plain dump that hold them; a compressed dump is streamed), which
-standard input cannot give.`,
+The index keeps a checksum of every array, so only the Strings whose array
+another's may equal are read from FILE again, with their arrays, and
+compared by their bytes (a plain dump at their offsets, a compressed one
+streamed once): standard input cannot give that.`,
 		Example: `  hprofctl strings heap.hprof
   hprofctl strings --min-count 100 --top 50 heap.hprof
   hprofctl strings -o json heap.hprof.gz | jq '.[0]'`,
