@@ -29,7 +29,7 @@ func Guard(err *error, what string) func() {
 			if _, ok := r.(interface{ Addr() uintptr }); !ok {
 				panic(r)
 			}
-			*err = fmt.Errorf("%s: the file shrank while it was read (%v)", what, r)
+			*err = fmt.Errorf("%s: a fault on the mapped file (did it shrink?)", what)
 		}
 	}
 }
