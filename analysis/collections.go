@@ -193,9 +193,15 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 		ref = int64(h.Source.IDSize)
 	}
 	// The heap knows each array's length and whether its elements are
-	// all equal; only the collections, and with o.Objects the constant
-	// arrays (for their value), are read from the dump.
-	var colls, constant []model.ObjectIndex
+	// all equal; only the collections, and with o.Objects the listed
+	// constant arrays (for their value), are read from the dump.
+	expect := 0
+	for c := range h.Classes {
+		if jdkOf[c] >= 0 {
+			expect += int(h.Classes[c].Instances)
+		}
+	}
+	colls := make([]model.ObjectIndex, 0, min(expect, h.NumObjects()))
 	var wasteful []wastefulArray // in object order
 	classClass := h.ClassClass()
 	for i := range h.NumObjects() {
@@ -222,24 +228,11 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 				wasteful = append(wasteful, wastefulArray{obj, allNull})
 			case length >= 2:
 				wasteful = append(wasteful, wastefulArray{obj, constantElements})
-				constant = append(constant, obj)
 			}
 		}
 	}
-	if !o.Objects {
-		constant = nil
-	}
-	n := len(colls)
-	states := make([]collectionState, n)
-	// values[k] is the first element of the constant array constant[k].
-	values := make([]model.Value, len(constant))
-	err := model.EachValues(h, path, append(slices.Clone(colls), constant...), func(k int, v *model.ObjectValues) error {
-		if k >= n {
-			if v.HasElements() {
-				values[k-n] = v.Element(0)
-			}
-			return nil
-		}
+	states := make([]collectionState, len(colls))
+	err := model.EachValues(h, path, colls, func(k int, v *model.ObjectValues) error {
 		obj := colls[k]
 		st := &states[k]
 		st.class, st.read = jdkOf[h.ClassOf(obj)], true
@@ -301,10 +294,6 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 	if err != nil {
 		return rep, err
 	}
-	arrayValue := map[model.ObjectIndex]any{}
-	for k, obj := range constant {
-		arrayValue[obj] = fieldValue(values[k])
-	}
 	if err := addCounterCells(h, path, states); err != nil {
 		return rep, err
 	}
@@ -322,24 +311,35 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 			owned[st.backing] = true
 		}
 	}
+	// Rows are made only for what is listed: per class, or the objects
+	// that waste most (in object order among equals).
 	byClass := map[string]*CollectionClass{}
+	className := make([]string, len(h.Classes))
+	type listed struct {
+		k      int
+		wasted int64
+	}
+	var objects []listed
 	for k, obj := range colls {
 		st := states[k]
 		if !st.read || owned[obj] {
 			continue
 		}
 		wasted := st.empty * ref
-		row := CollectionObject{ObjectID: ObjectID(h, obj), Class: ClassName(h, obj), Size: st.size, Capacity: st.capacity, FillRatio: fillRatio(st.size, st.capacity), WastedBytes: wasted}
 		rep.Collections++
 		rep.WastedBytes += wasted
 		if o.Objects {
-			rep.Objects = append(rep.Objects, row)
+			objects = append(objects, listed{k, wasted})
 			continue
 		}
-		cc := byClass[row.Class]
+		c := h.ClassOf(obj)
+		if className[c] == "" {
+			className[c] = ClassName(h, obj)
+		}
+		cc := byClass[className[c]]
 		if cc == nil {
-			cc = &CollectionClass{Class: row.Class}
-			byClass[row.Class] = cc
+			cc = &CollectionClass{Class: className[c]}
+			byClass[className[c]] = cc
 		}
 		cc.Instances++
 		if st.size == 0 {
@@ -356,12 +356,14 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 	slices.SortFunc(rep.Classes, func(x, y CollectionClass) int {
 		return cmp.Or(cmp.Compare(y.WastedBytes, x.WastedBytes), cmp.Compare(y.Instances, x.Instances), cmp.Compare(x.Class, y.Class))
 	})
-	// Objects are in object order from the loop; the stable sort keeps
-	// it among equals.
-	slices.SortStableFunc(rep.Objects, func(x, y CollectionObject) int { return cmp.Compare(y.WastedBytes, x.WastedBytes) })
-	rep.Classes, rep.Objects = topRows(rep.Classes, o.Top), topRows(rep.Objects, o.Top)
-	arrayRows(h, &rep, wasteful, arrayValue, o)
-	return rep, nil
+	slices.SortStableFunc(objects, func(x, y listed) int { return cmp.Compare(y.wasted, x.wasted) })
+	for _, l := range topRows(objects, o.Top) {
+		st, obj := states[l.k], colls[l.k]
+		rep.Objects = append(rep.Objects, CollectionObject{ObjectID: ObjectID(h, obj), Class: ClassName(h, obj), Size: st.size,
+			Capacity: st.capacity, FillRatio: fillRatio(st.size, st.capacity), WastedBytes: l.wasted})
+	}
+	rep.Classes = topRows(rep.Classes, o.Top)
+	return rep, arrayRows(h, path, &rep, wasteful, o)
 }
 
 // addCounterCells adds to each ConcurrentHashMap's size the values of
@@ -413,22 +415,31 @@ const (
 var arrayKinds = [...]string{zeroLength: ArrayZeroLength, allNull: ArrayAllNull, constantElements: ArrayConstant}
 
 // arrayRows fills the array part of rep from the wasteful arrays, in
-// object order.
-func arrayRows(h *model.Heap, rep *CollectionReport, wasteful []wastefulArray, value map[model.ObjectIndex]any, o CollectionOptions) {
+// object order: sums per class, or the arrays that waste most, with the
+// value of each listed constant array read from the dump at path.
+func arrayRows(h *model.Heap, path string, rep *CollectionReport, wasteful []wastefulArray, o CollectionOptions) error {
 	byClass := map[string]*ArrayClassWaste{}
+	className := make([]string, len(h.Classes))
+	type listed struct {
+		wastefulArray
+		bytes int64
+	}
+	var objects []listed
 	for _, w := range wasteful {
-		obj := w.obj
-		b := shallowBytes(h, obj, o.Size)
+		b := shallowBytes(h, w.obj, o.Size)
 		rep.ArrayBytes += b
 		if o.Objects {
-			rep.ArrayObjects = append(rep.ArrayObjects, ArrayObject{ObjectID: ObjectID(h, obj), Class: ClassName(h, obj), Length: int64(h.ArrayLength(obj)), Kind: arrayKinds[w.kind], Bytes: b, Value: value[obj]})
+			objects = append(objects, listed{w, b})
 			continue
 		}
-		name := ClassName(h, obj)
-		a := byClass[name]
+		c := h.ClassOf(w.obj)
+		if className[c] == "" {
+			className[c] = ClassName(h, w.obj)
+		}
+		a := byClass[className[c]]
 		if a == nil {
-			a = &ArrayClassWaste{Class: name}
-			byClass[name] = a
+			a = &ArrayClassWaste{Class: className[c]}
+			byClass[className[c]] = a
 		}
 		switch w.kind {
 		case zeroLength:
@@ -449,8 +460,33 @@ func arrayRows(h *model.Heap, rep *CollectionReport, wasteful []wastefulArray, v
 	slices.SortFunc(rep.Arrays, func(x, y ArrayClassWaste) int {
 		return cmp.Or(cmp.Compare(total(y), total(x)), cmp.Compare(x.Class, y.Class))
 	})
-	slices.SortStableFunc(rep.ArrayObjects, func(x, y ArrayObject) int { return cmp.Compare(y.Bytes, x.Bytes) })
-	rep.Arrays, rep.ArrayObjects = topRows(rep.Arrays, o.Top), topRows(rep.ArrayObjects, o.Top)
+	rep.Arrays = topRows(rep.Arrays, o.Top)
+	slices.SortStableFunc(objects, func(x, y listed) int { return cmp.Compare(y.bytes, x.bytes) })
+	objects = topRows(objects, o.Top)
+	var constant []model.ObjectIndex
+	for _, l := range objects {
+		if l.kind == constantElements {
+			constant = append(constant, l.obj)
+		}
+	}
+	values := make([]any, len(constant))
+	err := model.EachValues(h, path, constant, func(k int, v *model.ObjectValues) error {
+		if v.HasElements() {
+			values[k] = fieldValue(v.Element(0))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, l := range objects {
+		row := ArrayObject{ObjectID: ObjectID(h, l.obj), Class: ClassName(h, l.obj), Length: int64(h.ArrayLength(l.obj)), Kind: arrayKinds[l.kind], Bytes: l.bytes}
+		if l.kind == constantElements {
+			row.Value, values = values[0], values[1:]
+		}
+		rep.ArrayObjects = append(rep.ArrayObjects, row)
+	}
+	return nil
 }
 
 // fillRatio is size / capacity, 1 for a capacity of 0 (nothing is
