@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/store"
 )
 
 // RetainerOptions choose the targets and paths of Retainers.
@@ -37,6 +38,53 @@ type PathTree struct {
 // StrongPaths computes the tree of shortest paths over strong references.
 func StrongPaths(h *model.Heap) *PathTree {
 	return &PathTree{parent: shortestPathTree(h, false)}
+}
+
+// Paths gives a shortest path from a GC root to each of objs, in their
+// order, from the tree alone: the one whose last retainer is the
+// target's parent in the tree, the first object in breadth-first order
+// that references it. ShortestPaths may pick another of the same length:
+// it takes the last retainer of least object index, which costs a pass
+// over every reference. A tree that does not lead from an object to a
+// root (a corrupt index) is an error.
+func (t *PathTree) Paths(objs []model.ObjectIndex) (RetainerPaths, error) {
+	var out RetainerPaths
+	for _, obj := range objs {
+		out.Targets++
+		if int(obj) >= len(t.parent) {
+			return RetainerPaths{}, fmt.Errorf("paths: object %d of %d", obj, len(t.parent))
+		}
+		if t.parent[obj] == noParent {
+			out.Unreached++
+			continue
+		}
+		c, err := t.chain(obj)
+		if err != nil {
+			return RetainerPaths{}, err
+		}
+		out.Chains = append(out.Chains, c)
+		out.Objects = append(out.Objects, 1)
+	}
+	return out, nil
+}
+
+// chain is chainTo of the tree, reached object obj, checked: it first
+// counts the steps up to the root, so that a parent out of range or a
+// cycle is found before anything is allocated for it.
+func (t *PathTree) chain(obj model.ObjectIndex) ([]model.ObjectIndex, error) {
+	n := len(t.parent)
+	steps := 1
+	for x := obj; t.parent[x] != rootParent; x = model.ObjectIndex(t.parent[x]) {
+		if int(t.parent[x]) >= n || steps >= n {
+			return nil, fmt.Errorf("%w: the shortest path tree does not lead from object %d to a root", store.ErrCorrupt, obj)
+		}
+		steps++
+	}
+	c := make([]model.ObjectIndex, steps)
+	for x, k := obj, steps-1; k >= 0; x, k = model.ObjectIndex(t.parent[x]), k-1 {
+		c[k] = x
+	}
+	return c, nil
 }
 
 // tree returns the shortest path tree o asks for.
