@@ -265,8 +265,8 @@ func contractedEdges(h *model.Heap, r *Retention, inner objectBits) ([]uint64, e
 	return slices.Compact(edges), nil
 }
 
-// topLevel finds the top-level dominators of objects, shared by the
-// workers of contractedEdges.
+// topLevel is the dominator tree and the memo of top-level dominators
+// that the workers of contractedEdges share.
 type topLevel struct {
 	idom []model.ObjectIndex
 	// top holds each object's top-level dominator plus one, 0 while not
@@ -293,6 +293,7 @@ type edgeFinder struct {
 	done [1 << 16]uint64
 }
 
+// newEdgeFinder is a worker's state with nothing handled yet.
 func newEdgeFinder(top *topLevel) *edgeFinder {
 	f := &edgeFinder{top: top}
 	for k := range f.done {
