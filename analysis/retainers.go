@@ -200,25 +200,73 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 			}
 		}
 	}
+	// The paths are ranked by their lengths, and only those kept are
+	// made: a target's last retainers may lie deep in a long list, where
+	// a path for each of thousands would not fit in memory.
+	depths := newTreeDepths(parent)
+	type lastRetainer struct {
+		u      model.ObjectIndex
+		length int
+	}
 	for _, t := range o.Objects {
 		retainers, ok := targets[t]
 		if !ok {
 			continue
 		}
-		var chains [][]model.ObjectIndex
+		var last []lastRetainer
 		if parent[t] == rootParent {
-			chains = append(chains, []model.ObjectIndex{t})
+			last = append(last, lastRetainer{u: model.NoObject, length: 1})
 		}
 		for _, u := range retainers {
-			chains = append(chains, append(chain(u), t))
+			last = append(last, lastRetainer{u: u, length: depths.of(u) + 2})
 		}
-		sort.SliceStable(chains, func(a, b int) bool { return len(chains[a]) < len(chains[b]) })
-		for _, c := range chains[:min(paths, len(chains))] {
+		sort.SliceStable(last, func(a, b int) bool { return last[a].length < last[b].length })
+		for _, l := range last[:min(paths, len(last))] {
+			c := []model.ObjectIndex{t}
+			if l.u != model.NoObject {
+				c = append(chain(l.u), t)
+			}
 			out.Chains = append(out.Chains, c)
 			out.Objects = append(out.Objects, 1)
 		}
 	}
 	return out
+}
+
+// treeDepths are the depths in a shortest path tree (0 for a root) of
+// the objects asked for, and of those on their paths, kept as they are
+// found: the paths of many objects of one long list share most of their
+// objects, and each is climbed once.
+type treeDepths struct {
+	parent []uint32
+	depth  map[model.ObjectIndex]int
+}
+
+func newTreeDepths(parent []uint32) *treeDepths {
+	return &treeDepths{parent: parent, depth: map[model.ObjectIndex]int{}}
+}
+
+// of is the depth of u, which a root reaches. It climbs to a root or to
+// an object of known depth, then climbs again to note the depth of each
+// object on the way.
+func (d *treeDepths) of(u model.ObjectIndex) int {
+	x, steps, known := u, 0, 0
+	for {
+		if k, ok := d.depth[x]; ok {
+			known = k
+			break
+		}
+		if d.parent[x] == rootParent {
+			break
+		}
+		x = model.ObjectIndex(d.parent[x])
+		steps++
+	}
+	for y, k := u, known+steps; k > known; y, k = model.ObjectIndex(d.parent[y]), k-1 {
+		d.depth[y] = k
+	}
+	d.depth[x] = known
+	return known + steps
 }
 
 // Sources lists the objects whose labeled references and root threads
