@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/store"
 )
 
 // RetainerOptions choose the targets and paths of Retainers.
@@ -37,6 +38,53 @@ type PathTree struct {
 // StrongPaths computes the tree of shortest paths over strong references.
 func StrongPaths(h *model.Heap) *PathTree {
 	return &PathTree{parent: shortestPathTree(h, false)}
+}
+
+// Paths gives a shortest path from a GC root to each of objs, in their
+// order, from the tree alone: the one whose last retainer is the
+// target's parent in the tree, the first object in breadth-first order
+// that references it. ShortestPaths may pick another of the same length:
+// it takes the last retainer of least object index, which costs a pass
+// over every reference. A tree that does not lead from an object to a
+// root (a corrupt index) is an error.
+func (t *PathTree) Paths(objs []model.ObjectIndex) (RetainerPaths, error) {
+	var out RetainerPaths
+	for _, obj := range objs {
+		out.Targets++
+		if int(obj) >= len(t.parent) {
+			return RetainerPaths{}, fmt.Errorf("paths: object %d of %d", obj, len(t.parent))
+		}
+		if t.parent[obj] == noParent {
+			out.Unreached++
+			continue
+		}
+		c, err := t.chain(obj)
+		if err != nil {
+			return RetainerPaths{}, err
+		}
+		out.Chains = append(out.Chains, c)
+		out.Objects = append(out.Objects, 1)
+	}
+	return out, nil
+}
+
+// chain is chainTo of the tree, reached object obj, checked: it first
+// counts the steps up to the root, so that a parent out of range or a
+// cycle is found before anything is allocated for it.
+func (t *PathTree) chain(obj model.ObjectIndex) ([]model.ObjectIndex, error) {
+	n := len(t.parent)
+	steps := 1
+	for x := obj; t.parent[x] != rootParent; x = model.ObjectIndex(t.parent[x]) {
+		if int(t.parent[x]) >= n || steps >= n {
+			return nil, fmt.Errorf("%w: the shortest path tree does not lead from object %d to a root", store.ErrCorrupt, obj)
+		}
+		steps++
+	}
+	c := make([]model.ObjectIndex, steps)
+	for x, k := obj, steps-1; k >= 0; x, k = model.ObjectIndex(t.parent[x]), k-1 {
+		c[k] = x
+	}
+	return c, nil
 }
 
 // tree returns the shortest path tree o asks for.
@@ -152,25 +200,73 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 			}
 		}
 	}
+	// The paths are ranked by their lengths, and only those kept are
+	// made: a target's last retainers may lie deep in a long list, where
+	// a path for each of thousands would not fit in memory.
+	depths := newTreeDepths(parent)
+	type lastRetainer struct {
+		u      model.ObjectIndex
+		length int
+	}
 	for _, t := range o.Objects {
 		retainers, ok := targets[t]
 		if !ok {
 			continue
 		}
-		var chains [][]model.ObjectIndex
+		var last []lastRetainer
 		if parent[t] == rootParent {
-			chains = append(chains, []model.ObjectIndex{t})
+			last = append(last, lastRetainer{u: model.NoObject, length: 1})
 		}
 		for _, u := range retainers {
-			chains = append(chains, append(chain(u), t))
+			last = append(last, lastRetainer{u: u, length: depths.of(u) + 2})
 		}
-		sort.SliceStable(chains, func(a, b int) bool { return len(chains[a]) < len(chains[b]) })
-		for _, c := range chains[:min(paths, len(chains))] {
+		sort.SliceStable(last, func(a, b int) bool { return last[a].length < last[b].length })
+		for _, l := range last[:min(paths, len(last))] {
+			c := []model.ObjectIndex{t}
+			if l.u != model.NoObject {
+				c = append(chain(l.u), t)
+			}
 			out.Chains = append(out.Chains, c)
 			out.Objects = append(out.Objects, 1)
 		}
 	}
 	return out
+}
+
+// treeDepths are the depths in a shortest path tree (0 for a root) of
+// the objects asked for, and of those on their paths, kept as they are
+// found: the paths of many objects of one long list share most of their
+// objects, and each is climbed once.
+type treeDepths struct {
+	parent []uint32
+	depth  map[model.ObjectIndex]int
+}
+
+func newTreeDepths(parent []uint32) *treeDepths {
+	return &treeDepths{parent: parent, depth: map[model.ObjectIndex]int{}}
+}
+
+// of is the depth of u, which a root reaches. It climbs to a root or to
+// an object of known depth, then climbs again to note the depth of each
+// object on the way.
+func (d *treeDepths) of(u model.ObjectIndex) int {
+	x, steps, known := u, 0, 0
+	for {
+		if k, ok := d.depth[x]; ok {
+			known = k
+			break
+		}
+		if d.parent[x] == rootParent {
+			break
+		}
+		x = model.ObjectIndex(d.parent[x])
+		steps++
+	}
+	for y, k := u, known+steps; k > known; y, k = model.ObjectIndex(d.parent[y]), k-1 {
+		d.depth[y] = k
+	}
+	d.depth[x] = known
+	return known + steps
 }
 
 // Sources lists the objects whose labeled references and root threads

@@ -16,8 +16,10 @@ import (
 type ShowOptions struct {
 	// Elements is how many of an array's first elements to list.
 	Elements int
-	// Referrers lists the objects that reference each one.
-	Referrers bool
+	// Referrers lists the objects that reference each one, at most
+	// MaxReferrers references (0: all).
+	Referrers    bool
+	MaxReferrers int
 	// Path adds a shortest path from a GC root.
 	Path bool
 	// Size chooses the shallow sizes.
@@ -86,22 +88,68 @@ func ShowReads(h *model.Heap, objs []model.ObjectIndex, o ShowOptions) []model.O
 
 // Referrers finds, for each of the targets, the objects that reference
 // it: one entry per reference, in object order (an object referencing a
-// target through two fields is there twice). It scans every object's
-// references once.
-func Referrers(h *model.Heap, targets []model.ObjectIndex) map[model.ObjectIndex][]model.ObjectIndex {
-	out := make(map[model.ObjectIndex][]model.ObjectIndex, len(targets))
+// target through two fields is there twice), the first limit of them (0:
+// all), and how many there are in all. It makes one pass over every
+// object's references, in parallel chunks whose finds are put together
+// in chunk order, so the answer does not depend on the scheduling.
+func Referrers(h *model.Heap, targets []model.ObjectIndex, limit int) (map[model.ObjectIndex][]model.ObjectIndex, map[model.ObjectIndex]int64) {
+	first := make(map[model.ObjectIndex][]model.ObjectIndex, len(targets))
+	total := make(map[model.ObjectIndex]int64, len(targets))
+	// slot numbers the distinct targets; isTarget spares the map lookup
+	// for nearly every reference.
+	slot := map[model.ObjectIndex]int{}
+	isTarget := newObjectBits(h.NumObjects())
 	for _, t := range targets {
-		out[t] = []model.ObjectIndex{}
-	}
-	for i := range h.NumObjects() {
-		u := model.ObjectIndex(i)
-		for _, r := range h.Refs(u) {
-			if prev, ok := out[r]; ok {
-				out[r] = append(prev, u)
-			}
+		if _, ok := slot[t]; !ok {
+			slot[t] = len(slot)
+			isTarget.add(t)
+			first[t] = []model.ObjectIndex{}
+			total[t] = 0
 		}
 	}
-	return out
+	// chunkReferrers are one chunk's finds per slot: the first limit
+	// referrers (all that can be among the first limit of every chunk
+	// together) and the count.
+	type chunkReferrers struct {
+		first [][]model.ObjectIndex
+		total []int64
+	}
+	n := h.NumObjects()
+	found := make([]*chunkReferrers, (n+objectChunk-1)/objectChunk)
+	forChunks(n, objectChunk, func(_, lo, hi int) {
+		var f *chunkReferrers
+		for i := lo; i < hi; i++ {
+			u := model.ObjectIndex(i)
+			for _, r := range h.Refs(u) {
+				if !isTarget.has(r) {
+					continue
+				}
+				if f == nil {
+					f = &chunkReferrers{first: make([][]model.ObjectIndex, len(slot)), total: make([]int64, len(slot))}
+				}
+				s := slot[r]
+				f.total[s]++
+				if limit == 0 || len(f.first[s]) < limit {
+					f.first[s] = append(f.first[s], u)
+				}
+			}
+		}
+		found[lo/objectChunk] = f
+	})
+	for t, s := range slot {
+		for _, f := range found {
+			if f == nil {
+				continue
+			}
+			total[t] += f.total[s]
+			keep := f.first[s]
+			if limit > 0 {
+				keep = keep[:min(len(keep), limit-len(first[t]))]
+			}
+			first[t] = append(first[t], keep...)
+		}
+	}
+	return first, total
 }
 
 // AllReferrers lists each object of referrers once, for reading their
@@ -125,11 +173,13 @@ func AllReferrers(referrers map[model.ObjectIndex][]model.ObjectIndex, targets [
 type ShowData struct {
 	// Values are the values of the objects ShowReads listed.
 	Values map[model.ObjectIndex]*model.ObjectValues
-	// Referrers are Referrers of the objects, Labels the labeled
+	// Referrers and ReferrerTotals are Referrers of the objects (the
+	// first references to each, how many there are), Labels the labeled
 	// references of those referrers (model.ReadLabels; nil when the dump
 	// could not be read again: then each reference goes via "?").
-	Referrers map[model.ObjectIndex][]model.ObjectIndex
-	Labels    map[model.ObjectIndex][]model.LabeledRef
+	Referrers      map[model.ObjectIndex][]model.ObjectIndex
+	ReferrerTotals map[model.ObjectIndex]int64
+	Labels         map[model.ObjectIndex][]model.LabeledRef
 	// Paths is a shortest path from a GC root to each object that has one.
 	Paths map[model.ObjectIndex]RetainerPath
 }
@@ -177,7 +227,8 @@ type ShowReferrer struct {
 }
 
 // ShowObject is everything show tells of one object. Length, Elements,
-// Referrers and Path are nil where they do not apply or were not asked.
+// Referrers, ReferrersTotal and Path are nil where they do not apply or were
+// not asked.
 type ShowObject struct {
 	ObjectID      string        `json:"object_id"`
 	Class         string        `json:"class"`
@@ -191,9 +242,12 @@ type ShowObject struct {
 	Elements      []ShowElement `json:"elements"`
 	// Read is false when the object's record could not be read again
 	// (standard input): then its fields and elements are unknown.
-	Read      bool           `json:"read"`
-	Referrers []ShowReferrer `json:"referrers"`
-	Path      *RetainerPath  `json:"path"`
+	Read bool `json:"read"`
+	// Referrers are the first ShowOptions.MaxReferrers of the
+	// ReferrersTotal references to the object.
+	Referrers      []ShowReferrer `json:"referrers"`
+	ReferrersTotal *int64         `json:"referrers_total"`
+	Path           *RetainerPath  `json:"path"`
 }
 
 // Show describes the objects objs: class, shallow and retained size, GC
@@ -239,6 +293,8 @@ func Show(h *model.Heap, r *Retention, objs []model.ObjectIndex, d ShowData, o S
 		}
 		if o.Referrers {
 			s.Referrers = showReferrers(h, obj, d)
+			n := d.ReferrerTotals[obj]
+			s.ReferrersTotal = &n
 		}
 		if p, ok := d.Paths[obj]; ok && o.Path {
 			s.Path = &p
@@ -248,27 +304,27 @@ func Show(h *model.Heap, r *Retention, objs []model.ObjectIndex, d ShowData, o S
 	return out
 }
 
-// showReferrers lists the references to obj, one per reference, named
-// from the referrers' labeled references.
+// showReferrers lists the references to obj that d.Referrers holds, one
+// row each, named from the referrers' labeled references. A referrer's
+// references to obj come in a run, in the order its labels have them;
+// labels of its referent are no reference of the heap's and are left
+// out.
 func showReferrers(h *model.Heap, obj model.ObjectIndex, d ShowData) []ShowReferrer {
 	out := []ShowReferrer{}
 	refs := d.Referrers[obj]
-	for k, u := range refs {
-		if k > 0 && refs[k-1] == u {
-			continue
+	for k := 0; k < len(refs); {
+		u := refs[k]
+		end := k
+		for end < len(refs) && refs[end] == u {
+			end++
 		}
-		seen := 0
 		for _, l := range d.Labels[u] {
-			if l.To == obj {
+			if k < end && l.To == obj && !l.Weak {
 				out = append(out, ShowReferrer{ObjectID: ObjectID(h, u), Class: ClassName(h, u), Via: l.Label})
-				seen++
+				k++
 			}
 		}
-		for n := k; n < len(refs) && refs[n] == u; n++ {
-			if seen > 0 {
-				seen--
-				continue
-			}
+		for ; k < end; k++ {
 			out = append(out, ShowReferrer{ObjectID: ObjectID(h, u), Class: ClassName(h, u), Via: "?"})
 		}
 	}

@@ -2,10 +2,15 @@ package analysis
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/store"
+	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
 )
 
 // showFixture runs Show as the show command does on the objects of the
@@ -18,7 +23,8 @@ func showFixture(t *testing.T, path string, pick func(h *model.Heap) []model.Obj
 		t.Fatal(err)
 	}
 	objs := pick(h)
-	d := ShowData{Referrers: Referrers(h, objs)}
+	var d ShowData
+	d.Referrers, d.ReferrerTotals = Referrers(h, objs, o.MaxReferrers)
 	if d.Values, err = model.ReadValues(h, path, ShowReads(h, objs, o), model.ValueOptions{Elements: ShowReadElements(o)}); err != nil {
 		t.Fatal(err)
 	}
@@ -131,5 +137,159 @@ func TestShowStackHeldArray(t *testing.T) {
 		t.Errorf("gc roots %+v, want the java frame 5 of inspect-stack-holder", s.GCRoot)
 	} else if s.GCRoot[0].Frame == "" {
 		t.Errorf("root frame not named: %+v", s.GCRoot[0])
+	}
+}
+
+// serialReferrers is every reference to target, one entry per reference
+// in object order, by the plainest scan.
+func serialReferrers(h *model.Heap, target model.ObjectIndex) []model.ObjectIndex {
+	out := []model.ObjectIndex{}
+	for i := range h.NumObjects() {
+		for _, r := range h.Refs(model.ObjectIndex(i)) {
+			if r == target {
+				out = append(out, model.ObjectIndex(i))
+			}
+		}
+	}
+	return out
+}
+
+// TestReferrersMatchesSerial compares Referrers, in one goroutine and in
+// four over chunks of 7 objects, with the plain scan on random heaps: the
+// first limit references to each target (some listed twice, the hubs
+// referenced from many chunks) and their total.
+func TestReferrersMatchesSerial(t *testing.T) {
+	for seed := range uint64(20) {
+		h := randomHeap(t, seed)
+		n := h.NumObjects()
+		targets := []model.ObjectIndex{0, 1, 2, model.ObjectIndex(n / 2), model.ObjectIndex(n - 1), 1}
+		for _, limit := range []int{0, 1, 3, 50} {
+			for _, procs := range []int{1, 4} {
+				withParallelism(procs, func() {
+					first, total := Referrers(h, targets, limit)
+					for _, target := range targets {
+						want := serialReferrers(h, target)
+						if total[target] != int64(len(want)) {
+							t.Errorf("seed %d, limit %d, %d procs: object %d has %d references, want %d", seed, limit, procs, target, total[target], len(want))
+						}
+						if limit > 0 {
+							want = want[:min(limit, len(want))]
+						}
+						if !slices.Equal(first[target], want) {
+							t.Errorf("seed %d, limit %d, %d procs: referrers of %d %v, want %v", seed, limit, procs, target, first[target], want)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestShowReferrerRows: a holder referencing the target through two
+// fields is two rows, a Reference whose referent and queue are the
+// target only the queue's (the referent is no strong reference); at most
+// MaxReferrers rows, and the total counts all three references.
+func TestShowReferrerRows(t *testing.T) {
+	var holderID, refID, targetID hproftest.ID
+	h := loadSynthetic(t, func(w *hproftest.Writer) {
+		holder := w.Class("Holder", nil, hproftest.Field{Name: "a", Type: hproftest.TypeObject}, hproftest.Field{Name: "b", Type: hproftest.TypeObject})
+		reference := w.Class("java/lang/ref/Reference", nil,
+			hproftest.Field{Name: "referent", Type: hproftest.TypeObject},
+			hproftest.Field{Name: "queue", Type: hproftest.TypeObject})
+		target := w.Class("Target", nil)
+		targetID = w.Instance(target)
+		holderID = w.Instance(holder, hproftest.Ref(targetID), hproftest.Ref(targetID))
+		refID = w.Instance(reference, hproftest.Ref(targetID), hproftest.Ref(targetID))
+		w.Root(hproftest.Root{Kind: hproftest.RootJNIGlobal, ID: holderID, JNIRef: 1})
+		w.Root(hproftest.Root{Kind: hproftest.RootJNIGlobal, ID: refID, JNIRef: 2})
+	})
+	r, err := ComputeRetention(h, RetentionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, holder, ref := lookup(t, h, targetID), lookup(t, h, holderID), lookup(t, h, refID)
+	labels := map[model.ObjectIndex][]model.LabeledRef{
+		holder: {{To: target, Label: "a"}, {To: target, Label: "b"}},
+		ref:    {{To: target, Label: "referent", Weak: true}, {To: target, Label: "queue"}},
+	}
+	rows := map[model.ObjectIndex][]ShowReferrer{
+		holder: {{ObjectID: fmt.Sprintf("0x%x", holderID), Class: "Holder", Via: "a"}, {ObjectID: fmt.Sprintf("0x%x", holderID), Class: "Holder", Via: "b"}},
+		ref:    {{ObjectID: fmt.Sprintf("0x%x", refID), Class: "java.lang.ref.Reference", Via: "queue"}},
+	}
+	var all []ShowReferrer
+	for _, u := range []model.ObjectIndex{min(holder, ref), max(holder, ref)} {
+		all = append(all, rows[u]...)
+	}
+	for _, limit := range []int{0, 1, 2, 3} {
+		o := ShowOptions{Referrers: true, MaxReferrers: limit}
+		var d ShowData
+		d.Referrers, d.ReferrerTotals = Referrers(h, []model.ObjectIndex{target}, limit)
+		d.Labels = labels
+		s := Show(h, r, []model.ObjectIndex{target}, d, o)[0]
+		want := all
+		if limit > 0 {
+			want = all[:limit]
+		}
+		if !slices.Equal(s.Referrers, want) || s.ReferrersTotal == nil || *s.ReferrersTotal != 3 {
+			t.Errorf("limit %d: referrers %+v of %v, want %+v of 3", limit, s.Referrers, s.ReferrersTotal, want)
+		}
+	}
+}
+
+// TestTreePaths checks PathTree.Paths on random heaps: each path runs
+// from a GC root along retention graph edges, its steps are the tree's
+// parents, and it is as short as the shortest ShortestPaths finds.
+func TestTreePaths(t *testing.T) {
+	for seed := range uint64(20) {
+		h := randomHeap(t, seed)
+		tree := StrongPaths(h)
+		roots := map[model.ObjectIndex]bool{}
+		g := retentionGraph{h: h}
+		for _, s := range g.gcRoots() {
+			roots[s] = true
+		}
+		var objs []model.ObjectIndex
+		for i := 0; i < h.NumObjects(); i += 7 {
+			objs = append(objs, model.ObjectIndex(i))
+		}
+		got, err := tree.Paths(objs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ShortestPaths(h, RetainerOptions{Objects: objs, Paths: 1})
+		if got.Targets != want.Targets || got.Unreached != want.Unreached || len(got.Chains) != len(want.Chains) {
+			t.Fatalf("seed %d: %d targets, %d unreached, %d paths; want %d, %d, %d", seed,
+				got.Targets, got.Unreached, len(got.Chains), want.Targets, want.Unreached, len(want.Chains))
+		}
+		for k, c := range got.Chains {
+			w := want.Chains[k]
+			if c[len(c)-1] != w[len(w)-1] || len(c) != len(w) || !roots[c[0]] || got.Objects[k] != 1 {
+				t.Errorf("seed %d: path %v, want one as long as %v from a root", seed, c, w)
+			}
+			for s := 1; s < len(c); s++ {
+				if !slices.Contains(serialSuccessors(h, c[s-1]), c[s]) || tree.parent[c[s]] != uint32(c[s-1]) {
+					t.Errorf("seed %d: path %v: step %d is no tree edge", seed, c, s)
+				}
+			}
+		}
+	}
+}
+
+// TestTreePathsCorrupt: a tree whose parents run in a cycle or out of
+// the heap is a corrupt index, not a hang or a panic.
+func TestTreePathsCorrupt(t *testing.T) {
+	for name, parent := range map[string][]uint32{
+		"cycle":        {rootParent, 2, 3, 1},
+		"out of range": {rootParent, 0, 9, 2},
+		"unreached":    {rootParent, 0, noParent, 2},
+	} {
+		if _, err := (&PathTree{parent: parent}).Paths([]model.ObjectIndex{0, 3}); !errors.Is(err, store.ErrCorrupt) {
+			t.Errorf("%s: error %v, want a corrupt index", name, err)
+		}
+	}
+	got, err := (&PathTree{parent: []uint32{rootParent, 0, noParent, 1}}).Paths([]model.ObjectIndex{3, 2, 0})
+	if err != nil || got.Targets != 3 || got.Unreached != 1 || len(got.Chains) != 2 ||
+		!slices.Equal(got.Chains[0], []model.ObjectIndex{0, 1, 3}) || !slices.Equal(got.Chains[1], []model.ObjectIndex{0}) {
+		t.Errorf("paths %+v, %v; want 0-1-3 and 0 of 3 targets, 1 unreached", got, err)
 	}
 }

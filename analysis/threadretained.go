@@ -2,7 +2,9 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -200,72 +202,170 @@ func threadRetained(h *model.Heap, r *Retention) ([]int64, error) {
 // edges of the contracted graph that end at an inner top-level object:
 // one wherever an object of the subtree under top references target (or
 // has it for class object), target not being top itself.
+//
+// The pass over every object's references runs in chunks on every
+// processor. They share the memo of top-level dominators, whose entries
+// any chunk may fill in, always with the same value; each worker keeps
+// its own edges, and sorting them all makes the list the same whatever
+// the scheduling. An error is the one of the first chunk that has one.
 func contractedEdges(h *model.Heap, r *Retention, inner objectBits) ([]uint64, error) {
 	n := h.NumObjects()
-	// top holds each object's top-level dominator plus one, 0 while not
-	// known: a fresh array needs no filling.
-	top := make([]model.ObjectIndex, n)
-	var chain []model.ObjectIndex
-	// topOf climbs the dominators of u up to the top level, keeping the
-	// answer for every object on the way.
-	topOf := func(u model.ObjectIndex) (model.ObjectIndex, error) {
-		chain = chain[:0]
-		x := u
-		for top[x] == 0 {
-			d := r.idom[x]
-			if d == virtualRoot {
-				top[x] = x + 1
-				break
-			}
-			if int(d) >= n || len(chain) >= n {
-				return 0, fmt.Errorf("threads: object %d's dominators do not lead to the root", u)
-			}
-			chain = append(chain, x)
-			x = d
+	// innerClass is, per class, its class object when that is inner,
+	// NoObject otherwise: the class edge of most objects needs no look
+	// at the bits.
+	innerClass := make([]model.ObjectIndex, len(h.Classes))
+	for c := range h.Classes {
+		innerClass[c] = model.NoObject
+		if o := h.Classes[c].Object; o != model.NoObject && inner.has(o) {
+			innerClass[c] = o
 		}
-		t := top[x]
-		for _, c := range chain {
-			top[c] = t
+	}
+	top := &topLevel{idom: r.idom, top: make([]uint32, n)}
+	finders := make([]*edgeFinder, parallelism())
+	errs := make([]error, (n+objectChunk-1)/objectChunk)
+	forChunks(n, objectChunk, func(worker, lo, hi int) {
+		f := finders[worker]
+		if f == nil {
+			f = newEdgeFinder(top)
+			finders[worker] = f
 		}
-		return t - 1, nil
+		for i := lo; i < hi; i++ {
+			u := model.ObjectIndex(i)
+			if r.idom[u] == notReached {
+				continue
+			}
+			for _, v := range h.Refs(u) {
+				if v != model.NoObject && inner.has(v) {
+					if err := f.add(u, v); err != nil {
+						errs[lo/objectChunk] = err
+						return
+					}
+				}
+			}
+			if c := h.ClassOf(u); c != model.NoClass && innerClass[c] != model.NoObject {
+				if err := f.add(u, innerClass[c]); err != nil {
+					errs[lo/objectChunk] = err
+					return
+				}
+			}
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	var edges []uint64
-	// recent remembers edges already listed, by a hash of the edge: the
-	// objects of one subtree mostly reference the same few tops (their
-	// class objects above all), so this keeps the list near its size
-	// once deduplicated. No edge is 0, as top and target differ.
-	var recent [1 << 16]uint64
-	add := func(u, v model.ObjectIndex) error {
-		if v == model.NoObject || !inner.has(v) {
-			return nil
-		}
-		t, err := topOf(u)
-		if err != nil || t == v {
-			return err
-		}
-		e := uint64(t)<<32 | uint64(v)
-		if slot := &recent[(e*0x9E3779B97F4A7C15)>>48]; *slot != e {
-			*slot = e
-			edges = append(edges, e)
-		}
-		return nil
-	}
-	for i := range n {
-		u := model.ObjectIndex(i)
-		if r.idom[u] == notReached {
-			continue
-		}
-		for _, v := range h.Refs(u) {
-			if err := add(u, v); err != nil {
-				return nil, err
-			}
-		}
-		if c := h.ClassOf(u); c != model.NoClass {
-			if err := add(u, h.Classes[c].Object); err != nil {
-				return nil, err
-			}
+	for _, f := range finders {
+		if f != nil {
+			edges = append(edges, f.edges...)
 		}
 	}
 	slices.Sort(edges)
 	return slices.Compact(edges), nil
+}
+
+// topLevel is the dominator tree and the memo of top-level dominators
+// that the workers of contractedEdges share.
+type topLevel struct {
+	idom []model.ObjectIndex
+	// top holds each object's top-level dominator plus one, 0 while not
+	// known: a fresh array needs no filling. Its entries are read and
+	// written atomically, as workers climb the same dominators; any
+	// worker writes the same value.
+	top []uint32
+}
+
+// edgeFinder is the state of one worker of contractedEdges.
+type edgeFinder struct {
+	top   *topLevel
+	edges []uint64
+	// recent remembers edges already listed, by a hash of the edge: the
+	// objects of one subtree mostly reference the same few tops (their
+	// class objects above all), so this keeps the list near its size
+	// once deduplicated. No edge is 0, as top and target differ.
+	recent [1 << 16]uint64
+	// done remembers, the same way, the pairs of a dominator and a
+	// target (dominator<<32 | target, none all ones) already handled:
+	// the objects a dominator immediately dominates share its top, so a
+	// pair's edge is listed once, without looking the top up again (for
+	// the siblings of a big array or of a long list above all).
+	done [1 << 16]uint64
+}
+
+// newEdgeFinder is a worker's state with nothing handled yet.
+func newEdgeFinder(top *topLevel) *edgeFinder {
+	f := &edgeFinder{top: top}
+	for k := range f.done {
+		f.done[k] = math.MaxUint64
+	}
+	return f
+}
+
+// add lists the edge from the top of u's subtree to the inner object v.
+func (f *edgeFinder) add(u, v model.ObjectIndex) error {
+	t := u
+	if d := f.top.idom[u]; d != virtualRoot {
+		pair := uint64(d)<<32 | uint64(v)
+		slot := &f.done[(pair*0x9E3779B97F4A7C15)>>48]
+		if *slot == pair {
+			return nil
+		}
+		*slot = pair
+		var err error
+		if t, err = f.topOf(d); err != nil {
+			return err
+		}
+	}
+	if t == v {
+		return nil
+	}
+	e := uint64(t)<<32 | uint64(v)
+	if slot := &f.recent[(e*0x9E3779B97F4A7C15)>>48]; *slot != e {
+		*slot = e
+		f.edges = append(f.edges, e)
+	}
+	return nil
+}
+
+// topOf climbs the dominators of u up to the top level, or to one whose
+// answer is known, then climbs again to keep the answer for every object
+// on the way: the second climb holds no list of them, which on a deep
+// tree (a long linked list) would be millions long. Most objects are one
+// step from one whose answer is known, which takes neither.
+func (f *edgeFinder) topOf(u model.ObjectIndex) (model.ObjectIndex, error) {
+	top, idom := f.top.top, f.top.idom
+	if t := atomic.LoadUint32(&top[u]); t != 0 {
+		return model.ObjectIndex(t - 1), nil
+	}
+	if d := idom[u]; d == virtualRoot {
+		atomic.StoreUint32(&top[u], uint32(u)+1)
+		return u, nil
+	} else if int(d) < len(top) {
+		if t := atomic.LoadUint32(&top[d]); t != 0 {
+			atomic.StoreUint32(&top[u], t)
+			return model.ObjectIndex(t - 1), nil
+		}
+	}
+	x := u
+	var t uint32
+	for steps := 0; ; steps++ {
+		d := idom[x]
+		if d == virtualRoot {
+			t = uint32(x) + 1
+			break
+		}
+		if int(d) >= len(top) || steps >= len(top) {
+			return 0, fmt.Errorf("threads: object %d's dominators do not lead to the root", u)
+		}
+		x = d
+		if t = atomic.LoadUint32(&top[x]); t != 0 {
+			break
+		}
+	}
+	for y := u; y != x; y = idom[y] {
+		atomic.StoreUint32(&top[y], t)
+	}
+	atomic.StoreUint32(&top[x], t)
+	return model.ObjectIndex(t - 1), nil
 }

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/model"
@@ -67,22 +68,27 @@ func naiveThreadRetained(h *model.Heap, r *Retention) []int64 {
 	return out
 }
 
-// TestThreadRetainedMatchesDefinition compares the contracted computation
-// with the definition on every thread of dumps made by real JVMs.
+// TestThreadRetainedMatchesDefinition compares the contracted computation,
+// in one goroutine and in four over chunks of 7 objects, with the
+// definition on every thread of dumps made by real JVMs.
 func TestThreadRetainedMatchesDefinition(t *testing.T) {
 	names := []string{"jdk17-inspect-before.hprof.gz", "jdk25-inspect-after.hprof.gz", "jdk17-default.hprof.gz"}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			h, r := loadFixture(t, name)
-			got, err := threadRetained(h, r)
-			if err != nil {
-				t.Fatal(err)
-			}
 			want := naiveThreadRetained(h, r)
-			for k := range want {
-				if got[k] != want[k] {
-					t.Errorf("thread serial %d: %d bytes retained, the definition gives %d", h.Threads[k].Serial, got[k], want[k])
-				}
+			for _, procs := range []int{1, 4} {
+				withParallelism(procs, func() {
+					got, err := threadRetained(h, r)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for k := range want {
+						if got[k] != want[k] {
+							t.Errorf("%d procs: thread serial %d: %d bytes retained, the definition gives %d", procs, h.Threads[k].Serial, got[k], want[k])
+						}
+					}
+				})
 			}
 		})
 	}
@@ -144,6 +150,92 @@ func TestThreadRetentionInspect(t *testing.T) {
 						t.Errorf("frame %d lists the long[] too", f)
 					}
 				}
+			}
+		})
+	}
+}
+
+// naiveContractedEdges is contractedEdges by its definition: for every
+// reference (and class object) of a reached object to an inner one, the
+// edge from the object's top-level dominator, climbed to without a memo.
+func naiveContractedEdges(h *model.Heap, r *Retention, inner objectBits) []uint64 {
+	var edges []uint64
+	for i := range h.NumObjects() {
+		u := model.ObjectIndex(i)
+		if r.idom[u] == notReached {
+			continue
+		}
+		top := u
+		for r.idom[top] != virtualRoot {
+			top = r.idom[top]
+		}
+		targets := slices.Clone(h.Refs(u))
+		if c := h.ClassOf(u); c != model.NoClass {
+			targets = append(targets, h.Classes[c].Object)
+		}
+		for _, v := range targets {
+			if v != model.NoObject && inner.has(v) && v != top {
+				edges = append(edges, uint64(top)<<32|uint64(v))
+			}
+		}
+	}
+	slices.Sort(edges)
+	return slices.Compact(edges)
+}
+
+// TestContractedEdgesMatchesDefinition compares contractedEdges with its
+// definition on random heaps whose top-level objects are all taken for
+// inner ones (and some other objects besides), in one goroutine and in
+// four over chunks of 7 objects.
+func TestContractedEdgesMatchesDefinition(t *testing.T) {
+	for seed := range uint64(20) {
+		h := randomHeap(t, seed)
+		r, err := ComputeRetention(h, RetentionOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inner := newObjectBits(h.NumObjects())
+		for i, d := range r.idom {
+			if d == virtualRoot || i%5 == 0 {
+				inner.add(model.ObjectIndex(i))
+			}
+		}
+		want := naiveContractedEdges(h, r, inner)
+		for _, procs := range []int{1, 4} {
+			withParallelism(procs, func() {
+				got, err := contractedEdges(h, r, inner)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("seed %d, %d procs: %d edges, the definition gives %d", seed, procs, len(got), len(want))
+				}
+			})
+		}
+	}
+}
+
+// TestContractedEdgesCorrupt: dominators that run in a cycle (a corrupt
+// index) are an error, not a hang.
+func TestContractedEdgesCorrupt(t *testing.T) {
+	h := randomHeap(t, 3)
+	r, err := ComputeRetention(h, RetentionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := newObjectBits(h.NumObjects())
+	bad := *r
+	bad.idom = slices.Clone(r.idom)
+	for i, d := range bad.idom {
+		if d != notReached {
+			inner.add(model.ObjectIndex(i))
+			bad.idom[i] = model.ObjectIndex(i)
+		}
+	}
+	for _, procs := range []int{1, 4} {
+		withParallelism(procs, func() {
+			if _, err := contractedEdges(h, &bad, inner); err == nil {
+				t.Errorf("%d procs: no error for dominators that lead nowhere", procs)
 			}
 		})
 	}

@@ -13,8 +13,8 @@ import (
 // Show renders shown objects. JSON is the object itself when there is one,
 // an array of them otherwise. A table shows each object's summary, then
 // its fields, elements, referrers and path as tables of their own; CSV has
-// one row per part (the object, a GC root, a field, an element, a
-// referrer, a path step).
+// one row per part (the object, a GC root, a field, an element, the
+// count of references to it, a referrer, a path step).
 func Show(w io.Writer, objs []analysis.ShowObject, o Options) error {
 	if o.Format == JSON {
 		if len(objs) == 1 {
@@ -104,6 +104,11 @@ func showTable(w io.Writer, s analysis.ShowObject, o Options) error {
 		if err := o.render(w, g); err != nil {
 			return err
 		}
+		if s.ReferrersTotal != nil && int64(len(s.Referrers)) < *s.ReferrersTotal {
+			if _, err := fmt.Fprintf(w, "first %d of %s references (--max-referrers)\n", len(s.Referrers), o.cell(count, *s.ReferrersTotal, false)); err != nil {
+				return err
+			}
+		}
 	}
 	if s.Path != nil {
 		return Retainers(w, analysis.Retainers{Paths: []analysis.RetainerPath{*s.Path}, Targets: 1}, o)
@@ -140,6 +145,9 @@ func showCSV(objs []analysis.ShowObject) grid {
 		}
 		for _, e := range s.Elements {
 			row("element", strconv.FormatInt(e.Index, 10), "", valueText(e.Value), e.Class, e.Text)
+		}
+		if s.ReferrersTotal != nil {
+			row("referrers_total", "", "", *s.ReferrersTotal, "", "")
 		}
 		for _, r := range s.Referrers {
 			row("referrer", r.Via, "", r.ObjectID, r.Class, "")

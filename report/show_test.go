@@ -9,7 +9,7 @@ import (
 )
 
 func TestShowGolden(t *testing.T) {
-	length, depth := int64(1048576), int32(5)
+	length, depth, referrers := int64(1048576), int32(5), int64(1234)
 	objs := []analysis.ShowObject{
 		{
 			ObjectID: "0x7a0000010", Class: "fixture.Target", ShallowBytes: 88, RetainedBytes: 416, Reachable: true, Read: true,
@@ -28,6 +28,7 @@ func TestShowGolden(t *testing.T) {
 				{ObjectID: "0x7a0000200", Class: "fixture.ReferrerA", Via: "target"},
 				{ObjectID: "0x7a0000300", Class: weirdClass, Via: "[3]"},
 			},
+			ReferrersTotal: &referrers,
 		},
 		{
 			ObjectID: "0x7b0000000", Class: "long[]", ShallowBytes: 8388624, RetainedBytes: 8388624, Reachable: true, Read: true,
@@ -39,15 +40,16 @@ func TestShowGolden(t *testing.T) {
 		},
 	}
 	out := renderGolden(t, "show", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Show(w, objs, o) })
-	wantContains(t, "table", out["table"], `"utf16-Ω-text"`, "'Q'", "null", "NaN", "first 2 of 1,048,576 elements",
+	wantContains(t, "table", out["table"], `"utf16-Ω-text"`, "'Q'", "null", "NaN", "first 2 of 1,048,576 elements", "first 2 of 1,234 references",
 		"java-frame, thread holder «main», at fixture.Holder.hold(Holder.java:7)")
 	var back []map[string]any
 	decodeJSON(t, out["json"], &back)
-	if len(back) != 2 || back[0]["fields"].([]any)[4].(map[string]any)["value"] != 1.5 || back[1]["length"] != float64(length) {
+	if len(back) != 2 || back[0]["fields"].([]any)[4].(map[string]any)["value"] != 1.5 || back[1]["length"] != float64(length) ||
+		back[0]["referrers_total"] != float64(referrers) || back[1]["referrers_total"] != nil {
 		t.Errorf("JSON decodes to %v", back)
 	}
 	recs := readCSV(t, out["csv"])
-	if recs[0][1] != "part" || len(recs) != 1+3+8+2+1+3+1+2+1 {
+	if recs[0][1] != "part" || len(recs) != 1+3+8+1+2+1+3+1+2+1 {
 		t.Errorf("CSV has %d records: %q", len(recs), recs)
 	}
 

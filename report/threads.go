@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis"
@@ -11,7 +12,8 @@ import (
 // Threads renders threads with their states and stacks: JSON an array of
 // threads with their frames; tables list every stack below the table.
 // Rows with retained sizes (threads --retained) add a retained column, and
-// each stack below the table lists the locals of each frame.
+// each stack below the table lists the locals of each frame; in CSV a
+// last column lists them as joinLocals does.
 func Threads(w io.Writer, threads []analysis.ThreadRow, o Options) error {
 	if o.Format == JSON {
 		if threads == nil {
@@ -28,6 +30,9 @@ func Threads(w io.Writer, threads []analysis.ThreadRow, o Options) error {
 	}
 	if retained {
 		g.columns = append(g.columns[:3], append([]column{{"retained bytes", bytes}}, g.columns[3:]...)...)
+		if o.Format == CSV {
+			g.columns = append(g.columns, column{"locals", text})
+		}
 	}
 	for _, t := range threads {
 		top := ""
@@ -40,6 +45,9 @@ func Threads(w io.Writer, threads []analysis.ThreadRow, o Options) error {
 		row := []any{int64(t.Serial), t.Name, t.State, len(t.Frames), top}
 		if retained {
 			row = append(row[:3], append([]any{*t.RetainedBytes}, row[3:]...)...)
+			if o.Format == CSV {
+				row = append(row, joinLocals(t.Frames))
+			}
 		}
 		g.rows = append(g.rows, row)
 	}
@@ -80,4 +88,19 @@ func writeLocalFrames(w io.Writer, head string, frames []analysis.StackFrame, o 
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// joinLocals lists the locals of every frame in one CSV cell, as the
+// frames column lists the frames: "; " between locals, each made of the
+// frame's depth (0: innermost, the position in the frames column), the
+// object id, its retained bytes and its class, separated by spaces, the
+// class last, whatever it holds.
+func joinLocals(frames []analysis.StackFrame) string {
+	var s []string
+	for depth, f := range frames {
+		for _, l := range f.Locals {
+			s = append(s, strconv.Itoa(depth)+" "+l.ObjectID+" "+strconv.FormatInt(l.RetainedBytes, 10)+" "+l.Class)
+		}
+	}
+	return strings.Join(s, "; ")
 }

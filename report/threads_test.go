@@ -60,9 +60,12 @@ func TestThreadsRetainedGolden(t *testing.T) {
 	}
 	out := renderGolden(t, "threads-retained", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Threads(w, threads, o) })
 	wantLines(t, "table", out["table"], `"holder" serial 7 WAITING, retains 8.0 MiB:`, "\tat app.Holder.hold(Holder.java:12)", "\t    local 0x7ff000010 long[], retains 8.0 MiB")
-	recs := readCSV(t, out["csv"])
-	if len(recs) != 3 || strings.Join(recs[0], ",") != "serial,name,state,retained bytes,depth,frames" || recs[2][3] != "8389088" {
-		t.Errorf("CSV %q", recs)
+	wantCSV := "serial,name,state,retained bytes,depth,frames,locals\n" +
+		"1,main,RUNNABLE,568,1,app.Main.main(Main.java:7),\n" +
+		"7,holder,WAITING,8389088,2,jdk.internal.misc.Unsafe.park(Native Method); app.Holder.hold(Holder.java:12)," +
+		"1 0x7ff000010 8388624 long[]; 1 0x7ff800020 16 app.Holder\n"
+	if out["csv"] != wantCSV {
+		t.Errorf("CSV\n%s\nwant\n%s", out["csv"], wantCSV)
 	}
 	var back []struct {
 		RetainedBytes *int64 `json:"retained_bytes"`
@@ -74,5 +77,33 @@ func TestThreadsRetainedGolden(t *testing.T) {
 	if len(back) != 2 || back[1].RetainedBytes == nil || *back[1].RetainedBytes != holder || back[0].Frames[0].Locals == nil ||
 		len(*back[0].Frames[0].Locals) != 0 || (*back[1].Frames[1].Locals)[0].RetainedBytes != 8_388_624 {
 		t.Errorf("JSON %s", out["json"])
+	}
+}
+
+// TestThreadsRetainedCSVLocals checks the locals column: locals of the
+// innermost and a deeper frame, none for a thread without frames, and a
+// class name that CSV must quote.
+func TestThreadsRetainedCSVLocals(t *testing.T) {
+	worker, idle := int64(1_000_016), int64(0)
+	threads := []analysis.ThreadRow{
+		{Name: "worker", Serial: 3, State: "RUNNABLE", RetainedBytes: &worker, Frames: []analysis.StackFrame{
+			{Method: "app.Worker.step", File: "Worker.java", Line: 40, Locals: []analysis.FrameLocal{
+				{ObjectID: "0x700000010", Class: "byte[]", RetainedBytes: 1_000_016}}},
+			{Method: "app.Worker.loop", File: "Worker.java", Line: 31, Locals: []analysis.FrameLocal{}},
+			{Method: "app.Worker.run", Line: model.LineCompiled, Locals: []analysis.FrameLocal{
+				{ObjectID: "0x700000800", Class: weirdClass, RetainedBytes: 24},
+				{ObjectID: "0x700000900", Class: "java.lang.String", RetainedBytes: 0}}}}},
+		{Name: "idle", Serial: 4, RetainedBytes: &idle, Frames: []analysis.StackFrame{}},
+	}
+	var b strings.Builder
+	if err := Threads(&b, threads, Options{Format: CSV}); err != nil {
+		t.Fatal(err)
+	}
+	want := "serial,name,state,retained bytes,depth,frames,locals\n" +
+		"3,worker,RUNNABLE,1000016,3,app.Worker.step(Worker.java:40); app.Worker.loop(Worker.java:31); app.Worker.run(Compiled method)," +
+		"\"0 0x700000010 1000016 byte[]; 2 0x700000800 24 com.example.Weird,\"\"Name\"\"\nNext; 2 0x700000900 0 java.lang.String\"\n" +
+		"4,idle,,0,0,,\n"
+	if b.String() != want {
+		t.Errorf("CSV\n%s\nwant\n%s", b.String(), want)
 	}
 }

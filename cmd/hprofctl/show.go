@@ -25,9 +25,13 @@ short text where there is one: a String's value (JDK 8 char[], JDK 9+ byte[]
 with coder), a boxed number, an enum's or a Thread's name, a byte[] or char[]
 that is printable text. An array shows its length and its first --elements.
 
---referrers lists every reference to the object: the object holding it and
-the field, [index] or static field it goes through. --path adds a shortest
-path from a GC root (as retainers --object).
+--referrers lists the references to the object: the object holding each and
+the field, [index] or static field it goes through, in object order, the first
+--max-referrers of them (0: all), and how many there are in all
+("referrers_total" in JSON). --path adds a shortest path from a GC root: the
+one of the breadth-first tree of shortest paths (which the index keeps, and
+leaks shows), whose last step is the first object in that order to reference
+it. retainers --object may show another path of the same length.
 
 IDs are 0x-hex or decimal. Values come from a second read of FILE, which
 standard input cannot give.`,
@@ -42,6 +46,9 @@ standard input cannot give.`,
 			}
 			if so.Elements < 0 {
 				return fmt.Errorf("--elements %d: must not be negative", so.Elements)
+			}
+			if so.MaxReferrers < 0 {
+				return fmt.Errorf("--max-referrers %d: must not be negative", so.MaxReferrers)
 			}
 			so.Size = size
 			path := args[0]
@@ -70,21 +77,29 @@ standard input cannot give.`,
 	}
 	cmd.Flags().IntVar(&so.Elements, "elements", 10, "list an array's first N elements")
 	cmd.Flags().BoolVar(&so.Referrers, "referrers", false, "list the objects that reference it, with the field or index")
+	cmd.Flags().IntVar(&so.MaxReferrers, "max-referrers", 100, "with --referrers, list the first N references (0: all); the total is counted anyway")
 	cmd.Flags().BoolVar(&so.Path, "path", false, "add a shortest path from a GC root")
 	return cmd
 }
 
 // readShowData reads what show needs beyond the heap: the values of the
 // objects and of what they reference in one batch, the labeled
-// references of their referrers in another, and the paths. Standard input
-// cannot be read twice: then values and labels are missing.
+// references of their referrers in another, and the paths, from the
+// strong shortest path tree (nil: computed here). Standard input cannot
+// be read twice: then values and labels are missing.
 func readShowData(h *model.Heap, path string, objs []model.ObjectIndex, strong *analysis.PathTree, so analysis.ShowOptions) (analysis.ShowData, error) {
 	var d analysis.ShowData
 	if so.Referrers {
-		d.Referrers = analysis.Referrers(h, objs)
+		d.Referrers, d.ReferrerTotals = analysis.Referrers(h, objs, so.MaxReferrers)
 	}
 	if so.Path {
-		p := analysis.ShortestPaths(h, analysis.RetainerOptions{Objects: objs, Paths: 1, Strong: strong})
+		if strong == nil {
+			strong = analysis.StrongPaths(h)
+		}
+		p, err := strong.Paths(objs)
+		if err != nil {
+			return d, err
+		}
 		labels, names, err := readPathLabels(h, path, p)
 		if err != nil {
 			return d, err

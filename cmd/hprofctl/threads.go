@@ -38,7 +38,9 @@ it ended: its Thread object and its stack roots (java frames, JNI locals,
 native stack, thread block) stand for one node between the GC roots and
 what they reference, and the thread retains what that node dominates. An
 object that another root or another thread also keeps alive is not counted;
-what two threads' stacks share is counted in neither.`,
+what two threads' stacks share is counted in neither. CSV lists the locals
+in a last column, "; " between them, each as its frame's depth (0:
+innermost), object id, retained bytes and class.`,
 		Example: `  hprofctl threads heap.hprof
   hprofctl threads --retained heap.hprof
   hprofctl threads -o json jstack.txt | jq '.[] | select(.state == "BLOCKED")'`,
