@@ -607,6 +607,11 @@ func chainTo(parent []uint32, obj model.ObjectIndex) []model.ObjectIndex {
 		if parent[x] == rootParent {
 			break
 		}
+		// A tree read from a damaged index may loop or point nowhere:
+		// no path rather than a hang or a crash.
+		if int(parent[x]) >= len(parent) || len(c) > len(parent) {
+			return nil
+		}
 	}
 	for a, b := 0, len(c)-1; a < b; a, b = a+1, b-1 {
 		c[a], c[b] = c[b], c[a]

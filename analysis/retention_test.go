@@ -397,3 +397,21 @@ func TestByClassCountsNestedOnce(t *testing.T) {
 		t.Errorf("Link row %+v: want 6 objects, 48 shallow and 48 retained bytes", c)
 	}
 }
+
+// TestChainToDamagedTree gives chainTo path trees as a damaged index
+// could hold them: a loop, and a parent past the last object. Neither
+// hangs nor crashes; both give no path. A sound tree gives its path.
+func TestChainToDamagedTree(t *testing.T) {
+	sound := []uint32{rootParent, 0, 1}
+	if got := chainTo(sound, 2); !slices.Equal(got, []model.ObjectIndex{0, 1, 2}) {
+		t.Errorf("sound tree: %v, want [0 1 2]", got)
+	}
+	for name, parent := range map[string][]uint32{
+		"loop":         {2, 0, 1},
+		"out of range": {rootParent, 7, 1},
+	} {
+		if got := chainTo(parent, 2); got != nil {
+			t.Errorf("%s: %v, want no path", name, got)
+		}
+	}
+}
