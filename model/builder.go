@@ -489,7 +489,7 @@ func (b *builder) sub(rec *hprof.Record) error {
 			}
 		}
 		b.objects.setArrayInfo(info)
-		return err
+		return payloadError(err)
 	case hprof.SubPrimArrayDump, hprof.SubPrimArrayNoData:
 		a := rec.PrimArray
 		c := b.primArrayClass(Type(a.ElemType))
@@ -510,7 +510,7 @@ func (b *builder) sub(rec *hprof.Record) error {
 			})
 		}
 		b.objects.setArrayInfo(b.digest.info(a.Length))
-		return err
+		return payloadError(err)
 	case hprof.SubClassDump:
 		return b.classDump(rec)
 	case hprof.SubHeapDumpInfo:
@@ -520,6 +520,17 @@ func (b *builder) sub(rec *hprof.Record) error {
 		}
 	}
 	return nil
+}
+
+// payloadError is what an error met while reading a record's payload
+// means to the load: a dump cut inside the payload is truncated, which
+// the reader reports again when asked for the next record (and the load
+// keeps what came before); any other error ends the load.
+func payloadError(err error) error {
+	if errors.Is(err, hprof.ErrTruncated) {
+		return nil
+	}
+	return err
 }
 
 func (b *builder) countArray(c ClassIndex, elem Type, n uint32) {
