@@ -69,11 +69,14 @@ var styleSheet string
 // read as markup.
 var policy = "default-src 'none'; style-src 'sha256-" + hashOf(styleSheet) + "'; base-uri 'none'; form-action 'none'"
 
+// hashOf is the base64 SHA-256 of s, as a policy names an inline element.
 func hashOf(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return base64.StdEncoding.EncodeToString(sum[:])
 }
 
+// page is the report's template, with the functions that format its
+// numbers and names.
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"bytes": func(b int64) string { return humanize.IBytes(uint64(max(b, 0))) },
 	"count": func(n int64) string { return humanize.Comma(n) },
@@ -104,11 +107,13 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 
 // Write writes r as one HTML page to w.
 func Write(w io.Writer, r Report) error {
+	// The style sheet is hprofctl's own, embedded: the one value the page
+	// trusts as it is. Nothing from the dump is ever marked so.
 	v := view{Report: r, Policy: policy, Style: template.CSS(styleSheet), Chart: newChart(r.Dominators)}
 	for k, s := range r.Leaks.Suspects {
 		sv := suspectView{N: k + 1, LeakSuspect: s}
 		for i, st := range s.Path {
-			step := stepView{PathStep: st, Indent: i}
+			step := stepView{PathStep: st}
 			if k < len(r.PathRetained) && i < len(r.PathRetained[k]) {
 				step.Retained, step.Known = r.PathRetained[k][i], true
 			}
@@ -136,11 +141,10 @@ type suspectView struct {
 	Steps []stepView
 }
 
-// stepView is one step of a suspect's path: Indent is its depth on the
-// path; Retained what it retains, when Known.
+// stepView is one step of a suspect's path and what it retains, when
+// Known.
 type stepView struct {
 	analysis.PathStep
-	Indent   int
 	Retained int64
 	Known    bool
 }
