@@ -66,11 +66,11 @@ func write(t *testing.T, r Report) string {
 	return b.String()
 }
 
-// TestWriteEscapesDumpStrings checks that no string from a dump reaches
+// TestReportEscapesDumpStrings checks that no string from a dump reaches
 // the page as markup: every place that shows one shows it escaped whole
 // (a lock's name quoted first), so once those are taken out nothing of
 // them is left, and the page holds no img or script element.
-func TestWriteEscapesDumpStrings(t *testing.T) {
+func TestReportEscapesDumpStrings(t *testing.T) {
 	page := write(t, hostileReport())
 	for _, raw := range []string{"<img", "<script"} {
 		if strings.Contains(page, raw) {
@@ -89,10 +89,10 @@ func TestWriteEscapesDumpStrings(t *testing.T) {
 	}
 }
 
-// TestWritePolicy checks the page's Content-Security-Policy: nothing but
+// TestReportPolicy checks the page's Content-Security-Policy: nothing but
 // its one inline style sheet, named by the hash of what the page holds
 // between <style> and </style>, and no reference to anything outside it.
-func TestWritePolicy(t *testing.T) {
+func TestReportPolicy(t *testing.T) {
 	page := write(t, hostileReport())
 	m := regexp.MustCompile(`(?s)<meta http-equiv="Content-Security-Policy" content="([^"]*)">.*<style>(.*)</style>`).FindStringSubmatch(page)
 	if m == nil {
@@ -116,9 +116,9 @@ func TestWritePolicy(t *testing.T) {
 	}
 }
 
-// TestWriteEmpty checks the page of a dump with nothing in it: every
+// TestReportEmpty checks the page of a dump with nothing in it: every
 // section says so instead of showing an empty table.
-func TestWriteEmpty(t *testing.T) {
+func TestReportEmpty(t *testing.T) {
 	page := write(t, Report{Generator: "hprofctl test"})
 	for _, want := range []string{
 		"No anomaly found", "No leak suspect", "The dominator tree is empty", "The dump holds no object",
@@ -130,9 +130,9 @@ func TestWriteEmpty(t *testing.T) {
 	}
 }
 
-// TestChartGeometry checks the bars of the chart: the biggest object
+// TestReportChartGeometry checks the bars of the chart: the biggest object
 // spans barSpace, the others in proportion, each row below the last.
-func TestChartGeometry(t *testing.T) {
+func TestReportChartGeometry(t *testing.T) {
 	c := newChart(analysis.DominatorReport{ReachableBytes: 2000, Rows: []analysis.DominatorRow{{RetainedBytes: 1000}, {RetainedBytes: 250}, {RetainedBytes: 0}}})
 	if c.Width != chartWidth || c.Height != 3*rowHeight+4 || len(c.Bars) != 3 {
 		t.Fatalf("chart %dx%d with %d bars, want %dx%d with 3", c.Width, c.Height, len(c.Bars), chartWidth, 3*rowHeight+4)
