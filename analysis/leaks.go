@@ -462,6 +462,21 @@ func (l *LeakReport) Paths() RetainerPaths {
 	return p
 }
 
+// PathRetainedBytes returns what each step of each suspect's Path
+// retains in r, the retention FindLeaks ran on: one slice per suspect, in
+// the order of Suspects and of their steps, nil for a suspect without a
+// path. A report shows it beside each step, as MAT does, so that the
+// object where the memory gathers stands out along the path.
+func (l *LeakReport) PathRetainedBytes(r *Retention) [][]int64 {
+	out := make([][]int64, len(l.chains))
+	for s, c := range l.chains {
+		for _, obj := range c {
+			out[s] = append(out[s], r.RetainedBytes(obj))
+		}
+	}
+	return out
+}
+
 // Describe fills in each suspect's path and root with DescribePaths, from
 // the labeled references of Paths().Sources and the decoded thread names
 // (both may be nil).

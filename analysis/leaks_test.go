@@ -79,6 +79,35 @@ func TestLeakSingleHolder(t *testing.T) {
 	}
 }
 
+// TestLeakPathRetainedBytes checks the retained size of each step of a
+// suspect's path: a holder whose Object[] keeps 1000 elements, beside
+// fillers, so the path is the holder, then its array.
+func TestLeakPathRetainedBytes(t *testing.T) {
+	const n = 1000
+	const arrayBytes = 8*n + 8*n // the array's elements and the Elems' longs
+	h := loadSynthetic(t, func(w *hproftest.Writer) {
+		elem := w.Class("Elem", nil, hproftest.Field{Name: "v", Type: hproftest.TypeLong})
+		objects := w.Class("[Ljava/lang/Object;", nil)
+		holderClass := w.Class("Holder", nil, hproftest.Field{Name: "elems", Type: hproftest.TypeObject})
+		elems := make([]hproftest.ID, n)
+		for k := range elems {
+			elems[k] = w.Instance(elem, hproftest.Long(int64(k)))
+		}
+		holder := w.Instance(holderClass, hproftest.Ref(w.ObjectArray(objects, elems...)))
+		w.Root(hproftest.Root{Kind: hproftest.RootJNIGlobal, ID: holder, JNIRef: 1})
+		fillers(w, 8, 4000)
+	})
+	r, err := ComputeRetention(h, RetentionOptions{Size: model.SizeFields})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := FindLeaks(h, r, LeakOptions{Threshold: 0.10, Classes: 5})
+	want := [][]int64{{8 + arrayBytes, arrayBytes}}
+	if got := l.PathRetainedBytes(r); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("path retained bytes %v, want %v (the holder, then its array)", got, want)
+	}
+}
+
 // TestLeakClassGroup has 20 instances of Session retaining 4% of the heap
 // each, every one referenced from two Object[] GC roots: no single
 // suspect, one class group of 20 whose paths all run through the same

@@ -97,6 +97,10 @@ func methodLabel(m string) string {
 	return m
 }
 
+// FrameString prints a frame as a Java stack trace line does:
+// "pkg.Class.method(File.java:12)", "(Native Method)", "(Unknown Source)".
+func FrameString(f analysis.StackFrame) string { return frameString(f) }
+
 // frameString prints a frame as a Java stack trace line does.
 func frameString(f analysis.StackFrame) string {
 	file := f.File

@@ -45,9 +45,9 @@ point, naming each step as retainers does.`,
 			if err != nil {
 				return err
 			}
-			pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(threshold), "%"), 64)
-			if err != nil || !(pct > 0 && pct <= 100) {
-				return fmt.Errorf("--threshold %q: want a percentage above 0 and at most 100", threshold)
+			share, err := parseThreshold(threshold)
+			if err != nil {
+				return err
 			}
 			if classes < 0 {
 				return fmt.Errorf("--classes %d: want 0 or more", classes)
@@ -56,7 +56,7 @@ point, naming each step as retainers does.`,
 			if err != nil {
 				return err
 			}
-			l := analysis.FindLeaks(h, r, analysis.LeakOptions{Threshold: pct / 100, Classes: classes, Strong: strong})
+			l := analysis.FindLeaks(h, r, analysis.LeakOptions{Threshold: share, Classes: classes, Strong: strong})
 			p := l.Paths()
 			labels, names, err := readPathLabels(h, args[0], p)
 			if err != nil {
@@ -70,4 +70,14 @@ point, naming each step as retainers does.`,
 	cmd.Flags().IntVar(&classes, "classes", 5, "list the N biggest classes beneath each suspect")
 	cmd.Flags().BoolVar(&keepUnreachable, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
 	return cmd
+}
+
+// parseThreshold reads --threshold, a percentage above 0 and at most 100
+// ("10" or "10%"), as a share of 1.
+func parseThreshold(threshold string) (float64, error) {
+	pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(threshold), "%"), 64)
+	if err != nil || !(pct > 0 && pct <= 100) {
+		return 0, fmt.Errorf("--threshold %q: want a percentage above 0 and at most 100", threshold)
+	}
+	return pct / 100, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/hprofctl/hprofctl/internal/browsertest"
 )
 
 // runMainEnv makes the test binary run hprofctl itself (with the
@@ -13,7 +15,8 @@ const runMainEnv = "HPROFCTL_TEST_RUN_MAIN"
 
 // TestMain keeps the indexes the tests' commands build in a temporary
 // directory (HPROFCTL_INDEX_DIR), not beside the fixtures in the
-// repository or in ../shared, and removes them after.
+// repository or in ../shared, and removes them after; it ends the
+// browser the report tests started.
 func TestMain(m *testing.M) {
 	if os.Getenv(runMainEnv) == "1" {
 		for i, a := range os.Args {
@@ -31,6 +34,7 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("HPROFCTL_INDEX_DIR", dir)
 	code := m.Run()
+	browsertest.Close()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -17,15 +17,20 @@ func newVersionCommand() *cobra.Command {
 		Example: "  hprofctl version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v := version
-			if v == "" {
-				v = "devel"
-				if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-					v = bi.Main.Version
-				}
-			}
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), "hprofctl", v)
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), "hprofctl", versionString())
 			return err
 		},
 	}
+}
+
+// versionString is hprofctl's version: the one set at build time, else
+// the module version the binary was built from, else "devel".
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
 }
