@@ -9,7 +9,6 @@ import (
 	"os"
 	"slices"
 
-	"github.com/hprofctl/hprofctl/model/mmap"
 	"github.com/hprofctl/hprofctl/parser/hprof"
 	"github.com/hprofctl/hprofctl/parser/input"
 )
@@ -29,16 +28,13 @@ const (
 // is valid only during the call. An instance's Fields are decoded; an
 // array's Elements are left empty and Data holds all its elements as
 // the dump records them (big-endian, an object array's as ids of the
-// dump's id size). A plain dump is read at the objects' offsets, mapped
-// into memory where the system allows, on every processor: fn is then
-// called from several goroutines at once, once for each k, in no set
-// order. Any other file (compressed, no offsets) is streamed once, and fn
-// is called from one goroutine. path must name a file.
+// dump's id size). A plain dump is read at the objects' offsets in a few
+// large reads, on every processor: fn is then called from several
+// goroutines at once, once for each k, in no set order. Any other file
+// (compressed, no offsets) is streamed once, and fn is called from one
+// goroutine. path must name a file.
 func EachValues(h *Heap, path string, objs []ObjectIndex, fn func(k int, v *ObjectValues) error) error {
 	plain := h.offsets != nil && path != "-" && input.Compression(h.Source.Compression) == input.Plain
-	if plain && mapDumps {
-		return h.mappedValues(path, objs, fn)
-	}
 	var visit []int
 	for k, i := range objs {
 		if c, ok := h.classObject(i); ok {
@@ -70,40 +66,6 @@ func EachValues(h *Heap, path string, objs []ObjectIndex, fn func(k int, v *Obje
 	forRanges(len(at), workers, func(w, lo, hi int) {
 		b := bulkReader{h: h, f: f, size: st.Size(), fn: fn}
 		errs[w] = b.run(at[lo:hi])
-	})
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
-
-// mapDumps says whether EachValues maps a plain dump into memory rather
-// than reading it; a variable so that tests can take both ways.
-var mapDumps = mmap.Supported
-
-// mappedValues is EachValues on a plain dump mapped into memory: each
-// goroutine takes a range of objs and decodes each record where it lies,
-// in the order of objs (which is mostly the order of the dump).
-func (h *Heap) mappedValues(path string, objs []ObjectIndex, fn func(k int, v *ObjectValues) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	data, unmap, err := mmap.Map(f, st.Size())
-	if err != nil {
-		return fmt.Errorf("%s: map the dump: %w", path, err)
-	}
-	defer unmap()
-	workers := indexWorkers(len(objs))
-	errs := make([]error, workers)
-	forRanges(len(objs), workers, func(w, lo, hi int) {
-		b := bulkReader{h: h, f: f, data: data, size: st.Size(), fn: fn}
-		errs[w] = b.runMapped(objs, lo, hi)
 	})
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -217,12 +179,10 @@ func (h *Heap) appendFields(fields []Value, obj ObjectIndex, data []byte, id fun
 	return fields
 }
 
-// bulkReader reads objects of a plain dump at their offsets: from data,
-// the dump mapped into memory, or else from f.
+// bulkReader reads objects of a plain dump at their offsets.
 type bulkReader struct {
 	h    *Heap
 	f    *os.File
-	data []byte
 	size int64
 	fn   func(k int, v *ObjectValues) error
 	buf  []byte
@@ -290,28 +250,6 @@ func (h *Heap) placeRecords(objs []ObjectIndex, visit []int) []placed {
 		slices.SortFunc(at, byOffset)
 	}
 	return at
-}
-
-// runMapped decodes the objects objs[lo:hi] from the mapped dump.
-func (b *bulkReader) runMapped(objs []ObjectIndex, lo, hi int) (err error) {
-	defer mmap.Guard(&err, "reading the dump")()
-	rp := newRecordPlacer(b.h)
-	for k := lo; k < hi; k++ {
-		if c, ok := b.h.classObject(objs[k]); ok {
-			if err := b.fn(k, b.h.staticValues(c)); err != nil {
-				return err
-			}
-			continue
-		}
-		p := rp.place(objs[k], k)
-		if p.off < 0 || p.off >= b.size {
-			return fmt.Errorf("offset %d lies outside the dump (%d bytes): the dump changed since it was indexed", p.off, b.size)
-		}
-		if err := b.decode(p, b.data[p.off:min(p.off+p.n, b.size)]); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // run reads the placed objects at, in spans of records that lie close
@@ -434,9 +372,6 @@ func (b *bulkReader) exact(off, n int64) ([]byte, error) {
 		return nil, fmt.Errorf("offset %d lies outside the dump (%d bytes): the dump changed since it was indexed", off, b.size)
 	}
 	n = min(n, b.size-off)
-	if b.data != nil {
-		return b.data[off : off+n], nil
-	}
 	buf := make([]byte, n)
 	if _, err := b.f.ReadAt(buf, off); err != nil && err != io.EOF {
 		return nil, err
