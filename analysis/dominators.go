@@ -120,7 +120,30 @@ func Dominators(h *model.Heap, r *Retention, o DominatorOptions) DominatorReport
 		out.Classes = byClass(h, r, selected, o)
 		return out
 	}
-	selected = biggest(r, selected, o.Top)
+	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o)
+	return out
+}
+
+// DominatedBy lists, as Dominators lists the top of the tree, the objects
+// the reachable object parent immediately dominates: the o.Top of them
+// that retain most (0: all), each with its own biggest o.Children. The
+// tree's totals are the whole tree's; o.Class and o.ByClass do not apply.
+func DominatedBy(h *model.Heap, r *Retention, parent model.ObjectIndex, o DominatorOptions) DominatorReport {
+	out := DominatorReport{
+		ReachableObjects: r.ReachableObjects(), ReachableBytes: r.ReachableBytes(),
+		UnreachableObjects: r.Unreachable, UnreachableBytes: r.UnreachableBytes,
+		KeptUnreachable: r.KeptUnreachable,
+	}
+	selected := r.Dominated([]model.ObjectIndex{parent})[parent]
+	out.Selected = len(selected)
+	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o)
+	return out
+}
+
+// dominatorRows describes the selected objects, in their order, each with
+// the biggest o.Children of the objects it immediately dominates.
+func dominatorRows(h *model.Heap, r *Retention, selected []model.ObjectIndex, o DominatorOptions) []DominatorRow {
+	var rows []DominatorRow
 	children := r.Dominated(selected)
 	for _, obj := range selected {
 		row := DominatorRow{
@@ -140,9 +163,9 @@ func Dominators(h *model.Heap, r *Retention, o DominatorOptions) DominatorReport
 		for _, k := range biggest(r, kids, max(o.Children, 0)) {
 			row.Dominated = append(row.Dominated, DominatedObject{ObjectID: ObjectID(h, k), Class: ClassName(h, k), RetainedBytes: r.RetainedBytes(k)})
 		}
-		out.Rows = append(out.Rows, row)
+		rows = append(rows, row)
 	}
-	return out
+	return rows
 }
 
 // matchingClasses marks the classes whose name matches re.
