@@ -140,6 +140,12 @@ func DominatedBy(h *model.Heap, r *Retention, parent model.ObjectIndex, o Domina
 	return out
 }
 
+// DominatorRowOf describes the reachable object obj as a row of
+// Dominators, with its biggest o.Children.
+func DominatorRowOf(h *model.Heap, r *Retention, obj model.ObjectIndex, o DominatorOptions) DominatorRow {
+	return dominatorRows(h, r, []model.ObjectIndex{obj}, o)[0]
+}
+
 // dominatorRows describes the selected objects, in their order, each with
 // the biggest o.Children of the objects it immediately dominates.
 func dominatorRows(h *model.Heap, r *Retention, selected []model.ObjectIndex, o DominatorOptions) []DominatorRow {
