@@ -21,9 +21,9 @@ type icicle struct {
 // part of the name that fits.
 type box struct {
 	X, Y, W, TextX, TextY string
-	Name, Label            string
-	Count                  int64
-	Percent                float64
+	Name, Label           string
+	Count                 int64
+	Percent               float64
 }
 
 // The icicle's geometry: levelHeight units a level, about charWidth units
