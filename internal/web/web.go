@@ -156,6 +156,8 @@ func (s *Server) routes() {
 		w.Header().Set("Cache-Control", "no-cache")
 		io.WriteString(w, html.ServeStyle)
 	})
+	// Browsers ask for an icon by themselves; there is none.
+	m.HandleFunc("/favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	s.apiRoutes(m)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, &httpError{http.StatusNotFound, "no such page: " + r.URL.Path})

@@ -172,6 +172,7 @@ func parseServePages() map[string]*template.Template {
 // report's.
 var serveFuncs = template.FuncMap{
 	"value":  report.ValueText,
+	"deref":  func(n *int64) int64 { return *n },
 	"bars":   newChart,
 	"icicle": newIcicle,
 }
