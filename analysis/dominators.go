@@ -98,11 +98,7 @@ func ClassName(h *model.Heap, i model.ObjectIndex) string {
 // whose retained sizes add up to the reachable heap), or with Class every
 // reachable instance of the matching classes.
 func Dominators(h *model.Heap, r *Retention, o DominatorOptions) DominatorReport {
-	out := DominatorReport{
-		ReachableObjects: r.ReachableObjects(), ReachableBytes: r.ReachableBytes(),
-		UnreachableObjects: r.Unreachable, UnreachableBytes: r.UnreachableBytes,
-		KeptUnreachable: r.KeptUnreachable,
-	}
+	out := TreeTotals(r)
 	var selected []model.ObjectIndex
 	if o.Class == nil {
 		selected = r.TopLevel()
@@ -124,16 +120,22 @@ func Dominators(h *model.Heap, r *Retention, o DominatorOptions) DominatorReport
 	return out
 }
 
+// TreeTotals is a DominatorReport of no row: the totals of the tree r
+// and what it leaves out.
+func TreeTotals(r *Retention) DominatorReport {
+	return DominatorReport{
+		ReachableObjects: r.ReachableObjects(), ReachableBytes: r.ReachableBytes(),
+		UnreachableObjects: r.Unreachable, UnreachableBytes: r.UnreachableBytes,
+		KeptUnreachable: r.KeptUnreachable,
+	}
+}
+
 // DominatedBy lists, as Dominators lists the top of the tree, the objects
 // the reachable object parent immediately dominates: the o.Top of them
 // that retain most (0: all), each with its own biggest o.Children. The
 // tree's totals are the whole tree's; o.Class and o.ByClass do not apply.
 func DominatedBy(h *model.Heap, r *Retention, parent model.ObjectIndex, o DominatorOptions) DominatorReport {
-	out := DominatorReport{
-		ReachableObjects: r.ReachableObjects(), ReachableBytes: r.ReachableBytes(),
-		UnreachableObjects: r.Unreachable, UnreachableBytes: r.UnreachableBytes,
-		KeptUnreachable: r.KeptUnreachable,
-	}
+	out := TreeTotals(r)
 	selected := r.Dominated([]model.ObjectIndex{parent})[parent]
 	out.Selected = len(selected)
 	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o)

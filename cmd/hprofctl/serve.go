@@ -73,6 +73,7 @@ then anyone who can reach that address reads the dump.`,
 			if !isLoopback(host) {
 				fmt.Fprintf(g.stderr, "hprofctl: warning: serving on %s, not only on this machine: anyone who reaches it reads the dump\n", ln.Addr())
 			}
+			go s.Warm()
 			url := "http://" + ln.Addr().String() + "/"
 			fmt.Fprintf(g.stderr, "hprofctl: serving %s at %s (interrupt to stop)\n", args[0], url)
 			if open {

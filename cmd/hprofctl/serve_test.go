@@ -237,8 +237,9 @@ func TestServeBrowserLeakFixture(t *testing.T) {
 			found = rows[k]
 			break
 		}
-		p.Click(`#dominators tbody tr:first-child a.expand`)
-		p.Eval(`document.readyState`, new(string))
+		var next string
+		p.Eval(`document.querySelector('#dominators tbody tr:first-child a.expand').getAttribute('href')`, &next)
+		p = loadServed(t, ts.URL+next)
 	}
 	if found == nil {
 		t.Fatal("following the biggest objects down the dominator tree never shows the HashMap retaining 113,888 B")
@@ -320,6 +321,36 @@ func TestServeBrowserHostile(t *testing.T) {
 			if !strings.Contains(text, s) {
 				t.Errorf("%s does not show %q as text:\n%.1500s", page, s, text)
 			}
+		}
+	}
+}
+
+// screenshotsEnv names the directory TestServeScreenshots writes the
+// README's screenshots to; unset, the test skips.
+const screenshotsEnv = "HPROFCTL_SCREENSHOTS"
+
+// TestServeScreenshots writes PNGs of the main pages of the served leak
+// fixture for the README: HPROFCTL_SCREENSHOTS=$PWD/docs/screenshots go
+// test -run TestServeScreenshots ./cmd/hprofctl.
+func TestServeScreenshots(t *testing.T) {
+	dir := os.Getenv(screenshotsEnv)
+	if dir == "" {
+		t.Skipf("%s is not set", screenshotsEnv)
+	}
+	dump := fixturePath(t, "jdk17-default.hprof.gz")
+	ts := serveDump(t, dump)
+	mapID := registryMap(t, dump)
+	for name, page := range map[string]string{
+		"overview":   "/",
+		"histogram":  "/histogram?match=%5Efixture%5C.",
+		"dominators": "/dominators",
+		"object":     "/object/" + mapID,
+		"leaks":      "/leaks",
+		"threads":    "/threads",
+	} {
+		png := loadServed(t, ts.URL+page).Screenshot(1000, 600)
+		if err := os.WriteFile(filepath.Join(dir, "serve-"+name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

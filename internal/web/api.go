@@ -174,15 +174,15 @@ func (s *Server) apiStrings(r *http.Request) (writer, error) {
 // stringsFor finds the duplicate strings as the query asks: min-count
 // and top, as strings's flags.
 func (s *Server) stringsFor(r *http.Request) (analysis.DuplicateStringReport, error) {
-	so := analysis.StringOptions{Size: s.d.Size}
+	so := defaultStrings(s.d.Size)
 	var err error
-	if so.MinCount, err = intParam(r, "min-count", 2); err != nil {
+	if so.MinCount, err = intParam(r, "min-count", so.MinCount); err != nil {
 		return analysis.DuplicateStringReport{}, err
 	}
 	if so.MinCount < 2 {
 		return analysis.DuplicateStringReport{}, badRequest("min-count=%d: want 2 or more", so.MinCount)
 	}
-	if so.Top, err = intParam(r, "top", 20); err != nil {
+	if so.Top, err = intParam(r, "top", so.Top); err != nil {
 		return analysis.DuplicateStringReport{}, err
 	}
 	return s.strs.get(so)
@@ -196,12 +196,12 @@ func (s *Server) apiCollections(r *http.Request) (writer, error) {
 // collectionsFor finds the wasteful collections as the query asks:
 // objects and top, as collections's flags.
 func (s *Server) collectionsFor(r *http.Request) (analysis.CollectionReport, bool, error) {
-	co := analysis.CollectionOptions{Size: s.d.Size}
+	co := defaultCollections(s.d.Size)
 	var err error
 	if co.Objects, err = boolParam(r, "objects"); err != nil {
 		return analysis.CollectionReport{}, false, err
 	}
-	if co.Top, err = intParam(r, "top", 20); err != nil {
+	if co.Top, err = intParam(r, "top", co.Top); err != nil {
 		return analysis.CollectionReport{}, false, err
 	}
 	c, err := s.collections.get(co)

@@ -15,9 +15,7 @@ var objectPage = analysis.ShowOptions{Elements: 100, Referrers: true, MaxReferre
 
 func (s *Server) overview(*http.Request) (html.Page, error) {
 	d := s.d
-	// One row is enough: the page wants the tree's totals.
-	dom := analysis.Dominators(d.Heap, d.Retention, analysis.DominatorOptions{Top: 1, Size: d.Size})
-	return html.OverviewPage{Site: s.site, Info: analysis.Summarize(d.Heap, d.Size), Dominators: dom}, nil
+	return html.OverviewPage{Site: s.site, Info: analysis.Summarize(d.Heap, d.Size), Dominators: analysis.TreeTotals(d.Retention)}, nil
 }
 
 func (s *Server) histogram(r *http.Request) (html.Page, error) {

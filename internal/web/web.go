@@ -130,6 +130,26 @@ func New(d Dump) *Server {
 	return s
 }
 
+// Warm computes what the pages show by default and keeps it: the leak
+// suspects, threads, deadlocks, duplicate strings and collections, which
+// take seconds on a big dump. A page asked meanwhile waits for its part.
+func (s *Server) Warm() {
+	s.leaks.get(leakQuery{leakThreshold, leakClasses})
+	s.threads()
+	s.strs.get(defaultStrings(s.d.Size))
+	s.collections.get(defaultCollections(s.d.Size))
+}
+
+// defaultStrings and defaultCollections are the options of the strings
+// and collections commands' defaults, which their pages and API share.
+func defaultStrings(size model.SizeMode) analysis.StringOptions {
+	return analysis.StringOptions{MinCount: 2, Top: 20, Size: size}
+}
+
+func defaultCollections(size model.SizeMode) analysis.CollectionOptions {
+	return analysis.CollectionOptions{Top: 20, Size: size}
+}
+
 // needValues refuses a dump that records no primitive values.
 func needValues(h *model.Heap) error {
 	if h.Source.Lines > 0 {

@@ -171,9 +171,13 @@ func parseServePages() map[string]*template.Template {
 // serveFuncs are the template functions the served pages add to the
 // report's.
 var serveFuncs = template.FuncMap{
-	"value":  report.ValueText,
-	"deref":  func(n *int64) int64 { return *n },
-	"bars":   newChart,
+	"value": report.ValueText,
+	"deref": func(n *int64) int64 { return *n },
+	// The chart draws the ten biggest rows; the table lists them all.
+	"bars": func(d analysis.DominatorReport) chart {
+		d.Rows = d.Rows[:min(len(d.Rows), 10)]
+		return newChart(d)
+	},
 	"icicle": newIcicle,
 }
 
