@@ -98,11 +98,7 @@ func ClassName(h *model.Heap, i model.ObjectIndex) string {
 // whose retained sizes add up to the reachable heap), or with Class every
 // reachable instance of the matching classes.
 func Dominators(h *model.Heap, r *Retention, o DominatorOptions) DominatorReport {
-	out := DominatorReport{
-		ReachableObjects: r.ReachableObjects(), ReachableBytes: r.ReachableBytes(),
-		UnreachableObjects: r.Unreachable, UnreachableBytes: r.UnreachableBytes,
-		KeptUnreachable: r.KeptUnreachable,
-	}
+	out := TreeTotals(r)
 	var selected []model.ObjectIndex
 	if o.Class == nil {
 		selected = r.TopLevel()
@@ -120,7 +116,42 @@ func Dominators(h *model.Heap, r *Retention, o DominatorOptions) DominatorReport
 		out.Classes = byClass(h, r, selected, o)
 		return out
 	}
-	selected = biggest(r, selected, o.Top)
+	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o)
+	return out
+}
+
+// TreeTotals is a DominatorReport of no row: the totals of the tree r
+// and what it leaves out.
+func TreeTotals(r *Retention) DominatorReport {
+	return DominatorReport{
+		ReachableObjects: r.ReachableObjects(), ReachableBytes: r.ReachableBytes(),
+		UnreachableObjects: r.Unreachable, UnreachableBytes: r.UnreachableBytes,
+		KeptUnreachable: r.KeptUnreachable,
+	}
+}
+
+// DominatedBy lists, as Dominators lists the top of the tree, the objects
+// the reachable object parent immediately dominates: the o.Top of them
+// that retain most (0: all), each with its own biggest o.Children. The
+// tree's totals are the whole tree's; o.Class and o.ByClass do not apply.
+func DominatedBy(h *model.Heap, r *Retention, parent model.ObjectIndex, o DominatorOptions) DominatorReport {
+	out := TreeTotals(r)
+	selected := r.Dominated([]model.ObjectIndex{parent})[parent]
+	out.Selected = len(selected)
+	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o)
+	return out
+}
+
+// DominatorRowOf describes the reachable object obj as a row of
+// Dominators, with its biggest o.Children.
+func DominatorRowOf(h *model.Heap, r *Retention, obj model.ObjectIndex, o DominatorOptions) DominatorRow {
+	return dominatorRows(h, r, []model.ObjectIndex{obj}, o)[0]
+}
+
+// dominatorRows describes the selected objects, in their order, each with
+// the biggest o.Children of the objects it immediately dominates.
+func dominatorRows(h *model.Heap, r *Retention, selected []model.ObjectIndex, o DominatorOptions) []DominatorRow {
+	var rows []DominatorRow
 	children := r.Dominated(selected)
 	for _, obj := range selected {
 		row := DominatorRow{
@@ -140,9 +171,9 @@ func Dominators(h *model.Heap, r *Retention, o DominatorOptions) DominatorReport
 		for _, k := range biggest(r, kids, max(o.Children, 0)) {
 			row.Dominated = append(row.Dominated, DominatedObject{ObjectID: ObjectID(h, k), Class: ClassName(h, k), RetainedBytes: r.RetainedBytes(k)})
 		}
-		out.Rows = append(out.Rows, row)
+		rows = append(rows, row)
 	}
-	return out
+	return rows
 }
 
 // matchingClasses marks the classes whose name matches re.

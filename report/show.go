@@ -179,6 +179,10 @@ func rootText(r analysis.ShowRoot) string {
 // valueText is a field's or element's value as a table shows it: null
 // for a null reference, a char in single quotes (a string of one
 // character; ids and the floats JSON has no number for are longer).
+// ValueText formats a field's or element's value as show's table does:
+// null, a quoted character, a number, an id.
+func ValueText(v any) string { return valueText(v) }
+
 func valueText(v any) string {
 	switch x := v.(type) {
 	case nil:

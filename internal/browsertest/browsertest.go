@@ -181,3 +181,12 @@ func (p *Page) Problems() []string {
 	defer p.mu.Unlock()
 	return append([]string(nil), p.problems...)
 }
+
+// Screenshot returns a PNG of the page as a window width by height CSS
+// pixels shows it, from its top.
+func (p *Page) Screenshot(width, height int64) []byte {
+	p.t.Helper()
+	var png []byte
+	p.run("screenshot", chromedp.EmulateViewport(width, height), chromedp.CaptureScreenshot(&png))
+	return png
+}

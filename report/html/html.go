@@ -60,6 +60,13 @@ type Report struct {
 //go:embed report.html.tmpl
 var pageTemplate string
 
+// commonTemplates are the templates the report and the served pages
+// share: a byte count, a bar, the heap a figure is of, a table of
+// threads waiting for locks.
+//
+//go:embed common.tmpl
+var commonTemplates string
+
 //go:embed style.css
 var styleSheet string
 
@@ -75,9 +82,12 @@ func hashOf(s string) string {
 	return base64.StdEncoding.EncodeToString(sum[:])
 }
 
-// page is the report's template, with the functions that format its
-// numbers and names.
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
+// page is the report's template.
+var page = template.Must(template.Must(template.New("report").Funcs(funcs).Parse(pageTemplate)).Parse(commonTemplates))
+
+// funcs format the numbers and names of the report and of the served
+// pages.
+var funcs = template.FuncMap{
 	"bytes": func(b int64) string { return humanize.IBytes(uint64(max(b, 0))) },
 	"count": func(n int64) string { return humanize.Comma(n) },
 	// exact is a byte count in full where bytes rounds it (from 1 KiB).
@@ -103,7 +113,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"int64":  func(n int) int64 { return int64(n) },
 	"plural": plural,
 	"states": stateCounts,
-}).Parse(pageTemplate))
+}
 
 // Write writes r as one HTML page to w.
 func Write(w io.Writer, r Report) error {

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"time"
+
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/internal/web"
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/input"
+	"github.com/spf13/cobra"
+)
+
+func newServeCommand(g *globalFlags) *cobra.Command {
+	var (
+		addr string
+		open bool
+	)
+	cmd := &cobra.Command{
+		Use:   "serve FILE",
+		Short: "A local web application over one heap dump",
+		Long: `serve loads a heap dump once (from its index, building it when there is none)
+and serves its pages until interrupted:
+
+  /               overview: format, JVM, counts, anomalies (see info)
+  /histogram      the class histogram, ?sort=bytes|count|name&match=RE&top=N
+  /dominators     the dominator tree, ?expand=ID for what one object dominates
+  /object/ID      one object: fields, referrers, path from a GC root (see show)
+  /leaks          leak suspects (see leaks)
+  /threads        threads, their stacks and what each retains
+  /deadlocks      deadlocks the lock state proves
+  /strings        duplicate strings; /collections: wasteful collections
+  /sites, /cpu    an hprof agent file's allocation sites and CPU profile
+
+Under /api/ each question is answered in the JSON that its command writes
+with -o json, the command's flags as query parameters (/api/ lists them).
+
+The pages run no script and load nothing from the network: the one style
+sheet is built in. Everything the dump holds is escaped, and a
+Content-Security-Policy forbids scripts. The server is read-only (GET and
+HEAD) and listens on the loopback interface unless --addr names another:
+then anyone who can reach that address reads the dump.`,
+		Example: `  hprofctl serve heap.hprof
+  hprofctl serve --addr 127.0.0.1:9000 --open heap.hprof.gz`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("output") {
+				return errors.New("serve writes HTML and JSON: -o/--output does not apply")
+			}
+			if args[0] == "-" {
+				return errors.New("serve reads the dump more than once: give a file, not standard input")
+			}
+			host, _, err := net.SplitHostPort(addr)
+			if err != nil {
+				return fmt.Errorf("--addr %q: %w", addr, err)
+			}
+			s, err := newServer(g, args[0])
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return err
+			}
+			if !isLoopback(host) {
+				fmt.Fprintf(g.stderr, "hprofctl: warning: serving on %s, not only on this machine: anyone who reaches it reads the dump\n", ln.Addr())
+			}
+			go s.Warm()
+			url := "http://" + ln.Addr().String() + "/"
+			fmt.Fprintf(g.stderr, "hprofctl: serving %s at %s (interrupt to stop)\n", args[0], url)
+			if open {
+				openBrowser(url)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+			defer stop()
+			srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+			done := make(chan error, 1)
+			go func() { done <- srv.Serve(ln) }()
+			select {
+			case err := <-done:
+				return err
+			case <-ctx.Done():
+			}
+			shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			return srv.Shutdown(shut)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "listen on this host:port (port 0: any free one)")
+	cmd.Flags().BoolVar(&open, "open", false, "open the overview in the desktop's browser")
+	return cmd
+}
+
+// newServer loads the dump at path with its dominator tree and returns
+// the server of its pages, answering each question as its command does.
+func newServer(g *globalFlags, path string) (*web.Server, error) {
+	size, err := g.sizeMode()
+	if err != nil {
+		return nil, err
+	}
+	f, format, err := openSniffed(path)
+	if err != nil {
+		return nil, err
+	}
+	name := f.Name
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	h, r, strong, err := g.loadRetention(path, size, false)
+	if err != nil {
+		return nil, err
+	}
+	return web.New(web.Dump{
+		Path: path, Name: name, Generator: "hprofctl " + versionString(),
+		Heap: h, Retention: r, Strong: strong, Size: size, Binary: format.Kind == input.KindHPROF,
+		ShowData: func(objs []model.ObjectIndex, strong *analysis.PathTree, o analysis.ShowOptions) (analysis.ShowData, error) {
+			return readShowData(h, path, objs, strong, o)
+		},
+		PathLabels: func(p analysis.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error) {
+			return readPathLabels(h, path, p)
+		},
+		Deadlocks: func(hl *model.HeapLocks) (*analysis.DeadlockReport, []string) { return dumpDeadlocks(h, hl, name) },
+	}), nil
+}
+
+// isLoopback reports whether host names only this machine.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// openBrowser asks the desktop to open url, and says so on failure: the
+// server goes on either way.
+func openBrowser(url string) {
+	name, args := "xdg-open", []string{url}
+	switch runtime.GOOS {
+	case "darwin":
+		name = "open"
+	case "windows":
+		name, args = "rundll32", []string{"url.dll,FileProtocolHandler", url}
+	}
+	if err := exec.Command(name, args...).Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "hprofctl: cannot open a browser (%v): open %s yourself\n", err, url)
+	}
+}

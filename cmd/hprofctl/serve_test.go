@@ -1,0 +1,356 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hprofctl/hprofctl/internal/browsertest"
+)
+
+// serveDump serves the dump at path as `hprofctl serve` does, from its
+// index, on a test server that closes with the test.
+func serveDump(t *testing.T, path string) *httptest.Server {
+	t.Helper()
+	g := &globalFlags{size: "jvm", dump: -1, indexDir: os.Getenv("HPROFCTL_INDEX_DIR"), stderr: io.Discard}
+	s, err := newServer(g, path)
+	if err != nil {
+		t.Fatalf("serving %s: %v", path, err)
+	}
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() {
+		ts.Close()
+		if err := g.closeIndexes(); err != nil {
+			t.Error(err)
+		}
+	})
+	return ts
+}
+
+// get requests url with method and returns the answer's status, headers
+// and body.
+func get(t *testing.T, method, url string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, string(body)
+}
+
+// registryMap returns the id of the HashMap of fixture.Registry.MAP, the
+// leak fixture's suspect, from the step through the static field MAP of
+// its suspect's path.
+func registryMap(t *testing.T, dump string) string {
+	t.Helper()
+	var suspects []struct {
+		Path []struct {
+			ObjectID string `json:"object_id"`
+			Via      string `json:"via"`
+		} `json:"path"`
+	}
+	runJSON(t, &suspects, "leaks", dump)
+	for _, s := range suspects {
+		for _, st := range s.Path {
+			if st.Via == "static MAP" {
+				return st.ObjectID
+			}
+		}
+	}
+	t.Fatalf("no suspect's path goes through static MAP: %+v", suspects)
+	return ""
+}
+
+// TestServeRoutes checks the status of every page, of unknown paths, bad
+// ids and bad queries, that only GET and HEAD are answered, and the
+// security headers.
+func TestServeRoutes(t *testing.T) {
+	dump := fixturePath(t, "jdk17-default.hprof.gz")
+	ts := serveDump(t, dump)
+	mapID := registryMap(t, dump)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		want         string
+	}{
+		{"GET", "/", 200, "hprof 1.0.2"},
+		{"HEAD", "/", 200, ""},
+		{"GET", "/histogram?sort=count&match=%5Efixture%5C.&top=3", 200, "fixture.Payload"},
+		{"GET", "/dominators", 200, "jdk.internal.loader.ClassLoaders$AppClassLoader"},
+		{"GET", "/dominators?expand=" + mapID, 200, "java.util.HashMap$Node[]"},
+		{"GET", "/object/" + mapID, 200, "static MAP"},
+		{"GET", "/leaks", 200, "accumulation point"},
+		{"GET", "/threads", 200, "fixture-holder"},
+		{"GET", "/deadlocks", 200, "no deadlock"},
+		{"GET", "/strings", 200, "Strings hold"},
+		{"GET", "/collections", 200, "java.util.HashMap"},
+		{"GET", "/static/style.css", 200, "--accent"},
+		{"GET", "/api/", 200, "/api/histo"},
+		{"GET", "/sites", 404, "no allocation sites"},
+		{"GET", "/cpu", 404, "no CPU"},
+		{"GET", "/nope", 404, "no such page"},
+		{"GET", "/object/0x1", 404, "no such object"},
+		{"GET", "/object/12345", 404, "no object id"},
+		{"GET", "/object/0xZZ", 404, "no object id"},
+		{"GET", "/object/0x" + strings.Repeat("f", 17), 404, "no object id"},
+		{"GET", "/object/%2e%2e%2fetc%2fpasswd", 404, ""},
+		{"GET", "/static/../../etc/passwd", 404, ""},
+		{"GET", "/dominators?expand=0x1", 404, "no such object"},
+		{"GET", "/histogram?sort=size", 400, "want bytes, count or name"},
+		{"GET", "/histogram?match=(", 400, "match"},
+		{"GET", "/histogram?top=-1", 400, "top"},
+		{"GET", "/api/show/0xnope", 404, "no object id"},
+		{"GET", "/api/leaks?threshold=0", 400, "threshold"},
+		{"POST", "/", 405, ""},
+		{"PUT", "/api/info", 405, ""},
+		{"DELETE", "/object/" + mapID, 405, ""},
+	} {
+		status, h, body := get(t, tc.method, ts.URL+tc.path)
+		if status != tc.status || !strings.Contains(body, tc.want) {
+			t.Errorf("%s %s: %d, want %d with %q in:\n%.500s", tc.method, tc.path, status, tc.status, tc.want, body)
+		}
+		if p := h.Get("Content-Security-Policy"); !strings.HasPrefix(p, "default-src 'none'; style-src 'self'") || strings.Contains(p, "script-src") {
+			t.Errorf("%s %s: Content-Security-Policy %q", tc.method, tc.path, p)
+		}
+		if h.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s %s: no X-Content-Type-Options: nosniff", tc.method, tc.path)
+		}
+		if status == 405 && h.Get("Allow") != "GET, HEAD" {
+			t.Errorf("%s %s: Allow %q, want GET, HEAD", tc.method, tc.path, h.Get("Allow"))
+		}
+	}
+}
+
+// TestServeAPIEqualsCLI checks that each API question answers, byte for
+// byte, what its command writes with -o json.
+func TestServeAPIEqualsCLI(t *testing.T) {
+	dump := fixturePath(t, "jdk17-default.hprof.gz")
+	ts := serveDump(t, dump)
+	mapID := registryMap(t, dump)
+	for _, tc := range []struct {
+		api string
+		cli []string
+	}{
+		{"/api/info", []string{"info"}},
+		{"/api/histo", []string{"histo"}},
+		{"/api/histo?sort=count&match=%5Efixture&top=3", []string{"histo", "--sort", "count", "--match", "^fixture", "--top", "3"}},
+		{"/api/dominators", []string{"dominators"}},
+		{"/api/dominators?class=HashMap&by-class=1", []string{"dominators", "--class", "HashMap", "--by-class"}},
+		{"/api/show/" + mapID, []string{"show", dump, mapID}},
+		{"/api/show/" + mapID + "?referrers=1&path=1&elements=3", []string{"show", "--referrers", "--path", "--elements", "3", dump, mapID}},
+		{"/api/leaks", []string{"leaks"}},
+		{"/api/leaks?threshold=1&classes=2", []string{"leaks", "--threshold", "1", "--classes", "2"}},
+		{"/api/threads", []string{"threads", "--retained"}},
+		{"/api/deadlocks", []string{"deadlocks"}},
+		{"/api/strings", []string{"strings"}},
+		{"/api/collections?objects=1&top=5", []string{"collections", "--objects", "--top", "5"}},
+	} {
+		args := append(tc.cli, "-o", "json")
+		if !slices.Contains(args, dump) {
+			args = append(args, dump)
+		}
+		want, err := runCLI(t, args...)
+		if err != nil {
+			t.Fatalf("hprofctl %s: %v", strings.Join(args, " "), err)
+		}
+		status, h, got := get(t, "GET", ts.URL+tc.api)
+		if status != 200 || h.Get("Content-Type") != "application/json" {
+			t.Errorf("%s: %d %s", tc.api, status, h.Get("Content-Type"))
+		}
+		if got != want {
+			t.Errorf("%s differs from hprofctl %s:\n%.600s\nwant:\n%.600s", tc.api, strings.Join(args, " "), got, want)
+		}
+	}
+	var e map[string]string
+	_, _, body := get(t, "GET", ts.URL+"/api/show/0x1")
+	if err := json.Unmarshal([]byte(body), &e); err != nil || !strings.Contains(e["error"], "no such object") {
+		t.Errorf("/api/show/0x1: %q, want a JSON error", body)
+	}
+}
+
+// loadServed loads a served page in the headless browser after checking
+// that it asks for nothing but itself, the style sheet and the icon the
+// browser asks for by itself, holds no
+// script, reports no problem and is styled.
+func loadServed(t *testing.T, url string) *browsertest.Page {
+	t.Helper()
+	p := browsertest.Load(t, url)
+	var scripts int
+	var styled bool
+	p.Eval(`document.scripts.length`, &scripts)
+	p.Eval(`getComputedStyle(document.querySelector('header')).borderBottomStyle === 'solid'`, &styled)
+	if scripts != 0 {
+		t.Errorf("%s: %d scripts, want none", url, scripts)
+	}
+	if !styled {
+		t.Errorf("%s: the style sheet does not apply", url)
+	}
+	for _, r := range p.Requests() {
+		if r != url && !strings.HasSuffix(r, "/static/style.css") && !strings.HasSuffix(r, "/favicon.ico") {
+			t.Errorf("%s requested %s", url, r)
+		}
+	}
+	if problems := p.Problems(); len(problems) > 0 {
+		t.Errorf("%s reported problems: %q", url, problems)
+	}
+	return p
+}
+
+// TestServeBrowserLeakFixture browses the served leak fixture as a person
+// would, against what the fixture program made (testdata/jvm/EXPECTED.md,
+// as TestDominatorsRegistryMap and TestLeaksRegistryMap know it):
+//   - from the top of the dominator tree, following the biggest object's
+//     children link down, the map fixture.Registry.MAP appears, retaining
+//     113,888 bytes;
+//   - the map's object page shows its path from a GC root through the
+//     class fixture.Registry and its static field MAP;
+//   - the threads page shows the thread fixture-holder's frame
+//     StackHolder.hold holding the fixture.StackOnly of 16 bytes;
+//   - every other page kind loads and shows its heading.
+func TestServeBrowserLeakFixture(t *testing.T) {
+	dump := fixturePath(t, "jdk17-default.hprof.gz")
+	ts := serveDump(t, dump)
+
+	p := loadServed(t, ts.URL+"/dominators")
+	var found []string
+	for range 8 {
+		rows := tableRows(p, "#dominators tbody tr")
+		if len(rows) == 0 {
+			break
+		}
+		if k := slices.IndexFunc(rows, func(r []string) bool { return r[5] == "java.util.HashMap" && strings.Contains(r[1], "113,888 B") }); k >= 0 {
+			found = rows[k]
+			break
+		}
+		var next string
+		p.Eval(`document.querySelector('#dominators tbody tr:first-child a.expand').getAttribute('href')`, &next)
+		p = loadServed(t, ts.URL+next)
+	}
+	if found == nil {
+		t.Fatal("following the biggest objects down the dominator tree never shows the HashMap retaining 113,888 B")
+	}
+	var bars int
+	p.Eval(`document.querySelectorAll('svg.chart rect').length`, &bars)
+	if bars == 0 {
+		t.Error("the dominator page has no chart")
+	}
+
+	p = loadServed(t, ts.URL+"/object/"+found[4])
+	path := tableRows(p, "#path tbody tr")
+	at := slices.IndexFunc(path, func(r []string) bool { return len(r) == 4 && r[1] == "→ static MAP" })
+	if at < 1 || path[at-1][3] != "class fixture.Registry" || path[at][2] != found[4] {
+		t.Errorf("the map's path from a GC root does not go through the static MAP of class fixture.Registry: %q", path)
+	}
+
+	p = loadServed(t, ts.URL+"/threads")
+	var stacks map[string]string
+	p.Eval(`Object.fromEntries(Array.from(document.querySelectorAll('article.thread'), a => [a.querySelector('.name').innerText, a.innerText]))`, &stacks)
+	stack := stacks["fixture-holder"]
+	i := strings.Index(stack, "at fixture.StackHolder.hold(")
+	if i < 0 || !strings.Contains(stack[i:], "fixture.StackOnly, retains 16 B") {
+		t.Errorf("thread fixture-holder does not show StackHolder.hold holding the StackOnly of 16 B:\n%s", stack)
+	}
+
+	for page, want := range map[string]string{
+		"/":            "hprof 1.0.2",
+		"/histogram":   "fixture.Payload",
+		"/leaks":       "accumulation point",
+		"/deadlocks":   "no deadlock",
+		"/strings":     "Strings hold",
+		"/collections": "java.util.HashMap",
+	} {
+		var text string
+		loadServed(t, ts.URL+page).Eval(`document.querySelector('main').innerText`, &text)
+		if !strings.Contains(text, want) {
+			t.Errorf("%s does not show %q:\n%.1000s", page, want, text)
+		}
+	}
+}
+
+// TestServeBrowserHostile serves a dump full of markup: on every page
+// that shows its class, field and thread names and String values, the
+// markup shows as text and none of it runs.
+func TestServeBrowserHostile(t *testing.T) {
+	dump := filepath.Join(t.TempDir(), "hostile.hprof")
+	writeHostileDump(t, dump)
+	ts := serveDump(t, dump)
+	var evil string
+	{
+		var rows []struct {
+			ObjectID string `json:"object_id"`
+			Class    string `json:"class"`
+		}
+		runJSON(t, &rows, "dominators", "--class", "^Evil", dump)
+		if len(rows) != 1 {
+			t.Fatalf("%d Evil objects, want 1", len(rows))
+		}
+		evil = rows[0].ObjectID
+	}
+	holder, evilClass := "class Holder"+hostileImage, "Evil"+hostileImage
+	for page, want := range map[string][]string{
+		"/histogram":      {evilClass},
+		"/dominators":     {holder},
+		"/leaks":          {holder, "→ static " + hostileScript},
+		"/object/" + evil: {evilClass, hostileScript, "→ static " + hostileScript},
+		"/threads":        {hostileScript + hostileImage, evilClass + "." + hostileImage + "(" + hostileScript + ".java:7)"},
+		"/strings":        {},
+	} {
+		p := loadServed(t, ts.URL+page)
+		var pwned, text string
+		p.Eval(`typeof window.__pwned`, &pwned)
+		p.Eval(`document.querySelector('main').innerText`, &text)
+		if pwned != "undefined" {
+			t.Errorf("%s: window.__pwned is %s: markup from the dump ran", page, pwned)
+		}
+		for _, s := range want {
+			if !strings.Contains(text, s) {
+				t.Errorf("%s does not show %q as text:\n%.1500s", page, s, text)
+			}
+		}
+	}
+}
+
+// screenshotsEnv names the directory TestServeScreenshots writes the
+// README's screenshots to; unset, the test skips.
+const screenshotsEnv = "HPROFCTL_SCREENSHOTS"
+
+// TestServeScreenshots writes PNGs of the main pages of the served leak
+// fixture for the README: HPROFCTL_SCREENSHOTS=$PWD/docs/screenshots go
+// test -run TestServeScreenshots ./cmd/hprofctl.
+func TestServeScreenshots(t *testing.T) {
+	dir := os.Getenv(screenshotsEnv)
+	if dir == "" {
+		t.Skipf("%s is not set", screenshotsEnv)
+	}
+	dump := fixturePath(t, "jdk17-default.hprof.gz")
+	ts := serveDump(t, dump)
+	mapID := registryMap(t, dump)
+	for name, page := range map[string]string{
+		"overview":   "/",
+		"histogram":  "/histogram?match=%5Efixture%5C.",
+		"dominators": "/dominators",
+		"object":     "/object/" + mapID,
+		"leaks":      "/leaks",
+		"threads":    "/threads",
+	} {
+		png := loadServed(t, ts.URL+page).Screenshot(1000, 600)
+		if err := os.WriteFile(filepath.Join(dir, "serve-"+name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,254 @@
+package web
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/report"
+)
+
+// apiEndpoints are the API's questions, each answered in the JSON of the
+// command named, with its flags as query parameters.
+var apiEndpoints = map[string]string{
+	"/api/info":        "info",
+	"/api/histo":       "histo: sort, match, top",
+	"/api/dominators":  "dominators: top, class, children, by-class",
+	"/api/show/{id}":   "show: elements, referrers, max-referrers, path",
+	"/api/leaks":       "leaks: threshold, classes",
+	"/api/threads":     "threads --retained",
+	"/api/deadlocks":   "deadlocks",
+	"/api/strings":     "strings: min-count, top",
+	"/api/collections": "collections: objects, top",
+	"/api/sites":       "sites: by, sort, depth, top",
+	"/api/cpu":         "cpu: by, depth, top",
+}
+
+func (s *Server) apiRoutes(m *http.ServeMux) {
+	m.HandleFunc("/api/{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.Encode(apiEndpoints)
+	})
+	m.HandleFunc("/api/info", s.api(s.apiInfo))
+	m.HandleFunc("/api/histo", s.api(s.apiHisto))
+	m.HandleFunc("/api/dominators", s.api(s.apiDominators))
+	m.HandleFunc("/api/show/{id}", s.api(s.apiShow))
+	m.HandleFunc("/api/leaks", s.api(s.apiLeaks))
+	m.HandleFunc("/api/threads", s.api(s.apiThreads))
+	m.HandleFunc("/api/deadlocks", s.api(s.apiDeadlocks))
+	m.HandleFunc("/api/strings", s.api(s.apiStrings))
+	m.HandleFunc("/api/collections", s.api(s.apiCollections))
+	m.HandleFunc("/api/sites", s.api(s.apiSites))
+	m.HandleFunc("/api/cpu", s.api(s.apiCPU))
+}
+
+// writer is a report writer with its data bound: what an API question
+// answers.
+type writer func(io.Writer, report.Options) error
+
+// api adapts an API handler: the answer in JSON, or the error as a JSON
+// object {"error": …} with its status.
+func (s *Server) api(answer func(r *http.Request) (writer, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		write, err := answer(r)
+		if err == nil {
+			if err = writeJSON(w, write); err == nil {
+				return
+			}
+		}
+		status := http.StatusInternalServerError
+		if he, ok := err.(*httpError); ok {
+			status = he.status
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
+	}
+}
+
+func (s *Server) apiInfo(*http.Request) (writer, error) {
+	in := analysis.Summarize(s.d.Heap, s.d.Size)
+	return func(w io.Writer, o report.Options) error { return report.Info(w, in, o) }, nil
+}
+
+func (s *Server) apiHisto(r *http.Request) (writer, error) {
+	ho, err := histogramQuery(r, 0)
+	if err != nil {
+		return nil, err
+	}
+	ho.Size = s.d.Size
+	h, err := analysis.Histogram(s.d.Heap, ho)
+	return func(w io.Writer, o report.Options) error { return report.Histogram(w, h, o) }, err
+}
+
+func (s *Server) apiDominators(r *http.Request) (writer, error) {
+	do := analysis.DominatorOptions{Size: s.d.Size}
+	var err error
+	if do.Top, err = intParam(r, "top", 20); err != nil {
+		return nil, err
+	}
+	if do.Children, err = intParam(r, "children", 10); err != nil {
+		return nil, err
+	}
+	if do.ByClass, err = boolParam(r, "by-class"); err != nil {
+		return nil, err
+	}
+	if do.Class, err = regexpParam(r, "class"); err != nil {
+		return nil, err
+	}
+	d := analysis.Dominators(s.d.Heap, s.d.Retention, do)
+	return func(w io.Writer, o report.Options) error { return report.Dominators(w, d, o) }, nil
+}
+
+func (s *Server) apiShow(r *http.Request) (writer, error) {
+	obj, err := s.lookup(r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	so := analysis.ShowOptions{Size: s.d.Size}
+	if so.Elements, err = intParam(r, "elements", 10); err != nil {
+		return nil, err
+	}
+	if so.MaxReferrers, err = intParam(r, "max-referrers", 100); err != nil {
+		return nil, err
+	}
+	if so.Referrers, err = boolParam(r, "referrers"); err != nil {
+		return nil, err
+	}
+	if so.Path, err = boolParam(r, "path"); err != nil {
+		return nil, err
+	}
+	shown, err := s.show(obj, so)
+	return func(w io.Writer, o report.Options) error {
+		return report.Show(w, []analysis.ShowObject{shown}, o)
+	}, err
+}
+
+func (s *Server) apiLeaks(r *http.Request) (writer, error) {
+	l, err := s.leaksFor(r)
+	return func(w io.Writer, o report.Options) error { return report.Leaks(w, l.report, o) }, err
+}
+
+// leaksFor finds the leak suspects as the query asks: threshold (a
+// percentage) and classes, as leaks's flags.
+func (s *Server) leaksFor(r *http.Request) (leakResult, error) {
+	q := leakQuery{leakThreshold, leakClasses}
+	if v := r.URL.Query().Get("threshold"); v != "" {
+		pct, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+		if err != nil || !(pct > 0 && pct <= 100) {
+			return leakResult{}, badRequest("threshold=%q: want a percentage above 0 and at most 100", v)
+		}
+		q.threshold = pct / 100
+	}
+	var err error
+	if q.classes, err = intParam(r, "classes", leakClasses); err != nil {
+		return leakResult{}, err
+	}
+	return s.leaks.get(q)
+}
+
+func (s *Server) apiThreads(*http.Request) (writer, error) {
+	rows, err := s.threads()
+	return func(w io.Writer, o report.Options) error { return report.Threads(w, rows, o) }, err
+}
+
+func (s *Server) apiDeadlocks(*http.Request) (writer, error) {
+	d, _, err := s.deadlocks()
+	var reports []analysis.DeadlockReport
+	if d != nil {
+		reports = append(reports, *d)
+	}
+	return func(w io.Writer, o report.Options) error { return report.Deadlocks(w, reports, o) }, err
+}
+
+func (s *Server) apiStrings(r *http.Request) (writer, error) {
+	d, err := s.stringsFor(r)
+	return func(w io.Writer, o report.Options) error { return report.DuplicateStrings(w, d, o) }, err
+}
+
+// stringsFor finds the duplicate strings as the query asks: min-count
+// and top, as strings's flags.
+func (s *Server) stringsFor(r *http.Request) (analysis.DuplicateStringReport, error) {
+	so := defaultStrings(s.d.Size)
+	var err error
+	if so.MinCount, err = intParam(r, "min-count", so.MinCount); err != nil {
+		return analysis.DuplicateStringReport{}, err
+	}
+	if so.MinCount < 2 {
+		return analysis.DuplicateStringReport{}, badRequest("min-count=%d: want 2 or more", so.MinCount)
+	}
+	if so.Top, err = intParam(r, "top", so.Top); err != nil {
+		return analysis.DuplicateStringReport{}, err
+	}
+	return s.strs.get(so)
+}
+
+func (s *Server) apiCollections(r *http.Request) (writer, error) {
+	c, objects, err := s.collectionsFor(r)
+	return func(w io.Writer, o report.Options) error { return report.Collections(w, c, objects, o) }, err
+}
+
+// collectionsFor finds the wasteful collections as the query asks:
+// objects and top, as collections's flags.
+func (s *Server) collectionsFor(r *http.Request) (analysis.CollectionReport, bool, error) {
+	co := defaultCollections(s.d.Size)
+	var err error
+	if co.Objects, err = boolParam(r, "objects"); err != nil {
+		return analysis.CollectionReport{}, false, err
+	}
+	if co.Top, err = intParam(r, "top", co.Top); err != nil {
+		return analysis.CollectionReport{}, false, err
+	}
+	c, err := s.collections.get(co)
+	return c, co.Objects, err
+}
+
+func (s *Server) apiSites(r *http.Request) (writer, error) {
+	so := analysis.SiteOptions{By: r.URL.Query().Get("by"), Sort: r.URL.Query().Get("sort")}
+	if so.By == "" {
+		so.By = "site"
+	}
+	if so.Sort == "" {
+		so.Sort = "live"
+	}
+	var err error
+	if so.Depth, err = intParam(r, "depth", 0); err != nil {
+		return nil, err
+	}
+	if so.Top, err = intParam(r, "top", 0); err != nil {
+		return nil, err
+	}
+	rep, err := s.sites(so)
+	if err != nil {
+		return nil, badRequest("%v", err)
+	}
+	return func(w io.Writer, o report.Options) error { return report.Sites(w, rep, o) }, nil
+}
+
+func (s *Server) apiCPU(r *http.Request) (writer, error) {
+	by := r.URL.Query().Get("by")
+	if by != "" && by != "trace" && by != "method" {
+		return nil, badRequest("by=%q: want trace or method", by)
+	}
+	var co analysis.CPUOptions
+	var err error
+	if co.Depth, err = intParam(r, "depth", 0); err != nil {
+		return nil, err
+	}
+	if co.Top, err = intParam(r, "top", 0); err != nil {
+		return nil, err
+	}
+	rep, err := analysis.CPU(s.d.Heap.Profile(), co)
+	if err != nil {
+		return nil, &httpError{http.StatusNotFound, err.Error()}
+	}
+	if by == "method" {
+		return func(w io.Writer, o report.Options) error { return report.CPUMethods(w, rep, o) }, nil
+	}
+	return func(w io.Writer, o report.Options) error { return report.CPU(w, rep, o) }, nil
+}

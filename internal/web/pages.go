@@ -1,0 +1,145 @@
+package web
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/report/html"
+)
+
+// The ways the pages show an object: its first elements and referrers,
+// and its path from a GC root.
+var objectPage = analysis.ShowOptions{Elements: 100, Referrers: true, MaxReferrers: 100, Path: true}
+
+func (s *Server) overview(*http.Request) (html.Page, error) {
+	d := s.d
+	return html.OverviewPage{Site: s.site, Info: analysis.Summarize(d.Heap, d.Size), Dominators: analysis.TreeTotals(d.Retention)}, nil
+}
+
+func (s *Server) histogram(r *http.Request) (html.Page, error) {
+	o, err := histogramQuery(r, histogramRows)
+	if err != nil {
+		return nil, err
+	}
+	o.Size = s.d.Size
+	histo, err := analysis.Histogram(s.d.Heap, o)
+	if err != nil {
+		return nil, err
+	}
+	return html.HistogramPage{Site: s.site, Histogram: histo, Sort: o.Sort, Match: r.URL.Query().Get("match"), Top: o.Top}, nil
+}
+
+func (s *Server) dominators(r *http.Request) (html.Page, error) {
+	d := s.d
+	top, err := intParam(r, "top", dominatorRows)
+	if err != nil {
+		return nil, err
+	}
+	o := analysis.DominatorOptions{Top: top, Children: dominatedKids, Size: d.Size}
+	p := html.DominatorsPage{Site: s.site, Top: top}
+	id := r.URL.Query().Get("expand")
+	if id == "" {
+		p.Report = analysis.Dominators(d.Heap, d.Retention, o)
+		return p, nil
+	}
+	obj, err := s.lookup(id)
+	if err != nil {
+		return nil, err
+	}
+	if !d.Retention.Reachable(obj) {
+		return nil, &httpError{http.StatusNotFound, "object " + id + " is unreachable: it is in no dominator tree"}
+	}
+	p.Report = analysis.DominatedBy(d.Heap, d.Retention, obj, o)
+	parent := analysis.DominatorRowOf(d.Heap, d.Retention, obj, o)
+	p.Parent = &parent
+	for up := d.Retention.ImmediateDominator(obj); up != model.NoObject; up = d.Retention.ImmediateDominator(up) {
+		p.Chain = append(p.Chain, analysis.DominatedObject{ObjectID: analysis.ObjectID(d.Heap, up), Class: analysis.ClassName(d.Heap, up), RetainedBytes: d.Retention.RetainedBytes(up)})
+	}
+	slices.Reverse(p.Chain)
+	return p, nil
+}
+
+func (s *Server) object(r *http.Request) (html.Page, error) {
+	obj, err := s.lookup(r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	o := objectPage
+	o.Size = s.d.Size
+	shown, err := s.show(obj, o)
+	if err != nil {
+		return nil, err
+	}
+	return html.ObjectPage{Site: s.site, Object: shown}, nil
+}
+
+func (s *Server) leakPage(r *http.Request) (html.Page, error) {
+	l, err := s.leaksFor(r)
+	if err != nil {
+		return nil, err
+	}
+	return html.LeaksPage{Site: s.site, Leaks: l.report, PathRetained: l.pathRetained}, nil
+}
+
+func (s *Server) threadPage(*http.Request) (html.Page, error) {
+	rows, err := s.threads()
+	if err != nil {
+		return nil, err
+	}
+	return html.ThreadsPage{Site: s.site, Threads: rows}, nil
+}
+
+func (s *Server) deadlockPage(*http.Request) (html.Page, error) {
+	r, notes, err := s.deadlocks()
+	if err != nil {
+		return nil, err
+	}
+	return html.DeadlocksPage{Site: s.site, Deadlocks: r, Notes: notes}, nil
+}
+
+func (s *Server) stringPage(r *http.Request) (html.Page, error) {
+	str, err := s.stringsFor(r)
+	if err != nil {
+		return nil, err
+	}
+	return html.StringsPage{Site: s.site, Strings: str}, nil
+}
+
+func (s *Server) collectionPage(r *http.Request) (html.Page, error) {
+	c, _, err := s.collectionsFor(r)
+	if err != nil {
+		return nil, err
+	}
+	return html.CollectionsPage{Site: s.site, Collections: c}, nil
+}
+
+func (s *Server) sitePage(*http.Request) (html.Page, error) {
+	if !s.site.HasSites {
+		return nil, &httpError{http.StatusNotFound, "the dump holds no allocation sites"}
+	}
+	r, err := s.sites(analysis.SiteOptions{By: "site", Sort: "live"})
+	if err != nil {
+		return nil, err
+	}
+	return html.SitesPage{Site: s.site, Sites: r}, nil
+}
+
+func (s *Server) cpuPage(*http.Request) (html.Page, error) {
+	if !s.site.HasCPU {
+		return nil, &httpError{http.StatusNotFound, "the dump holds no CPU samples or times"}
+	}
+	r, err := analysis.CPU(s.d.Heap.Profile(), analysis.CPUOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return html.CPUPage{Site: s.site, CPU: r}, nil
+}
+
+// sites lists the allocation sites as o asks.
+func (s *Server) sites(o analysis.SiteOptions) (analysis.SitesReport, error) {
+	o.Size = s.d.Size
+	o.Retention = s.d.Retention
+	return analysis.Sites(s.d.Heap.Profile(), s.d.Heap, o)
+}

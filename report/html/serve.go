@@ -1,0 +1,188 @@
+package html
+
+import (
+	"embed"
+	"html/template"
+	"io"
+
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/report"
+)
+
+// The pages of `hprofctl serve`: one template each in serve/, all sharing
+// the layout of serve/layout.tmpl. Like the report, they run no script and
+// escape every string from the dump; unlike it, their style sheet is a
+// file of its own (StyleSheet), served beside them, and every object id
+// is a link to its object's page.
+
+//go:embed serve/*.tmpl
+var serveTemplates embed.FS
+
+// ServeStyle is the style sheet of the served pages: the report's, and
+// the few rules of the served pages' own (forms, links, the flame graph).
+var ServeStyle = styleSheet + serveStyle
+
+//go:embed serve.css
+var serveStyle string
+
+// Site is what every served page shows around its content: the dump's
+// file, the program, and which optional pages the dump has.
+type Site struct {
+	File      string
+	Generator string
+	// HasSites and HasCPU tell whether the dump (an hprof agent file)
+	// holds allocation sites and CPU samples or times.
+	HasSites, HasCPU bool
+}
+
+// Page is one served page: a value of one of this package's page types.
+type Page interface {
+	// templateName names the page's template in serve/.
+	templateName() string
+	site() Site
+}
+
+// OverviewPage is the front page: the dump's summary and the totals of
+// its dominator tree.
+type OverviewPage struct {
+	Site
+	Info       analysis.Info
+	Dominators analysis.DominatorReport
+}
+
+// HistogramPage is the class histogram as asked: Sort, Match and Top are
+// the query that chose the rows (Top 0: all), echoed in the page's form.
+type HistogramPage struct {
+	Site
+	Histogram analysis.Histo
+	Sort      string
+	Match     string
+	Top       int
+}
+
+// DominatorsPage lists objects of the dominator tree: the top of the tree
+// when Parent is nil, else the objects Parent immediately dominates, with
+// Chain, the dominators above Parent from the top of the tree down.
+type DominatorsPage struct {
+	Site
+	Report analysis.DominatorReport
+	Parent *analysis.DominatorRow
+	Chain  []analysis.DominatedObject
+	Top    int
+}
+
+// ObjectPage is one object in full, as `hprofctl show --referrers --path`
+// tells it.
+type ObjectPage struct {
+	Site
+	Object analysis.ShowObject
+}
+
+// LeaksPage is the leak suspects, their paths described, and what each
+// step of each path retains (as in Report).
+type LeaksPage struct {
+	Site
+	Leaks        analysis.LeakReport
+	PathRetained [][]int64
+}
+
+// ThreadsPage is the threads with their stacks and what each retains.
+type ThreadsPage struct {
+	Site
+	Threads []analysis.ThreadRow
+}
+
+// DeadlocksPage is what the dump's lock state shows, with the notes on
+// what it cannot tell; Deadlocks is nil when it holds no lock state.
+type DeadlocksPage struct {
+	Site
+	Deadlocks *analysis.DeadlockReport
+	Notes     []string
+}
+
+// StringsPage is the String values held by several Strings.
+type StringsPage struct {
+	Site
+	Strings analysis.DuplicateStringReport
+}
+
+// CollectionsPage is the collections and arrays that waste memory, per
+// class.
+type CollectionsPage struct {
+	Site
+	Collections analysis.CollectionReport
+}
+
+// SitesPage is an hprof agent file's allocation sites.
+type SitesPage struct {
+	Site
+	Sites analysis.SitesReport
+}
+
+// CPUPage is an hprof agent file's CPU samples or times, as a table and
+// as an icicle graph of the call stacks.
+type CPUPage struct {
+	Site
+	CPU analysis.CPUReport
+}
+
+// ErrorPage says why a page could not be shown.
+type ErrorPage struct {
+	Site
+	Status  int
+	Message string
+}
+
+func (p OverviewPage) templateName() string    { return "overview.tmpl" }
+func (p HistogramPage) templateName() string   { return "histogram.tmpl" }
+func (p DominatorsPage) templateName() string  { return "dominators.tmpl" }
+func (p ObjectPage) templateName() string      { return "object.tmpl" }
+func (p LeaksPage) templateName() string       { return "leaks.tmpl" }
+func (p ThreadsPage) templateName() string     { return "threads.tmpl" }
+func (p DeadlocksPage) templateName() string   { return "deadlocks.tmpl" }
+func (p StringsPage) templateName() string     { return "strings.tmpl" }
+func (p CollectionsPage) templateName() string { return "collections.tmpl" }
+func (p SitesPage) templateName() string       { return "sites.tmpl" }
+func (p CPUPage) templateName() string         { return "cpu.tmpl" }
+func (p ErrorPage) templateName() string       { return "error.tmpl" }
+
+func (s Site) site() Site { return s }
+
+// servePages holds each page's template, parsed with the layout.
+var servePages = parseServePages()
+
+func parseServePages() map[string]*template.Template {
+	names, err := serveTemplates.ReadDir("serve")
+	if err != nil {
+		panic(err)
+	}
+	base := template.Must(template.Must(template.New("serve").Funcs(funcs).Funcs(serveFuncs).Parse(commonTemplates)).ParseFS(serveTemplates, "serve/layout.tmpl"))
+	out := map[string]*template.Template{}
+	for _, n := range names {
+		if n.Name() == "layout.tmpl" {
+			continue
+		}
+		t := template.Must(base.Clone())
+		out[n.Name()] = template.Must(t.ParseFS(serveTemplates, "serve/"+n.Name()))
+	}
+	return out
+}
+
+// serveFuncs are the template functions the served pages add to the
+// report's.
+var serveFuncs = template.FuncMap{
+	"value": report.ValueText,
+	"deref": func(n *int64) int64 { return *n },
+	// The chart draws the ten biggest rows; the table lists them all.
+	"bars": func(d analysis.DominatorReport) chart {
+		d.Rows = d.Rows[:min(len(d.Rows), 10)]
+		return newChart(d)
+	},
+	"icicle": newIcicle,
+}
+
+// WritePage writes p as a whole HTML page to w.
+func WritePage(w io.Writer, p Page) error {
+	t := servePages[p.templateName()]
+	return t.ExecuteTemplate(w, "layout", p)
+}
