@@ -70,7 +70,9 @@ then anyone who can reach that address reads the dump.`,
 			if err != nil {
 				return err
 			}
-			if !isLoopback(host) {
+			if web.IsLoopback(host) {
+				s.RequireLoopbackHost()
+			} else {
 				fmt.Fprintf(g.stderr, "hprofctl: warning: serving on %s, not only on this machine: anyone who reaches it reads the dump\n", ln.Addr())
 			}
 			go s.Warm()
@@ -129,15 +131,6 @@ func newServer(g *globalFlags, path string) (*web.Server, error) {
 		},
 		Deadlocks: func(hl *model.HeapLocks) (*analysis.DeadlockReport, []string) { return dumpDeadlocks(h, hl, name) },
 	}), nil
-}
-
-// isLoopback reports whether host names only this machine.
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // openBrowser asks the desktop to open url, and says so on failure: the

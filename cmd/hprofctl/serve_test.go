@@ -354,3 +354,34 @@ func TestServeScreenshots(t *testing.T) {
 		}
 	}
 }
+
+// TestServeLoopbackHostOnly: a server on loopback, as `hprofctl serve`
+// starts one by default, answers requests to localhost, 127.0.0.1 and
+// [::1] and refuses any other Host with 403, so that a page that rebinds
+// its own name to 127.0.0.1 cannot read the dump.
+func TestServeLoopbackHostOnly(t *testing.T) {
+	g := &globalFlags{size: "jvm", dump: -1, indexDir: t.TempDir(), stderr: io.Discard}
+	s, err := newServer(g, fixturePath(t, "jdk17-default.hprof.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.closeIndexes()
+	s.RequireLoopbackHost()
+	for host, want := range map[string]int{
+		"localhost:8080":   http.StatusOK,
+		"127.0.0.1:8080":   http.StatusOK,
+		"[::1]:8080":       http.StatusOK,
+		"localhost":        http.StatusOK,
+		"evil.example":     http.StatusForbidden,
+		"evil.example:80":  http.StatusForbidden,
+		"127.0.0.1.nip.io": http.StatusForbidden,
+	} {
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.Host = host
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		if rec.Code != want {
+			t.Errorf("Host %s: status %d, want %d", host, rec.Code, want)
+		}
+	}
+}

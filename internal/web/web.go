@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -69,6 +70,36 @@ type Server struct {
 	leaks       *memo[leakQuery, leakResult]
 	strs        *memo[analysis.StringOptions, analysis.DuplicateStringReport]
 	collections *memo[analysis.CollectionOptions, analysis.CollectionReport]
+	// loopbackOnly refuses requests whose Host is not this machine's
+	// loopback name (RequireLoopbackHost).
+	loopbackOnly bool
+}
+
+// RequireLoopbackHost makes s answer only requests whose Host header names
+// the loopback interface (localhost, 127.0.0.1, ::1, with any port). A
+// server that listens on loopback alone needs it: otherwise a web page the
+// user visits could rename its own host to 127.0.0.1 (DNS rebinding) and
+// read the dump through the user's browser.
+func (s *Server) RequireLoopbackHost() { s.loopbackOnly = true }
+
+// IsLoopback reports whether host (a name or an address, without port)
+// names this machine's loopback interface.
+func IsLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// loopbackHost reports whether a Host header names the loopback
+// interface.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	return IsLoopback(host)
 }
 
 // leakQuery is what leak suspects are asked for: a threshold share of the
@@ -198,6 +229,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
+	if s.loopbackOnly && !loopbackHost(r.Host) {
+		http.Error(w, "this server answers only requests to localhost", http.StatusForbidden)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
 		http.Error(w, "read-only: only GET and HEAD", http.StatusMethodNotAllowed)
