@@ -23,6 +23,7 @@ func newServeCommand(g *globalFlags) *cobra.Command {
 	var (
 		addr string
 		open bool
+		base string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve FILE",
@@ -39,6 +40,7 @@ and serves its pages until interrupted:
   /deadlocks      deadlocks the lock state proves
   /strings        duplicate strings; /collections: wasteful collections
   /sites, /cpu    an hprof agent file's allocation sites and CPU profile
+  /diff           with --base OLD: what changed since OLD (see diff), ?top=N
 
 Under /api/ each question is answered in the JSON that its command writes
 with -o json, the command's flags as query parameters (/api/ lists them).
@@ -62,7 +64,7 @@ then anyone who can reach that address reads the dump.`,
 			if err != nil {
 				return fmt.Errorf("--addr %q: %w", addr, err)
 			}
-			s, err := newServer(g, args[0])
+			s, err := newServer(g, args[0], base)
 			if err != nil {
 				return err
 			}
@@ -98,12 +100,15 @@ then anyone who can reach that address reads the dump.`,
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "listen on this host:port (port 0: any free one)")
 	cmd.Flags().BoolVar(&open, "open", false, "open the overview in the desktop's browser")
+	cmd.Flags().StringVar(&base, "base", "", "an earlier dump of the same application: /diff shows what changed since it")
 	return cmd
 }
 
 // newServer loads the dump at path with its dominator tree and returns
-// the server of its pages, answering each question as its command does.
-func newServer(g *globalFlags, path string) (*web.Server, error) {
+// the server of its pages, answering each question as its command does;
+// base, when not "", is an earlier dump to compare with, read when the
+// comparison is first asked for.
+func newServer(g *globalFlags, path, base string) (*web.Server, error) {
 	size, err := g.sizeMode()
 	if err != nil {
 		return nil, err
@@ -120,7 +125,7 @@ func newServer(g *globalFlags, path string) (*web.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return web.New(web.Dump{
+	d := web.Dump{
 		Path: path, Name: name, Generator: "hprofctl " + versionString(),
 		Heap: h, Retention: r, Strong: strong, Size: size, Binary: format.Kind == input.KindHPROF,
 		ShowData: func(objs []model.ObjectIndex, strong *analysis.PathTree, o analysis.ShowOptions) (analysis.ShowData, error) {
@@ -130,7 +135,21 @@ func newServer(g *globalFlags, path string) (*web.Server, error) {
 			return readPathLabels(h, path, p)
 		},
 		Deadlocks: func(hl *model.HeapLocks) (*analysis.DeadlockReport, []string) { return dumpDeadlocks(h, hl, name) },
-	}), nil
+	}
+	if base != "" {
+		d.BaseName = base
+		d.Base = func() (web.DiffSides, error) {
+			var sides web.DiffSides
+			for k, p := range []string{base, path} {
+				var err error
+				if sides.Histos[k], sides.Tops[k], err = diffSide(g, p, size, true); err != nil {
+					return sides, err
+				}
+			}
+			return sides, nil
+		}
+	}
+	return web.New(d), nil
 }
 
 // openBrowser asks the desktop to open url, and says so on failure: the

@@ -19,7 +19,7 @@ import (
 func serveDump(t *testing.T, path string) *httptest.Server {
 	t.Helper()
 	g := &globalFlags{size: "jvm", dump: -1, indexDir: os.Getenv("HPROFCTL_INDEX_DIR"), stderr: io.Discard}
-	s, err := newServer(g, path)
+	s, err := newServer(g, path, "")
 	if err != nil {
 		t.Fatalf("serving %s: %v", path, err)
 	}
@@ -361,7 +361,7 @@ func TestServeScreenshots(t *testing.T) {
 // its own name to 127.0.0.1 cannot read the dump.
 func TestServeLoopbackHostOnly(t *testing.T) {
 	g := &globalFlags{size: "jvm", dump: -1, indexDir: t.TempDir(), stderr: io.Discard}
-	s, err := newServer(g, fixturePath(t, "jdk17-default.hprof.gz"))
+	s, err := newServer(g, fixturePath(t, "jdk17-default.hprof.gz"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,5 +383,38 @@ func TestServeLoopbackHostOnly(t *testing.T) {
 		if rec.Code != want {
 			t.Errorf("Host %s: status %d, want %d", host, rec.Code, want)
 		}
+	}
+}
+
+// TestServeDiffAgainstBase serves the inspect fixture's second dump with
+// its first as --base: /diff shows the 10,000 fixture.InspectGrowth the
+// program added between the dumps (EXPECTED.md: 1,000 before, 11,000
+// after, 24 bytes each), /api/diff answers what `hprofctl diff OLD NEW -o
+// json` does, and a server without a base has no /diff.
+func TestServeDiffAgainstBase(t *testing.T) {
+	before, after := fixturePath(t, "jdk17-inspect-before.hprof.gz"), fixturePath(t, "jdk17-inspect-after.hprof.gz")
+	g := &globalFlags{size: "jvm", dump: -1, indexDir: t.TempDir(), stderr: io.Discard}
+	s, err := newServer(g, after, before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.closeIndexes()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	status, _, page := get(t, "GET", ts.URL+"/diff")
+	row := "<tr><td><code>fixture.InspectGrowth</code></td><td class=\"n\">1,000</td><td class=\"n\">11,000</td><td class=\"n\">&#43;10,000</td>"
+	if status != 200 || !strings.Contains(page, row) || !strings.Contains(page, "Diff against base") {
+		t.Errorf("/diff: status %d, want 200 with the row %s:\n%.2000s", status, row, page)
+	}
+	want, err := runCLI(t, "diff", "-o", "json", before, after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, got := get(t, "GET", ts.URL+"/api/diff"); got != want {
+		t.Errorf("/api/diff differs from hprofctl diff:\n%.600s\nwant:\n%.600s", got, want)
+	}
+	plain := serveDump(t, after)
+	if status, _, _ := get(t, "GET", plain.URL+"/diff"); status != http.StatusNotFound {
+		t.Errorf("/diff without --base: status %d, want 404", status)
 	}
 }

@@ -25,6 +25,7 @@ var apiEndpoints = map[string]string{
 	"/api/collections": "collections: objects, top",
 	"/api/sites":       "sites: by, sort, depth, top",
 	"/api/cpu":         "cpu: by, depth, top",
+	"/api/diff":        "diff BASE THIS (serve --base): top",
 }
 
 func (s *Server) apiRoutes(m *http.ServeMux) {
@@ -45,6 +46,7 @@ func (s *Server) apiRoutes(m *http.ServeMux) {
 	m.HandleFunc("/api/collections", s.api(s.apiCollections))
 	m.HandleFunc("/api/sites", s.api(s.apiSites))
 	m.HandleFunc("/api/cpu", s.api(s.apiCPU))
+	m.HandleFunc("/api/diff", s.api(s.apiDiff))
 }
 
 // writer is a report writer with its data bound: what an API question
@@ -251,4 +253,9 @@ func (s *Server) apiCPU(r *http.Request) (writer, error) {
 		return func(w io.Writer, o report.Options) error { return report.CPUMethods(w, rep, o) }, nil
 	}
 	return func(w io.Writer, o report.Options) error { return report.CPU(w, rep, o) }, nil
+}
+
+func (s *Server) apiDiff(r *http.Request) (writer, error) {
+	d, _, err := s.diffFor(r)
+	return func(w io.Writer, o report.Options) error { return report.Diff(w, d, o) }, err
 }

@@ -143,3 +143,28 @@ func (s *Server) sites(o analysis.SiteOptions) (analysis.SitesReport, error) {
 	o.Retention = s.d.Retention
 	return analysis.Sites(s.d.Heap.Profile(), s.d.Heap, o)
 }
+
+func (s *Server) diffPage(r *http.Request) (html.Page, error) {
+	d, top, err := s.diffFor(r)
+	if err != nil {
+		return nil, err
+	}
+	return html.DiffPage{Site: s.site, Diff: d, Top: top}, nil
+}
+
+// diffFor compares the base dump with this one, with the query's top
+// (20 rows of each list unless it says otherwise, as the CLI).
+func (s *Server) diffFor(r *http.Request) (analysis.HeapDiff, int, error) {
+	if s.base == nil {
+		return analysis.HeapDiff{}, 0, &httpError{http.StatusNotFound, "no base dump to compare with: start serve with --base OLD"}
+	}
+	top, err := intParam(r, "top", 20)
+	if err != nil {
+		return analysis.HeapDiff{}, 0, err
+	}
+	sides, err := s.base()
+	if err != nil {
+		return analysis.HeapDiff{}, 0, err
+	}
+	return analysis.Diff(sides.Histos[0], sides.Histos[1], sides.Tops[0], sides.Tops[1], analysis.DiffOptions{Top: top}), top, nil
+}

@@ -56,6 +56,18 @@ type Dump struct {
 	// Deadlocks finds the deadlocks of the heap from its lock state hl
 	// (nil when it has none), with the notes on what it cannot tell.
 	Deadlocks func(hl *model.HeapLocks) (*analysis.DeadlockReport, []string)
+	// BaseName names an earlier dump of the same application to compare
+	// with (serve --base), "" for none; Base gives both dumps' sides of
+	// the comparison, the base's first.
+	BaseName string
+	Base     func() (DiffSides, error)
+}
+
+// DiffSides is what analysis.Diff compares of two dumps, the older first:
+// their histograms and the classes at the top of their dominator trees.
+type DiffSides struct {
+	Histos [2]analysis.Histo
+	Tops   [2]*analysis.TopConsumerReport
 }
 
 // Server answers the HTTP requests on one dump.
@@ -70,6 +82,7 @@ type Server struct {
 	leaks       *memo[leakQuery, leakResult]
 	strs        *memo[analysis.StringOptions, analysis.DuplicateStringReport]
 	collections *memo[analysis.CollectionOptions, analysis.CollectionReport]
+	base        func() (DiffSides, error)
 	// loopbackOnly refuses requests whose Host is not this machine's
 	// loopback name (RequireLoopbackHost).
 	loopbackOnly bool
@@ -131,6 +144,10 @@ func New(d Dump) *Server {
 	p := d.Heap.Profile()
 	s := &Server{d: d, site: html.Site{File: d.Heap.Source.File, Generator: d.Generator,
 		HasSites: p != nil && p.Sites != nil, HasCPU: p != nil && p.CPU != nil}}
+	if d.Base != nil {
+		s.site.Base = d.BaseName
+		s.base = sync.OnceValues(d.Base)
+	}
 	s.strong = sync.OnceValue(func() *analysis.PathTree {
 		if d.Strong != nil {
 			return d.Strong
@@ -202,6 +219,7 @@ func (s *Server) routes() {
 	m.HandleFunc("/collections", s.page(s.collectionPage))
 	m.HandleFunc("/sites", s.page(s.sitePage))
 	m.HandleFunc("/cpu", s.page(s.cpuPage))
+	m.HandleFunc("/diff", s.page(s.diffPage))
 	m.HandleFunc("/static/style.css", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-cache")

@@ -2,6 +2,8 @@ package html
 
 import (
 	"embed"
+
+	"github.com/dustin/go-humanize"
 	"html/template"
 	"io"
 
@@ -33,6 +35,9 @@ type Site struct {
 	// HasSites and HasCPU tell whether the dump (an hprof agent file)
 	// holds allocation sites and CPU samples or times.
 	HasSites, HasCPU bool
+	// Base names the earlier dump the server compares this one with
+	// (serve --base), "" for none.
+	Base string
 }
 
 // Page is one served page: a value of one of this package's page types.
@@ -126,6 +131,14 @@ type CPUPage struct {
 	CPU analysis.CPUReport
 }
 
+// DiffPage is what changed since the base dump, Top rows of each list
+// (0: all).
+type DiffPage struct {
+	Site
+	Diff analysis.HeapDiff
+	Top  int
+}
+
 // ErrorPage says why a page could not be shown.
 type ErrorPage struct {
 	Site
@@ -145,6 +158,7 @@ func (p CollectionsPage) templateName() string { return "collections.tmpl" }
 func (p SitesPage) templateName() string       { return "sites.tmpl" }
 func (p CPUPage) templateName() string         { return "cpu.tmpl" }
 func (p ErrorPage) templateName() string       { return "error.tmpl" }
+func (p DiffPage) templateName() string        { return "diff.tmpl" }
 
 func (s Site) site() Site { return s }
 
@@ -179,6 +193,22 @@ var serveFuncs = template.FuncMap{
 		return newChart(d)
 	},
 	"icicle": newIcicle,
+	// signed and signedBytes print a change with its sign.
+	"signed": func(n int64) string {
+		if n > 0 {
+			return "+" + humanize.Comma(n)
+		}
+		return humanize.Comma(n)
+	},
+	"signedBytes": func(n int64) string {
+		switch {
+		case n > 0:
+			return "+" + humanize.IBytes(uint64(n))
+		case n < 0:
+			return "−" + humanize.IBytes(uint64(-n))
+		}
+		return "0 B"
+	},
 }
 
 // WritePage writes p as a whole HTML page to w.
