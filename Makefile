@@ -35,7 +35,7 @@ bench-dump:
 FUZZ_TARGETS := ./parser/hprof:FuzzReader ./parser/hprofascii:FuzzReader \
 	./parser/threaddump:FuzzReader ./parser/jvmpi:FuzzHeapDump \
 	./parser/jvmpi:FuzzObjectDump ./parser/jvmpi:FuzzMonitorDump \
-	./model:FuzzLoad ./model/store:FuzzOpen
+	./model:FuzzLoad ./model/store:FuzzOpen ./analysis/oql:FuzzParse
 fuzz:
 	for t in $(FUZZ_TARGETS); do \
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" || exit 1; \

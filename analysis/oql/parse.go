@@ -1,0 +1,737 @@
+// Package oql implements Eclipse Memory Analyzer's object query language
+// over a heap: a parser for queries such as
+//
+//	SELECT toString(s), s.@retainedHeapSize FROM java.lang.String s WHERE s.value.@length > 100
+//
+// and an evaluator that answers them with the heap's objects, its
+// dominator tree and the field values read again from the dump.
+package oql
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// SyntaxError is a query that does not parse: Col is the 1-based column
+// (in characters) where the parser found something other than what it
+// expected.
+type SyntaxError struct {
+	Col      int
+	Expected string
+	Found    string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("column %d: expected %s, found %s", e.Col, e.Expected, e.Found)
+}
+
+// tokKind is what a token is.
+type tokKind int
+
+const (
+	tokEOF tokKind = iota
+	tokIdent
+	tokNumber
+	tokString
+	tokAttr // @name
+	tokOp   // punctuation and operators
+)
+
+type token struct {
+	kind tokKind
+	text string // identifier, attribute name, operator, number or the string's value
+	pos  int    // byte offset in the query
+}
+
+// lex splits a query into tokens; an unterminated string or a character
+// that starts no token is a syntax error.
+func lex(q string) ([]token, error) {
+	var out []token
+	i := 0
+	for i < len(q) {
+		c := q[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case isIdentStart(c):
+			j := i + 1
+			for j < len(q) && isIdentPart(q[j]) {
+				j++
+			}
+			out = append(out, token{tokIdent, q[i:j], i})
+			i = j
+		case c >= '0' && c <= '9' || c == '.' && i+1 < len(q) && q[i+1] >= '0' && q[i+1] <= '9':
+			j := i + 1
+			for j < len(q) && (isIdentPart(q[j]) || q[j] == '.') {
+				j++
+			}
+			out = append(out, token{tokNumber, q[i:j], i})
+			i = j
+		case c == '@':
+			j := i + 1
+			for j < len(q) && isIdentPart(q[j]) {
+				j++
+			}
+			if j == i+1 {
+				return nil, syntaxAt(q, i+1, "an attribute name after @", describeAt(q, i+1))
+			}
+			out = append(out, token{tokAttr, q[i+1 : j], i})
+			i = j
+		case c == '"' || c == '\'':
+			var b strings.Builder
+			j := i + 1
+			for ; j < len(q) && q[j] != c; j++ {
+				if q[j] == '\\' && j+1 < len(q) && q[j+1] == c {
+					j++
+				}
+				b.WriteByte(q[j])
+			}
+			if j >= len(q) {
+				return nil, syntaxAt(q, len(q), fmt.Sprintf("%c to end the string started at column %d", c, column(q, i)), "the end of the query")
+			}
+			out = append(out, token{tokString, b.String(), i})
+			i = j + 1
+		default:
+			op := ""
+			for _, o := range []string{"<=", ">=", "!=", "<>", "=", "<", ">", "(", ")", ",", ".", "*", "+", "-", "/", "%", "[", "]"} {
+				if strings.HasPrefix(q[i:], o) {
+					op = o
+					break
+				}
+			}
+			if op == "" {
+				return nil, syntaxAt(q, i, "a token", describeAt(q, i))
+			}
+			out = append(out, token{tokOp, op, i})
+			i += len(op)
+		}
+	}
+	return append(out, token{tokEOF, "", len(q)}), nil
+}
+
+func isIdentStart(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$' || c >= 0x80
+}
+
+func isIdentPart(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
+
+// column is the 1-based column of byte offset pos in q, counting
+// characters.
+func column(q string, pos int) int { return len([]rune(q[:pos])) + 1 }
+
+func syntaxAt(q string, pos int, expected, found string) *SyntaxError {
+	return &SyntaxError{Col: column(q, pos), Expected: expected, Found: found}
+}
+
+// describeAt names the character at pos for an error.
+func describeAt(q string, pos int) string {
+	if pos >= len(q) {
+		return "the end of the query"
+	}
+	return strconv.QuoteRune([]rune(q[pos:])[0])
+}
+
+// keywords cannot be aliases or bare field names.
+var keywords = map[string]bool{
+	"SELECT": true, "DISTINCT": true, "OBJECTS": true, "AS": true, "RETAINED": true, "SET": true,
+	"FROM": true, "INSTANCEOF": true, "WHERE": true, "AND": true, "OR": true, "NOT": true,
+	"LIKE": true, "IN": true, "UNION": true, "NULL": true, "TRUE": true, "FALSE": true,
+}
+
+// clauseWords cannot be field names after ".": "x. FROM" is a field
+// name left out, not a field named FROM.
+var clauseWords = map[string]bool{
+	"SELECT": true, "FROM": true, "WHERE": true, "AND": true, "OR": true, "NOT": true,
+	"LIKE": true, "IN": true, "UNION": true, "AS": true,
+}
+
+// parser is a recursive-descent parser over the tokens of one query.
+type parser struct {
+	q    string
+	toks []token
+	at   int
+	// depth bounds the nesting of expressions and subqueries, so that a
+	// hostile query cannot exhaust the stack.
+	depth int
+}
+
+// maxDepth is how deeply expressions and subqueries may nest.
+const maxDepth = 200
+
+// Parse parses one query, with its UNIONs.
+func Parse(q string) (*Query, error) {
+	toks, err := lex(q)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{q: q, toks: toks}
+	query, err := p.query()
+	if err != nil {
+		return nil, err
+	}
+	if t := p.peek(); t.kind != tokEOF {
+		return nil, p.fail("the end of the query")
+	}
+	return query, nil
+}
+
+func (p *parser) peek() token { return p.toks[p.at] }
+
+func (p *parser) next() token {
+	t := p.toks[p.at]
+	if t.kind != tokEOF {
+		p.at++
+	}
+	return t
+}
+
+// isKeyword reports whether the next token is keyword kw (any case).
+func (p *parser) isKeyword(kw string) bool {
+	t := p.peek()
+	return t.kind == tokIdent && strings.EqualFold(t.text, kw)
+}
+
+func (p *parser) acceptKeyword(kw string) bool {
+	if p.isKeyword(kw) {
+		p.at++
+		return true
+	}
+	return false
+}
+
+func (p *parser) isOp(op string) bool {
+	t := p.peek()
+	return t.kind == tokOp && t.text == op
+}
+
+func (p *parser) acceptOp(op string) bool {
+	if p.isOp(op) {
+		p.at++
+		return true
+	}
+	return false
+}
+
+// fail is a syntax error at the next token.
+func (p *parser) fail(expected string) error {
+	t := p.peek()
+	found := "the end of the query"
+	switch t.kind {
+	case tokIdent, tokNumber, tokOp:
+		found = strconv.Quote(t.text)
+	case tokString:
+		found = "the string " + strconv.Quote(t.text)
+	case tokAttr:
+		found = strconv.Quote("@" + t.text)
+	}
+	return syntaxAt(p.q, t.pos, expected, found)
+}
+
+func (p *parser) expectKeyword(kw string) error {
+	if !p.acceptKeyword(kw) {
+		return p.fail(kw)
+	}
+	return nil
+}
+
+func (p *parser) expectOp(op string) error {
+	if !p.acceptOp(op) {
+		return p.fail(strconv.Quote(op))
+	}
+	return nil
+}
+
+func (p *parser) enter() error {
+	p.depth++
+	if p.depth > maxDepth {
+		return p.fail(fmt.Sprintf("at most %d levels of nesting", maxDepth))
+	}
+	return nil
+}
+
+func (p *parser) leave() { p.depth-- }
+
+// query := select { UNION ( select ) }
+func (p *parser) query() (*Query, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	q, err := p.selectQuery()
+	if err != nil {
+		return nil, err
+	}
+	for p.acceptKeyword("UNION") {
+		paren := p.acceptOp("(")
+		u, err := p.selectQuery()
+		if err != nil {
+			return nil, err
+		}
+		if paren {
+			if err := p.expectOp(")"); err != nil {
+				return nil, err
+			}
+		}
+		q.Union = append(q.Union, u)
+	}
+	return q, nil
+}
+
+// selectQuery := SELECT [DISTINCT] [OBJECTS | AS RETAINED SET] (* | item {, item}) FROM from [WHERE expr]
+func (p *parser) selectQuery() (*Query, error) {
+	if err := p.expectKeyword("SELECT"); err != nil {
+		return nil, err
+	}
+	q := &Query{}
+	q.Distinct = p.acceptKeyword("DISTINCT")
+	switch {
+	case p.acceptKeyword("OBJECTS"):
+		q.Mode = SelectObjects
+	case p.isKeyword("AS"):
+		p.next()
+		if err := p.expectKeyword("RETAINED"); err != nil {
+			return nil, err
+		}
+		if err := p.expectKeyword("SET"); err != nil {
+			return nil, err
+		}
+		q.Mode = SelectRetainedSet
+	}
+	if p.acceptOp("*") {
+		q.Star = true
+	} else {
+		for {
+			start := p.peek().pos
+			e, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			item := SelectItem{Expr: e, Name: strings.TrimSpace(p.q[start:p.peek().pos])}
+			if p.acceptKeyword("AS") {
+				t := p.next()
+				if t.kind != tokIdent && t.kind != tokString {
+					p.at--
+					return nil, p.fail("a column name after AS")
+				}
+				item.Name = t.text
+			}
+			q.Items = append(q.Items, item)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+	}
+	if err := p.expectKeyword("FROM"); err != nil {
+		return nil, err
+	}
+	from, err := p.from()
+	if err != nil {
+		return nil, err
+	}
+	q.From = from
+	if p.acceptKeyword("WHERE") {
+		if q.Where, err = p.expr(); err != nil {
+			return nil, err
+		}
+	}
+	return q, nil
+}
+
+// from := [OBJECTS] [INSTANCEOF] (class | "regex" | id {, id} | ( query )) [alias]
+func (p *parser) from() (From, error) {
+	var f From
+	for {
+		switch {
+		case p.acceptKeyword("OBJECTS"):
+			f.Objects = true
+			continue
+		case p.acceptKeyword("INSTANCEOF"):
+			f.InstanceOf = true
+			continue
+		}
+		break
+	}
+	t := p.peek()
+	switch {
+	case t.kind == tokOp && t.text == "(":
+		p.next()
+		sub, err := p.query()
+		if err != nil {
+			return f, err
+		}
+		if err := p.expectOp(")"); err != nil {
+			return f, err
+		}
+		f.Kind, f.Sub = FromQuery, sub
+	case t.kind == tokString:
+		p.next()
+		f.Kind, f.Pattern = FromPattern, t.text
+	case t.kind == tokNumber:
+		f.Kind = FromIDs
+		for {
+			t := p.next()
+			if t.kind != tokNumber {
+				p.at--
+				return f, p.fail("an object id")
+			}
+			id, err := parseID(t.text)
+			if err != nil {
+				p.at--
+				return f, p.fail("an object id (decimal or 0x hex)")
+			}
+			f.IDs = append(f.IDs, id)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+	case t.kind == tokIdent && !keywords[strings.ToUpper(t.text)]:
+		name, err := p.className()
+		if err != nil {
+			return f, err
+		}
+		f.Kind, f.Class = FromClass, name
+	default:
+		return f, p.fail("a class name, a \"regex\", object ids or a (subquery)")
+	}
+	if t := p.peek(); t.kind == tokIdent && !keywords[strings.ToUpper(t.text)] {
+		f.Alias = t.text
+		p.next()
+	}
+	return f, nil
+}
+
+// className := ident { . ident } { [ ] }
+func (p *parser) className() (string, error) {
+	var b strings.Builder
+	b.WriteString(p.next().text)
+	for p.acceptOp(".") {
+		t := p.next()
+		if t.kind != tokIdent {
+			p.at--
+			return "", p.fail("a name after \".\" in the class name")
+		}
+		b.WriteString("." + t.text)
+	}
+	for p.acceptOp("[") {
+		if err := p.expectOp("]"); err != nil {
+			return "", err
+		}
+		b.WriteString("[]")
+	}
+	return b.String(), nil
+}
+
+// parseID reads an object id: 0x hex or decimal.
+func parseID(s string) (uint64, error) {
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		return strconv.ParseUint(s[2:], 16, 64)
+	}
+	return strconv.ParseUint(s, 10, 64)
+}
+
+// expr := and { OR and }
+func (p *parser) expr() (Expr, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	l, err := p.and()
+	if err != nil {
+		return nil, err
+	}
+	for p.acceptKeyword("OR") {
+		r, err := p.and()
+		if err != nil {
+			return nil, err
+		}
+		l = &Binary{Op: "OR", L: l, R: r}
+	}
+	return l, nil
+}
+
+// and := not { AND not }
+func (p *parser) and() (Expr, error) {
+	l, err := p.not()
+	if err != nil {
+		return nil, err
+	}
+	for p.acceptKeyword("AND") {
+		r, err := p.not()
+		if err != nil {
+			return nil, err
+		}
+		l = &Binary{Op: "AND", L: l, R: r}
+	}
+	return l, nil
+}
+
+// not := NOT not | comparison
+func (p *parser) not() (Expr, error) {
+	if p.acceptKeyword("NOT") {
+		if err := p.enter(); err != nil {
+			return nil, err
+		}
+		defer p.leave()
+		x, err := p.not()
+		if err != nil {
+			return nil, err
+		}
+		return &Not{X: x}, nil
+	}
+	return p.comparison()
+}
+
+// comparison := sum [ (= | != | <> | < | <= | > | >=) sum | [NOT] LIKE sum | [NOT] IN sum ]
+func (p *parser) comparison() (Expr, error) {
+	l, err := p.sum()
+	if err != nil {
+		return nil, err
+	}
+	if t := p.peek(); t.kind == tokOp {
+		switch t.text {
+		case "=", "!=", "<>", "<", "<=", ">", ">=":
+			p.next()
+			r, err := p.sum()
+			if err != nil {
+				return nil, err
+			}
+			op := t.text
+			if op == "<>" {
+				op = "!="
+			}
+			return &Binary{Op: op, L: l, R: r}, nil
+		}
+	}
+	negate := false
+	if p.isKeyword("NOT") {
+		after := p.toks[p.at+1]
+		if after.kind == tokIdent && (strings.EqualFold(after.text, "LIKE") || strings.EqualFold(after.text, "IN")) {
+			p.next()
+			negate = true
+		}
+	}
+	var cmp Expr
+	switch {
+	case p.acceptKeyword("LIKE"):
+		r, err := p.sum()
+		if err != nil {
+			return nil, err
+		}
+		cmp = &Binary{Op: "LIKE", L: l, R: r}
+	case p.acceptKeyword("IN"):
+		r, err := p.sum()
+		if err != nil {
+			return nil, err
+		}
+		cmp = &Binary{Op: "IN", L: l, R: r}
+	default:
+		return l, nil
+	}
+	if negate {
+		cmp = &Not{X: cmp}
+	}
+	return cmp, nil
+}
+
+// sum := product { (+ | -) product }
+func (p *parser) sum() (Expr, error) {
+	l, err := p.product()
+	if err != nil {
+		return nil, err
+	}
+	for p.isOp("+") || p.isOp("-") {
+		op := p.next().text
+		r, err := p.product()
+		if err != nil {
+			return nil, err
+		}
+		l = &Binary{Op: op, L: l, R: r}
+	}
+	return l, nil
+}
+
+// product := unary { (* | / | %) unary }
+func (p *parser) product() (Expr, error) {
+	l, err := p.unary()
+	if err != nil {
+		return nil, err
+	}
+	for p.isOp("*") || p.isOp("/") || p.isOp("%") {
+		op := p.next().text
+		r, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		l = &Binary{Op: op, L: l, R: r}
+	}
+	return l, nil
+}
+
+// unary := - unary | postfix
+func (p *parser) unary() (Expr, error) {
+	if p.acceptOp("-") {
+		if err := p.enter(); err != nil {
+			return nil, err
+		}
+		defer p.leave()
+		x, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		return &Binary{Op: "-", L: &Literal{Value: Int(0)}, R: x}, nil
+	}
+	return p.postfix()
+}
+
+// postfix := primary { . name | . @attr | . name ( ) | [ expr ] }
+func (p *parser) postfix() (Expr, error) {
+	x, err := p.primary()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		switch {
+		case p.acceptOp("."):
+			t := p.next()
+			switch {
+			case t.kind == tokAttr:
+				x = &Attr{X: x, Name: t.text}
+			case t.kind == tokIdent && p.isOp("("):
+				p.next()
+				if err := p.expectOp(")"); err != nil {
+					return nil, err
+				}
+				if !knownFunction(t.text) {
+					p.at -= 3
+					return nil, p.fail("a built-in function (" + functionList() + ")")
+				}
+				x = &Call{Name: strings.ToLower(t.text), Args: []Expr{x}}
+			case t.kind == tokIdent && !clauseWords[strings.ToUpper(t.text)]:
+				x = &Field{X: x, Name: t.text}
+			default:
+				p.at--
+				return nil, p.fail("a field name or @attribute after \".\"")
+			}
+		case p.acceptOp("["):
+			i, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expectOp("]"); err != nil {
+				return nil, err
+			}
+			x = &Index{X: x, I: i}
+		default:
+			return x, nil
+		}
+	}
+}
+
+// primary := number | string | NULL | TRUE | FALSE | @attr | function ( args ) | name | ( expr ) | ( query ) | ( expr , expr … )
+func (p *parser) primary() (Expr, error) {
+	t := p.peek()
+	switch t.kind {
+	case tokNumber:
+		p.next()
+		v, ok := parseNumber(t.text)
+		if !ok {
+			p.at--
+			return nil, p.fail("a number")
+		}
+		return &Literal{Value: v}, nil
+	case tokString:
+		p.next()
+		return &Literal{Value: String(t.text)}, nil
+	case tokAttr:
+		p.next()
+		return &Attr{X: &This{}, Name: t.text}, nil
+	case tokIdent:
+		switch strings.ToUpper(t.text) {
+		case "NULL":
+			p.next()
+			return &Literal{Value: Null()}, nil
+		case "TRUE", "FALSE":
+			p.next()
+			return &Literal{Value: Bool(strings.EqualFold(t.text, "true"))}, nil
+		}
+		if keywords[strings.ToUpper(t.text)] {
+			return nil, p.fail("an expression")
+		}
+		p.next()
+		if p.acceptOp("(") {
+			if !knownFunction(t.text) {
+				p.at -= 2
+				return nil, p.fail("a built-in function (" + functionList() + ")")
+			}
+			c := &Call{Name: strings.ToLower(t.text)}
+			if !p.acceptOp(")") {
+				for {
+					a, err := p.expr()
+					if err != nil {
+						return nil, err
+					}
+					c.Args = append(c.Args, a)
+					if !p.acceptOp(",") {
+						break
+					}
+				}
+				if err := p.expectOp(")"); err != nil {
+					return nil, err
+				}
+			}
+			if len(c.Args) != 1 {
+				return nil, syntaxAt(p.q, t.pos, "one argument to "+t.text, fmt.Sprintf("%d", len(c.Args)))
+			}
+			return c, nil
+		}
+		return &Name{Name: t.text}, nil
+	case tokOp:
+		if t.text == "(" {
+			p.next()
+			if p.isKeyword("SELECT") {
+				sub, err := p.query()
+				if err != nil {
+					return nil, err
+				}
+				if err := p.expectOp(")"); err != nil {
+					return nil, err
+				}
+				return &Subquery{Query: sub}, nil
+			}
+			x, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			if p.isOp(",") {
+				list := &List{Items: []Expr{x}}
+				for p.acceptOp(",") {
+					y, err := p.expr()
+					if err != nil {
+						return nil, err
+					}
+					list.Items = append(list.Items, y)
+				}
+				x = list
+			}
+			if err := p.expectOp(")"); err != nil {
+				return nil, err
+			}
+			return x, nil
+		}
+	}
+	return nil, p.fail("an expression")
+}
+
+// parseNumber reads an integer (decimal or 0x hex) or a decimal fraction.
+func parseNumber(s string) (Value, bool) {
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		n, err := strconv.ParseUint(s[2:], 16, 64)
+		return Int(int64(n)), err == nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return Int(n), true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return Float(f), err == nil && !strings.ContainsAny(s, "xXpP_")
+}
