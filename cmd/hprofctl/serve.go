@@ -41,6 +41,7 @@ and serves its pages until interrupted:
   /strings        duplicate strings; /collections: wasteful collections
   /sites, /cpu    an hprof agent file's allocation sites and CPU profile
   /diff           with --base OLD: what changed since OLD (see diff), ?top=N
+  /query          an OQL query and its rows (see query), ?q=QUERY&limit=N
 
 Under /api/ each question is answered in the JSON that its command writes
 with -o json, the command's flags as query parameters (/api/ lists them).

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -309,6 +310,7 @@ func TestServeBrowserHostile(t *testing.T) {
 		"/object/" + evil: {evilClass, hostileScript, "→ static " + hostileScript},
 		"/threads":        {hostileScript + hostileImage, evilClass + "." + hostileImage + "(" + hostileScript + ".java:7)"},
 		"/strings":        {},
+		"/query?q=" + url.QueryEscape(`SELECT classof(e).@name FROM "^Evil.*" e`): {evilClass},
 	} {
 		p := loadServed(t, ts.URL+page)
 		var pwned, text string
@@ -416,5 +418,33 @@ func TestServeDiffAgainstBase(t *testing.T) {
 	plain := serveDump(t, after)
 	if status, _, _ := get(t, "GET", plain.URL+"/diff"); status != http.StatusNotFound {
 		t.Errorf("/diff without --base: status %d, want 404", status)
+	}
+}
+
+// TestServeQuery: the query page answers an OQL query over the leak
+// fixture, whose program made 100 fixture.Payload objects (its
+// histogram), each row's object linked to its page; /api/query answers as
+// `hprofctl query -o json` does; a syntax error is shown with its column.
+func TestServeQuery(t *testing.T) {
+	dump := fixturePath(t, "jdk17-default.hprof.gz")
+	ts := serveDump(t, dump)
+	const q = "SELECT * FROM fixture.Payload"
+	status, _, page := get(t, "GET", ts.URL+"/query?limit=0&q="+url.QueryEscape(q))
+	if n := strings.Count(page, `<td><a class="id" href="/object/0x`); status != 200 || n != 100 || !strings.Contains(page, "100 rows") {
+		t.Errorf("/query: status %d, %d linked objects, want 200 and 100:\n%.1500s", status, n, page)
+	}
+	want, err := runCLI(t, "query", "-o", "json", dump, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, got := get(t, "GET", ts.URL+"/api/query?q="+url.QueryEscape(q)); got != want {
+		t.Errorf("/api/query differs from hprofctl query:\n%.600s\nwant:\n%.600s", got, want)
+	}
+	_, _, page = get(t, "GET", ts.URL+"/query?q="+url.QueryEscape("SELECT * FROM"))
+	if !strings.Contains(page, "column 14") {
+		t.Errorf("/query with a syntax error: no column in\n%.1500s", page)
+	}
+	if status, _, _ := get(t, "GET", ts.URL+"/api/query?q="+url.QueryEscape("SELECT * FROM")); status != http.StatusBadRequest {
+		t.Errorf("/api/query with a syntax error: status %d, want 400", status)
 	}
 }

@@ -26,6 +26,7 @@ var apiEndpoints = map[string]string{
 	"/api/sites":       "sites: by, sort, depth, top",
 	"/api/cpu":         "cpu: by, depth, top",
 	"/api/diff":        "diff BASE THIS (serve --base): top",
+	"/api/query":       "query: q (the OQL query), limit",
 }
 
 func (s *Server) apiRoutes(m *http.ServeMux) {
@@ -47,6 +48,7 @@ func (s *Server) apiRoutes(m *http.ServeMux) {
 	m.HandleFunc("/api/sites", s.api(s.apiSites))
 	m.HandleFunc("/api/cpu", s.api(s.apiCPU))
 	m.HandleFunc("/api/diff", s.api(s.apiDiff))
+	m.HandleFunc("/api/query", s.api(s.apiQuery))
 }
 
 // writer is a report writer with its data bound: what an API question
@@ -258,4 +260,13 @@ func (s *Server) apiCPU(r *http.Request) (writer, error) {
 func (s *Server) apiDiff(r *http.Request) (writer, error) {
 	d, _, err := s.diffFor(r)
 	return func(w io.Writer, o report.Options) error { return report.Diff(w, d, o) }, err
+}
+
+func (s *Server) apiQuery(r *http.Request) (writer, error) {
+	limit, err := intParam(r, "limit", 0)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.runQuery(r.URL.Query().Get("q"), limit)
+	return func(w io.Writer, o report.Options) error { return report.Query(w, res, o) }, err
 }

@@ -3,8 +3,10 @@ package web
 import (
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/oql"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/report/html"
 )
@@ -167,4 +169,32 @@ func (s *Server) diffFor(r *http.Request) (analysis.HeapDiff, int, error) {
 		return analysis.HeapDiff{}, 0, err
 	}
 	return analysis.Diff(sides.Histos[0], sides.Histos[1], sides.Tops[0], sides.Tops[1], analysis.DiffOptions{Top: top}), top, nil
+}
+
+// queryRows is how many rows the query page lists unless asked otherwise.
+const queryRows = 100
+
+func (s *Server) queryPage(r *http.Request) (html.Page, error) {
+	p := html.QueryPage{Site: s.site, Query: r.URL.Query().Get("q")}
+	var err error
+	if p.Limit, err = intParam(r, "limit", queryRows); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(p.Query) == "" {
+		return p, nil
+	}
+	if p.Result, err = s.runQuery(p.Query, p.Limit); err != nil {
+		p.Error = err.Error()
+	}
+	return p, nil
+}
+
+// runQuery parses and answers an OQL query, with at most limit rows (0:
+// all).
+func (s *Server) runQuery(query string, limit int) (*oql.Result, error) {
+	q, err := oql.Parse(query)
+	if err != nil {
+		return nil, badRequest("query: %v", err)
+	}
+	return oql.Run(s.d.Heap, s.d.Retention, s.d.Path, q, oql.Options{Size: s.d.Size, Limit: limit})
 }

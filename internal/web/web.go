@@ -220,6 +220,7 @@ func (s *Server) routes() {
 	m.HandleFunc("/sites", s.page(s.sitePage))
 	m.HandleFunc("/cpu", s.page(s.cpuPage))
 	m.HandleFunc("/diff", s.page(s.diffPage))
+	m.HandleFunc("/query", s.page(s.queryPage))
 	m.HandleFunc("/static/style.css", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-cache")

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/oql"
 	"github.com/hprofctl/hprofctl/report"
 )
 
@@ -139,6 +140,17 @@ type DiffPage struct {
 	Top  int
 }
 
+// QueryPage is an OQL query and its result: Result nil before a query is
+// asked, Error what went wrong with it. Limit is the most rows asked for
+// (0: all).
+type QueryPage struct {
+	Site
+	Query  string
+	Limit  int
+	Result *oql.Result
+	Error  string
+}
+
 // ErrorPage says why a page could not be shown.
 type ErrorPage struct {
 	Site
@@ -159,6 +171,7 @@ func (p SitesPage) templateName() string       { return "sites.tmpl" }
 func (p CPUPage) templateName() string         { return "cpu.tmpl" }
 func (p ErrorPage) templateName() string       { return "error.tmpl" }
 func (p DiffPage) templateName() string        { return "diff.tmpl" }
+func (p QueryPage) templateName() string       { return "query.tmpl" }
 
 func (s Site) site() Site { return s }
 
@@ -193,6 +206,10 @@ var serveFuncs = template.FuncMap{
 		return newChart(d)
 	},
 	"icicle": newIcicle,
+	// oqlObject tells a query value that is an object, whose id
+	// links to its page; oqlText is any value as the table shows it.
+	"oqlObject": func(v oql.Value) bool { return v.Kind == oql.KindObject },
+	"oqlText":   oql.Value.Text,
 	// signed and signedBytes print a change with its sign.
 	"signed": func(n int64) string {
 		if n > 0 {
