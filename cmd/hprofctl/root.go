@@ -237,6 +237,12 @@ func (g *globalFlags) loadRetention(path string, size model.SizeMode, keepUnreac
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	return retentionOf(h, x, size, keepUnreachable)
+}
+
+// retentionOf is the dominator tree of heap h: from its index x when it
+// has one (with the strong shortest path tree kept there), else computed.
+func retentionOf(h *model.Heap, x *heapindex.Indexed, size model.SizeMode, keepUnreachable bool) (*model.Heap, *analysis.Retention, *analysis.PathTree, error) {
 	if x != nil {
 		r, err := x.Retention(size, keepUnreachable)
 		return h, r, x.StrongPaths(), err

@@ -40,6 +40,7 @@ and serves its pages until interrupted:
   /deadlocks      deadlocks the lock state proves
   /strings        duplicate strings; /collections: wasteful collections
   /sites, /cpu    an hprof agent file's allocation sites and CPU profile
+                  (a file without a heap dump is served with these alone)
   /diff           with --base OLD: what changed since OLD (see diff), ?top=N
   /query          an OQL query and its rows (see query), ?q=QUERY&limit=N
 
@@ -122,13 +123,31 @@ func newServer(g *globalFlags, path, base string) (*web.Server, error) {
 	if err := f.Close(); err != nil {
 		return nil, err
 	}
-	h, r, strong, err := g.loadRetention(path, size, false)
+	// An hprof agent file of profiling data only has no heap to analyse:
+	// its overview and profiling pages are served.
+	h, x, err := g.open(path, true)
 	if err != nil {
 		return nil, err
 	}
+	var (
+		r      *analysis.Retention
+		strong *analysis.PathTree
+	)
+	var profile *model.Profile
+	if h.Source.Dumps > 0 {
+		if h, r, strong, err = retentionOf(h, x, size, false); err != nil {
+			return nil, err
+		}
+	} else if format.Kind != input.KindHPROF {
+		// The heap model of an ASCII agent file holds its heap dump
+		// alone; its profiling data comes from the profile reader.
+		if profile, err = readProfile(g, path); err != nil {
+			return nil, err
+		}
+	}
 	d := web.Dump{
 		Path: path, Name: name, Generator: "hprofctl " + versionString(),
-		Heap: h, Retention: r, Strong: strong, Size: size, Binary: format.Kind == input.KindHPROF,
+		Heap: h, Retention: r, Strong: strong, Size: size, Profile: profile, Binary: format.Kind == input.KindHPROF,
 		ShowData: func(objs []model.ObjectIndex, strong *analysis.PathTree, o analysis.ShowOptions) (analysis.ShowData, error) {
 			return readShowData(h, path, objs, strong, o)
 		},
@@ -166,4 +185,15 @@ func openBrowser(url string) {
 	if err := exec.Command(name, args...).Start(); err != nil {
 		fmt.Fprintf(os.Stderr, "hprofctl: cannot open a browser (%v): open %s yourself\n", err, url)
 	}
+}
+
+// readProfile reads the profiling data of the hprof agent file at path.
+func readProfile(g *globalFlags, path string) (*model.Profile, error) {
+	f, _, err := openSniffed(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, _, err := g.loadProfile(f, false)
+	return p, err
 }

@@ -448,3 +448,45 @@ func TestServeQuery(t *testing.T) {
 		t.Errorf("/api/query with a syntax error: status %d, want 400", status)
 	}
 }
+
+// TestServeAgentProfileOnly serves hprof agent files that hold profiling
+// data and no heap dump: their sites and CPU pages, with what the
+// agent fixtures' program did (testdata/agent/EXPECTED.md: Buffers.makeLarge
+// allocates 16 byte[] of 262,400 bytes; Hot.spin takes most CPU samples),
+// their API answering as `hprofctl sites` and `hprofctl cpu` do, and 404
+// for the pages that need a heap.
+func TestServeAgentProfileOnly(t *testing.T) {
+	for _, tc := range []struct {
+		file, page, api string
+		cli             []string
+		want            []string
+	}{
+		{"sites-binary.hprof.gz", "/sites", "/api/sites", []string{"sites"},
+			[]string{`<span class="x">262,400 B</span></td><td class="n">16</td>`, "<code>agentfix.Buffers.makeLarge</code>"}},
+		{"cpu-samples.hprof.txt.gz", "/cpu", "/api/cpu", []string{"cpu"}, []string{"agentfix.Hot.spin"}},
+	} {
+		dump := agentFixture(t, tc.file)
+		ts := serveDump(t, dump)
+		status, _, page := get(t, "GET", ts.URL+tc.page)
+		for _, w := range tc.want {
+			if status != 200 || !strings.Contains(page, w) {
+				t.Errorf("%s %s: status %d, want 200 showing %s:\n%.1500s", tc.file, tc.page, status, w, page)
+			}
+		}
+		want, err := runCLI(t, append(tc.cli, "-o", "json", dump)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, got := get(t, "GET", ts.URL+tc.api); got != want {
+			t.Errorf("%s %s differs from hprofctl %s:\n%.600s\nwant:\n%.600s", tc.file, tc.api, tc.cli[0], got, want)
+		}
+		for _, p := range []string{"/dominators", "/api/dominators", "/query"} {
+			if status, _, _ := get(t, "GET", ts.URL+p); status != http.StatusNotFound {
+				t.Errorf("%s %s: status %d, want 404 (no heap dump)", tc.file, p, status)
+			}
+		}
+		if status, _, _ := get(t, "GET", ts.URL+"/"); status != 200 {
+			t.Errorf("%s /: status %d", tc.file, status)
+		}
+	}
+}

@@ -37,18 +37,18 @@ func (s *Server) apiRoutes(m *http.ServeMux) {
 		enc.Encode(apiEndpoints)
 	})
 	m.HandleFunc("/api/info", s.api(s.apiInfo))
-	m.HandleFunc("/api/histo", s.api(s.apiHisto))
-	m.HandleFunc("/api/dominators", s.api(s.apiDominators))
-	m.HandleFunc("/api/show/{id}", s.api(s.apiShow))
-	m.HandleFunc("/api/leaks", s.api(s.apiLeaks))
-	m.HandleFunc("/api/threads", s.api(s.apiThreads))
-	m.HandleFunc("/api/deadlocks", s.api(s.apiDeadlocks))
-	m.HandleFunc("/api/strings", s.api(s.apiStrings))
-	m.HandleFunc("/api/collections", s.api(s.apiCollections))
+	m.HandleFunc("/api/histo", s.needHeap(s.api(s.apiHisto)))
+	m.HandleFunc("/api/dominators", s.needHeap(s.api(s.apiDominators)))
+	m.HandleFunc("/api/show/{id}", s.needHeap(s.api(s.apiShow)))
+	m.HandleFunc("/api/leaks", s.needHeap(s.api(s.apiLeaks)))
+	m.HandleFunc("/api/threads", s.needHeap(s.api(s.apiThreads)))
+	m.HandleFunc("/api/deadlocks", s.needHeap(s.api(s.apiDeadlocks)))
+	m.HandleFunc("/api/strings", s.needHeap(s.api(s.apiStrings)))
+	m.HandleFunc("/api/collections", s.needHeap(s.api(s.apiCollections)))
 	m.HandleFunc("/api/sites", s.api(s.apiSites))
 	m.HandleFunc("/api/cpu", s.api(s.apiCPU))
-	m.HandleFunc("/api/diff", s.api(s.apiDiff))
-	m.HandleFunc("/api/query", s.api(s.apiQuery))
+	m.HandleFunc("/api/diff", s.needHeap(s.api(s.apiDiff)))
+	m.HandleFunc("/api/query", s.needHeap(s.api(s.apiQuery)))
 }
 
 // writer is a report writer with its data bound: what an API question
@@ -65,14 +65,20 @@ func (s *Server) api(answer func(r *http.Request) (writer, error)) http.HandlerF
 				return
 			}
 		}
-		status := http.StatusInternalServerError
-		if he, ok := err.(*httpError); ok {
-			status = he.status
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
+		writeAPIError(w, err)
 	}
+}
+
+// writeAPIError answers with err as a JSON object {"error": …}, with its
+// status (500 for an error that has none).
+func writeAPIError(w http.ResponseWriter, err error) {
+	status := http.StatusInternalServerError
+	if he, ok := err.(*httpError); ok {
+		status = he.status
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
 }
 
 func (s *Server) apiInfo(*http.Request) (writer, error) {
@@ -247,7 +253,7 @@ func (s *Server) apiCPU(r *http.Request) (writer, error) {
 	if co.Top, err = intParam(r, "top", 0); err != nil {
 		return nil, err
 	}
-	rep, err := analysis.CPU(s.d.Heap.Profile(), co)
+	rep, err := analysis.CPU(s.d.Profile, co)
 	if err != nil {
 		return nil, &httpError{http.StatusNotFound, err.Error()}
 	}

@@ -17,7 +17,11 @@ var objectPage = analysis.ShowOptions{Elements: 100, Referrers: true, MaxReferre
 
 func (s *Server) overview(*http.Request) (html.Page, error) {
 	d := s.d
-	return html.OverviewPage{Site: s.site, Info: analysis.Summarize(d.Heap, d.Size), Dominators: analysis.TreeTotals(d.Retention)}, nil
+	p := html.OverviewPage{Site: s.site, Info: analysis.Summarize(d.Heap, d.Size)}
+	if d.Retention != nil {
+		p.Dominators = analysis.TreeTotals(d.Retention)
+	}
+	return p, nil
 }
 
 func (s *Server) histogram(r *http.Request) (html.Page, error) {
@@ -132,7 +136,7 @@ func (s *Server) cpuPage(*http.Request) (html.Page, error) {
 	if !s.site.HasCPU {
 		return nil, &httpError{http.StatusNotFound, "the dump holds no CPU samples or times"}
 	}
-	r, err := analysis.CPU(s.d.Heap.Profile(), analysis.CPUOptions{})
+	r, err := analysis.CPU(s.d.Profile, analysis.CPUOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +147,7 @@ func (s *Server) cpuPage(*http.Request) (html.Page, error) {
 func (s *Server) sites(o analysis.SiteOptions) (analysis.SitesReport, error) {
 	o.Size = s.d.Size
 	o.Retention = s.d.Retention
-	return analysis.Sites(s.d.Heap.Profile(), s.d.Heap, o)
+	return analysis.Sites(s.d.Profile, s.d.Heap, o)
 }
 
 func (s *Server) diffPage(r *http.Request) (html.Page, error) {

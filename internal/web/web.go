@@ -61,6 +61,10 @@ type Dump struct {
 	// the comparison, the base's first.
 	BaseName string
 	Base     func() (DiffSides, error)
+	// Profile is the file's profiling data (allocation sites, CPU) when
+	// it is not the heap's (an hprof agent ASCII file without a heap
+	// dump); nil takes Heap.Profile().
+	Profile *model.Profile
 }
 
 // DiffSides is what analysis.Diff compares of two dumps, the older first:
@@ -141,9 +145,13 @@ const (
 
 // New returns the server of d.
 func New(d Dump) *Server {
-	p := d.Heap.Profile()
+	if d.Profile == nil {
+		d.Profile = d.Heap.Profile()
+	}
+	p := d.Profile
 	s := &Server{d: d, site: html.Site{File: d.Heap.Source.File, Generator: d.Generator,
 		HasSites: p != nil && p.Sites != nil, HasCPU: p != nil && p.CPU != nil}}
+	s.site.HasHeap = d.Retention != nil
 	if d.Base != nil {
 		s.site.Base = d.BaseName
 		s.base = sync.OnceValues(d.Base)
@@ -182,6 +190,9 @@ func New(d Dump) *Server {
 // suspects, threads, deadlocks, duplicate strings and collections, which
 // take seconds on a big dump. A page asked meanwhile waits for its part.
 func (s *Server) Warm() {
+	if !s.site.HasHeap {
+		return
+	}
 	s.leaks.get(leakQuery{leakThreshold, leakClasses})
 	s.threads()
 	s.strs.get(defaultStrings(s.d.Size))
@@ -209,18 +220,18 @@ func needValues(h *model.Heap) error {
 func (s *Server) routes() {
 	m := http.NewServeMux()
 	m.HandleFunc("/{$}", s.page(s.overview))
-	m.HandleFunc("/histogram", s.page(s.histogram))
-	m.HandleFunc("/dominators", s.page(s.dominators))
-	m.HandleFunc("/object/{id}", s.page(s.object))
-	m.HandleFunc("/leaks", s.page(s.leakPage))
-	m.HandleFunc("/threads", s.page(s.threadPage))
-	m.HandleFunc("/deadlocks", s.page(s.deadlockPage))
-	m.HandleFunc("/strings", s.page(s.stringPage))
-	m.HandleFunc("/collections", s.page(s.collectionPage))
+	m.HandleFunc("/histogram", s.needHeap(s.page(s.histogram)))
+	m.HandleFunc("/dominators", s.needHeap(s.page(s.dominators)))
+	m.HandleFunc("/object/{id}", s.needHeap(s.page(s.object)))
+	m.HandleFunc("/leaks", s.needHeap(s.page(s.leakPage)))
+	m.HandleFunc("/threads", s.needHeap(s.page(s.threadPage)))
+	m.HandleFunc("/deadlocks", s.needHeap(s.page(s.deadlockPage)))
+	m.HandleFunc("/strings", s.needHeap(s.page(s.stringPage)))
+	m.HandleFunc("/collections", s.needHeap(s.page(s.collectionPage)))
 	m.HandleFunc("/sites", s.page(s.sitePage))
 	m.HandleFunc("/cpu", s.page(s.cpuPage))
-	m.HandleFunc("/diff", s.page(s.diffPage))
-	m.HandleFunc("/query", s.page(s.queryPage))
+	m.HandleFunc("/diff", s.needHeap(s.page(s.diffPage)))
+	m.HandleFunc("/query", s.needHeap(s.page(s.queryPage)))
 	m.HandleFunc("/static/style.css", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-cache")
@@ -258,6 +269,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// needHeap answers a page or API question that needs the heap's objects
+// with 404 when the file holds no heap dump (an hprof agent file with
+// profiling data only: its sites and CPU pages are served).
+func (s *Server) needHeap(h http.HandlerFunc) http.HandlerFunc {
+	if s.site.HasHeap {
+		return h
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		err := &httpError{http.StatusNotFound, s.site.File + " holds no heap dump: only its profiling pages (allocation sites, CPU) are served"}
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			writeAPIError(w, err)
+			return
+		}
+		s.fail(w, err)
+	}
 }
 
 // httpError is an answer other than 200, with what to tell the reader.

@@ -36,6 +36,10 @@ type Site struct {
 	// HasSites and HasCPU tell whether the dump (an hprof agent file)
 	// holds allocation sites and CPU samples or times.
 	HasSites, HasCPU bool
+	// HasHeap tells a file with a heap dump; without one (an hprof
+	// agent file of profiling data only) only the overview and the
+	// profiling pages are served.
+	HasHeap bool
 	// Base names the earlier dump the server compares this one with
 	// (serve --base), "" for none.
 	Base string
