@@ -37,7 +37,28 @@ type Info struct {
 	LayoutReason string           `json:"layout_reason"`
 	Truncated    bool             `json:"truncated"`
 	Anomalies    []model.Anomaly  `json:"anomalies"`
+	// Heaps divides the objects among an Android dump's heaps (app,
+	// zygote, image ...), in the order the dump first names them; empty
+	// for a dump without heaps, which is every JVM dump.
+	Heaps []HeapSummary `json:"heaps,omitempty"`
 }
+
+// HeapSummary is what one heap of an Android dump holds.
+type HeapSummary struct {
+	// Name is the heap's name; NoHeap for the objects dumped before the
+	// dump names any heap.
+	Name string `json:"name"`
+	// Objects counts the heap's objects, class objects included, and
+	// ClassObjects the class objects alone (a class is in the heap its
+	// CLASS_DUMP is in).
+	Objects      int64 `json:"objects"`
+	ClassObjects int64 `json:"class_objects"`
+	ShallowBytes int64 `json:"shallow_bytes"`
+}
+
+// NoHeap names, among the heaps of a dump that has some, the objects
+// that no HEAP_DUMP_INFO record precedes.
+const NoHeap = "(no heap)"
 
 // Summarize computes the Info of a loaded heap.
 func Summarize(h *model.Heap, size model.SizeMode) Info {
@@ -78,5 +99,41 @@ func Summarize(h *model.Heap, size model.SizeMode) Info {
 		in.GCRoots[r.Kind.String()]++
 		in.GCRootsTotal++
 	}
+	in.Heaps = heapSummaries(h, size)
 	return in
+}
+
+// heapSummaries counts the objects, class objects and shallow bytes of
+// each heap h names, in HeapNames order, with a NoHeap row last when some
+// objects precede every heap switch; nil when h has no heaps or was
+// loaded without its objects.
+func heapSummaries(h *model.Heap, size model.SizeMode) []HeapSummary {
+	names := h.HeapNames()
+	if len(names) == 0 || !h.HasObjects {
+		return nil
+	}
+	rows := make([]HeapSummary, len(names)+1)
+	at := make(map[string]int, len(names))
+	for k, name := range names {
+		rows[k].Name = name
+		at[name] = k
+	}
+	rows[len(names)].Name = NoHeap
+	for i := range h.NumObjects() {
+		o := model.ObjectIndex(i)
+		k := len(names)
+		if name, ok := h.HeapOf(o); ok {
+			k = at[name]
+		}
+		r := &rows[k]
+		r.Objects++
+		r.ShallowBytes += h.ShallowBytes(o, size)
+		if c, ok := h.ClassObjectOf(o); ok && h.Classes[c].Object == o {
+			r.ClassObjects++
+		}
+	}
+	if rows[len(names)].Objects == 0 {
+		rows = rows[:len(names)]
+	}
+	return rows
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -369,6 +370,7 @@ func (b *builder) startDump(d int) {
 	b.h.classByID = map[uint64]ClassIndex{}
 	b.infos = nil
 	b.roots = nil
+	b.h.heapNames, b.h.switchAt, b.h.switchHeap = nil, nil, nil
 	b.objects.reset()
 	b.deferred, b.deferredData = nil, nil
 	b.late = map[int][]uint64{}
@@ -514,12 +516,35 @@ func (b *builder) sub(rec *hprof.Record) error {
 	case hprof.SubClassDump:
 		return b.classDump(rec)
 	case hprof.SubHeapDumpInfo:
+		b.switchHeap(rec)
 	default:
 		if rec.Sub.IsRoot() {
 			b.root(rec)
 		}
 	}
 	return nil
+}
+
+// switchHeap records an Android heap switch: the objects from rec on
+// belong to the heap it names, until the next switch. A switch to the heap
+// already current adds nothing.
+func (b *builder) switchHeap(rec *hprof.Record) {
+	info := rec.HeapInfo
+	name, ok := b.strings[info.NameID]
+	if !ok {
+		name = fmt.Sprintf("heap-%d", info.HeapID)
+	}
+	h := b.h
+	k := slices.Index(h.heapNames, name)
+	if k < 0 {
+		k = len(h.heapNames)
+		h.heapNames = append(h.heapNames, name)
+	}
+	if n := len(h.switchHeap); n > 0 && h.switchHeap[n-1] == uint32(k) {
+		return
+	}
+	h.switchAt = append(h.switchAt, rec.Offset)
+	h.switchHeap = append(h.switchHeap, uint32(k))
 }
 
 // payloadError is what an error met while reading a record's payload

@@ -7,6 +7,7 @@ package model
 
 import (
 	"iter"
+	"sort"
 	"time"
 
 	"github.com/hprofctl/hprofctl/model/layout"
@@ -247,6 +248,14 @@ type Heap struct {
 	// (binary HPROF only; nil otherwise), so that an index can decode an
 	// object again without reading the whole dump.
 	offsets *splitTable
+	// heapNames are the heaps an Android dump's HEAP_DUMP_INFO records
+	// name, in the order they first appear; switchAt[k] is the record
+	// offset where the objects of heap switchHeap[k] (into heapNames)
+	// begin, ascending. An object belongs to the heap of the last switch
+	// at or before its record offset, so no table per object is needed.
+	heapNames  []string
+	switchAt   []int64
+	switchHeap []uint32
 	// checkpoints are the gzip member checkpoints of a compressed dump,
 	// where decoding objects at their offsets can start.
 	checkpoints []input.Checkpoint
@@ -297,6 +306,28 @@ func (h *Heap) ArrayContents(i ObjectIndex) (digest uint32, uniform, recorded bo
 // recordOffset returns the offset of object i's record in the
 // decompressed dump; the heap must have offsets.
 func (h *Heap) recordOffset(i ObjectIndex) int64 { return int64(h.offsets.at(int(i))) }
+
+// HeapNames returns the heaps the dump's HEAP_DUMP_INFO records name (an
+// Android dump's "app", "zygote", "image" ...), in the order they first
+// appear; none for a dump without heaps (every JVM dump). The slice is the
+// Heap's own; do not modify it.
+func (h *Heap) HeapNames() []string { return h.heapNames }
+
+// HeapOf returns the heap that object i was dumped in: the heap named by
+// the last HEAP_DUMP_INFO before its record (for a class object: before
+// its CLASS_DUMP). ok is false for a dump without heaps, a heap loaded
+// without record offsets, and an object that no HEAP_DUMP_INFO precedes.
+func (h *Heap) HeapOf(i ObjectIndex) (name string, ok bool) {
+	if h.offsets == nil || len(h.switchAt) == 0 {
+		return "", false
+	}
+	off := h.recordOffset(i)
+	k := sort.Search(len(h.switchAt), func(k int) bool { return h.switchAt[k] > off }) - 1
+	if k < 0 {
+		return "", false
+	}
+	return h.heapNames[h.switchHeap[k]], true
+}
 
 // Refs returns the objects that object i references (fields, elements,
 // and for class objects: super, loader, statics, constants). The slice is

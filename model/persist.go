@@ -26,6 +26,8 @@ const (
 	sectionWeakFrom     = "heap.referents.from"
 	sectionWeakTo       = "heap.referents.to"
 	sectionOffsets      = "heap.offsets" // a splitTable: three sections
+	sectionSwitchAt     = "heap.heaps.switch-at"
+	sectionSwitchHeap   = "heap.heaps.switch-to"
 )
 
 // The sections a splitTable is kept in, after the table's name.
@@ -59,6 +61,7 @@ type heapMeta struct {
 	LookupShift     uint
 	HasOffsets      bool
 	Checkpoints     []input.Checkpoint
+	HeapNames       []string
 }
 
 // classMeta is a Class with the array length residues it keeps to itself.
@@ -82,7 +85,7 @@ func (h *Heap) WriteIndex(w *store.Writer) error {
 		Anomalies: h.Anomalies, Truncated: h.Truncated, HasObjects: h.HasObjects,
 		ClassObjects: h.classObjects, ClassSize: h.classSize, MirrorSize: h.mirrorSize,
 		Profile: h.profile, Allocs: h.allocs,
-		HasOffsets: h.offsets != nil, Checkpoints: h.checkpoints,
+		HasOffsets: h.offsets != nil, Checkpoints: h.checkpoints, HeapNames: h.heapNames,
 	}
 	m.Classes = make([]classMeta, len(h.Classes))
 	for i := range h.Classes {
@@ -124,6 +127,8 @@ func (h *Heap) WriteIndex(w *store.Writer) error {
 		store.WriteArray(w, sectionWeakFrom, from),
 		store.WriteArray(w, sectionWeakTo, to),
 		writeSplit(w, sectionOffsets, offsets),
+		store.WriteArray(w, sectionSwitchAt, h.switchAt),
+		store.WriteArray(w, sectionSwitchHeap, h.switchHeap),
 	)
 }
 
@@ -161,6 +166,7 @@ func ReadIndex(ix *store.Index) (*Heap, error) {
 		Anomalies: m.Anomalies, Truncated: m.Truncated, HasObjects: m.HasObjects,
 		classObjects: m.ClassObjects, classSize: m.ClassSize, mirrorSize: m.MirrorSize,
 		profile: m.Profile, allocs: m.Allocs, checkpoints: m.Checkpoints,
+		heapNames: m.HeapNames,
 		classByID: make(map[uint64]ClassIndex, len(m.Classes)),
 	}
 	if h.profile == nil {
@@ -201,7 +207,12 @@ func ReadIndex(ix *store.Index) (*Heap, error) {
 	store.Load(ix, sectionWeakFrom, &from, &err)
 	store.Load(ix, sectionWeakTo, &to, &err)
 	loadSplit(ix, sectionOffsets, &offsets, &err)
+	store.Load(ix, sectionSwitchAt, &h.switchAt, &err)
+	store.Load(ix, sectionSwitchHeap, &h.switchHeap, &err)
 	if err != nil {
+		return nil, err
+	}
+	if err := h.checkSwitches(); err != nil {
 		return nil, err
 	}
 	if err := h.adoptTables(bucket, from, to, &offsets, m); err != nil {
@@ -278,6 +289,20 @@ func (h *Heap) adoptTables(bucket []uint32, from, to []ObjectIndex, offsets *spl
 		return indexError("the id lookup table has %d buckets", len(bucket))
 	}
 	h.lookup = &idLookup{ids: h.ids, min: m.LookupMin, shift: m.LookupShift, bucket: bucket}
+	return nil
+}
+
+// checkSwitches reports whether the heap switches read from an index are
+// in ascending offset order and name heaps that the index names.
+func (h *Heap) checkSwitches() error {
+	if len(h.switchAt) != len(h.switchHeap) {
+		return indexError("%d heap switch offsets but %d heaps", len(h.switchAt), len(h.switchHeap))
+	}
+	for k, at := range h.switchAt {
+		if k > 0 && at <= h.switchAt[k-1] || int(h.switchHeap[k]) >= len(h.heapNames) {
+			return indexError("heap switch %d (offset %d, heap %d of %d) is out of order", k, at, h.switchHeap[k], len(h.heapNames))
+		}
+	}
 	return nil
 }
 

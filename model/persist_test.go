@@ -154,6 +154,15 @@ func TestIndexInconsistent(t *testing.T) {
 		{"an offset run past the last object", runs([]uint32{0, uint32(n)}, []uint32{0, 1})},
 		{"offset run high bits missing", runs([]uint32{0, 9}, []uint32{0})},
 		{"id runs not from 0", func(c *Heap) { c.ids.runStart = []uint32{5} }},
+		{"heap switches out of order", func(c *Heap) {
+			c.heapNames, c.switchAt, c.switchHeap = []string{"zygote", "app"}, []int64{90, 40}, []uint32{0, 1}
+		}},
+		{"a heap switch to no heap", func(c *Heap) {
+			c.heapNames, c.switchAt, c.switchHeap = []string{"app"}, []int64{40}, []uint32{1}
+		}},
+		{"a heap switch without its heap", func(c *Heap) {
+			c.heapNames, c.switchAt, c.switchHeap = []string{"app"}, []int64{40, 90}, []uint32{0}
+		}},
 	} {
 		c := *h
 		tc.tamper(&c)

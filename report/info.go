@@ -59,6 +59,14 @@ func Info(w io.Writer, in analysis.Info, o Options) error {
 				g.rows = append(g.rows, []any{sec.name, k, o.cell(count, sec.m[k], true)})
 			}
 		}
+		for _, hp := range in.Heaps {
+			for _, v := range []struct {
+				name string
+				n    int64
+			}{{"objects", hp.Objects}, {"class objects", hp.ClassObjects}, {"shallow bytes", hp.ShallowBytes}} {
+				g.rows = append(g.rows, []any{"heaps", hp.Name + " " + v.name, o.cell(count, v.n, true)})
+			}
+		}
 		for _, a := range in.Anomalies {
 			g.rows = append(g.rows, []any{"anomalies", a.Kind, fmt.Sprintf("%d: %s", a.Count, a.Detail)})
 		}
@@ -78,6 +86,15 @@ func Info(w io.Writer, in analysis.Info, o Options) error {
 	}
 	if err := o.render(w, g); err != nil {
 		return err
+	}
+	if len(in.Heaps) > 0 {
+		g := grid{columns: []column{{"heap", text}, {"objects", count}, {"class objects", count}, {"shallow heap", bytes}}}
+		for _, hp := range in.Heaps {
+			g.rows = append(g.rows, []any{hp.Name, hp.Objects, hp.ClassObjects, hp.ShallowBytes})
+		}
+		if err := o.render(w, g); err != nil {
+			return err
+		}
 	}
 	for _, sec := range []struct {
 		title string

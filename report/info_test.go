@@ -85,3 +85,22 @@ func TestInfoASCIIGolden(t *testing.T) {
 		t.Errorf("JSON decodes to %+v", back)
 	}
 }
+
+// TestInfoHeapsGolden renders an Android dump's summary: a table of its
+// heaps after the summary, heap rows in CSV and a heaps list in JSON.
+func TestInfoHeapsGolden(t *testing.T) {
+	in := analysis.Info{File: "app.hprof", Format: "hprof", Version: "1.0.3", IDSize: 4, Producer: "android",
+		Records: map[string]int64{}, SubRecords: map[string]int64{}, GCRoots: map[string]int64{}, Anomalies: []model.Anomaly{},
+		Objects: 43_852, Heaps: []analysis.HeapSummary{
+			{Name: "zygote", Objects: 40_995, ClassObjects: 3_000, ShallowBytes: 3 << 20},
+			{Name: "app", Objects: 2_857, ClassObjects: 120, ShallowBytes: 250_000},
+		}}
+	out := renderGolden(t, "info-heaps", allVariants, func(w io.Writer, o Options) error { return Info(w, in, o) })
+	wantContains(t, "table", out["table"], "zygote", "40,995", "3.0 MiB")
+	wantContains(t, "csv", out["csv"], "heaps,app objects,2857", "heaps,zygote shallow bytes,3145728")
+	var back analysis.Info
+	decodeJSON(t, out["json"], &back)
+	if len(back.Heaps) != 2 || back.Heaps[1] != in.Heaps[1] {
+		t.Errorf("JSON heaps %+v", back.Heaps)
+	}
+}

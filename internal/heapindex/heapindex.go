@@ -20,7 +20,7 @@ import (
 // Content is the version of what the index's sections hold
 // (store.Identity.Content). Change it whenever a section is added, removed
 // or changes meaning, so that indexes of older builds are rebuilt.
-const Content = 4
+const Content = 5
 
 // indexedSize is the size mode the retained sizes are kept in.
 const indexedSize = model.SizeJVM
