@@ -1,13 +1,11 @@
 package model_test
 
 import (
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/model"
-	"github.com/hprofctl/hprofctl/model/store"
 	"github.com/hprofctl/hprofctl/parser/hprof"
 	"github.com/hprofctl/hprofctl/parser/input"
 )
@@ -126,25 +124,7 @@ func TestAndroidHeaps(t *testing.T) {
 // from it, so that the heaps asserted are those an index keeps.
 func throughIndex(t *testing.T, h *model.Heap) *model.Heap {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "x"+store.Suffix)
-	id := store.Identity{Content: 1}
-	w, err := store.Create(path, id, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Abort()
-	if err := h.WriteIndex(w); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := store.Open(path, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ix.Close() })
-	got, err := model.ReadIndex(ix)
+	got, err := model.RoundTrip(t, h)
 	if err != nil {
 		t.Fatal(err)
 	}
