@@ -26,6 +26,9 @@ type DominatorOptions struct {
 	ByClass bool
 	// Size chooses the shallow sizes (as the Retention was built).
 	Size model.SizeMode
+	// Native, when it holds any, adds the registered native sizes each
+	// row retains (RetainedNative).
+	Native *NativeSizes
 }
 
 // DominatedObject is one object a dominator row immediately dominates.
@@ -33,17 +36,23 @@ type DominatedObject struct {
 	ObjectID      string `json:"object_id"`
 	Class         string `json:"class"`
 	RetainedBytes int64  `json:"retained_bytes"`
+	// RetainedNativeBytes sums the native sizes registered to the
+	// objects it dominates.
+	RetainedNativeBytes int64 `json:"retained_native_bytes,omitempty"`
 }
 
 // DominatorRow is one object of a dominator report.
 type DominatorRow struct {
-	ObjectID           string            `json:"object_id"`
-	Class              string            `json:"class"`
-	ShallowBytes       int64             `json:"shallow_bytes"`
-	RetainedBytes      int64             `json:"retained_bytes"`
-	RetainedObjects    int64             `json:"retained_objects"`
-	ImmediateDominator string            `json:"immediate_dominator"`
-	Dominated          []DominatedObject `json:"dominated"`
+	ObjectID        string `json:"object_id"`
+	Class           string `json:"class"`
+	ShallowBytes    int64  `json:"shallow_bytes"`
+	RetainedBytes   int64  `json:"retained_bytes"`
+	RetainedObjects int64  `json:"retained_objects"`
+	// RetainedNativeBytes sums the native sizes registered to the
+	// objects it dominates.
+	RetainedNativeBytes int64             `json:"retained_native_bytes,omitempty"`
+	ImmediateDominator  string            `json:"immediate_dominator"`
+	Dominated           []DominatedObject `json:"dominated"`
 	// DominatedCount counts every object it immediately dominates, of
 	// which Dominated lists the biggest.
 	DominatedCount int `json:"dominated_count"`
@@ -55,6 +64,9 @@ type DominatorClassRow struct {
 	Objects       int64  `json:"objects"`
 	ShallowBytes  int64  `json:"shallow_bytes"`
 	RetainedBytes int64  `json:"retained_bytes"`
+	// RetainedNativeBytes sums the native sizes the class's selected
+	// objects retain, counted once as RetainedBytes is.
+	RetainedNativeBytes int64 `json:"retained_native_bytes,omitempty"`
 }
 
 // DominatorReport is the result of Dominators.
@@ -68,6 +80,10 @@ type DominatorReport struct {
 	ReachableObjects, ReachableBytes     int64
 	UnreachableObjects, UnreachableBytes int64
 	KeptUnreachable                      bool
+	// Native reports whether the dump shows native sizes,
+	// ReachableNativeBytes what of them the tree holds.
+	Native               bool
+	ReachableNativeBytes int64
 }
 
 // RootID is how reports name the virtual root above the GC roots.
@@ -112,12 +128,28 @@ func Dominators(h *model.Heap, r *Retention, o DominatorOptions) DominatorReport
 		}
 	}
 	out.Selected = len(selected)
+	retained := out.addNative(r, o.Native)
 	if o.ByClass {
-		out.Classes = byClass(h, r, selected, o)
+		out.Classes = byClass(h, r, selected, o, retained)
 		return out
 	}
-	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o)
+	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o, retained)
 	return out
+}
+
+// addNative notes in the report whether there are native sizes and what
+// of them the tree holds, and returns what each object retains of them.
+func (d *DominatorReport) addNative(r *Retention, n *NativeSizes) map[model.ObjectIndex]int64 {
+	if !n.Any() {
+		return nil
+	}
+	d.Native = true
+	for k, o := range n.Owners {
+		if r.Reachable(o) {
+			d.ReachableNativeBytes = addBytes(d.ReachableNativeBytes, n.Bytes[k])
+		}
+	}
+	return RetainedNative(r, n)
 }
 
 // TreeTotals is a DominatorReport of no row: the totals of the tree r
@@ -138,30 +170,33 @@ func DominatedBy(h *model.Heap, r *Retention, parent model.ObjectIndex, o Domina
 	out := TreeTotals(r)
 	selected := r.Dominated([]model.ObjectIndex{parent})[parent]
 	out.Selected = len(selected)
-	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o)
+	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o, out.addNative(r, o.Native))
 	return out
 }
 
 // DominatorRowOf describes the reachable object obj as a row of
 // Dominators, with its biggest o.Children.
 func DominatorRowOf(h *model.Heap, r *Retention, obj model.ObjectIndex, o DominatorOptions) DominatorRow {
-	return dominatorRows(h, r, []model.ObjectIndex{obj}, o)[0]
+	var d DominatorReport
+	return dominatorRows(h, r, []model.ObjectIndex{obj}, o, d.addNative(r, o.Native))[0]
 }
 
 // dominatorRows describes the selected objects, in their order, each with
-// the biggest o.Children of the objects it immediately dominates.
-func dominatorRows(h *model.Heap, r *Retention, selected []model.ObjectIndex, o DominatorOptions) []DominatorRow {
+// the biggest o.Children of the objects it immediately dominates, and
+// what they retain of the native sizes (retainedNative, nil for none).
+func dominatorRows(h *model.Heap, r *Retention, selected []model.ObjectIndex, o DominatorOptions, retainedNative map[model.ObjectIndex]int64) []DominatorRow {
 	var rows []DominatorRow
 	children := r.Dominated(selected)
 	for _, obj := range selected {
 		row := DominatorRow{
-			ObjectID:           ObjectID(h, obj),
-			Class:              ClassName(h, obj),
-			ShallowBytes:       shallowBytes(h, obj, o.Size),
-			RetainedBytes:      r.RetainedBytes(obj),
-			RetainedObjects:    r.RetainedObjects(obj),
-			ImmediateDominator: ObjectID(h, r.ImmediateDominator(obj)),
-			Dominated:          []DominatedObject{},
+			ObjectID:            ObjectID(h, obj),
+			Class:               ClassName(h, obj),
+			ShallowBytes:        shallowBytes(h, obj, o.Size),
+			RetainedBytes:       r.RetainedBytes(obj),
+			RetainedObjects:     r.RetainedObjects(obj),
+			RetainedNativeBytes: retainedNative[obj],
+			ImmediateDominator:  ObjectID(h, r.ImmediateDominator(obj)),
+			Dominated:           []DominatedObject{},
 		}
 		kids := children[obj]
 		row.DominatedCount = len(kids)
@@ -169,7 +204,7 @@ func dominatorRows(h *model.Heap, r *Retention, selected []model.ObjectIndex, o 
 			kids = nil
 		}
 		for _, k := range biggest(r, kids, max(o.Children, 0)) {
-			row.Dominated = append(row.Dominated, DominatedObject{ObjectID: ObjectID(h, k), Class: ClassName(h, k), RetainedBytes: r.RetainedBytes(k)})
+			row.Dominated = append(row.Dominated, DominatedObject{ObjectID: ObjectID(h, k), Class: ClassName(h, k), RetainedBytes: r.RetainedBytes(k), RetainedNativeBytes: retainedNative[k]})
 		}
 		rows = append(rows, row)
 	}
@@ -250,7 +285,7 @@ func biggest(r *Retention, objs []model.ObjectIndex, top int) []model.ObjectInde
 }
 
 // byClass sums the selected objects per class, biggest retained first.
-func byClass(h *model.Heap, r *Retention, objs []model.ObjectIndex, o DominatorOptions) []DominatorClassRow {
+func byClass(h *model.Heap, r *Retention, objs []model.ObjectIndex, o DominatorOptions, retainedNative map[model.ObjectIndex]int64) []DominatorClassRow {
 	nested := nestedInSameClass(h, r, objs)
 	index := map[string]int{}
 	rows := []DominatorClassRow{}
@@ -266,6 +301,7 @@ func byClass(h *model.Heap, r *Retention, objs []model.ObjectIndex, o DominatorO
 		rows[k].ShallowBytes += shallowBytes(h, obj, o.Size)
 		if !nested.has(obj) {
 			rows[k].RetainedBytes += r.RetainedBytes(obj)
+			rows[k].RetainedNativeBytes = addBytes(rows[k].RetainedNativeBytes, retainedNative[obj])
 		}
 	}
 	sort.SliceStable(rows, func(a, b int) bool {

@@ -13,7 +13,8 @@ import (
 
 // HistoOptions select, order and cut a class histogram.
 type HistoOptions struct {
-	// Sort is "bytes" (default), "count" or "name".
+	// Sort is "bytes" (default), "count", "name" or "native" (registered
+	// native bytes).
 	Sort string
 	// Top keeps the first Top rows after sorting; 0 keeps all.
 	Top int
@@ -21,6 +22,9 @@ type HistoOptions struct {
 	Match *regexp.Regexp
 	// Size chooses JVM-layout or fields-only shallow sizes.
 	Size model.SizeMode
+	// Native, when it holds any, adds each class's registered native
+	// sizes (RegisteredNative).
+	Native *NativeSizes
 }
 
 // HistoRow is one class of a histogram.
@@ -28,6 +32,9 @@ type HistoRow struct {
 	Class        string `json:"class"`
 	Instances    int64  `json:"instances"`
 	ShallowBytes int64  `json:"shallow_bytes"`
+	// NativeBytes sums the native sizes registered to the class's
+	// objects.
+	NativeBytes int64 `json:"native_bytes,omitempty"`
 }
 
 // Histo is a class histogram: the rows kept, and totals over every class
@@ -36,6 +43,9 @@ type Histo struct {
 	Rows           []HistoRow
 	MatchedClasses int
 	Total          HistoRow
+	// Native reports whether the dump shows native sizes, so that every
+	// row has a NativeBytes, 0 or not.
+	Native bool
 }
 
 // Histogram counts the instances and shallow bytes of every class with at
@@ -43,15 +53,21 @@ type Histo struct {
 // class objects count as instances of java.lang.Class.
 func Histogram(h *model.Heap, o HistoOptions) (Histo, error) {
 	var out Histo
+	native := nativeByClass(h, o.Native)
+	out.Native = native != nil
 	for i := range h.Classes {
 		c := &h.Classes[i]
 		if c.Instances == 0 || (o.Match != nil && !o.Match.MatchString(c.Name)) {
 			continue
 		}
 		row := HistoRow{Class: c.Name, Instances: c.Instances, ShallowBytes: h.ClassBytes(model.ClassIndex(i), o.Size)}
+		if native != nil {
+			row.NativeBytes = native[i]
+		}
 		out.Rows = append(out.Rows, row)
 		out.Total.Instances += row.Instances
 		out.Total.ShallowBytes += row.ShallowBytes
+		out.Total.NativeBytes = addBytes(out.Total.NativeBytes, row.NativeBytes)
 	}
 	out.MatchedClasses = len(out.Rows)
 	out.Total.Class = "total"
@@ -73,8 +89,15 @@ func Histogram(h *model.Heap, o HistoOptions) (Histo, error) {
 		}
 	case "name":
 		less = func(a, b HistoRow) bool { return a.Class < b.Class }
+	case "native":
+		less = func(a, b HistoRow) bool {
+			if a.NativeBytes != b.NativeBytes {
+				return a.NativeBytes > b.NativeBytes
+			}
+			return a.Class < b.Class
+		}
 	default:
-		return out, fmt.Errorf("unknown sort %q: expected bytes, count or name", o.Sort)
+		return out, fmt.Errorf("unknown sort %q: expected bytes, count, name or native", o.Sort)
 	}
 	sort.SliceStable(out.Rows, func(i, j int) bool { return less(out.Rows[i], out.Rows[j]) })
 	if o.Top > 0 && len(out.Rows) > o.Top {

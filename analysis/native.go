@@ -268,3 +268,58 @@ func addBytes(a, b int64) int64 {
 	}
 	return a + b
 }
+
+// nativeByClass sums n per class as Histogram counts objects (a class
+// object as an instance of java.lang.Class); nil when n holds nothing.
+func nativeByClass(h *model.Heap, n *NativeSizes) []int64 {
+	if !n.Any() {
+		return nil
+	}
+	out := make([]int64, len(h.Classes))
+	for k, o := range n.Owners {
+		c := h.ClassOf(o)
+		if isClassObject(h, o) {
+			c = h.ClassClass()
+		}
+		if c != model.NoClass && int(c) < len(out) {
+			out[c] = addBytes(out[c], n.Bytes[k])
+		}
+	}
+	return out
+}
+
+// AddNative puts the native sizes n into the summary: their count and
+// sum, and each heap's share by its objects.
+func (in *Info) AddNative(h *model.Heap, n *NativeSizes) {
+	if !n.Any() {
+		return
+	}
+	in.NativeAllocations, in.NativeBytes = n.Allocations, n.Total
+	for k, o := range n.Owners {
+		name, ok := h.HeapOf(o)
+		if !ok {
+			name = NoHeap
+		}
+		for j := range in.Heaps {
+			if in.Heaps[j].Name == name {
+				in.Heaps[j].NativeBytes = addBytes(in.Heaps[j].NativeBytes, n.Bytes[k])
+			}
+		}
+	}
+}
+
+// MayHaveNative reports whether the heap's class histogram allows
+// registered native sizes: it has Cleaners and registry thunks. Commands
+// that load no objects use it to decide whether they need them.
+func MayHaveNative(h *model.Heap) bool {
+	var cleaners, thunks int64
+	for c := range h.Classes {
+		switch h.Classes[c].Name {
+		case cleanerClass:
+			cleaners += h.Classes[c].Instances
+		case thunkClass:
+			thunks += h.Classes[c].Instances
+		}
+	}
+	return cleaners > 0 && thunks > 0
+}

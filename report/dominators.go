@@ -25,16 +25,27 @@ func Dominators(w io.Writer, d analysis.DominatorReport, o Options) error {
 		{"shallow bytes", bytes}, {"object", text}, {"class", text}, {"immediate dominator", text}},
 		none: fmt.Sprintf("no object in the dominator tree matches (reachable heap: %s objects, %s)",
 			o.cell(count, d.ReachableObjects, false), o.cell(bytes, d.ReachableBytes, false))}
+	// withNative puts a row's retained native bytes after its retained
+	// bytes when the dump shows native sizes.
+	withNative := func(row []any, native any) []any {
+		if !d.Native {
+			return row
+		}
+		return append(row[:2:2], append([]any{native}, row[2:]...)...)
+	}
+	if d.Native {
+		g.columns = withNativeColumn(g.columns, 2)
+	}
 	for i, r := range d.Rows {
-		g.rows = append(g.rows, []any{i + 1, r.RetainedBytes, r.RetainedObjects, r.ShallowBytes, r.ObjectID, r.Class, r.ImmediateDominator})
+		g.rows = append(g.rows, withNative([]any{i + 1, r.RetainedBytes, r.RetainedObjects, r.ShallowBytes, r.ObjectID, r.Class, r.ImmediateDominator}, r.RetainedNativeBytes))
 		if o.Format == CSV {
 			continue
 		}
 		for _, k := range r.Dominated {
-			g.rows = append(g.rows, []any{"", k.RetainedBytes, nil, nil, "  " + k.ObjectID, "  " + k.Class, ""})
+			g.rows = append(g.rows, withNative([]any{"", k.RetainedBytes, nil, nil, "  " + k.ObjectID, "  " + k.Class, ""}, k.RetainedNativeBytes))
 		}
 		if more := r.DominatedCount - len(r.Dominated); more > 0 && len(r.Dominated) > 0 {
-			g.rows = append(g.rows, []any{"", nil, nil, nil, fmt.Sprintf("  … %d more", more), "", ""})
+			g.rows = append(g.rows, withNative([]any{"", nil, nil, nil, fmt.Sprintf("  … %d more", more), "", ""}, nil))
 		}
 	}
 	if o.Format == Table {
@@ -42,7 +53,7 @@ func Dominators(w io.Writer, d analysis.DominatorReport, o Options) error {
 		if len(d.Rows) < d.Selected {
 			label += fmt.Sprintf(" (%d of %d objects shown)", len(d.Rows), d.Selected)
 		}
-		g.footer = []any{"", d.ReachableBytes, d.ReachableObjects, nil, label, "", ""}
+		g.footer = withNative([]any{"", d.ReachableBytes, d.ReachableObjects, nil, label, "", ""}, d.ReachableNativeBytes)
 	}
 	if err := o.render(w, g); err != nil {
 		return err
@@ -57,8 +68,15 @@ func dominatorClasses(w io.Writer, d analysis.DominatorReport, o Options) error 
 	}
 	g := grid{columns: []column{{"#", count}, {"objects", count}, {"shallow bytes", bytes}, {"retained bytes", bytes}, {"class", text}},
 		none: "no class in the dominator tree matches"}
+	if d.Native {
+		g.columns = withNativeColumn(g.columns, 4)
+	}
 	for i, r := range d.Classes {
-		g.rows = append(g.rows, []any{i + 1, r.Objects, r.ShallowBytes, r.RetainedBytes, r.Class})
+		row := []any{i + 1, r.Objects, r.ShallowBytes, r.RetainedBytes, r.Class}
+		if d.Native {
+			row = []any{i + 1, r.Objects, r.ShallowBytes, r.RetainedBytes, r.RetainedNativeBytes, r.Class}
+		}
+		g.rows = append(g.rows, row)
 	}
 	if err := o.render(w, g); err != nil {
 		return err
@@ -79,4 +97,11 @@ func unreachableNote(w io.Writer, d analysis.DominatorReport, o Options) error {
 		_, err = fmt.Fprintf(w, "%s unreachable objects (%s) left out; --keep-unreachable includes them\n", o.cell(count, d.UnreachableObjects, false), size)
 	}
 	return err
+}
+
+// withNativeColumn inserts the retained native bytes column at place at.
+func withNativeColumn(columns []column, at int) []column {
+	out := append([]column{}, columns[:at]...)
+	out = append(out, column{"retained native", bytes})
+	return append(out, columns[at:]...)
 }
