@@ -43,19 +43,20 @@ type DominatedObject struct {
 
 // DominatorRow is one object of a dominator report.
 type DominatorRow struct {
-	ObjectID        string `json:"object_id"`
-	Class           string `json:"class"`
-	ShallowBytes    int64  `json:"shallow_bytes"`
-	RetainedBytes   int64  `json:"retained_bytes"`
-	RetainedObjects int64  `json:"retained_objects"`
-	// RetainedNativeBytes sums the native sizes registered to the
-	// objects it dominates.
-	RetainedNativeBytes int64             `json:"retained_native_bytes,omitempty"`
-	ImmediateDominator  string            `json:"immediate_dominator"`
-	Dominated           []DominatedObject `json:"dominated"`
+	ObjectID           string            `json:"object_id"`
+	Class              string            `json:"class"`
+	ShallowBytes       int64             `json:"shallow_bytes"`
+	RetainedBytes      int64             `json:"retained_bytes"`
+	RetainedObjects    int64             `json:"retained_objects"`
+	ImmediateDominator string            `json:"immediate_dominator"`
+	Dominated          []DominatedObject `json:"dominated"`
 	// DominatedCount counts every object it immediately dominates, of
 	// which Dominated lists the biggest.
 	DominatedCount int `json:"dominated_count"`
+
+	// RetainedNativeBytes sums the native sizes registered to the
+	// objects it dominates.
+	RetainedNativeBytes int64 `json:"retained_native_bytes,omitempty"`
 }
 
 // DominatorClassRow aggregates the selected objects of one class.
@@ -189,15 +190,15 @@ func dominatorRows(h *model.Heap, r *Retention, selected []model.ObjectIndex, o 
 	children := r.Dominated(selected)
 	for _, obj := range selected {
 		row := DominatorRow{
-			ObjectID:            ObjectID(h, obj),
-			Class:               ClassName(h, obj),
-			ShallowBytes:        shallowBytes(h, obj, o.Size),
-			RetainedBytes:       r.RetainedBytes(obj),
-			RetainedObjects:     r.RetainedObjects(obj),
-			RetainedNativeBytes: retainedNative[obj],
-			ImmediateDominator:  ObjectID(h, r.ImmediateDominator(obj)),
-			Dominated:           []DominatedObject{},
+			ObjectID:           ObjectID(h, obj),
+			Class:              ClassName(h, obj),
+			ShallowBytes:       shallowBytes(h, obj, o.Size),
+			RetainedBytes:      r.RetainedBytes(obj),
+			RetainedObjects:    r.RetainedObjects(obj),
+			ImmediateDominator: ObjectID(h, r.ImmediateDominator(obj)),
+			Dominated:          []DominatedObject{},
 		}
+		row.RetainedNativeBytes = retainedNative[obj]
 		kids := children[obj]
 		row.DominatedCount = len(kids)
 		if o.Children == 0 {

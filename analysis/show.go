@@ -233,20 +233,16 @@ type ShowReferrer struct {
 // Referrers, ReferrersTotal and Path are nil where they do not apply or were
 // not asked.
 type ShowObject struct {
-	ObjectID      string `json:"object_id"`
-	Class         string `json:"class"`
-	ShallowBytes  int64  `json:"shallow_bytes"`
-	RetainedBytes int64  `json:"retained_bytes"`
-	// NativeBytes is the native size registered to the object,
-	// RetainedNativeBytes that of the objects it dominates.
-	NativeBytes         int64         `json:"native_bytes,omitempty"`
-	RetainedNativeBytes int64         `json:"retained_native_bytes,omitempty"`
-	Reachable           bool          `json:"reachable"`
-	GCRoot              []ShowRoot    `json:"gc_root"`
-	Text                string        `json:"text"`
-	Fields              []ShowField   `json:"fields"`
-	Length              *int64        `json:"length"`
-	Elements            []ShowElement `json:"elements"`
+	ObjectID      string        `json:"object_id"`
+	Class         string        `json:"class"`
+	ShallowBytes  int64         `json:"shallow_bytes"`
+	RetainedBytes int64         `json:"retained_bytes"`
+	Reachable     bool          `json:"reachable"`
+	GCRoot        []ShowRoot    `json:"gc_root"`
+	Text          string        `json:"text"`
+	Fields        []ShowField   `json:"fields"`
+	Length        *int64        `json:"length"`
+	Elements      []ShowElement `json:"elements"`
 	// Read is false when the object's record could not be read again
 	// (standard input): then its fields and elements are unknown.
 	Read bool `json:"read"`
@@ -255,6 +251,11 @@ type ShowObject struct {
 	Referrers      []ShowReferrer `json:"referrers"`
 	ReferrersTotal *int64         `json:"referrers_total"`
 	Path           *RetainerPath  `json:"path"`
+
+	// NativeBytes is the native size registered to the object,
+	// RetainedNativeBytes that of the objects it dominates.
+	NativeBytes         int64 `json:"native_bytes,omitempty"`
+	RetainedNativeBytes int64 `json:"retained_native_bytes,omitempty"`
 }
 
 // Show describes the objects objs: class, shallow and retained size, GC
@@ -266,17 +267,16 @@ func Show(h *model.Heap, r *Retention, objs []model.ObjectIndex, d ShowData, o S
 	retainedNative := RetainedNative(r, d.Native)
 	for _, obj := range objs {
 		s := ShowObject{
-			ObjectID:            ObjectID(h, obj),
-			Class:               ClassName(h, obj),
-			ShallowBytes:        shallowBytes(h, obj, o.Size),
-			RetainedBytes:       r.RetainedBytes(obj),
-			NativeBytes:         d.Native.Of(obj),
-			RetainedNativeBytes: retainedNative[obj],
-			Reachable:           r.Reachable(obj),
-			GCRoot:              showRoots(h, obj, d.Values),
-			Text:                shortText(h, obj, d.Values),
-			Fields:              []ShowField{},
+			ObjectID:      ObjectID(h, obj),
+			Class:         ClassName(h, obj),
+			ShallowBytes:  shallowBytes(h, obj, o.Size),
+			RetainedBytes: r.RetainedBytes(obj),
+			Reachable:     r.Reachable(obj),
+			GCRoot:        showRoots(h, obj, d.Values),
+			Text:          shortText(h, obj, d.Values),
+			Fields:        []ShowField{},
 		}
+		s.NativeBytes, s.RetainedNativeBytes = d.Native.Of(obj), retainedNative[obj]
 		v := d.Values[obj]
 		s.Read = v != nil
 		if v != nil {
