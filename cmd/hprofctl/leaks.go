@@ -56,7 +56,15 @@ point, naming each step as retainers does.`,
 			if err != nil {
 				return err
 			}
-			l := analysis.FindLeaks(h, r, analysis.LeakOptions{Threshold: share, Classes: classes, Strong: strong})
+			lo := analysis.LeakOptions{Threshold: share, Classes: classes, Strong: strong}
+			heaps := g.heaps
+			if len(heaps) == 0 {
+				heaps = analysis.LeakHeaps(h)
+			}
+			if lo.Heaps, err = h.SelectHeaps(heaps); err != nil {
+				return err
+			}
+			l := analysis.FindLeaks(h, r, lo)
 			p := l.Paths()
 			labels, names, err := readPathLabels(h, args[0], p)
 			if err != nil {
