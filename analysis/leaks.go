@@ -196,10 +196,7 @@ func FindLeaks(h *model.Heap, r *Retention, o LeakOptions) LeakReport {
 	tops := r.TopLevelIn(o.Heaps)
 	if !o.Heaps.All() {
 		out.Heaps = o.Heaps.Names()
-		out.TotalBytes = 0
-		for _, obj := range tops {
-			out.TotalBytes += r.RetainedBytes(obj)
-		}
+		out.TotalBytes = r.RetainedTotal(tops)
 	}
 	passes := func(b int64) bool { return float64(b) > o.Threshold*float64(out.TotalBytes) }
 	var cands []*leakCandidate

@@ -591,6 +591,16 @@ func (r *Retention) TopLevel() []model.ObjectIndex {
 	return out
 }
 
+// RetainedTotal adds up the retained bytes of objs, objects none of which
+// dominates another (so that no byte counts twice).
+func (r *Retention) RetainedTotal(objs []model.ObjectIndex) int64 {
+	var total int64
+	for _, obj := range objs {
+		total += r.RetainedBytes(obj)
+	}
+	return total
+}
+
 // TopLevelIn returns the reachable objects that s selects and that no
 // other object s selects dominates: the top of the dominator tree as seen
 // from the selected heaps. With every object selected it is TopLevel.

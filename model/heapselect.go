@@ -13,12 +13,14 @@ const NoHeap = "(no heap)"
 
 // HeapSelection is a set of an Android dump's heaps, which the analyses
 // use to choose what they count, list and suspect. The zero value selects
-// every object of every dump.
+// every object of every dump. Selections compare equal when they select
+// the same heaps of the same Heap.
 type HeapSelection struct {
 	h *Heap
-	// want[k] selects heap k of h.heapNames; want[len(heapNames)] the
-	// objects before the first switch (NoHeap).
-	want []bool
+	// want[k] is 1 to select heap k of h.heapNames, want[len(heapNames)]
+	// to select the objects before the first switch (NoHeap); a string,
+	// so that selections compare.
+	want string
 }
 
 // SelectHeaps returns the selection of the named heaps of h (HeapNames, or
@@ -28,7 +30,7 @@ func (h *Heap) SelectHeaps(names []string) (HeapSelection, error) {
 	if len(names) == 0 {
 		return HeapSelection{}, nil
 	}
-	want := make([]bool, len(h.heapNames)+1)
+	want := make([]byte, len(h.heapNames)+1)
 	for _, name := range names {
 		k := slices.Index(h.heapNames, name)
 		if name == NoHeap {
@@ -37,12 +39,12 @@ func (h *Heap) SelectHeaps(names []string) (HeapSelection, error) {
 		if k < 0 || len(h.heapNames) == 0 {
 			return HeapSelection{}, fmt.Errorf("--heap %s: %s", name, h.heapsHeld())
 		}
-		want[k] = true
+		want[k] = 1
 	}
 	if !h.HasObjects || h.offsets == nil {
 		return HeapSelection{}, fmt.Errorf("--heap: %s was read without its objects' record offsets, which tell the heaps apart", h.Source.File)
 	}
-	return HeapSelection{h: h, want: want}, nil
+	return HeapSelection{h: h, want: string(want)}, nil
 }
 
 // heapsHeld says which heaps the dump has, for an error about one it
@@ -61,9 +63,9 @@ func (s HeapSelection) All() bool { return s.h == nil }
 // when s selects every object.
 func (s HeapSelection) Names() []string {
 	var names []string
-	for k, ok := range s.want {
+	for k := range len(s.want) {
 		switch {
-		case !ok:
+		case s.want[k] == 0:
 		case k < len(s.h.heapNames):
 			names = append(names, s.h.heapNames[k])
 		default:
@@ -78,7 +80,7 @@ func (s HeapSelection) Has(i ObjectIndex) bool {
 	if s.h == nil {
 		return true
 	}
-	return s.want[s.h.heapNumber(i)]
+	return s.want[s.h.heapNumber(i)] == 1
 }
 
 // heapNumber returns the number of object i's heap in heapNames, or

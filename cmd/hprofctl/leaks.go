@@ -57,11 +57,7 @@ point, naming each step as retainers does.`,
 				return err
 			}
 			lo := analysis.LeakOptions{Threshold: share, Classes: classes, Strong: strong}
-			heaps := g.heaps
-			if len(heaps) == 0 {
-				heaps = analysis.LeakHeaps(h)
-			}
-			if lo.Heaps, err = h.SelectHeaps(heaps); err != nil {
+			if lo.Heaps, err = g.suspectHeaps(h); err != nil {
 				return err
 			}
 			l := analysis.FindLeaks(h, r, lo)

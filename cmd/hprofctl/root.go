@@ -141,6 +141,16 @@ func (g *globalFlags) selectHeaps(h *model.Heap) (model.HeapSelection, error) {
 	return h.SelectHeaps(g.heaps)
 }
 
+// suspectHeaps returns the heaps of h whose objects leaks suspects: those
+// --heap selects, else every heap but those all Android apps share.
+func (g *globalFlags) suspectHeaps(h *model.Heap) (model.HeapSelection, error) {
+	heaps := g.heaps
+	if len(heaps) == 0 {
+		heaps = analysis.LeakHeaps(h)
+	}
+	return h.SelectHeaps(heaps)
+}
+
 // readDump is openDump without the check of --heap.
 func (g *globalFlags) readDump(path string, dump int, objects bool) (*model.Heap, *heapindex.Indexed, error) {
 	x, err := g.openIndex(path, dump, objects)
