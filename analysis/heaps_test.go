@@ -1,6 +1,7 @@
 package analysis_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis"
@@ -227,5 +228,56 @@ func TestHistogramByHeap(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTopLevelInHeaps checks the top of the dominator tree as seen from
+// each heap of the LeakCanary dump against its definition, walked object
+// by object: the reachable objects of the heap none of whose dominators
+// lies in the heap.
+func TestTopLevelInHeaps(t *testing.T) {
+	path := testshared.Path(t, "corpus", "android", "leak_service_binder_ignored.hprof.gz")
+	f, err := input.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := analysis.ComputeRetention(h, analysis.RetentionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, heap := range h.HeapNames() {
+		sel, err := h.SelectHeaps([]string{heap})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []model.ObjectIndex
+		for i := range h.NumObjects() {
+			obj := model.ObjectIndex(i)
+			if name, _ := h.HeapOf(obj); name != heap || !r.Reachable(obj) {
+				continue
+			}
+			top := true
+			for d := r.ImmediateDominator(obj); d != model.NoObject; d = r.ImmediateDominator(d) {
+				if name, _ := h.HeapOf(d); name == heap {
+					top = false
+					break
+				}
+			}
+			if top {
+				want = append(want, obj)
+			}
+		}
+		got := r.TopLevelIn(sel)
+		if len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("heap %s: top %d objects, the definition gives %d", heap, len(got), len(want))
+		}
+	}
+	if got, want := r.TopLevelIn(model.HeapSelection{}), r.TopLevel(); !slices.Equal(got, want) {
+		t.Errorf("every heap: top %d objects, TopLevel %d", len(got), len(want))
 	}
 }
