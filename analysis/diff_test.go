@@ -10,10 +10,10 @@ import (
 // twice (two loaders) in the new dump, Same is unchanged.
 func diffInputs() (oldH, newH Histo, oldT, newT *TopConsumerReport) {
 	oldH = Histo{Rows: []HistoRow{
-		{"Cache", 10, 240}, {"Buffer", 4, 4000}, {"Old", 1, 16}, {"Dup", 1, 24}, {"Same", 3, 72},
+		{Class: "Cache", Instances: 10, ShallowBytes: 240}, {Class: "Buffer", Instances: 4, ShallowBytes: 4000}, {Class: "Old", Instances: 1, ShallowBytes: 16}, {Class: "Dup", Instances: 1, ShallowBytes: 24}, {Class: "Same", Instances: 3, ShallowBytes: 72},
 	}}
 	newH = Histo{Rows: []HistoRow{
-		{"Cache", 1010, 24240}, {"Buffer", 2, 2000}, {"New", 5, 80}, {"Dup", 1, 24}, {"Dup", 2, 48}, {"Same", 3, 72},
+		{Class: "Cache", Instances: 1010, ShallowBytes: 24240}, {Class: "Buffer", Instances: 2, ShallowBytes: 2000}, {Class: "New", Instances: 5, ShallowBytes: 80}, {Class: "Dup", Instances: 1, ShallowBytes: 24}, {Class: "Dup", Instances: 2, ShallowBytes: 48}, {Class: "Same", Instances: 3, ShallowBytes: 72},
 	}}
 	oldT = &TopConsumerReport{TotalBytes: 5000, Rows: []TopConsumerRow{{Name: "Holder", Objects: 1, RetainedBytes: 300}, {Name: "Stack", Objects: 2, RetainedBytes: 4000}, {Name: "Same", Objects: 1, RetainedBytes: 50}}}
 	newT = &TopConsumerReport{TotalBytes: 27000, Rows: []TopConsumerRow{{Name: "Holder", Objects: 1, RetainedBytes: 24300}, {Name: "Stack", Objects: 1, RetainedBytes: 2000}, {Name: "Same", Objects: 1, RetainedBytes: 50}, {Name: "Fresh", Objects: 3, RetainedBytes: 60}}}

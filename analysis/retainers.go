@@ -26,6 +26,9 @@ type RetainerOptions struct {
 	// before (kept in an index); nil computes it. Not used with
 	// IncludeWeak.
 	Strong *PathTree
+	// Heaps selects the Android heaps whose instances Class targets;
+	// Objects are taken as given.
+	Heaps model.HeapSelection
 }
 
 // PathTree is the breadth-first tree of the retention graph from the GC
@@ -139,7 +142,7 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 		for i := range h.NumObjects() {
 			obj := model.ObjectIndex(i)
 			c := h.ClassOf(obj)
-			if c == model.NoClass || !match[c] || isClassObject(h, obj) {
+			if c == model.NoClass || !match[c] || isClassObject(h, obj) || !o.Heaps.Has(obj) {
 				continue
 			}
 			out.Targets++
@@ -356,6 +359,8 @@ func rootOf(h *model.Heap, i model.ObjectIndex) (model.Root, bool) {
 type PathStep struct {
 	ObjectID string `json:"object_id"`
 	Class    string `json:"class"`
+	// Heap is the Android heap the object lies in.
+	Heap string `json:"heap,omitempty"`
 	// Via is the field name, "[i]", "static NAME" (and so on, see
 	// model.LabeledRef) the previous step references this one through;
 	// "<class>" when it is the previous object's class, empty for the
@@ -409,7 +414,7 @@ func DescribePaths(h *model.Heap, p RetainerPaths, merged bool, labels map[model
 			rp.RootThreadAllocator = rt.Thread >= 0 && h.RootThreadsAreAllocators() && (rt.Kind == model.RootJavaFrame || rt.Kind == model.RootJNILocal)
 		}
 		for s, x := range c {
-			step := PathStep{ObjectID: ObjectID(h, x), Class: ClassName(h, x)}
+			step := PathStep{ObjectID: ObjectID(h, x), Class: ClassName(h, x), Heap: HeapName(h, x)}
 			if s > 0 {
 				step.Via = via(h, c[s-1], x, labels)
 			}

@@ -25,16 +25,31 @@ func Dominators(w io.Writer, d analysis.DominatorReport, o Options) error {
 		{"shallow bytes", bytes}, {"object", text}, {"class", text}, {"immediate dominator", text}},
 		none: fmt.Sprintf("no object in the dominator tree matches (reachable heap: %s objects, %s)",
 			o.cell(count, d.ReachableObjects, false), o.cell(bytes, d.ReachableBytes, false))}
+	// An Android dump's rows say which heap each object lies in, in a
+	// last column.
+	withHeap := false
+	for _, r := range d.Rows {
+		withHeap = withHeap || r.Heap != ""
+	}
+	heapCell := func(row []any, heap string) []any {
+		if withHeap {
+			return append(row, heap)
+		}
+		return row
+	}
+	if withHeap {
+		g.columns = append(g.columns, column{"heap", text})
+	}
 	for i, r := range d.Rows {
-		g.rows = append(g.rows, []any{i + 1, r.RetainedBytes, r.RetainedObjects, r.ShallowBytes, r.ObjectID, r.Class, r.ImmediateDominator})
+		g.rows = append(g.rows, heapCell([]any{i + 1, r.RetainedBytes, r.RetainedObjects, r.ShallowBytes, r.ObjectID, r.Class, r.ImmediateDominator}, r.Heap))
 		if o.Format == CSV {
 			continue
 		}
 		for _, k := range r.Dominated {
-			g.rows = append(g.rows, []any{"", k.RetainedBytes, nil, nil, "  " + k.ObjectID, "  " + k.Class, ""})
+			g.rows = append(g.rows, heapCell([]any{"", k.RetainedBytes, nil, nil, "  " + k.ObjectID, "  " + k.Class, ""}, ""))
 		}
 		if more := r.DominatedCount - len(r.Dominated); more > 0 && len(r.Dominated) > 0 {
-			g.rows = append(g.rows, []any{"", nil, nil, nil, fmt.Sprintf("  … %d more", more), "", ""})
+			g.rows = append(g.rows, heapCell([]any{"", nil, nil, nil, fmt.Sprintf("  … %d more", more), "", ""}, ""))
 		}
 	}
 	if o.Format == Table {
@@ -42,7 +57,7 @@ func Dominators(w io.Writer, d analysis.DominatorReport, o Options) error {
 		if len(d.Rows) < d.Selected {
 			label += fmt.Sprintf(" (%d of %d objects shown)", len(d.Rows), d.Selected)
 		}
-		g.footer = []any{"", d.ReachableBytes, d.ReachableObjects, nil, label, "", ""}
+		g.footer = heapCell([]any{"", d.ReachableBytes, d.ReachableObjects, nil, label, "", ""}, "")
 	}
 	if err := o.render(w, g); err != nil {
 		return err

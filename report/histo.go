@@ -16,17 +16,38 @@ func Histogram(w io.Writer, h analysis.Histo, o Options) error {
 		}
 		return writeJSON(w, rows)
 	}
-	g := grid{columns: []column{{"#", count}, {"instances", count}, {"shallow bytes", bytes}, {"class", text}},
+	g := grid{columns: []column{{"#", count}, {"instances", count}, {"shallow bytes", bytes}},
 		none: "no class with objects matches"}
+	// A table gives each heap one column, its shallow bytes; CSV gives
+	// each its instances too.
+	for _, name := range h.HeapNames {
+		if o.Format == CSV {
+			g.columns = append(g.columns, column{name + " instances", count})
+		}
+		g.columns = append(g.columns, column{name + " bytes", bytes})
+	}
+	g.columns = append(g.columns, column{"class", text})
+	byHeap := func(r analysis.HistoRow) []any {
+		var cells []any
+		for _, hc := range r.Heaps {
+			if o.Format == CSV {
+				cells = append(cells, hc.Instances)
+			}
+			cells = append(cells, hc.ShallowBytes)
+		}
+		return cells
+	}
 	for i, r := range h.Rows {
-		g.rows = append(g.rows, []any{i + 1, r.Instances, r.ShallowBytes, r.Class})
+		row := append([]any{i + 1, r.Instances, r.ShallowBytes}, byHeap(r)...)
+		g.rows = append(g.rows, append(row, r.Class))
 	}
 	if o.Format == Table {
 		label := "total"
 		if len(h.Rows) < h.MatchedClasses {
 			label = "total of all " + itoa(h.MatchedClasses) + " classes"
 		}
-		g.footer = []any{"", h.Total.Instances, h.Total.ShallowBytes, label}
+		footer := append([]any{"", h.Total.Instances, h.Total.ShallowBytes}, byHeap(h.Total)...)
+		g.footer = append(footer, label)
 	}
 	return o.render(w, g)
 }

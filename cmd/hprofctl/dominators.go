@@ -47,6 +47,9 @@ Unreachable objects are counted and left out unless --keep-unreachable.`,
 			if err != nil {
 				return err
 			}
+			if do.Heaps, err = g.selectHeaps(h); err != nil {
+				return err
+			}
 			return report.Dominators(cmd.OutOrStdout(), analysis.Dominators(h, r, do), opt)
 		},
 	}
