@@ -27,6 +27,7 @@ type globalFlags struct {
 	noIndex  bool
 	index    string
 	indexDir string
+	mapping  mappingFlag
 	// stderr is where notes and warnings go; opened holds the indexes
 	// the command mapped, closed after it.
 	stderr io.Writer
@@ -65,6 +66,7 @@ Every command prints a table for people, or JSON / CSV for scripts (-o).`,
 	pf.BoolVar(&g.noIndex, "no-index", false, "read the dump itself: neither use nor build its index")
 	pf.StringVar(&g.index, "index", "", "the dump's index file (default: beside the dump as DUMP"+store.Suffix+", else in the user cache directory)")
 	pf.StringVar(&g.indexDir, "index-dir", os.Getenv("HPROFCTL_INDEX_DIR"), "keep indexes in this directory (default $HPROFCTL_INDEX_DIR)")
+	pf.StringVar(&g.mapping.path, "mapping", "", "ProGuard/R8 mapping file: show the original names of obfuscated classes, fields and stack frames")
 	root.AddCommand(newInfoCommand(g), newIndexCommand(g), newHistoCommand(g), newDominatorsCommand(g), newRetainersCommand(g), newShowCommand(g), newStringsCommand(g), newCollectionsCommand(g), newLeaksCommand(g), newDiffCommand(g), newTopCommand(g), newDeadlocksCommand(g), newSitesCommand(g), newCPUCommand(g), newThreadsCommand(g), newMonitorsCommand(g), newReportCommand(g), newServeCommand(g), newQueryCommand(g), newVersionCommand())
 	return root
 }
@@ -124,11 +126,16 @@ func (g *globalFlags) open(path string, objects bool) (*model.Heap, *heapindex.I
 // openDump is open for heap dump number dump of the file (-1: the last)
 // whatever --dump says.
 func (g *globalFlags) openDump(path string, dump int, objects bool) (*model.Heap, *heapindex.Indexed, error) {
+	m, err := g.mapping.read()
+	if err != nil {
+		return nil, nil, err
+	}
 	x, err := g.openIndex(path, dump, objects)
 	if err != nil {
 		return nil, nil, err
 	}
 	if x != nil {
+		x.Heap.Deobfuscate(m)
 		return x.Heap, x, nil
 	}
 	bare, err := g.jvmpi.options(path, g.stderr)
@@ -146,6 +153,7 @@ func (g *globalFlags) openDump(path string, dump int, objects bool) (*model.Heap
 		return nil, nil, err
 	}
 	warnTruncated(g.stderr, f.Name, h.Anomalies)
+	h.Deobfuscate(m)
 	return h, nil, nil
 }
 

@@ -74,7 +74,7 @@ func Read(src io.Reader, name string) (*Mapping, error) {
 func ReadFile(path string) (*Mapping, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("mapping: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	return Read(f, path)
