@@ -273,6 +273,8 @@ type Heap struct {
 	// allocs counts the objects by class and allocation trace, for
 	// agent files whose objects carry allocation traces.
 	allocs []ObjectAlloc
+	// deobfuscated is set once Deobfuscate has mapped the names.
+	deobfuscated bool
 }
 
 // NumObjects is the number of objects, class objects included.
