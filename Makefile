@@ -35,7 +35,8 @@ bench-dump:
 FUZZ_TARGETS := ./parser/hprof:FuzzReader ./parser/hprofascii:FuzzReader \
 	./parser/threaddump:FuzzReader ./parser/jvmpi:FuzzHeapDump \
 	./parser/jvmpi:FuzzObjectDump ./parser/jvmpi:FuzzMonitorDump \
-	./model:FuzzLoad ./model/store:FuzzOpen ./analysis/oql:FuzzParse
+	./model:FuzzLoad ./model/store:FuzzOpen ./analysis/oql:FuzzParse \
+	./parser/proguard:FuzzRead
 fuzz:
 	for t in $(FUZZ_TARGETS); do \
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" || exit 1; \

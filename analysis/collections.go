@@ -16,6 +16,8 @@ type CollectionOptions struct {
 	// Top keeps the Top rows of each list that waste most; 0 keeps all.
 	Top  int
 	Size model.SizeMode
+	// Heaps selects the Android heaps whose collections and arrays count.
+	Heaps model.HeapSelection
 }
 
 // CollectionClass sums the collections of one class.
@@ -207,7 +209,7 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 	for i := range h.NumObjects() {
 		obj := model.ObjectIndex(i)
 		c := h.ClassOf(obj)
-		if c == model.NoClass || c == classClass {
+		if c == model.NoClass || c == classClass || !o.Heaps.Has(obj) {
 			continue
 		}
 		cl := &h.Classes[c]

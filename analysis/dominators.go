@@ -29,6 +29,10 @@ type DominatorOptions struct {
 	// Native, when it holds any, adds the registered native sizes each
 	// row retains (RetainedNative).
 	Native *NativeSizes
+	// Heaps selects the Android heaps whose objects are listed; the top
+	// of the tree is then the selected objects no other selected object
+	// dominates. Retained sizes stay those of the whole graph.
+	Heaps model.HeapSelection
 }
 
 // DominatedObject is one object a dominator row immediately dominates.
@@ -45,6 +49,7 @@ type DominatedObject struct {
 type DominatorRow struct {
 	ObjectID           string            `json:"object_id"`
 	Class              string            `json:"class"`
+	Heap               string            `json:"heap,omitempty"`
 	ShallowBytes       int64             `json:"shallow_bytes"`
 	RetainedBytes      int64             `json:"retained_bytes"`
 	RetainedObjects    int64             `json:"retained_objects"`
@@ -98,6 +103,19 @@ func ObjectID(h *model.Heap, i model.ObjectIndex) string {
 	return fmt.Sprintf("0x%x", h.ObjectID(i))
 }
 
+// HeapName is the Android heap object i lies in: model.NoHeap for an
+// object that no heap switch precedes, "" for a dump without heaps.
+func HeapName(h *model.Heap, i model.ObjectIndex) string {
+	k := h.HeapNumber(i)
+	switch {
+	case k < 0:
+		return ""
+	case k < len(h.HeapNames()):
+		return h.HeapNames()[k]
+	}
+	return model.NoHeap
+}
+
 // ClassName is the name of object i's class; for a class object, the
 // class it is the object of, as "class NAME".
 func ClassName(h *model.Heap, i model.ObjectIndex) string {
@@ -118,12 +136,12 @@ func Dominators(h *model.Heap, r *Retention, o DominatorOptions) DominatorReport
 	out := TreeTotals(r)
 	var selected []model.ObjectIndex
 	if o.Class == nil {
-		selected = r.TopLevel()
+		selected = r.TopLevelIn(o.Heaps)
 	} else {
 		match := matchingClasses(h, o.Class)
 		for i := range h.NumObjects() {
 			obj := model.ObjectIndex(i)
-			if c := h.ClassOf(obj); c != model.NoClass && match[c] && r.Reachable(obj) && !isClassObject(h, obj) {
+			if c := h.ClassOf(obj); c != model.NoClass && match[c] && r.Reachable(obj) && !isClassObject(h, obj) && o.Heaps.Has(obj) {
 				selected = append(selected, obj)
 			}
 		}
@@ -192,6 +210,7 @@ func dominatorRows(h *model.Heap, r *Retention, selected []model.ObjectIndex, o 
 		row := DominatorRow{
 			ObjectID:           ObjectID(h, obj),
 			Class:              ClassName(h, obj),
+			Heap:               HeapName(h, obj),
 			ShallowBytes:       shallowBytes(h, obj, o.Size),
 			RetainedBytes:      r.RetainedBytes(obj),
 			RetainedObjects:    r.RetainedObjects(obj),

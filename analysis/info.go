@@ -50,7 +50,7 @@ type Info struct {
 
 // HeapSummary is what one heap of an Android dump holds.
 type HeapSummary struct {
-	// Name is the heap's name; NoHeap for the objects dumped before the
+	// Name is the heap's name; model.NoHeap for the objects dumped before the
 	// dump names any heap.
 	Name string `json:"name"`
 	// Objects counts the heap's objects, class objects included, and
@@ -62,10 +62,6 @@ type HeapSummary struct {
 	// NativeBytes sums the native sizes registered to the heap's objects.
 	NativeBytes int64 `json:"native_bytes,omitempty"`
 }
-
-// NoHeap names, among the heaps of a dump that has some, the objects
-// that no HEAP_DUMP_INFO record precedes.
-const NoHeap = "(no heap)"
 
 // Summarize computes the Info of a loaded heap.
 func Summarize(h *model.Heap, size model.SizeMode) Info {
@@ -111,7 +107,7 @@ func Summarize(h *model.Heap, size model.SizeMode) Info {
 }
 
 // heapSummaries counts the objects, class objects and shallow bytes of
-// each heap h names, in HeapNames order, with a NoHeap row last when some
+// each heap h names, in HeapNames order, with a model.NoHeap row last when some
 // objects precede every heap switch; nil when h has no heaps or was
 // loaded without its objects.
 func heapSummaries(h *model.Heap, size model.SizeMode) []HeapSummary {
@@ -125,7 +121,7 @@ func heapSummaries(h *model.Heap, size model.SizeMode) []HeapSummary {
 		rows[k].Name = name
 		at[name] = k
 	}
-	rows[len(names)].Name = NoHeap
+	rows[len(names)].Name = model.NoHeap
 	for i := range h.NumObjects() {
 		o := model.ObjectIndex(i)
 		k := len(names)

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/hprofctl/hprofctl/model"
@@ -52,7 +53,36 @@ type LeakOptions struct {
 	// Strong is the tree of strong shortest paths when it was computed
 	// before (kept in an index); nil computes it.
 	Strong *PathTree
+	// Heaps selects the Android heaps whose objects are suspected: the
+	// suspects are then drawn from the selected objects no other selected
+	// object dominates, and the total is what those retain. Suspects in
+	// the app heap come first.
+	Heaps model.HeapSelection
 }
+
+// sharedHeaps are the heaps of an Android dump that every app shares,
+// which the app's developer cannot act on.
+var sharedHeaps = []string{"zygote", "image"}
+
+// LeakHeaps returns the heaps of h whose objects leaks suspects unless
+// asked otherwise: every heap but the zygote and image heaps, which all
+// apps share; nil, every object, for a dump without heaps.
+func LeakHeaps(h *model.Heap) []string {
+	if len(h.HeapNames()) == 0 {
+		return nil
+	}
+	var heaps []string
+	for _, name := range h.HeapNames() {
+		if !slices.Contains(sharedHeaps, name) {
+			heaps = append(heaps, name)
+		}
+	}
+	return heaps
+}
+
+// AppHeap is the heap of an Android dump that holds what the app itself
+// allocated, as opposed to the zygote and image heaps every app shares.
+const AppHeap = "app"
 
 // AccumulationPoint is the object below which a suspect's memory fans
 // out.
@@ -75,9 +105,12 @@ type LeakClass struct {
 // LeakSuspect is one single-object suspect (ObjectID set) or class group
 // (Instances set). Percentages are of the total.
 type LeakSuspect struct {
-	Class         string  `json:"class"`
-	ObjectID      string  `json:"object_id,omitempty"`
-	Instances     int64   `json:"instances,omitempty"`
+	Class     string `json:"class"`
+	ObjectID  string `json:"object_id,omitempty"`
+	Instances int64  `json:"instances,omitempty"`
+	// Heap is the Android heap of the suspect (of a class group: of its
+	// biggest instance).
+	Heap          string  `json:"heap,omitempty"`
 	RetainedBytes int64   `json:"retained_bytes"`
 	Percent       float64 `json:"percent"`
 	// AccumulationPoint is nil when there is none: a class group whose
@@ -106,6 +139,9 @@ type LeakReport struct {
 	TotalBytes      int64
 	Threshold       float64
 	KeptUnreachable bool
+	// Heaps are the Android heaps whose objects were suspected; nil when
+	// every object was.
+	Heaps []string
 	// chains holds each suspect's path before it is labeled, nil when
 	// there is none.
 	chains [][]model.ObjectIndex
@@ -157,11 +193,16 @@ func (k classKey) name(h *model.Heap) string {
 // steps are labeled by Describe.
 func FindLeaks(h *model.Heap, r *Retention, o LeakOptions) LeakReport {
 	out := LeakReport{TotalBytes: r.ReachableBytes(), Threshold: o.Threshold, KeptUnreachable: r.KeptUnreachable, Suspects: []LeakSuspect{}}
+	tops := r.TopLevelIn(o.Heaps)
+	if !o.Heaps.All() {
+		out.Heaps = o.Heaps.Names()
+		out.TotalBytes = r.RetainedTotal(tops)
+	}
 	passes := func(b int64) bool { return float64(b) > o.Threshold*float64(out.TotalBytes) }
 	var cands []*leakCandidate
 	groups := map[classKey]*leakCandidate{}
 	var groupOrder []classKey
-	for _, obj := range r.TopLevel() {
+	for _, obj := range tops {
 		b := r.RetainedBytes(obj)
 		if passes(b) {
 			cands = append(cands, &leakCandidate{objects: []model.ObjectIndex{obj}, class: ClassName(h, obj), retained: b})
@@ -186,7 +227,11 @@ func FindLeaks(h *model.Heap, r *Retention, o LeakOptions) LeakReport {
 	if len(cands) == 0 {
 		return out
 	}
+	inApp := func(c *leakCandidate) bool { return HeapName(h, c.objects[0]) == AppHeap }
 	sort.SliceStable(cands, func(a, b int) bool {
+		if x, y := inApp(cands[a]), inApp(cands[b]); x != y {
+			return x
+		}
 		if cands[a].retained != cands[b].retained {
 			return cands[a].retained > cands[b].retained
 		}
@@ -223,7 +268,7 @@ func FindLeaks(h *model.Heap, r *Retention, o LeakOptions) LeakReport {
 	}
 	classes := biggestClassesBeneath(h, r, cands, o.Classes)
 	for k, c := range cands {
-		s := LeakSuspect{Class: c.class, RetainedBytes: c.retained, Percent: out.percent(c.retained), BiggestClasses: classes[k], Path: []PathStep{}}
+		s := LeakSuspect{Class: c.class, Heap: HeapName(h, c.objects[0]), RetainedBytes: c.retained, Percent: out.percent(c.retained), BiggestClasses: classes[k], Path: []PathStep{}}
 		if c.group {
 			s.Instances = int64(len(c.objects))
 		} else {
@@ -251,28 +296,30 @@ func (l *LeakReport) percent(b int64) float64 {
 }
 
 // accumulationPoints returns the accumulation point of each of tops,
-// objects the virtual root immediately dominates: the walk down the
-// dominator tree into the child that retains most, while that child keeps
-// accumulationRatio of its parent's retained size, stops at a leaf or
-// above the first big drop; NoObject when it goes deeper than
-// accumulationDepth.
+// objects none of which dominates another (the top of the tree, or of the
+// selected heaps' part of it): the walk down the dominator tree into the
+// child that retains most, while that child keeps accumulationRatio of
+// its parent's retained size, stops at a leaf or above the first big
+// drop; NoObject when it goes deeper than accumulationDepth.
 //
 // A child that keeps more than half of a positive retained size is the
 // only one that does, and the biggest, so the steps of every walk form
 // chains that do not meet, each ending at an object with no such child.
-// One pass marks the steps and one climbs every chain from its end to its
-// top, which the walk starts from when it is one of tops: two bits per
-// object, no child lists. A walk never reaches a retained size of 0, since
-// it keeps 70% of a positive one at every step.
+// One pass marks the steps and one climbs every chain from its end up to
+// the first of tops on it, which the walk from that top ends at: three
+// bits per object, no child lists. A walk never reaches a retained size
+// of 0, since it keeps 70% of a positive one at every step.
 func accumulationPoints(r *Retention, tops []model.ObjectIndex) map[model.ObjectIndex]model.ObjectIndex {
 	out := make(map[model.ObjectIndex]model.ObjectIndex, len(tops))
-	for _, t := range tops {
-		out[t] = t
-	}
 	if len(tops) == 0 {
 		return out
 	}
 	n := len(r.idom)
+	isTop := newObjectBits(n)
+	for _, t := range tops {
+		out[t] = t
+		isTop.add(t)
+	}
 	// step marks the objects the walk goes into from their dominator,
 	// goesOn those it goes on from.
 	step, goesOn := newObjectBits(n), newObjectBits(n)
@@ -291,11 +338,11 @@ func accumulationPoints(r *Retention, tops []model.ObjectIndex) map[model.Object
 			continue
 		}
 		top, depth := end, 0
-		for step.has(top) {
+		for !isTop.has(top) && step.has(top) {
 			top = r.idom[top]
 			depth++
 		}
-		if _, ok := out[top]; !ok {
+		if !isTop.has(top) {
 			continue
 		}
 		if depth < accumulationDepth {

@@ -244,7 +244,7 @@ func TestLeakChainDepthBound(t *testing.T) {
 // retain something, with the walk the definition describes, made over
 // the tree naiveDominators gives with child lists.
 func TestAccumulationPointsMatchWalk(t *testing.T) {
-	walked := 0
+	walked, innerWalked := 0, 0
 	for seed := range uint64(30) {
 		g := newRandomGraph(seed)
 		h, objs, _ := g.load(t)
@@ -296,8 +296,31 @@ func TestAccumulationPointsMatchWalk(t *testing.T) {
 				walked++
 			}
 		}
+		// Tops inside the tree (as the top of a heap selection gives):
+		// the objects one level below the top.
+		var inner []int
+		var innerObjs []model.ObjectIndex
+		for v, d := range idom {
+			if d >= 0 && idom[d] == -1 && bytes[v] > 0 {
+				inner = append(inner, v)
+				innerObjs = append(innerObjs, objs[v])
+			}
+		}
+		got = accumulationPoints(r, innerObjs)
+		for _, v := range inner {
+			want, wantObj := walk(v), model.NoObject
+			if want >= 0 {
+				wantObj = objs[want]
+			}
+			if got[objs[v]] != wantObj {
+				t.Errorf("seed %d: inner node %d: accumulation point %d, want node %d (%d)", seed, v, got[objs[v]], want, wantObj)
+			}
+			if want != v {
+				innerWalked++
+			}
+		}
 	}
-	if walked < 10 {
-		t.Errorf("only %d walks left their start: the graphs test little", walked)
+	if walked < 10 || innerWalked < 10 {
+		t.Errorf("only %d walks from the top and %d from inside left their start: the graphs test little", walked, innerWalked)
 	}
 }

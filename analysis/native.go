@@ -271,12 +271,15 @@ func addBytes(a, b int64) int64 {
 
 // nativeByClass sums n per class as Histogram counts objects (a class
 // object as an instance of java.lang.Class); nil when n holds nothing.
-func nativeByClass(h *model.Heap, n *NativeSizes) []int64 {
+func nativeByClass(h *model.Heap, n *NativeSizes, heaps model.HeapSelection) []int64 {
 	if !n.Any() {
 		return nil
 	}
 	out := make([]int64, len(h.Classes))
 	for k, o := range n.Owners {
+		if !heaps.Has(o) {
+			continue
+		}
 		c := h.ClassOf(o)
 		if isClassObject(h, o) {
 			c = h.ClassClass()
@@ -298,7 +301,7 @@ func (in *Info) AddNative(h *model.Heap, n *NativeSizes) {
 	for k, o := range n.Owners {
 		name, ok := h.HeapOf(o)
 		if !ok {
-			name = NoHeap
+			name = model.NoHeap
 		}
 		for j := range in.Heaps {
 			if in.Heaps[j].Name == name {

@@ -26,6 +26,9 @@ type RetainerOptions struct {
 	// before (kept in an index); nil computes it. Not used with
 	// IncludeWeak.
 	Strong *PathTree
+	// Heaps selects the Android heaps whose instances Class targets;
+	// Objects are taken as given.
+	Heaps model.HeapSelection
 }
 
 // PathTree is the breadth-first tree of the retention graph from the GC
@@ -119,7 +122,8 @@ const (
 // to the targets by a breadth-first search over the retention graph
 // (strong references and each object's class; with IncludeWeak also
 // referents). For an object target it gives up to Paths paths, each
-// through a different last retainer, shortest first; for a class target,
+// through a different last retainer, shortest first, leaving out the
+// retainers the target itself holds; for a class target,
 // one shortest path per instance, merged by class chain, the chains
 // holding most instances first.
 func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
@@ -139,7 +143,7 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 		for i := range h.NumObjects() {
 			obj := model.ObjectIndex(i)
 			c := h.ClassOf(obj)
-			if c == model.NoClass || !match[c] || isClassObject(h, obj) {
+			if c == model.NoClass || !match[c] || isClassObject(h, obj) || !o.Heaps.Has(obj) {
 				continue
 			}
 			out.Targets++
@@ -221,16 +225,66 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 			last = append(last, lastRetainer{u: u, length: depths.of(u) + 2})
 		}
 		sort.SliceStable(last, func(a, b int) bool { return last[a].length < last[b].length })
-		for _, l := range last[:min(paths, len(last))] {
+		// A last retainer whose own shortest path runs through the
+		// target is held by the target: the chain through it would come
+		// back to the target, a cycle rather than a way the target is
+		// kept alive.
+		held := &treeDescendants{parent: parent, top: t, depth: depths.of(t), below: map[model.ObjectIndex]bool{}}
+		kept := 0
+		for _, l := range last {
+			if kept == paths {
+				break
+			}
 			c := []model.ObjectIndex{t}
 			if l.u != model.NoObject {
+				if held.has(l.u, l.length-2) {
+					continue
+				}
 				c = append(chain(l.u), t)
 			}
 			out.Chains = append(out.Chains, c)
 			out.Objects = append(out.Objects, 1)
+			kept++
 		}
 	}
 	return out
+}
+
+// treeDescendants tells which objects lie below top in a shortest path
+// tree. Answers are kept for every object climbed through, so that the
+// many retainers of one target that hang below it in the same long list
+// are each climbed once.
+type treeDescendants struct {
+	parent []uint32
+	top    model.ObjectIndex
+	depth  int // top's depth
+	below  map[model.ObjectIndex]bool
+}
+
+// has reports whether top is on the tree path from a root to u, which
+// lies at the given depth; u itself counts as below when it is top.
+func (s *treeDescendants) has(u model.ObjectIndex, depth int) bool {
+	var climbed []model.ObjectIndex
+	x, d, found := u, depth, false
+	for {
+		if x == s.top {
+			found = true
+			break
+		}
+		if d <= s.depth {
+			break
+		}
+		if b, ok := s.below[x]; ok {
+			found = b
+			break
+		}
+		climbed = append(climbed, x)
+		x, d = model.ObjectIndex(s.parent[x]), d-1
+	}
+	for _, y := range climbed {
+		s.below[y] = found
+	}
+	return found
 }
 
 // treeDepths are the depths in a shortest path tree (0 for a root) of
@@ -356,6 +410,8 @@ func rootOf(h *model.Heap, i model.ObjectIndex) (model.Root, bool) {
 type PathStep struct {
 	ObjectID string `json:"object_id"`
 	Class    string `json:"class"`
+	// Heap is the Android heap the object lies in.
+	Heap string `json:"heap,omitempty"`
 	// Via is the field name, "[i]", "static NAME" (and so on, see
 	// model.LabeledRef) the previous step references this one through;
 	// "<class>" when it is the previous object's class, empty for the
@@ -409,7 +465,7 @@ func DescribePaths(h *model.Heap, p RetainerPaths, merged bool, labels map[model
 			rp.RootThreadAllocator = rt.Thread >= 0 && h.RootThreadsAreAllocators() && (rt.Kind == model.RootJavaFrame || rt.Kind == model.RootJNILocal)
 		}
 		for s, x := range c {
-			step := PathStep{ObjectID: ObjectID(h, x), Class: ClassName(h, x)}
+			step := PathStep{ObjectID: ObjectID(h, x), Class: ClassName(h, x), Heap: HeapName(h, x)}
 			if s > 0 {
 				step.Via = via(h, c[s-1], x, labels)
 			}

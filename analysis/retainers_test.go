@@ -12,8 +12,9 @@ import (
 // everyRetainerPaths is ShortestPaths for object targets by its
 // definition: a path through each reached last retainer (each retention
 // graph predecessor once, in object order, then each referent edge with
-// IncludeWeak), and the target alone when it is a root; the first paths
-// of them by length, ties in that order.
+// IncludeWeak) whose own path does not pass through the target, and the
+// target alone when it is a root; the first paths of them by length, ties
+// in that order.
 func everyRetainerPaths(h *model.Heap, o RetainerOptions) [][]model.ObjectIndex {
 	parent := shortestPathTree(h, o.IncludeWeak)
 	last := map[model.ObjectIndex][]model.ObjectIndex{}
@@ -46,7 +47,9 @@ func everyRetainerPaths(h *model.Heap, o RetainerOptions) [][]model.ObjectIndex 
 			chains = append(chains, []model.ObjectIndex{t})
 		}
 		for _, u := range last[t] {
-			chains = append(chains, append(chainTo(parent, u), t))
+			if c := chainTo(parent, u); !slices.Contains(c, t) {
+				chains = append(chains, append(c, t))
+			}
 		}
 		sort.SliceStable(chains, func(a, b int) bool { return len(chains[a]) < len(chains[b]) })
 		out = append(out, chains[:min(max(o.Paths, 1), len(chains))]...)

@@ -591,6 +591,62 @@ func (r *Retention) TopLevel() []model.ObjectIndex {
 	return out
 }
 
+// RetainedTotal adds up the retained bytes of objs, objects none of which
+// dominates another (so that no byte counts twice).
+func (r *Retention) RetainedTotal(objs []model.ObjectIndex) int64 {
+	var total int64
+	for _, obj := range objs {
+		total += r.RetainedBytes(obj)
+	}
+	return total
+}
+
+// TopLevelIn returns the reachable objects that s selects and that no
+// other object s selects dominates: the top of the dominator tree as seen
+// from the selected heaps. With every object selected it is TopLevel.
+func (r *Retention) TopLevelIn(s model.HeapSelection) []model.ObjectIndex {
+	if s.All() {
+		return r.TopLevel()
+	}
+	// covered[i] is 1 when object i or one of its dominators is selected,
+	// 2 when none is, 0 while unknown.
+	covered := make([]uint8, len(r.idom))
+	var chain []model.ObjectIndex
+	state := func(i model.ObjectIndex) uint8 {
+		for chain = chain[:0]; ; i = r.idom[i] {
+			if i == virtualRoot || i == notReached {
+				break
+			}
+			if covered[i] != 0 {
+				break
+			}
+			if s.Has(i) {
+				covered[i] = 1
+				break
+			}
+			chain = append(chain, i)
+		}
+		v := uint8(2)
+		if i != virtualRoot && i != notReached {
+			v = covered[i]
+		}
+		for _, j := range chain {
+			covered[j] = v
+		}
+		return v
+	}
+	var out []model.ObjectIndex
+	for i, d := range r.idom {
+		if d == notReached || !s.Has(model.ObjectIndex(i)) {
+			continue
+		}
+		if d == virtualRoot || state(d) == 2 {
+			out = append(out, model.ObjectIndex(i))
+		}
+	}
+	return out
+}
+
 // Dominated returns, for each of the given reachable objects, the objects
 // it immediately dominates, by index; one pass over the tree serves them
 // all.

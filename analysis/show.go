@@ -24,6 +24,9 @@ type ShowOptions struct {
 	Path bool
 	// Size chooses the shallow sizes.
 	Size model.SizeMode
+	// Heaps selects the Android heaps whose referrers are listed and
+	// counted.
+	Heaps model.HeapSelection
 }
 
 // textElements is how many elements of a String's value array, a char[]
@@ -91,8 +94,9 @@ func ShowReads(h *model.Heap, objs []model.ObjectIndex, o ShowOptions) []model.O
 // target through two fields is there twice), the first limit of them (0:
 // all), and how many there are in all. It makes one pass over every
 // object's references, in parallel chunks whose finds are put together
-// in chunk order, so the answer does not depend on the scheduling.
-func Referrers(h *model.Heap, targets []model.ObjectIndex, limit int) (map[model.ObjectIndex][]model.ObjectIndex, map[model.ObjectIndex]int64) {
+// in chunk order, so the answer does not depend on the scheduling. Only
+// referrers that from selects count.
+func Referrers(h *model.Heap, targets []model.ObjectIndex, limit int, from model.HeapSelection) (map[model.ObjectIndex][]model.ObjectIndex, map[model.ObjectIndex]int64) {
 	first := make(map[model.ObjectIndex][]model.ObjectIndex, len(targets))
 	total := make(map[model.ObjectIndex]int64, len(targets))
 	// slot numbers the distinct targets; isTarget spares the map lookup
@@ -121,7 +125,7 @@ func Referrers(h *model.Heap, targets []model.ObjectIndex, limit int) (map[model
 		for i := lo; i < hi; i++ {
 			u := model.ObjectIndex(i)
 			for _, r := range h.Refs(u) {
-				if !isTarget.has(r) {
+				if !isTarget.has(r) || !from.Has(u) {
 					continue
 				}
 				if f == nil {
@@ -226,6 +230,7 @@ type ShowElement struct {
 type ShowReferrer struct {
 	ObjectID string `json:"object_id"`
 	Class    string `json:"class"`
+	Heap     string `json:"heap,omitempty"`
 	Via      string `json:"via"`
 }
 
@@ -235,6 +240,7 @@ type ShowReferrer struct {
 type ShowObject struct {
 	ObjectID      string        `json:"object_id"`
 	Class         string        `json:"class"`
+	Heap          string        `json:"heap,omitempty"`
 	ShallowBytes  int64         `json:"shallow_bytes"`
 	RetainedBytes int64         `json:"retained_bytes"`
 	Reachable     bool          `json:"reachable"`
@@ -269,6 +275,7 @@ func Show(h *model.Heap, r *Retention, objs []model.ObjectIndex, d ShowData, o S
 		s := ShowObject{
 			ObjectID:      ObjectID(h, obj),
 			Class:         ClassName(h, obj),
+			Heap:          HeapName(h, obj),
 			ShallowBytes:  shallowBytes(h, obj, o.Size),
 			RetainedBytes: r.RetainedBytes(obj),
 			Reachable:     r.Reachable(obj),
@@ -330,12 +337,12 @@ func showReferrers(h *model.Heap, obj model.ObjectIndex, d ShowData) []ShowRefer
 		}
 		for _, l := range d.Labels[u] {
 			if k < end && l.To == obj && !l.Weak {
-				out = append(out, ShowReferrer{ObjectID: ObjectID(h, u), Class: ClassName(h, u), Via: l.Label})
+				out = append(out, ShowReferrer{ObjectID: ObjectID(h, u), Class: ClassName(h, u), Heap: HeapName(h, u), Via: l.Label})
 				k++
 			}
 		}
 		for ; k < end; k++ {
-			out = append(out, ShowReferrer{ObjectID: ObjectID(h, u), Class: ClassName(h, u), Via: "?"})
+			out = append(out, ShowReferrer{ObjectID: ObjectID(h, u), Class: ClassName(h, u), Heap: HeapName(h, u), Via: "?"})
 		}
 	}
 	return out

@@ -24,7 +24,7 @@ func showFixture(t *testing.T, path string, pick func(h *model.Heap) []model.Obj
 	}
 	objs := pick(h)
 	var d ShowData
-	d.Referrers, d.ReferrerTotals = Referrers(h, objs, o.MaxReferrers)
+	d.Referrers, d.ReferrerTotals = Referrers(h, objs, o.MaxReferrers, model.HeapSelection{})
 	if d.Values, err = model.ReadValues(h, path, ShowReads(h, objs, o), model.ValueOptions{Elements: ShowReadElements(o)}); err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestReferrersMatchesSerial(t *testing.T) {
 		for _, limit := range []int{0, 1, 3, 50} {
 			for _, procs := range []int{1, 4} {
 				withParallelism(procs, func() {
-					first, total := Referrers(h, targets, limit)
+					first, total := Referrers(h, targets, limit, model.HeapSelection{})
 					for _, target := range targets {
 						want := serialReferrers(h, target)
 						if total[target] != int64(len(want)) {
@@ -223,7 +223,7 @@ func TestShowReferrerRows(t *testing.T) {
 	for _, limit := range []int{0, 1, 2, 3} {
 		o := ShowOptions{Referrers: true, MaxReferrers: limit}
 		var d ShowData
-		d.Referrers, d.ReferrerTotals = Referrers(h, []model.ObjectIndex{target}, limit)
+		d.Referrers, d.ReferrerTotals = Referrers(h, []model.ObjectIndex{target}, limit, model.HeapSelection{})
 		d.Labels = labels
 		s := Show(h, r, []model.ObjectIndex{target}, d, o)[0]
 		want := all

@@ -16,6 +16,8 @@ type StringOptions struct {
 	// Top keeps the Top groups that waste most; 0 keeps all.
 	Top  int
 	Size model.SizeMode
+	// Heaps selects the Android heaps whose Strings count.
+	Heaps model.HeapSelection
 }
 
 // DuplicateString is one value held by several java.lang.String objects.
@@ -82,7 +84,7 @@ func DuplicateStrings(h *model.Heap, path string, o StringOptions) (DuplicateStr
 	for i := range h.NumObjects() {
 		s := model.ObjectIndex(i)
 		// (A class object's class is java.lang.Class, never String.)
-		if h.ClassOf(s) != class {
+		if h.ClassOf(s) != class || !o.Heaps.Has(s) {
 			continue
 		}
 		rep.Strings++

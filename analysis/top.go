@@ -35,6 +35,9 @@ type TopOptions struct {
 	By string
 	// Top keeps the Top groups that retain most; 0 keeps all.
 	Top int
+	// Heaps selects the Android heaps whose objects are grouped: the
+	// selected objects no other selected object dominates.
+	Heaps model.HeapSelection
 }
 
 // Check says whether the grouping is one TopConsumers knows.
@@ -62,8 +65,9 @@ type TopConsumerReport struct {
 	// Groups counts the groups before Top cut the list.
 	Groups int
 	// TotalBytes is the reachable heap (the virtual root's retained
-	// size) the percentages are shares of; TopLevelObjects counts the
-	// objects the virtual root immediately dominates.
+	// size) the percentages are shares of, or with some heaps selected
+	// what their top objects retain; TopLevelObjects counts the objects
+	// the virtual root (or the selection's top) immediately dominates.
 	TotalBytes      int64
 	TopLevelObjects int64
 	KeptUnreachable bool
@@ -110,7 +114,11 @@ func TopConsumers(h *model.Heap, r *Retention, o TopOptions) (TopConsumerReport,
 		name = groupNames(h, ownClass(h), func(c model.ClassIndex) string { return PackageOf(h.Classes[c].Name) })
 	}
 	index := map[string]int{}
-	for _, obj := range r.TopLevel() {
+	tops := r.TopLevelIn(o.Heaps)
+	if !o.Heaps.All() {
+		out.TotalBytes = r.RetainedTotal(tops)
+	}
+	for _, obj := range tops {
 		out.TopLevelObjects++
 		n := name(obj)
 		k, ok := index[n]

@@ -7,7 +7,6 @@ package model
 
 import (
 	"iter"
-	"sort"
 	"time"
 
 	"github.com/hprofctl/hprofctl/model/layout"
@@ -274,6 +273,8 @@ type Heap struct {
 	// allocs counts the objects by class and allocation trace, for
 	// agent files whose objects carry allocation traces.
 	allocs []ObjectAlloc
+	// deobfuscated is set once Deobfuscate has mapped the names.
+	deobfuscated bool
 }
 
 // NumObjects is the number of objects, class objects included.
@@ -321,12 +322,10 @@ func (h *Heap) HeapOf(i ObjectIndex) (name string, ok bool) {
 	if h.offsets == nil || len(h.switchAt) == 0 {
 		return "", false
 	}
-	off := h.recordOffset(i)
-	k := sort.Search(len(h.switchAt), func(k int) bool { return h.switchAt[k] > off }) - 1
-	if k < 0 {
-		return "", false
+	if k := h.heapNumber(i); k < len(h.heapNames) {
+		return h.heapNames[k], true
 	}
-	return h.heapNames[h.switchHeap[k]], true
+	return "", false
 }
 
 // Refs returns the objects that object i references (fields, elements,

@@ -41,6 +41,8 @@ type Profile struct {
 
 	traceIndex  map[uint32]int
 	threadIndex map[uint32]int
+	// deobfuscated is set once Deobfuscate has mapped the names.
+	deobfuscated bool
 }
 
 // ProfileThread is a thread as the agent announced it (START_THREAD,

@@ -36,16 +36,31 @@ func Dominators(w io.Writer, d analysis.DominatorReport, o Options) error {
 	if d.Native {
 		g.columns = withNativeColumn(g.columns, 2)
 	}
+	// An Android dump's rows say which heap each object lies in, in a
+	// last column.
+	withHeap := false
+	for _, r := range d.Rows {
+		withHeap = withHeap || r.Heap != ""
+	}
+	heapCell := func(row []any, heap string) []any {
+		if withHeap {
+			return append(row, heap)
+		}
+		return row
+	}
+	if withHeap {
+		g.columns = append(g.columns, column{"heap", text})
+	}
 	for i, r := range d.Rows {
-		g.rows = append(g.rows, withNative([]any{i + 1, r.RetainedBytes, r.RetainedObjects, r.ShallowBytes, r.ObjectID, r.Class, r.ImmediateDominator}, r.RetainedNativeBytes))
+		g.rows = append(g.rows, heapCell(withNative([]any{i + 1, r.RetainedBytes, r.RetainedObjects, r.ShallowBytes, r.ObjectID, r.Class, r.ImmediateDominator}, r.RetainedNativeBytes), r.Heap))
 		if o.Format == CSV {
 			continue
 		}
 		for _, k := range r.Dominated {
-			g.rows = append(g.rows, withNative([]any{"", k.RetainedBytes, nil, nil, "  " + k.ObjectID, "  " + k.Class, ""}, k.RetainedNativeBytes))
+			g.rows = append(g.rows, heapCell(withNative([]any{"", k.RetainedBytes, nil, nil, "  " + k.ObjectID, "  " + k.Class, ""}, k.RetainedNativeBytes), ""))
 		}
 		if more := r.DominatedCount - len(r.Dominated); more > 0 && len(r.Dominated) > 0 {
-			g.rows = append(g.rows, withNative([]any{"", nil, nil, nil, fmt.Sprintf("  … %d more", more), "", ""}, nil))
+			g.rows = append(g.rows, heapCell(withNative([]any{"", nil, nil, nil, fmt.Sprintf("  … %d more", more), "", ""}, nil), ""))
 		}
 	}
 	if o.Format == Table {
@@ -53,7 +68,7 @@ func Dominators(w io.Writer, d analysis.DominatorReport, o Options) error {
 		if len(d.Rows) < d.Selected {
 			label += fmt.Sprintf(" (%d of %d objects shown)", len(d.Rows), d.Selected)
 		}
-		g.footer = withNative([]any{"", d.ReachableBytes, d.ReachableObjects, nil, label, "", ""}, d.ReachableNativeBytes)
+		g.footer = heapCell(withNative([]any{"", d.ReachableBytes, d.ReachableObjects, nil, label, "", ""}, d.ReachableNativeBytes), "")
 	}
 	if err := o.render(w, g); err != nil {
 		return err

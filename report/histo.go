@@ -17,27 +17,48 @@ func Histogram(w io.Writer, h analysis.Histo, o Options) error {
 		}
 		return writeJSON(w, rows)
 	}
-	g := grid{columns: []column{{"#", count}, {"instances", count}, {"shallow bytes", bytes}, {"class", text}},
+	g := grid{columns: []column{{"#", count}, {"instances", count}, {"shallow bytes", bytes}},
 		none: "no class with objects matches"}
+	// The dump's native sizes take a column after the shallow bytes.
+	lead := func(r analysis.HistoRow) []any {
+		if h.Native {
+			return []any{r.Instances, r.ShallowBytes, r.NativeBytes}
+		}
+		return []any{r.Instances, r.ShallowBytes}
+	}
 	if h.Native {
-		g.columns = []column{{"#", count}, {"instances", count}, {"shallow bytes", bytes}, {"native bytes", bytes}, {"class", text}}
+		g.columns = append(g.columns, column{"native bytes", bytes})
+	}
+	// A table gives each heap one column, its shallow bytes; CSV gives
+	// each its instances too.
+	for _, name := range h.HeapNames {
+		if o.Format == CSV {
+			g.columns = append(g.columns, column{name + " instances", count})
+		}
+		g.columns = append(g.columns, column{name + " bytes", bytes})
+	}
+	g.columns = append(g.columns, column{"class", text})
+	byHeap := func(r analysis.HistoRow) []any {
+		var cells []any
+		for _, hc := range r.Heaps {
+			if o.Format == CSV {
+				cells = append(cells, hc.Instances)
+			}
+			cells = append(cells, hc.ShallowBytes)
+		}
+		return cells
 	}
 	for i, r := range h.Rows {
-		if h.Native {
-			g.rows = append(g.rows, []any{i + 1, r.Instances, r.ShallowBytes, r.NativeBytes, r.Class})
-			continue
-		}
-		g.rows = append(g.rows, []any{i + 1, r.Instances, r.ShallowBytes, r.Class})
+		row := append(append([]any{i + 1}, lead(r)...), byHeap(r)...)
+		g.rows = append(g.rows, append(row, r.Class))
 	}
 	if o.Format == Table {
 		label := "total"
 		if len(h.Rows) < h.MatchedClasses {
 			label = "total of all " + itoa(h.MatchedClasses) + " classes"
 		}
-		g.footer = []any{"", h.Total.Instances, h.Total.ShallowBytes, label}
-		if h.Native {
-			g.footer = []any{"", h.Total.Instances, h.Total.ShallowBytes, h.Total.NativeBytes, label}
-		}
+		footer := append(append([]any{""}, lead(h.Total)...), byHeap(h.Total)...)
+		g.footer = append(footer, label)
 	}
 	return o.render(w, g)
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"io"
+	"reflect"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis"
@@ -40,7 +41,7 @@ func TestHistogramGolden(t *testing.T) {
 	}
 	var back []analysis.HistoRow
 	decodeJSON(t, out["json"], &back)
-	if len(back) != len(rows) || back[0] != rows[0] || back[1].Class != weirdClass || back[3].Class != "中文.类" {
+	if len(back) != len(rows) || !reflect.DeepEqual(back[0], rows[0]) || back[1].Class != weirdClass || back[3].Class != "中文.类" {
 		t.Errorf("JSON decodes to %+v, want %+v", back, rows)
 	}
 	wantContains(t, "table", out["table"], "6.0 GiB", "1,250,000", "total of all 7 classes", "1,250,016", "com.exämple.Größe")

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis"
 )
@@ -30,7 +31,13 @@ func Leaks(w io.Writer, l analysis.LeakReport, o Options) error {
 		if a := s.AccumulationPoint; a != nil {
 			row[5], row[6], row[7] = a.ObjectID, a.Class, a.RetainedBytes
 		}
+		if l.Heaps != nil {
+			row = append(row, s.Heap)
+		}
 		g.rows = append(g.rows, row)
+	}
+	if l.Heaps != nil {
+		g.columns = append(g.columns, column{"heap", text})
 	}
 	if o.Format == CSV {
 		return o.render(w, g)
@@ -38,6 +45,9 @@ func Leaks(w io.Writer, l analysis.LeakReport, o Options) error {
 	heap := "reachable heap"
 	if l.KeptUnreachable {
 		heap = "heap, unreachable objects included"
+	}
+	if l.Heaps != nil {
+		heap = "memory the top objects of heap " + strings.Join(l.Heaps, ", ") + " retain"
 	}
 	threshold, total := o.cell(percent, 100*l.Threshold, false), o.cell(bytes, l.TotalBytes, false)
 	g.none = fmt.Sprintf("No leak suspect: no object or class retains more than %s of the %s (%s).", threshold, heap, total)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"io"
+	"reflect"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis"
@@ -28,7 +29,7 @@ func TestNativeColumnsGolden(t *testing.T) {
 	}
 	var back []analysis.HistoRow
 	decodeJSON(t, out["json"], &back)
-	if len(back) != 2 || back[0] != h.Rows[0] || back[1] != h.Rows[1] {
+	if len(back) != 2 || !reflect.DeepEqual(back, h.Rows) {
 		t.Errorf("JSON decodes to %+v, want %+v", back, h.Rows)
 	}
 

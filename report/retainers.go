@@ -24,9 +24,22 @@ func Retainers(w io.Writer, r analysis.Retainers, o Options) error {
 	default:
 		g.none = fmt.Sprintf("no path from a GC root to any of the %d targets (unreachable)", r.Targets)
 	}
+	// On an Android dump each step says its heap, in a last column.
+	withHeap := false
+	for _, p := range r.Paths {
+		for _, step := range p.Chain {
+			withHeap = withHeap || step.Heap != ""
+		}
+	}
+	if withHeap {
+		g.columns = append(g.columns, column{"heap", text})
+	}
 	for k, p := range r.Paths {
 		for s, step := range p.Chain {
 			row := []any{k + 1, nil, step.Via, step.ObjectID, step.Class, ""}
+			if withHeap {
+				row = append(row, step.Heap)
+			}
 			if s == 0 {
 				root := []string{p.RootKind}
 				switch {

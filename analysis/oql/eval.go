@@ -20,6 +20,9 @@ type Options struct {
 	Size model.SizeMode
 	// Limit stops after that many rows (0: all).
 	Limit int
+	// Heaps selects the Android heaps whose objects a FROM clause naming
+	// classes yields; objects named by id are taken as given.
+	Heaps model.HeapSelection
 }
 
 // errPending says a value needs the field values of objects not read
@@ -416,7 +419,7 @@ func (e *evaluator) fromObjects(f From) ([]model.ObjectIndex, error) {
 	if f.Objects {
 		var out []model.ObjectIndex
 		for c, in := range set {
-			if in && h.Classes[c].Object != model.NoObject {
+			if in && h.Classes[c].Object != model.NoObject && e.opt.Heaps.Has(h.Classes[c].Object) {
 				out = append(out, h.Classes[c].Object)
 			}
 		}
@@ -454,7 +457,7 @@ func (e *evaluator) instances(set []bool) []model.ObjectIndex {
 	for n := range h.NumObjects() {
 		i := model.ObjectIndex(n)
 		c := h.ClassOf(i)
-		if c != model.NoClass && set[c] || classes && c == model.NoClass && isClassObject(h, i) {
+		if (c != model.NoClass && set[c] || classes && c == model.NoClass && isClassObject(h, i)) && e.opt.Heaps.Has(i) {
 			out = append(out, i)
 		}
 	}

@@ -64,6 +64,9 @@ all null or constant the index knows.`,
 			if err := needValues(h); err != nil {
 				return err
 			}
+			if co.Heaps, err = g.selectHeaps(h); err != nil {
+				return err
+			}
 			c, err := analysis.Collections(h, args[0], co)
 			if err != nil {
 				return err

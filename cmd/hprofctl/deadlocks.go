@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/hprofctl/hprofctl/analysis"
 	"github.com/hprofctl/hprofctl/parser/input"
@@ -53,13 +54,13 @@ owns a monitor (HotSpot writes no monitor-used roots after JDK 11), so notes on
 stderr say what it cannot tell and suggest a thread dump. Where such waits end
 at a thread BLOCKED entering a monitor (Thread.threadStatus), the dump cannot
 tell whether a waiting thread holds that monitor: the threads, the lock, the
-blocked thread's state and frame are reported as a possible deadlock. With --heap HEAP, a
+blocked thread's state and frame are reported as a possible deadlock. With --heap-dump HEAP, a
 heap dump taken right after the thread dump, each lock of a deadlock is tied to
 the object at its address: its class and the shortest path retaining it.
 
 Every dump of each file is read (a log may hold several); --dump N reads only
 the Nth (from 0; -1: the last). JSON is one object per dump, one after the
-other; with --heap, one more object {"heap", "locks"} follows them.`,
+other; with --heap-dump, one more object {"heap", "locks"} follows them.`,
 		Example: `  jstack -l 1234 > threads.txt && hprofctl deadlocks threads.txt
   hprofctl deadlocks --exit-code app.log || echo "deadlock or error: $?"
   hprofctl deadlocks -o json threads.json | jq '.deadlocks[].threads[].name'`,
@@ -68,6 +69,11 @@ other; with --heap, one more object {"heap", "locks"} follows them.`,
 			opt, err := g.reportOptions()
 			if err != nil {
 				return err
+			}
+			for _, name := range g.heaps {
+				if _, err := os.Stat(name); err == nil {
+					return fmt.Errorf("--heap %s: --heap selects an Android heap by name; give a heap dump of the same moment with --heap-dump", name)
+				}
 			}
 			which := allDumps
 			if cmd.Flags().Changed("dump") {
@@ -120,7 +126,7 @@ other; with --heap, one more object {"heap", "locks"} follows them.`,
 		},
 	}
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit with status 3 when a deadlock is found, 4 when only a possible one (heap dumps; 0: none, 1: error)")
-	cmd.Flags().StringVar(&heapPath, "heap", "", "a heap dump of the same process and moment (jcmd PID GC.heap_dump -all): show the class and retainers of each deadlock lock")
+	cmd.Flags().StringVar(&heapPath, "heap-dump", "", "a heap dump of the same process and moment (jcmd PID GC.heap_dump -all): show the class and retainers of each deadlock lock")
 	return cmd
 }
 

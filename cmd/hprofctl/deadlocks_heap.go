@@ -29,6 +29,8 @@ func agentDeadlocks(cmd *cobra.Command, g *globalFlags, f *input.File, kind inpu
 		p = h.Profile()
 	} else if p, h, err = model.LoadProfile(f, model.LoadOptions{Dump: g.dump, Objects: true}); err != nil {
 		return nil, err
+	} else if err = g.mapping.deobfuscate(p, h); err != nil {
+		return nil, err
 	}
 	if d := model.MonitorDumpThreads(p); d != nil {
 		r := analysis.FindDeadlocks(d)

@@ -125,7 +125,7 @@ func TestDeadlocksMonitorDump(t *testing.T) {
 	}
 }
 
-// TestDeadlocksHeapTiesLocks reads LockPair's jstack dump with --heap, the
+// TestDeadlocksHeapTiesLocks reads LockPair's jstack dump with --heap-dump, the
 // heap dump of the same process taken right after it: each synchronizer
 // the JVM reported a thread waiting for is the heap object at that
 // address, of the class the JVM printed, and the waiting thread itself
@@ -133,7 +133,7 @@ func TestDeadlocksMonitorDump(t *testing.T) {
 func TestDeadlocksHeapTiesLocks(t *testing.T) {
 	dir := threadsDir(t)
 	jstack := filepath.Join(dir, "jdk17-lock-pair.jstack.txt")
-	out, err := runCLI(t, "deadlocks", "-o", "json", "--heap", filepath.Join(dir, "heap", "jdk17-lock-pair.hprof.gz"), jstack)
+	out, err := runCLI(t, "deadlocks", "-o", "json", "--heap-dump", filepath.Join(dir, "heap", "jdk17-lock-pair.hprof.gz"), jstack)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,18 +99,26 @@ func diffSide(g *globalFlags, path string, size model.SizeMode, retained bool) (
 		if err != nil {
 			return analysis.Histo{}, nil, err
 		}
-		histo, err := analysis.Histogram(h, analysis.HistoOptions{Size: size})
+		heaps, err := g.selectHeaps(h)
+		if err != nil {
+			return analysis.Histo{}, nil, err
+		}
+		histo, err := analysis.Histogram(h, analysis.HistoOptions{Size: size, Heaps: heaps})
 		return histo, nil, err
 	}
 	h, r, _, err := g.loadRetention(path, size, false)
 	if err != nil {
 		return analysis.Histo{}, nil, err
 	}
-	histo, err := analysis.Histogram(h, analysis.HistoOptions{Size: size})
+	heaps, err := g.selectHeaps(h)
+	if err != nil {
+		return analysis.Histo{}, nil, err
+	}
+	histo, err := analysis.Histogram(h, analysis.HistoOptions{Size: size, Heaps: heaps})
 	if err != nil {
 		return histo, nil, err
 	}
-	top, err := analysis.TopConsumers(h, r, analysis.TopOptions{By: analysis.ByClass})
+	top, err := analysis.TopConsumers(h, r, analysis.TopOptions{By: analysis.ByClass, Heaps: heaps})
 	return histo, &top, err
 }
 

@@ -54,6 +54,9 @@ objects it dominates ("retained native").`,
 			if do.Native, err = nativeSizes(h, args[0]); err != nil {
 				return err
 			}
+			if do.Heaps, err = g.selectHeaps(h); err != nil {
+				return err
+			}
 			return report.Dominators(cmd.OutOrStdout(), analysis.Dominators(h, r, do), opt)
 		},
 	}

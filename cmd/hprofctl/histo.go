@@ -11,6 +11,7 @@ func newHistoCommand(g *globalFlags) *cobra.Command {
 		sortBy string
 		top    int
 		match  string
+		byHeap bool
 	)
 	cmd := &cobra.Command{
 		Use:   "histo FILE",
@@ -35,11 +36,11 @@ input gives no such column).`,
 			if err != nil {
 				return err
 			}
-			ho := analysis.HistoOptions{Sort: sortBy, Top: top, Size: size}
+			ho := analysis.HistoOptions{Sort: sortBy, Top: top, Size: size, ByHeap: byHeap}
 			if ho.Match, err = regexpFlag("match", match); err != nil {
 				return err
 			}
-			h, err := g.loadHeap(args[0], false)
+			h, err := g.loadHeap(args[0], byHeap)
 			if err != nil {
 				return err
 			}
@@ -53,6 +54,9 @@ input gives no such column).`,
 			if ho.Native, err = nativeSizes(h, args[0]); err != nil {
 				return err
 			}
+			if ho.Heaps, err = g.selectHeaps(h); err != nil {
+				return err
+			}
 			histo, err := analysis.Histogram(h, ho)
 			if err != nil {
 				return err
@@ -62,6 +66,7 @@ input gives no such column).`,
 	}
 	cmd.Flags().StringVar(&sortBy, "sort", "bytes", "order: bytes, count, name or native")
 	cmd.Flags().IntVar(&top, "top", 0, "show only the first N classes (0: all)")
+	cmd.Flags().BoolVar(&byHeap, "by-heap", false, "divide each class among the Android heaps (app, zygote, image ...): a column per heap")
 	cmd.Flags().StringVar(&match, "match", "", "only classes whose name matches this regular expression")
 	return cmd
 }

@@ -56,7 +56,11 @@ point, naming each step as retainers does.`,
 			if err != nil {
 				return err
 			}
-			l := analysis.FindLeaks(h, r, analysis.LeakOptions{Threshold: share, Classes: classes, Strong: strong})
+			lo := analysis.LeakOptions{Threshold: share, Classes: classes, Strong: strong}
+			if lo.Heaps, err = g.suspectHeaps(h); err != nil {
+				return err
+			}
+			l := analysis.FindLeaks(h, r, lo)
 			p := l.Paths()
 			labels, names, err := readPathLabels(h, args[0], p)
 			if err != nil {

@@ -52,7 +52,11 @@ the objects a query looks into.`,
 			if err != nil {
 				return err
 			}
-			res, err := oql.Run(h, r, args[0], q, oql.Options{Size: size, Limit: limit})
+			heaps, err := g.selectHeaps(h)
+			if err != nil {
+				return err
+			}
+			res, err := oql.Run(h, r, args[0], q, oql.Options{Size: size, Limit: limit, Heaps: heaps})
 			if err != nil {
 				return err
 			}

@@ -77,23 +77,31 @@ apply.`,
 			if err != nil {
 				return err
 			}
+			heaps, err := g.selectHeaps(h)
+			if err != nil {
+				return err
+			}
+			suspected, err := g.suspectHeaps(h)
+			if err != nil {
+				return err
+			}
 			rep := html.Report{Generator: "hprofctl " + versionString(), Info: analysis.Summarize(h, size)}
-			rep.Leaks = analysis.FindLeaks(h, r, analysis.LeakOptions{Threshold: share, Classes: 5, Strong: strong})
+			rep.Leaks = analysis.FindLeaks(h, r, analysis.LeakOptions{Threshold: share, Classes: 5, Strong: strong, Heaps: suspected})
 			labels, names, err := readPathLabels(h, path, rep.Leaks.Paths())
 			if err != nil {
 				return err
 			}
 			rep.Leaks.Describe(h, labels, names)
 			rep.PathRetained = rep.Leaks.PathRetainedBytes(r)
-			rep.Dominators = analysis.Dominators(h, r, analysis.DominatorOptions{Top: reportDominators, Size: size})
+			rep.Dominators = analysis.Dominators(h, r, analysis.DominatorOptions{Top: reportDominators, Size: size, Heaps: heaps})
 			for _, by := range []string{analysis.ByClass, analysis.ByPackage} {
-				t, err := analysis.TopConsumers(h, r, analysis.TopOptions{By: by, Top: top})
+				t, err := analysis.TopConsumers(h, r, analysis.TopOptions{By: by, Top: top, Heaps: heaps})
 				if err != nil {
 					return err
 				}
 				rep.Consumers = append(rep.Consumers, t)
 			}
-			if rep.Histogram, err = analysis.Histogram(h, analysis.HistoOptions{Top: top, Size: size}); err != nil {
+			if rep.Histogram, err = analysis.Histogram(h, analysis.HistoOptions{Top: top, Size: size, Heaps: heaps}); err != nil {
 				return err
 			}
 			// Only a binary dump's Thread objects and synchronizers,

@@ -64,6 +64,9 @@ of FILE, which standard input cannot give: steps then show "?".`,
 			if x != nil {
 				ro.Strong = x.StrongPaths()
 			}
+			if ro.Heaps, err = g.selectHeaps(h); err != nil {
+				return err
+			}
 			for _, s := range objects {
 				id, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(s), "0x"), base(s), 64)
 				if err != nil {

@@ -27,6 +27,9 @@ type globalFlags struct {
 	noIndex  bool
 	index    string
 	indexDir string
+	mapping  mappingFlag
+	// heaps are the Android heaps --heap selects; none selects all.
+	heaps []string
 	// stderr is where notes and warnings go; opened holds the indexes
 	// the command mapped, closed after it.
 	stderr io.Writer
@@ -64,7 +67,9 @@ Every command prints a table for people, or JSON / CSV for scripts (-o).`,
 	g.jvmpi.add(pf)
 	pf.BoolVar(&g.noIndex, "no-index", false, "read the dump itself: neither use nor build its index")
 	pf.StringVar(&g.index, "index", "", "the dump's index file (default: beside the dump as DUMP"+store.Suffix+", else in the user cache directory)")
+	pf.StringArrayVar(&g.heaps, "heap", nil, "only objects of this Android heap (app, zygote, image ...; repeatable; default: all): what is counted, listed and suspected, while retention stays whole-graph")
 	pf.StringVar(&g.indexDir, "index-dir", os.Getenv("HPROFCTL_INDEX_DIR"), "keep indexes in this directory (default $HPROFCTL_INDEX_DIR)")
+	pf.StringVar(&g.mapping.path, "mapping", "", "ProGuard/R8 mapping file: show the original names of obfuscated classes, fields and stack frames")
 	root.AddCommand(newInfoCommand(g), newIndexCommand(g), newHistoCommand(g), newDominatorsCommand(g), newRetainersCommand(g), newShowCommand(g), newStringsCommand(g), newCollectionsCommand(g), newLeaksCommand(g), newDiffCommand(g), newTopCommand(g), newDeadlocksCommand(g), newSitesCommand(g), newCPUCommand(g), newThreadsCommand(g), newMonitorsCommand(g), newReportCommand(g), newServeCommand(g), newQueryCommand(g), newVersionCommand())
 	return root
 }
@@ -124,11 +129,42 @@ func (g *globalFlags) open(path string, objects bool) (*model.Heap, *heapindex.I
 // openDump is open for heap dump number dump of the file (-1: the last)
 // whatever --dump says.
 func (g *globalFlags) openDump(path string, dump int, objects bool) (*model.Heap, *heapindex.Indexed, error) {
+	h, x, err := g.readDump(path, dump, objects || len(g.heaps) > 0)
+	if err == nil {
+		_, err = g.selectHeaps(h)
+	}
+	return h, x, err
+}
+
+// selectHeaps returns the heaps of h that --heap selects: all of them
+// when it was not given, an error naming the heaps h has when it names
+// another.
+func (g *globalFlags) selectHeaps(h *model.Heap) (model.HeapSelection, error) {
+	return h.SelectHeaps(g.heaps)
+}
+
+// suspectHeaps returns the heaps of h whose objects leaks suspects: those
+// --heap selects, else every heap but those all Android apps share.
+func (g *globalFlags) suspectHeaps(h *model.Heap) (model.HeapSelection, error) {
+	heaps := g.heaps
+	if len(heaps) == 0 {
+		heaps = analysis.LeakHeaps(h)
+	}
+	return h.SelectHeaps(heaps)
+}
+
+// readDump is openDump without the check of --heap.
+func (g *globalFlags) readDump(path string, dump int, objects bool) (*model.Heap, *heapindex.Indexed, error) {
+	m, err := g.mapping.read()
+	if err != nil {
+		return nil, nil, err
+	}
 	x, err := g.openIndex(path, dump, objects)
 	if err != nil {
 		return nil, nil, err
 	}
 	if x != nil {
+		x.Heap.Deobfuscate(m)
 		return x.Heap, x, nil
 	}
 	bare, err := g.jvmpi.options(path, g.stderr)
@@ -146,6 +182,7 @@ func (g *globalFlags) openDump(path string, dump int, objects bool) (*model.Heap
 		return nil, nil, err
 	}
 	warnTruncated(g.stderr, f.Name, h.Anomalies)
+	h.Deobfuscate(m)
 	return h, nil, nil
 }
 

@@ -156,6 +156,14 @@ func newServer(g *globalFlags, path, base string) (*web.Server, error) {
 		},
 		Deadlocks: func(hl *model.HeapLocks) (*analysis.DeadlockReport, []string) { return dumpDeadlocks(h, hl, name) },
 	}
+	if h.Source.Dumps > 0 {
+		if d.Heaps, err = g.selectHeaps(h); err != nil {
+			return nil, err
+		}
+		if d.Suspected, err = g.suspectHeaps(h); err != nil {
+			return nil, err
+		}
+	}
 	if base != "" {
 		d.BaseName = base
 		d.Base = func() (web.DiffSides, error) {

@@ -56,6 +56,9 @@ standard input cannot give.`,
 			if err != nil {
 				return err
 			}
+			if so.Heaps, err = g.selectHeaps(h); err != nil {
+				return err
+			}
 			var objs []model.ObjectIndex
 			for _, s := range args[1:] {
 				id, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(s), "0x"), base(s), 64)
@@ -90,7 +93,7 @@ standard input cannot give.`,
 func readShowData(h *model.Heap, path string, objs []model.ObjectIndex, strong *analysis.PathTree, so analysis.ShowOptions) (analysis.ShowData, error) {
 	var d analysis.ShowData
 	if so.Referrers {
-		d.Referrers, d.ReferrerTotals = analysis.Referrers(h, objs, so.MaxReferrers)
+		d.Referrers, d.ReferrerTotals = analysis.Referrers(h, objs, so.MaxReferrers, so.Heaps)
 	}
 	if so.Path {
 		if strong == nil {

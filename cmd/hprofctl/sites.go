@@ -144,5 +144,5 @@ func (g *globalFlags) loadProfile(f *input.File, objects bool) (*model.Profile, 
 		return nil, nil, err
 	}
 	warnTruncated(os.Stderr, f.Name, p.Anomalies)
-	return p, h, nil
+	return p, h, g.mapping.deobfuscate(p, h)
 }

@@ -55,6 +55,9 @@ streamed once): standard input cannot give that.`,
 			if err := needValues(h); err != nil {
 				return err
 			}
+			if so.Heaps, err = g.selectHeaps(h); err != nil {
+				return err
+			}
 			d, err := analysis.DuplicateStrings(h, args[0], so)
 			if err != nil {
 				return err

@@ -97,6 +97,9 @@ innermost), object id, retained bytes and class.`,
 					break
 				}
 				p, h, err := model.LoadProfile(f, model.LoadOptions{Dump: g.dump})
+				if err == nil {
+					err = g.mapping.deobfuscate(p, h)
+				}
 				if err != nil {
 					return err
 				}

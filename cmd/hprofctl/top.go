@@ -45,6 +45,9 @@ java.util.concurrent are two rows.`,
 			if err != nil {
 				return err
 			}
+			if to.Heaps, err = g.selectHeaps(h); err != nil {
+				return err
+			}
 			t, err := analysis.TopConsumers(h, r, to)
 			if err != nil {
 				return err

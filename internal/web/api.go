@@ -91,13 +91,13 @@ func (s *Server) apiHisto(r *http.Request) (writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	ho.Size = s.d.Size
+	ho.Size, ho.Heaps = s.d.Size, s.d.Heaps
 	h, err := analysis.Histogram(s.d.Heap, ho)
 	return func(w io.Writer, o report.Options) error { return report.Histogram(w, h, o) }, err
 }
 
 func (s *Server) apiDominators(r *http.Request) (writer, error) {
-	do := analysis.DominatorOptions{Size: s.d.Size}
+	do := analysis.DominatorOptions{Size: s.d.Size, Heaps: s.d.Heaps}
 	var err error
 	if do.Top, err = intParam(r, "top", 20); err != nil {
 		return nil, err
@@ -120,7 +120,7 @@ func (s *Server) apiShow(r *http.Request) (writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	so := analysis.ShowOptions{Size: s.d.Size}
+	so := analysis.ShowOptions{Size: s.d.Size, Heaps: s.d.Heaps}
 	if so.Elements, err = intParam(r, "elements", 10); err != nil {
 		return nil, err
 	}
@@ -184,7 +184,7 @@ func (s *Server) apiStrings(r *http.Request) (writer, error) {
 // stringsFor finds the duplicate strings as the query asks: min-count
 // and top, as strings's flags.
 func (s *Server) stringsFor(r *http.Request) (analysis.DuplicateStringReport, error) {
-	so := defaultStrings(s.d.Size)
+	so := defaultStrings(&s.d)
 	var err error
 	if so.MinCount, err = intParam(r, "min-count", so.MinCount); err != nil {
 		return analysis.DuplicateStringReport{}, err
@@ -206,7 +206,7 @@ func (s *Server) apiCollections(r *http.Request) (writer, error) {
 // collectionsFor finds the wasteful collections as the query asks:
 // objects and top, as collections's flags.
 func (s *Server) collectionsFor(r *http.Request) (analysis.CollectionReport, bool, error) {
-	co := defaultCollections(s.d.Size)
+	co := defaultCollections(&s.d)
 	var err error
 	if co.Objects, err = boolParam(r, "objects"); err != nil {
 		return analysis.CollectionReport{}, false, err

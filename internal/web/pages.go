@@ -29,7 +29,7 @@ func (s *Server) histogram(r *http.Request) (html.Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Size = s.d.Size
+	o.Size, o.Heaps = s.d.Size, s.d.Heaps
 	histo, err := analysis.Histogram(s.d.Heap, o)
 	if err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ func (s *Server) dominators(r *http.Request) (html.Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := analysis.DominatorOptions{Top: top, Children: dominatedKids, Size: d.Size}
+	o := analysis.DominatorOptions{Top: top, Children: dominatedKids, Size: d.Size, Heaps: d.Heaps}
 	p := html.DominatorsPage{Site: s.site, Top: top}
 	id := r.URL.Query().Get("expand")
 	if id == "" {
@@ -73,6 +73,7 @@ func (s *Server) object(r *http.Request) (html.Page, error) {
 		return nil, err
 	}
 	o := objectPage
+	o.Heaps = s.d.Heaps
 	o.Size = s.d.Size
 	shown, err := s.show(obj, o)
 	if err != nil {
@@ -200,5 +201,5 @@ func (s *Server) runQuery(query string, limit int) (*oql.Result, error) {
 	if err != nil {
 		return nil, badRequest("query: %v", err)
 	}
-	return oql.Run(s.d.Heap, s.d.Retention, s.d.Path, q, oql.Options{Size: s.d.Size, Limit: limit})
+	return oql.Run(s.d.Heap, s.d.Retention, s.d.Path, q, oql.Options{Size: s.d.Size, Limit: limit, Heaps: s.d.Heaps})
 }

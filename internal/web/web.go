@@ -61,6 +61,10 @@ type Dump struct {
 	// the comparison, the base's first.
 	BaseName string
 	Base     func() (DiffSides, error)
+	// Heaps are the Android heaps whose objects the pages count and list
+	// (serve --heap), and Suspected those whose objects the leaks page
+	// suspects.
+	Heaps, Suspected model.HeapSelection
 	// Profile is the file's profiling data (allocation sites, CPU) when
 	// it is not the heap's (an hprof agent ASCII file without a heap
 	// dump); nil takes Heap.Profile().
@@ -195,18 +199,18 @@ func (s *Server) Warm() {
 	}
 	s.leaks.get(leakQuery{leakThreshold, leakClasses})
 	s.threads()
-	s.strs.get(defaultStrings(s.d.Size))
-	s.collections.get(defaultCollections(s.d.Size))
+	s.strs.get(defaultStrings(&s.d))
+	s.collections.get(defaultCollections(&s.d))
 }
 
 // defaultStrings and defaultCollections are the options of the strings
 // and collections commands' defaults, which their pages and API share.
-func defaultStrings(size model.SizeMode) analysis.StringOptions {
-	return analysis.StringOptions{MinCount: 2, Top: 20, Size: size}
+func defaultStrings(d *Dump) analysis.StringOptions {
+	return analysis.StringOptions{MinCount: 2, Top: 20, Size: d.Size, Heaps: d.Heaps}
 }
 
-func defaultCollections(size model.SizeMode) analysis.CollectionOptions {
-	return analysis.CollectionOptions{Top: 20, Size: size}
+func defaultCollections(d *Dump) analysis.CollectionOptions {
+	return analysis.CollectionOptions{Top: 20, Size: d.Size, Heaps: d.Heaps}
 }
 
 // needValues refuses a dump that records no primitive values.
@@ -418,7 +422,7 @@ func histogramQuery(r *http.Request, defTop int) (analysis.HistoOptions, error) 
 // findLeaks finds and describes the leak suspects, as leaks and report do.
 func (s *Server) findLeaks(q leakQuery) (leakResult, error) {
 	d := s.d
-	l := analysis.FindLeaks(d.Heap, d.Retention, analysis.LeakOptions{Threshold: q.threshold, Classes: q.classes, Strong: s.strong()})
+	l := analysis.FindLeaks(d.Heap, d.Retention, analysis.LeakOptions{Threshold: q.threshold, Classes: q.classes, Strong: s.strong(), Heaps: d.Suspected})
 	labels, names, err := d.PathLabels(l.Paths())
 	if err != nil {
 		return leakResult{}, err
