@@ -26,6 +26,9 @@ type DominatorOptions struct {
 	ByClass bool
 	// Size chooses the shallow sizes (as the Retention was built).
 	Size model.SizeMode
+	// Native, when it holds any, adds the registered native sizes each
+	// row retains (RetainedNative).
+	Native *NativeSizes
 	// Heaps selects the Android heaps whose objects are listed; the top
 	// of the tree is then the selected objects no other selected object
 	// dominates. Retained sizes stay those of the whole graph.
@@ -37,6 +40,9 @@ type DominatedObject struct {
 	ObjectID      string `json:"object_id"`
 	Class         string `json:"class"`
 	RetainedBytes int64  `json:"retained_bytes"`
+	// RetainedNativeBytes sums the native sizes registered to the
+	// objects it dominates.
+	RetainedNativeBytes int64 `json:"retained_native_bytes,omitempty"`
 }
 
 // DominatorRow is one object of a dominator report.
@@ -52,6 +58,10 @@ type DominatorRow struct {
 	// DominatedCount counts every object it immediately dominates, of
 	// which Dominated lists the biggest.
 	DominatedCount int `json:"dominated_count"`
+
+	// RetainedNativeBytes sums the native sizes registered to the
+	// objects it dominates.
+	RetainedNativeBytes int64 `json:"retained_native_bytes,omitempty"`
 }
 
 // DominatorClassRow aggregates the selected objects of one class.
@@ -60,6 +70,9 @@ type DominatorClassRow struct {
 	Objects       int64  `json:"objects"`
 	ShallowBytes  int64  `json:"shallow_bytes"`
 	RetainedBytes int64  `json:"retained_bytes"`
+	// RetainedNativeBytes sums the native sizes the class's selected
+	// objects retain, counted once as RetainedBytes is.
+	RetainedNativeBytes int64 `json:"retained_native_bytes,omitempty"`
 }
 
 // DominatorReport is the result of Dominators.
@@ -73,6 +86,10 @@ type DominatorReport struct {
 	ReachableObjects, ReachableBytes     int64
 	UnreachableObjects, UnreachableBytes int64
 	KeptUnreachable                      bool
+	// Native reports whether the dump shows native sizes,
+	// ReachableNativeBytes what of them the tree holds.
+	Native               bool
+	ReachableNativeBytes int64
 }
 
 // RootID is how reports name the virtual root above the GC roots.
@@ -130,12 +147,28 @@ func Dominators(h *model.Heap, r *Retention, o DominatorOptions) DominatorReport
 		}
 	}
 	out.Selected = len(selected)
+	retained := out.addNative(r, o.Native)
 	if o.ByClass {
-		out.Classes = byClass(h, r, selected, o)
+		out.Classes = byClass(h, r, selected, o, retained)
 		return out
 	}
-	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o)
+	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o, retained)
 	return out
+}
+
+// addNative notes in the report whether there are native sizes and what
+// of them the tree holds, and returns what each object retains of them.
+func (d *DominatorReport) addNative(r *Retention, n *NativeSizes) map[model.ObjectIndex]int64 {
+	if !n.Any() {
+		return nil
+	}
+	d.Native = true
+	for k, o := range n.Owners {
+		if r.Reachable(o) {
+			d.ReachableNativeBytes = addBytes(d.ReachableNativeBytes, n.Bytes[k])
+		}
+	}
+	return RetainedNative(r, n)
 }
 
 // TreeTotals is a DominatorReport of no row: the totals of the tree r
@@ -156,19 +189,21 @@ func DominatedBy(h *model.Heap, r *Retention, parent model.ObjectIndex, o Domina
 	out := TreeTotals(r)
 	selected := r.Dominated([]model.ObjectIndex{parent})[parent]
 	out.Selected = len(selected)
-	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o)
+	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o, out.addNative(r, o.Native))
 	return out
 }
 
 // DominatorRowOf describes the reachable object obj as a row of
 // Dominators, with its biggest o.Children.
 func DominatorRowOf(h *model.Heap, r *Retention, obj model.ObjectIndex, o DominatorOptions) DominatorRow {
-	return dominatorRows(h, r, []model.ObjectIndex{obj}, o)[0]
+	var d DominatorReport
+	return dominatorRows(h, r, []model.ObjectIndex{obj}, o, d.addNative(r, o.Native))[0]
 }
 
 // dominatorRows describes the selected objects, in their order, each with
-// the biggest o.Children of the objects it immediately dominates.
-func dominatorRows(h *model.Heap, r *Retention, selected []model.ObjectIndex, o DominatorOptions) []DominatorRow {
+// the biggest o.Children of the objects it immediately dominates, and
+// what they retain of the native sizes (retainedNative, nil for none).
+func dominatorRows(h *model.Heap, r *Retention, selected []model.ObjectIndex, o DominatorOptions, retainedNative map[model.ObjectIndex]int64) []DominatorRow {
 	var rows []DominatorRow
 	children := r.Dominated(selected)
 	for _, obj := range selected {
@@ -182,13 +217,14 @@ func dominatorRows(h *model.Heap, r *Retention, selected []model.ObjectIndex, o 
 			ImmediateDominator: ObjectID(h, r.ImmediateDominator(obj)),
 			Dominated:          []DominatedObject{},
 		}
+		row.RetainedNativeBytes = retainedNative[obj]
 		kids := children[obj]
 		row.DominatedCount = len(kids)
 		if o.Children == 0 {
 			kids = nil
 		}
 		for _, k := range biggest(r, kids, max(o.Children, 0)) {
-			row.Dominated = append(row.Dominated, DominatedObject{ObjectID: ObjectID(h, k), Class: ClassName(h, k), RetainedBytes: r.RetainedBytes(k)})
+			row.Dominated = append(row.Dominated, DominatedObject{ObjectID: ObjectID(h, k), Class: ClassName(h, k), RetainedBytes: r.RetainedBytes(k), RetainedNativeBytes: retainedNative[k]})
 		}
 		rows = append(rows, row)
 	}
@@ -269,7 +305,7 @@ func biggest(r *Retention, objs []model.ObjectIndex, top int) []model.ObjectInde
 }
 
 // byClass sums the selected objects per class, biggest retained first.
-func byClass(h *model.Heap, r *Retention, objs []model.ObjectIndex, o DominatorOptions) []DominatorClassRow {
+func byClass(h *model.Heap, r *Retention, objs []model.ObjectIndex, o DominatorOptions, retainedNative map[model.ObjectIndex]int64) []DominatorClassRow {
 	nested := nestedInSameClass(h, r, objs)
 	index := map[string]int{}
 	rows := []DominatorClassRow{}
@@ -285,6 +321,7 @@ func byClass(h *model.Heap, r *Retention, objs []model.ObjectIndex, o DominatorO
 		rows[k].ShallowBytes += shallowBytes(h, obj, o.Size)
 		if !nested.has(obj) {
 			rows[k].RetainedBytes += r.RetainedBytes(obj)
+			rows[k].RetainedNativeBytes = addBytes(rows[k].RetainedNativeBytes, retainedNative[obj])
 		}
 	}
 	sort.SliceStable(rows, func(a, b int) bool {

@@ -14,7 +14,8 @@ import (
 
 // HistoOptions select, order and cut a class histogram.
 type HistoOptions struct {
-	// Sort is "bytes" (default), "count" or "name".
+	// Sort is "bytes" (default), "count", "name" or "native" (registered
+	// native bytes).
 	Sort string
 	// Top keeps the first Top rows after sorting; 0 keeps all.
 	Top int
@@ -22,6 +23,9 @@ type HistoOptions struct {
 	Match *regexp.Regexp
 	// Size chooses JVM-layout or fields-only shallow sizes.
 	Size model.SizeMode
+	// Native, when it holds any, adds each class's registered native
+	// sizes (RegisteredNative).
+	Native *NativeSizes
 	// Heaps selects the Android heaps whose objects count.
 	Heaps model.HeapSelection
 	// ByHeap divides each row among the dump's heaps (the selected ones).
@@ -33,6 +37,9 @@ type HistoRow struct {
 	Class        string `json:"class"`
 	Instances    int64  `json:"instances"`
 	ShallowBytes int64  `json:"shallow_bytes"`
+	// NativeBytes sums the native sizes registered to the class's
+	// objects.
+	NativeBytes int64 `json:"native_bytes,omitempty"`
 	// Heaps divides the row among the heaps (with ByHeap), in the order
 	// of Histo.HeapNames.
 	Heaps []HeapCount `json:"heaps,omitempty"`
@@ -51,6 +58,9 @@ type Histo struct {
 	Rows           []HistoRow
 	MatchedClasses int
 	Total          HistoRow
+	// Native reports whether the dump shows native sizes, so that every
+	// row has a NativeBytes, 0 or not.
+	Native bool
 	// HeapNames are the heaps each row is divided among, with ByHeap.
 	HeapNames []string
 }
@@ -60,6 +70,8 @@ type Histo struct {
 // class objects count as instances of java.lang.Class.
 func Histogram(h *model.Heap, o HistoOptions) (Histo, error) {
 	var out Histo
+	native := nativeByClass(h, o.Native, o.Heaps)
+	out.Native = native != nil
 	counts, names, err := histoCounts(h, o)
 	if err != nil {
 		return out, err
@@ -84,12 +96,16 @@ func Histogram(h *model.Heap, o HistoOptions) (Histo, error) {
 				row.Heaps = nil
 			}
 		}
+		if native != nil {
+			row.NativeBytes = native[i]
+		}
 		if row.Instances == 0 {
 			continue
 		}
 		out.Rows = append(out.Rows, row)
 		out.Total.Instances += row.Instances
 		out.Total.ShallowBytes += row.ShallowBytes
+		out.Total.NativeBytes = addBytes(out.Total.NativeBytes, row.NativeBytes)
 		for k, hc := range row.Heaps {
 			if len(out.Total.Heaps) == 0 {
 				out.Total.Heaps = make([]HeapCount, len(row.Heaps))
@@ -119,8 +135,15 @@ func Histogram(h *model.Heap, o HistoOptions) (Histo, error) {
 		}
 	case "name":
 		less = func(a, b HistoRow) bool { return a.Class < b.Class }
+	case "native":
+		less = func(a, b HistoRow) bool {
+			if a.NativeBytes != b.NativeBytes {
+				return a.NativeBytes > b.NativeBytes
+			}
+			return a.Class < b.Class
+		}
 	default:
-		return out, fmt.Errorf("unknown sort %q: expected bytes, count or name", o.Sort)
+		return out, fmt.Errorf("unknown sort %q: expected bytes, count, name or native", o.Sort)
 	}
 	sort.SliceStable(out.Rows, func(i, j int) bool { return less(out.Rows[i], out.Rows[j]) })
 	if o.Top > 0 && len(out.Rows) > o.Top {

@@ -41,6 +41,11 @@ type Info struct {
 	// zygote, image ...), in the order the dump first names them; empty
 	// for a dump without heaps, which is every JVM dump.
 	Heaps []HeapSummary `json:"heaps,omitempty"`
+	// NativeAllocations and NativeBytes count and sum the native
+	// allocations an Android dump shows registered to Java objects
+	// (AddNative); 0 when it shows none.
+	NativeAllocations int64 `json:"native_allocations,omitempty"`
+	NativeBytes       int64 `json:"native_bytes,omitempty"`
 }
 
 // HeapSummary is what one heap of an Android dump holds.
@@ -54,6 +59,8 @@ type HeapSummary struct {
 	Objects      int64 `json:"objects"`
 	ClassObjects int64 `json:"class_objects"`
 	ShallowBytes int64 `json:"shallow_bytes"`
+	// NativeBytes sums the native sizes registered to the heap's objects.
+	NativeBytes int64 `json:"native_bytes,omitempty"`
 }
 
 // Summarize computes the Info of a loaded heap.

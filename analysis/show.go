@@ -186,6 +186,9 @@ type ShowData struct {
 	Labels         map[model.ObjectIndex][]model.LabeledRef
 	// Paths is a shortest path from a GC root to each object that has one.
 	Paths map[model.ObjectIndex]RetainerPath
+	// Native are the dump's registered native sizes (RegisteredNative),
+	// nil when unknown.
+	Native *NativeSizes
 }
 
 // ShowRoot is one GC root record naming an object.
@@ -254,6 +257,11 @@ type ShowObject struct {
 	Referrers      []ShowReferrer `json:"referrers"`
 	ReferrersTotal *int64         `json:"referrers_total"`
 	Path           *RetainerPath  `json:"path"`
+
+	// NativeBytes is the native size registered to the object,
+	// RetainedNativeBytes that of the objects it dominates.
+	NativeBytes         int64 `json:"native_bytes,omitempty"`
+	RetainedNativeBytes int64 `json:"retained_native_bytes,omitempty"`
 }
 
 // Show describes the objects objs: class, shallow and retained size, GC
@@ -262,6 +270,7 @@ type ShowObject struct {
 // a GC root.
 func Show(h *model.Heap, r *Retention, objs []model.ObjectIndex, d ShowData, o ShowOptions) []ShowObject {
 	out := make([]ShowObject, 0, len(objs))
+	retainedNative := RetainedNative(r, d.Native)
 	for _, obj := range objs {
 		s := ShowObject{
 			ObjectID:      ObjectID(h, obj),
@@ -274,6 +283,7 @@ func Show(h *model.Heap, r *Retention, objs []model.ObjectIndex, d ShowData, o S
 			Text:          shortText(h, obj, d.Values),
 			Fields:        []ShowField{},
 		}
+		s.NativeBytes, s.RetainedNativeBytes = d.Native.Of(obj), retainedNative[obj]
 		v := d.Values[obj]
 		s.Read = v != nil
 		if v != nil {

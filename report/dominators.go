@@ -25,6 +25,17 @@ func Dominators(w io.Writer, d analysis.DominatorReport, o Options) error {
 		{"shallow bytes", bytes}, {"object", text}, {"class", text}, {"immediate dominator", text}},
 		none: fmt.Sprintf("no object in the dominator tree matches (reachable heap: %s objects, %s)",
 			o.cell(count, d.ReachableObjects, false), o.cell(bytes, d.ReachableBytes, false))}
+	// withNative puts a row's retained native bytes after its retained
+	// bytes when the dump shows native sizes.
+	withNative := func(row []any, native any) []any {
+		if !d.Native {
+			return row
+		}
+		return append(row[:2:2], append([]any{native}, row[2:]...)...)
+	}
+	if d.Native {
+		g.columns = withNativeColumn(g.columns, 2)
+	}
 	// An Android dump's rows say which heap each object lies in, in a
 	// last column.
 	withHeap := false
@@ -41,15 +52,15 @@ func Dominators(w io.Writer, d analysis.DominatorReport, o Options) error {
 		g.columns = append(g.columns, column{"heap", text})
 	}
 	for i, r := range d.Rows {
-		g.rows = append(g.rows, heapCell([]any{i + 1, r.RetainedBytes, r.RetainedObjects, r.ShallowBytes, r.ObjectID, r.Class, r.ImmediateDominator}, r.Heap))
+		g.rows = append(g.rows, heapCell(withNative([]any{i + 1, r.RetainedBytes, r.RetainedObjects, r.ShallowBytes, r.ObjectID, r.Class, r.ImmediateDominator}, r.RetainedNativeBytes), r.Heap))
 		if o.Format == CSV {
 			continue
 		}
 		for _, k := range r.Dominated {
-			g.rows = append(g.rows, heapCell([]any{"", k.RetainedBytes, nil, nil, "  " + k.ObjectID, "  " + k.Class, ""}, ""))
+			g.rows = append(g.rows, heapCell(withNative([]any{"", k.RetainedBytes, nil, nil, "  " + k.ObjectID, "  " + k.Class, ""}, k.RetainedNativeBytes), ""))
 		}
 		if more := r.DominatedCount - len(r.Dominated); more > 0 && len(r.Dominated) > 0 {
-			g.rows = append(g.rows, heapCell([]any{"", nil, nil, nil, fmt.Sprintf("  … %d more", more), "", ""}, ""))
+			g.rows = append(g.rows, heapCell(withNative([]any{"", nil, nil, nil, fmt.Sprintf("  … %d more", more), "", ""}, nil), ""))
 		}
 	}
 	if o.Format == Table {
@@ -57,7 +68,7 @@ func Dominators(w io.Writer, d analysis.DominatorReport, o Options) error {
 		if len(d.Rows) < d.Selected {
 			label += fmt.Sprintf(" (%d of %d objects shown)", len(d.Rows), d.Selected)
 		}
-		g.footer = heapCell([]any{"", d.ReachableBytes, d.ReachableObjects, nil, label, "", ""}, "")
+		g.footer = heapCell(withNative([]any{"", d.ReachableBytes, d.ReachableObjects, nil, label, "", ""}, d.ReachableNativeBytes), "")
 	}
 	if err := o.render(w, g); err != nil {
 		return err
@@ -72,8 +83,15 @@ func dominatorClasses(w io.Writer, d analysis.DominatorReport, o Options) error 
 	}
 	g := grid{columns: []column{{"#", count}, {"objects", count}, {"shallow bytes", bytes}, {"retained bytes", bytes}, {"class", text}},
 		none: "no class in the dominator tree matches"}
+	if d.Native {
+		g.columns = withNativeColumn(g.columns, 4)
+	}
 	for i, r := range d.Classes {
-		g.rows = append(g.rows, []any{i + 1, r.Objects, r.ShallowBytes, r.RetainedBytes, r.Class})
+		row := []any{i + 1, r.Objects, r.ShallowBytes, r.RetainedBytes, r.Class}
+		if d.Native {
+			row = []any{i + 1, r.Objects, r.ShallowBytes, r.RetainedBytes, r.RetainedNativeBytes, r.Class}
+		}
+		g.rows = append(g.rows, row)
 	}
 	if err := o.render(w, g); err != nil {
 		return err
@@ -94,4 +112,11 @@ func unreachableNote(w io.Writer, d analysis.DominatorReport, o Options) error {
 		_, err = fmt.Fprintf(w, "%s unreachable objects (%s) left out; --keep-unreachable includes them\n", o.cell(count, d.UnreachableObjects, false), size)
 	}
 	return err
+}
+
+// withNativeColumn inserts the retained native bytes column at place at.
+func withNativeColumn(columns []column, at int) []column {
+	out := append([]column{}, columns[:at]...)
+	out = append(out, column{"retained native", bytes})
+	return append(out, columns[at:]...)
 }

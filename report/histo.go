@@ -7,7 +7,8 @@ import (
 )
 
 // Histogram renders a class histogram. JSON is an array of rows; tables
-// end with the totals over every matching class.
+// end with the totals over every matching class. A dump that shows
+// registered native sizes gets a native bytes column.
 func Histogram(w io.Writer, h analysis.Histo, o Options) error {
 	if o.Format == JSON {
 		rows := h.Rows
@@ -18,6 +19,16 @@ func Histogram(w io.Writer, h analysis.Histo, o Options) error {
 	}
 	g := grid{columns: []column{{"#", count}, {"instances", count}, {"shallow bytes", bytes}},
 		none: "no class with objects matches"}
+	// The dump's native sizes take a column after the shallow bytes.
+	lead := func(r analysis.HistoRow) []any {
+		if h.Native {
+			return []any{r.Instances, r.ShallowBytes, r.NativeBytes}
+		}
+		return []any{r.Instances, r.ShallowBytes}
+	}
+	if h.Native {
+		g.columns = append(g.columns, column{"native bytes", bytes})
+	}
 	// A table gives each heap one column, its shallow bytes; CSV gives
 	// each its instances too.
 	for _, name := range h.HeapNames {
@@ -38,7 +49,7 @@ func Histogram(w io.Writer, h analysis.Histo, o Options) error {
 		return cells
 	}
 	for i, r := range h.Rows {
-		row := append([]any{i + 1, r.Instances, r.ShallowBytes}, byHeap(r)...)
+		row := append(append([]any{i + 1}, lead(r)...), byHeap(r)...)
 		g.rows = append(g.rows, append(row, r.Class))
 	}
 	if o.Format == Table {
@@ -46,7 +57,7 @@ func Histogram(w io.Writer, h analysis.Histo, o Options) error {
 		if len(h.Rows) < h.MatchedClasses {
 			label = "total of all " + itoa(h.MatchedClasses) + " classes"
 		}
-		footer := append([]any{"", h.Total.Instances, h.Total.ShallowBytes}, byHeap(h.Total)...)
+		footer := append(append([]any{""}, lead(h.Total)...), byHeap(h.Total)...)
 		g.footer = append(footer, label)
 	}
 	return o.render(w, g)

@@ -42,6 +42,11 @@ func Info(w io.Writer, in analysis.Info, o Options) error {
 		{"threads", int64(in.Threads)},
 		{"stack traces", int64(in.Traces)},
 		{"shallow heap", in.ShallowBytes},
+	}...)
+	if in.NativeAllocations > 0 {
+		summary = append(summary, []any{"native (registered)", in.NativeBytes}, []any{"  allocations", in.NativeAllocations})
+	}
+	summary = append(summary, [][]any{
 		{"layout", in.Layout},
 		{"layout from", in.LayoutReason},
 		{"truncated", fmt.Sprint(in.Truncated)},
@@ -63,7 +68,10 @@ func Info(w io.Writer, in analysis.Info, o Options) error {
 			for _, v := range []struct {
 				name string
 				n    int64
-			}{{"objects", hp.Objects}, {"class objects", hp.ClassObjects}, {"shallow bytes", hp.ShallowBytes}} {
+			}{{"objects", hp.Objects}, {"class objects", hp.ClassObjects}, {"shallow bytes", hp.ShallowBytes}, {"native bytes", hp.NativeBytes}} {
+				if v.name == "native bytes" && in.NativeAllocations == 0 {
+					continue
+				}
 				g.rows = append(g.rows, []any{"heaps", hp.Name + " " + v.name, o.cell(count, v.n, true)})
 			}
 		}
@@ -77,7 +85,7 @@ func Info(w io.Writer, in analysis.Info, o Options) error {
 		v := r[1]
 		if n, ok := v.(int64); ok {
 			k := count
-			if r[0] == "shallow heap" || r[0] == "bytes read" {
+			if r[0] == "shallow heap" || r[0] == "bytes read" || r[0] == "native (registered)" {
 				k = bytes
 			}
 			v = o.cell(k, n, false)
@@ -89,8 +97,15 @@ func Info(w io.Writer, in analysis.Info, o Options) error {
 	}
 	if len(in.Heaps) > 0 {
 		g := grid{columns: []column{{"heap", text}, {"objects", count}, {"class objects", count}, {"shallow heap", bytes}}}
+		if in.NativeAllocations > 0 {
+			g.columns = append(g.columns, column{"native (registered)", bytes})
+		}
 		for _, hp := range in.Heaps {
-			g.rows = append(g.rows, []any{hp.Name, hp.Objects, hp.ClassObjects, hp.ShallowBytes})
+			row := []any{hp.Name, hp.Objects, hp.ClassObjects, hp.ShallowBytes}
+			if in.NativeAllocations > 0 {
+				row = append(row, hp.NativeBytes)
+			}
+			g.rows = append(g.rows, row)
 		}
 		if err := o.render(w, g); err != nil {
 			return err

@@ -51,6 +51,12 @@ func showTable(w io.Writer, s analysis.ShowObject, o Options) error {
 		retained += " (unreachable)"
 	}
 	add("retained", retained, text)
+	if s.NativeBytes != 0 {
+		add("native", s.NativeBytes, bytes)
+	}
+	if s.RetainedNativeBytes != 0 {
+		add("retained native", s.RetainedNativeBytes, bytes)
+	}
 	if len(s.GCRoot) == 0 {
 		add("gc root", "no", text)
 	}
@@ -130,6 +136,12 @@ func showCSV(objs []analysis.ShowObject) grid {
 		row("object", "", "", "", s.Class, s.Text)
 		row("shallow_bytes", "", "", s.ShallowBytes, "", "")
 		row("retained_bytes", "", "", s.RetainedBytes, "", "")
+		if s.NativeBytes != 0 {
+			row("native_bytes", "", "", s.NativeBytes, "", "")
+		}
+		if s.RetainedNativeBytes != 0 {
+			row("retained_native_bytes", "", "", s.RetainedNativeBytes, "", "")
+		}
 		if length != "" {
 			row("length", "", "", length, "", "")
 		}

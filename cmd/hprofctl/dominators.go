@@ -29,7 +29,11 @@ retains the union of what its objects retain, so objects nested under others
 of their class count once.
 
 Weak, soft, phantom and final references do not retain their referent.
-Unreachable objects are counted and left out unless --keep-unreachable.`,
+Unreachable objects are counted and left out unless --keep-unreachable.
+
+In an Android dump that shows native memory registered to Java objects
+(NativeAllocationRegistry), each row also retains the native sizes of the
+objects it dominates ("retained native").`,
 		Example: `  hprofctl dominators --top 20 heap.hprof
   hprofctl dominators --class '^com\.example\.Cache$' --children 5 heap.hprof
   hprofctl dominators --by-class -o json heap.hprof.gz`,
@@ -45,6 +49,9 @@ Unreachable objects are counted and left out unless --keep-unreachable.`,
 			}
 			h, r, _, err := g.loadRetention(args[0], size, keepUnreachable)
 			if err != nil {
+				return err
+			}
+			if do.Native, err = nativeSizes(h, args[0]); err != nil {
 				return err
 			}
 			if do.Heaps, err = g.selectHeaps(h); err != nil {

@@ -19,7 +19,14 @@ func newHistoCommand(g *globalFlags) *cobra.Command {
 		Long: `histo counts every object in the dump, reachable or not, by class — the
 numbers jmap -histo prints for the live JVM. Class objects count as instances
 of java.lang.Class. Sizes follow the JVM's object layout, inferred from the
-dump (see 'hprofctl info'); --size fields counts only the field bytes.`,
+dump (see 'hprofctl info'); --size fields counts only the field bytes.
+
+An Android dump that shows native memory registered to Java objects
+(NativeAllocationRegistry: Bitmap pixels from Android 8 on, and more) gets a
+native bytes column: the registered sizes of each class's objects, which the
+Java sizes leave out. Finding them needs the objects (histo then loads them,
+building the index unless --no-index) and a second read of FILE (standard
+input gives no such column).`,
 		Example: `  hprofctl histo --top 20 heap.hprof
   hprofctl histo --match '^com\.example\.' --sort count heap.hprof.gz
   hprofctl histo -o csv heap.hprof > histo.csv`,
@@ -37,6 +44,16 @@ dump (see 'hprofctl info'); --size fields counts only the field bytes.`,
 			if err != nil {
 				return err
 			}
+			// Native sizes need the objects: an Android dump whose classes
+			// allow them is loaded again with its objects.
+			if !h.HasObjects && args[0] != "-" && analysis.MayHaveNative(h) {
+				if h, err = g.loadHeap(args[0], true); err != nil {
+					return err
+				}
+			}
+			if ho.Native, err = nativeSizes(h, args[0]); err != nil {
+				return err
+			}
 			if ho.Heaps, err = g.selectHeaps(h); err != nil {
 				return err
 			}
@@ -47,7 +64,7 @@ dump (see 'hprofctl info'); --size fields counts only the field bytes.`,
 			return report.Histogram(cmd.OutOrStdout(), histo, opt)
 		},
 	}
-	cmd.Flags().StringVar(&sortBy, "sort", "bytes", "order: bytes, count or name")
+	cmd.Flags().StringVar(&sortBy, "sort", "bytes", "order: bytes, count, name or native")
 	cmd.Flags().IntVar(&top, "top", 0, "show only the first N classes (0: all)")
 	cmd.Flags().BoolVar(&byHeap, "by-heap", false, "divide each class among the Android heaps (app, zygote, image ...): a column per heap")
 	cmd.Flags().StringVar(&match, "match", "", "only classes whose name matches this regular expression")

@@ -14,7 +14,8 @@ func newInfoCommand(g *globalFlags) *cobra.Command {
 size, timestamp, record and sub-record counts, objects, classes, GC roots by
 kind, threads, the total shallow heap, the JVM layout sizes are computed with,
 and every anomaly found (dangling references, truncation, duplicate classes,
-unknown records).`,
+unknown records). An Android dump that shows native memory registered to Java
+objects (NativeAllocationRegistry) adds their count and total size.`,
 		Example: `  hprofctl info heap.hprof
   hprofctl info -o json heap.hprof.gz | jq .gc_roots
   cat heap.hprof | hprofctl info -`,
@@ -28,7 +29,13 @@ unknown records).`,
 			if err != nil {
 				return err
 			}
-			return report.Info(cmd.OutOrStdout(), analysis.Summarize(h, size), opt)
+			native, err := nativeSizes(h, args[0])
+			if err != nil {
+				return err
+			}
+			in := analysis.Summarize(h, size)
+			in.AddNative(h, native)
+			return report.Info(cmd.OutOrStdout(), in, opt)
 		},
 	}
 }

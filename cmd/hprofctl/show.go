@@ -114,6 +114,9 @@ func readShowData(h *model.Heap, path string, objs []model.ObjectIndex, strong *
 		return d, nil
 	}
 	var err error
+	if d.Native, err = nativeSizes(h, path); err != nil {
+		return d, err
+	}
 	if d.Values, err = model.ReadValues(h, path, analysis.ShowReads(h, objs, so), model.ValueOptions{Elements: analysis.ShowReadElements(so)}); err != nil {
 		return d, err
 	}
