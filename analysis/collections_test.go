@@ -64,7 +64,7 @@ func TestCollectionsInspect(t *testing.T) {
 	for _, jdk := range []string{"jdk17", "jdk25"} {
 		name := jdk + "-inspect-before.hprof.gz"
 		gz := filepath.Join("..", "testdata", "jvm", name)
-		for _, path := range []string{gz, plainCopy(t, name)} {
+		for _, path := range []string{gz, gunzipTo(t, gz)} {
 			t.Run(jdk+"/"+filepath.Ext(path), func(t *testing.T) {
 				h := loadPath(t, path)
 				rep, err := Collections(h, path, CollectionOptions{Objects: true})

@@ -63,15 +63,7 @@ func TestSummarizeHeaps(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			path := testshared.Path(t, "corpus", "android", tc.file)
 			objects, classes := heapCounts(t, path)
-			f, err := input.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			h := loadObjects(t, path)
 			in := analysis.Summarize(h, model.SizeJVM)
 			if len(in.Heaps) != tc.heaps || len(objects) != tc.heaps {
 				t.Fatalf("heaps %+v, the reader finds %d: %v", in.Heaps, len(objects), objects)
@@ -89,15 +81,7 @@ func TestSummarizeHeaps(t *testing.T) {
 			}
 		})
 	}
-	f, err := input.Open("../testdata/jvm/jdk17-default.hprof.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := loadObjects(t, "../testdata/jvm/jdk17-default.hprof.gz")
 	if in := analysis.Summarize(h, model.SizeJVM); in.Heaps != nil || h.HeapNames() != nil {
 		t.Errorf("a JVM dump has heaps %v, %+v", h.HeapNames(), in.Heaps)
 	}
@@ -162,15 +146,7 @@ func TestHistogramByHeap(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			path := testshared.Path(t, "corpus", "android", file)
 			want := classCountsByHeap(t, path)
-			f, err := input.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			h := loadObjects(t, path)
 			whole, err := analysis.Histogram(h, analysis.HistoOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -237,15 +213,7 @@ func TestHistogramByHeap(t *testing.T) {
 // lies in the heap.
 func TestTopLevelInHeaps(t *testing.T) {
 	path := testshared.Path(t, "corpus", "android", "leak_service_binder_ignored.hprof.gz")
-	f, err := input.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := loadObjects(t, path)
 	r, err := analysis.ComputeRetention(h, analysis.RetentionOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -280,4 +248,19 @@ func TestTopLevelInHeaps(t *testing.T) {
 	if got, want := r.TopLevelIn(model.HeapSelection{}), r.TopLevel(); !slices.Equal(got, want) {
 		t.Errorf("every heap: top %d objects, TopLevel %d", len(got), len(want))
 	}
+}
+
+// loadObjects loads the dump at path with its objects.
+func loadObjects(t *testing.T, path string) *model.Heap {
+	t.Helper()
+	f, err := input.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

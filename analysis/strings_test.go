@@ -1,40 +1,12 @@
 package analysis
 
 import (
-	"compress/gzip"
-	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 )
-
-// plainCopy decompresses the fixture testdata/jvm/name into a temporary
-// file and returns its path.
-func plainCopy(t *testing.T, name string) string {
-	t.Helper()
-	f, err := os.Open(filepath.Join("..", "testdata", "jvm", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "plain.hprof")
-	out, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	if _, err := io.Copy(out, z); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // loadPath loads the dump at path with its objects.
 func loadPath(t *testing.T, path string) *model.Heap {
@@ -66,7 +38,7 @@ func TestDuplicateStringsInspect(t *testing.T) {
 	for _, jdk := range []string{"jdk17", "jdk25"} {
 		name := jdk + "-inspect-before.hprof.gz"
 		gz := filepath.Join("..", "testdata", "jvm", name)
-		for _, path := range []string{gz, plainCopy(t, name)} {
+		for _, path := range []string{gz, gunzipTo(t, gz)} {
 			t.Run(jdk+"/"+filepath.Ext(path), func(t *testing.T) {
 				h := loadPath(t, path)
 				rep, err := DuplicateStrings(h, path, StringOptions{MinCount: 2})

@@ -1,6 +1,10 @@
 package model
 
-import "github.com/hprofctl/hprofctl/parser/proguard"
+import (
+	"slices"
+
+	"github.com/hprofctl/hprofctl/parser/proguard"
+)
 
 // Deobfuscate gives back the names that ProGuard or R8 replaced, as
 // mapping m records them (docs/proguard.md#what-the-names-apply-to): the
@@ -22,8 +26,8 @@ func (h *Heap) Deobfuscate(m *proguard.Mapping) {
 		obfuscated := c.Name
 		c.Name, _ = m.Class(obfuscated)
 		if !c.IsArray() {
-			c.Fields = deobfuscateFields(m, obfuscated, c.Fields)
-			c.Statics = deobfuscateStatics(m, obfuscated, c.Statics)
+			c.Fields = renameMembers(m, obfuscated, c.Fields, func(f *Field) *string { return &f.Name }, func(f *Field) Type { return f.Type })
+			c.Statics = renameMembers(m, obfuscated, c.Statics, func(s *Static) *string { return &s.Name }, func(s *Static) Type { return s.Type })
 		}
 		classes[i] = c
 	}
@@ -62,42 +66,24 @@ func fieldTypeName(t Type) string {
 	return TypeName(t)
 }
 
-// deobfuscateFields returns the instance fields of the class obfuscated
-// as class with their original names: a new slice when a name changes,
-// fields itself otherwise.
-func deobfuscateFields(m *proguard.Mapping, class string, fields []Field) []Field {
-	var out []Field
-	for k, f := range fields {
-		name, ok := m.Field(class, f.Name, fieldTypeName(f.Type))
-		if !ok || name == f.Name {
+// renameMembers returns the fields (instance or static, which name and
+// typ read) of the class obfuscated as class with their original names:
+// a copy when a name changes, members itself otherwise.
+func renameMembers[T any](m *proguard.Mapping, class string, members []T, name func(*T) *string, typ func(*T) Type) []T {
+	var out []T
+	for k := range members {
+		obfuscated := *name(&members[k])
+		orig, ok := m.Field(class, obfuscated, fieldTypeName(typ(&members[k])))
+		if !ok || orig == obfuscated {
 			continue
 		}
 		if out == nil {
-			out = append([]Field(nil), fields...)
+			out = slices.Clone(members)
 		}
-		out[k].Name = name
+		*name(&out[k]) = orig
 	}
 	if out == nil {
-		return fields
-	}
-	return out
-}
-
-// deobfuscateStatics is deobfuscateFields for static fields.
-func deobfuscateStatics(m *proguard.Mapping, class string, statics []Static) []Static {
-	var out []Static
-	for k, s := range statics {
-		name, ok := m.Field(class, s.Name, fieldTypeName(s.Type))
-		if !ok || name == s.Name {
-			continue
-		}
-		if out == nil {
-			out = append([]Static(nil), statics...)
-		}
-		out[k].Name = name
-	}
-	if out == nil {
-		return statics
+		return members
 	}
 	return out
 }
