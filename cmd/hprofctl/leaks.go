@@ -35,7 +35,12 @@ shortest paths of most (over 80%) of its instances meet, if they do. Each
 suspect lists the --classes biggest classes among the objects its accumulation
 point immediately dominates (a group: its instances), and a shortest path of
 strong references from a GC root through the suspect to its accumulation
-point, naming each step as retainers does.`,
+point, naming each step as retainers does.
+
+On an Android dump the suspects come from every heap but zygote and image,
+which all apps share, unless --heap names the heaps to suspect; app-heap
+suspects are listed first, and percentages are of what the suspected heaps'
+top objects retain.`,
 		Example: `  hprofctl leaks heap.hprof
   hprofctl leaks --threshold 5 --classes 10 heap.hprof.gz
   hprofctl leaks -o json heap.hprof | jq '.[0].accumulation_point'`,
