@@ -85,7 +85,12 @@ apply.`,
 			if err != nil {
 				return err
 			}
+			native, err := nativeSizes(h, path)
+			if err != nil {
+				return err
+			}
 			rep := html.Report{Generator: "hprofctl " + versionString(), Info: analysis.Summarize(h, size)}
+			rep.Info.AddNative(h, native)
 			rep.Leaks = analysis.FindLeaks(h, r, analysis.LeakOptions{Threshold: share, Classes: 5, Strong: strong, Heaps: suspected})
 			labels, names, err := readPathLabels(h, path, rep.Leaks.Paths())
 			if err != nil {
@@ -93,7 +98,7 @@ apply.`,
 			}
 			rep.Leaks.Describe(h, labels, names)
 			rep.PathRetained = rep.Leaks.PathRetainedBytes(r)
-			rep.Dominators = analysis.Dominators(h, r, analysis.DominatorOptions{Top: reportDominators, Size: size, Heaps: heaps})
+			rep.Dominators = analysis.Dominators(h, r, analysis.DominatorOptions{Top: reportDominators, Size: size, Heaps: heaps, Native: native})
 			for _, by := range []string{analysis.ByClass, analysis.ByPackage} {
 				t, err := analysis.TopConsumers(h, r, analysis.TopOptions{By: by, Top: top, Heaps: heaps})
 				if err != nil {
@@ -101,7 +106,7 @@ apply.`,
 				}
 				rep.Consumers = append(rep.Consumers, t)
 			}
-			if rep.Histogram, err = analysis.Histogram(h, analysis.HistoOptions{Top: top, Size: size, Heaps: heaps}); err != nil {
+			if rep.Histogram, err = analysis.Histogram(h, analysis.HistoOptions{Top: top, Size: size, Heaps: heaps, Native: native}); err != nil {
 				return err
 			}
 			// Only a binary dump's Thread objects and synchronizers,

@@ -163,6 +163,9 @@ func newServer(g *globalFlags, path, base string) (*web.Server, error) {
 		if d.Suspected, err = g.suspectHeaps(h); err != nil {
 			return nil, err
 		}
+		if d.Native, err = nativeSizes(h, path); err != nil {
+			return nil, err
+		}
 	}
 	if base != "" {
 		d.BaseName = base

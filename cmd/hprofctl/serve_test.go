@@ -13,13 +13,14 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/internal/browsertest"
+	"github.com/hprofctl/hprofctl/internal/testshared"
 )
 
 // serveDump serves the dump at path as `hprofctl serve` does, from its
 // index, on a test server that closes with the test.
-func serveDump(t *testing.T, path string) *httptest.Server {
+func serveDump(t *testing.T, path string, heaps ...string) *httptest.Server {
 	t.Helper()
-	g := &globalFlags{size: "jvm", dump: -1, indexDir: os.Getenv("HPROFCTL_INDEX_DIR"), stderr: io.Discard}
+	g := &globalFlags{size: "jvm", dump: -1, indexDir: os.Getenv("HPROFCTL_INDEX_DIR"), stderr: io.Discard, heaps: heaps}
 	s, err := newServer(g, path, "")
 	if err != nil {
 		t.Fatalf("serving %s: %v", path, err)
@@ -181,6 +182,47 @@ func TestServeAPIEqualsCLI(t *testing.T) {
 	_, _, body := get(t, "GET", ts.URL+"/api/show/0x1")
 	if err := json.Unmarshal([]byte(body), &e); err != nil || !strings.Contains(e["error"], "no such object") {
 		t.Errorf("/api/show/0x1: %q, want a JSON error", body)
+	}
+}
+
+// TestServeAPIEqualsCLIAndroid checks, on the real Android dumps, that
+// the API answers what the commands write with the same --heap: the
+// native sizes of ahat's test dump, and the app heap of the LeakCanary
+// dump, where leaks suspects the app heap alone by default.
+func TestServeAPIEqualsCLIAndroid(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		heaps []string
+	}{
+		{"test-dump-base.hprof.gz", nil},
+		{"leak_service_binder_ignored.hprof.gz", nil},
+		{"leak_service_binder_ignored.hprof.gz", []string{"app"}},
+	} {
+		dump := testshared.Path(t, "corpus", "android", tc.file)
+		ts := serveDump(t, dump, tc.heaps...)
+		var flags []string
+		for _, heap := range tc.heaps {
+			flags = append(flags, "--heap", heap)
+		}
+		for _, q := range []struct {
+			api string
+			cli []string
+		}{
+			{"/api/info", []string{"info"}},
+			{"/api/histo", []string{"histo"}},
+			{"/api/dominators", []string{"dominators"}},
+			{"/api/leaks", []string{"leaks"}},
+			{"/api/strings", []string{"strings"}},
+		} {
+			args := append(append(slices.Clone(flags), q.cli...), "-o", "json", dump)
+			want, err := runCLI(t, args...)
+			if err != nil {
+				t.Fatalf("hprofctl %s: %v", strings.Join(args, " "), err)
+			}
+			if _, _, got := get(t, "GET", ts.URL+q.api); got != want {
+				t.Errorf("%s %v: %s differs from hprofctl %s:\n%.600s\nwant:\n%.600s", tc.file, tc.heaps, q.api, strings.Join(args, " "), got, want)
+			}
+		}
 	}
 }
 

@@ -82,7 +82,7 @@ func writeAPIError(w http.ResponseWriter, err error) {
 }
 
 func (s *Server) apiInfo(*http.Request) (writer, error) {
-	in := analysis.Summarize(s.d.Heap, s.d.Size)
+	in := s.summary()
 	return func(w io.Writer, o report.Options) error { return report.Info(w, in, o) }, nil
 }
 
@@ -91,13 +91,13 @@ func (s *Server) apiHisto(r *http.Request) (writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	ho.Size, ho.Heaps = s.d.Size, s.d.Heaps
+	ho.Size, ho.Heaps, ho.Native = s.d.Size, s.d.Heaps, s.d.Native
 	h, err := analysis.Histogram(s.d.Heap, ho)
 	return func(w io.Writer, o report.Options) error { return report.Histogram(w, h, o) }, err
 }
 
 func (s *Server) apiDominators(r *http.Request) (writer, error) {
-	do := analysis.DominatorOptions{Size: s.d.Size, Heaps: s.d.Heaps}
+	do := analysis.DominatorOptions{Size: s.d.Size, Heaps: s.d.Heaps, Native: s.d.Native}
 	var err error
 	if do.Top, err = intParam(r, "top", 20); err != nil {
 		return nil, err

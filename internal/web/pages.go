@@ -17,7 +17,7 @@ var objectPage = analysis.ShowOptions{Elements: 100, Referrers: true, MaxReferre
 
 func (s *Server) overview(*http.Request) (html.Page, error) {
 	d := s.d
-	p := html.OverviewPage{Site: s.site, Info: analysis.Summarize(d.Heap, d.Size)}
+	p := html.OverviewPage{Site: s.site, Info: s.summary()}
 	if d.Retention != nil {
 		p.Dominators = analysis.TreeTotals(d.Retention)
 	}
@@ -29,7 +29,7 @@ func (s *Server) histogram(r *http.Request) (html.Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Size, o.Heaps = s.d.Size, s.d.Heaps
+	o.Size, o.Heaps, o.Native = s.d.Size, s.d.Heaps, s.d.Native
 	histo, err := analysis.Histogram(s.d.Heap, o)
 	if err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ func (s *Server) dominators(r *http.Request) (html.Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := analysis.DominatorOptions{Top: top, Children: dominatedKids, Size: d.Size, Heaps: d.Heaps}
+	o := analysis.DominatorOptions{Top: top, Children: dominatedKids, Size: d.Size, Heaps: d.Heaps, Native: d.Native}
 	p := html.DominatorsPage{Site: s.site, Top: top}
 	id := r.URL.Query().Get("expand")
 	if id == "" {

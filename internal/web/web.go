@@ -65,6 +65,9 @@ type Dump struct {
 	// (serve --heap), and Suspected those whose objects the leaks page
 	// suspects.
 	Heaps, Suspected model.HeapSelection
+	// Native are the native sizes an Android dump shows registered to
+	// its objects; nil when it shows none.
+	Native *analysis.NativeSizes
 	// Profile is the file's profiling data (allocation sites, CPU) when
 	// it is not the heap's (an hprof agent ASCII file without a heap
 	// dump); nil takes Heap.Profile().
@@ -401,6 +404,14 @@ func regexpParam(r *http.Request, name string) (*regexp.Regexp, error) {
 }
 
 // histogramQuery reads the histogram's query: sort, match and top.
+// summary is the overview of the dump, with its native sizes, as info
+// gives it.
+func (s *Server) summary() analysis.Info {
+	in := analysis.Summarize(s.d.Heap, s.d.Size)
+	in.AddNative(s.d.Heap, s.d.Native)
+	return in
+}
+
 func histogramQuery(r *http.Request, defTop int) (analysis.HistoOptions, error) {
 	var o analysis.HistoOptions
 	o.Sort = r.URL.Query().Get("sort")
