@@ -11,44 +11,6 @@ import (
 	"github.com/hprofctl/hprofctl/parser/input"
 )
 
-// heapCounts counts, with the record reader alone, the object records
-// (class dumps, instances, arrays) and the class dumps that follow each
-// heap's HEAP_DUMP_INFO in the dump at path.
-func heapCounts(t *testing.T, path string) (objects, classes map[string]int64) {
-	t.Helper()
-	f, err := input.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := hprof.NewReader(f, hprof.Options{Name: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	strs := map[uint64]string{}
-	objects, classes = map[string]int64{}, map[string]int64{}
-	current := model.NoHeap
-	for r.Next() {
-		rec := r.Record()
-		switch {
-		case rec.Sub == 0 && rec.Tag == hprof.TagUTF8:
-			strs[rec.UTF8.ID] = string(rec.UTF8.Text)
-		case rec.Sub == hprof.SubHeapDumpInfo:
-			current = strs[rec.HeapInfo.NameID]
-		case rec.Sub == hprof.SubClassDump:
-			classes[current]++
-			objects[current]++
-		case rec.Sub == hprof.SubInstanceDump, rec.Sub == hprof.SubObjArrayDump,
-			rec.Sub == hprof.SubPrimArrayDump, rec.Sub == hprof.SubPrimArrayNoData:
-			objects[current]++
-		}
-	}
-	if err := r.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return objects, classes
-}
-
 // TestSummarizeHeaps divides the real Android dumps' objects among their
 // heaps as a plain reader pass does, and the shallow bytes of the heaps
 // add up to the dump's; a JVM dump has no heaps.
@@ -62,7 +24,13 @@ func TestSummarizeHeaps(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := testshared.Path(t, "corpus", "android", tc.file)
-			objects, classes := heapCounts(t, path)
+			counts, classes := classCountsByHeap(t, path)
+			objects := map[string]int64{}
+			for heap, byClass := range counts {
+				for _, n := range byClass {
+					objects[heap] += n
+				}
+			}
 			h := loadObjects(t, path)
 			in := analysis.Summarize(h, model.SizeJVM)
 			if len(in.Heaps) != tc.heaps || len(objects) != tc.heaps {
@@ -90,8 +58,10 @@ func TestSummarizeHeaps(t *testing.T) {
 // classCountsByHeap counts, with the record reader alone, the objects of
 // each class (by Java name) in each heap of the dump at path: instances
 // by their class, arrays by their array class or element type, and class
-// dumps as java.lang.Class.
-func classCountsByHeap(t *testing.T, path string) map[string]map[string]int64 {
+// dumps as java.lang.Class; classDumps counts each heap's class dumps
+// alone. An object lies in the heap the last HEAP_DUMP_INFO before it
+// names.
+func classCountsByHeap(t *testing.T, path string) (counts map[string]map[string]int64, classDumps map[string]int64) {
 	t.Helper()
 	f, err := input.Open(path)
 	if err != nil {
@@ -105,7 +75,7 @@ func classCountsByHeap(t *testing.T, path string) map[string]map[string]int64 {
 	primName := map[hprof.Type]string{4: "boolean[]", 5: "char[]", 6: "float[]", 7: "double[]", 8: "byte[]", 9: "short[]", 10: "int[]", 11: "long[]"}
 	strs := map[uint64]string{}
 	className := map[uint64]string{}
-	counts := map[string]map[string]int64{}
+	counts, classDumps = map[string]map[string]int64{}, map[string]int64{}
 	current := model.NoHeap
 	add := func(class string) {
 		if counts[current] == nil {
@@ -124,6 +94,7 @@ func classCountsByHeap(t *testing.T, path string) map[string]map[string]int64 {
 			current = strs[rec.HeapInfo.NameID]
 		case rec.Sub == hprof.SubClassDump:
 			add("java.lang.Class")
+			classDumps[current]++
 		case rec.Sub == hprof.SubInstanceDump:
 			add(className[rec.Instance.ClassID])
 		case rec.Sub == hprof.SubObjArrayDump:
@@ -135,7 +106,7 @@ func classCountsByHeap(t *testing.T, path string) map[string]map[string]int64 {
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return counts
+	return counts, classDumps
 }
 
 // TestHistogramByHeap checks the histogram of each heap, alone (Heaps)
@@ -145,7 +116,7 @@ func TestHistogramByHeap(t *testing.T) {
 	for _, file := range []string{"leak_service_binder_ignored.hprof.gz", "test-dump-base.hprof.gz"} {
 		t.Run(file, func(t *testing.T) {
 			path := testshared.Path(t, "corpus", "android", file)
-			want := classCountsByHeap(t, path)
+			want, _ := classCountsByHeap(t, path)
 			h := loadObjects(t, path)
 			whole, err := analysis.Histogram(h, analysis.HistoOptions{})
 			if err != nil {

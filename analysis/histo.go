@@ -174,16 +174,12 @@ func histoCounts(h *model.Heap, o HistoOptions) (counts [][]HeapCount, names []s
 	for k, name := range names {
 		column[name] = k
 	}
-	heapNames := append(slices.Clone(h.HeapNames()), model.NoHeap)
 	counts = make([][]HeapCount, len(h.Classes))
 	noHeapUsed := false
 	for i := range h.NumObjects() {
 		obj := model.ObjectIndex(i)
 		c := h.ClassOf(obj)
-		name := model.NoHeap
-		if n := h.HeapNumber(obj); n >= 0 {
-			name = heapNames[n]
-		}
+		name := HeapName(h, obj)
 		k, ok := column[name]
 		if c == model.NoClass || !ok {
 			continue

@@ -279,46 +279,38 @@ func TestAccumulationPointsMatchWalk(t *testing.T) {
 			}
 			return -1
 		}
-		var topObjs []model.ObjectIndex
-		for _, v := range tops {
-			topObjs = append(topObjs, objs[v])
+		// check compares the walks from tops with accumulationPoints and
+		// counts those that left their start.
+		check := func(where string, tops []int) (left int) {
+			var topObjs []model.ObjectIndex
+			for _, v := range tops {
+				topObjs = append(topObjs, objs[v])
+			}
+			got := accumulationPoints(r, topObjs)
+			for _, v := range tops {
+				want, wantObj := walk(v), model.NoObject
+				if want >= 0 {
+					wantObj = objs[want]
+				}
+				if got[objs[v]] != wantObj {
+					t.Errorf("seed %d: %s node %d: accumulation point %d, want node %d (%d)", seed, where, v, got[objs[v]], want, wantObj)
+				}
+				if want != v {
+					left++
+				}
+			}
+			return left
 		}
-		got := accumulationPoints(r, topObjs)
-		for _, v := range tops {
-			want, wantObj := walk(v), model.NoObject
-			if want >= 0 {
-				wantObj = objs[want]
-			}
-			if got[objs[v]] != wantObj {
-				t.Errorf("seed %d: node %d: accumulation point %d, want node %d (%d)", seed, v, got[objs[v]], want, wantObj)
-			}
-			if want != v {
-				walked++
-			}
-		}
+		walked += check("top", tops)
 		// Tops inside the tree (as the top of a heap selection gives):
 		// the objects one level below the top.
 		var inner []int
-		var innerObjs []model.ObjectIndex
 		for v, d := range idom {
 			if d >= 0 && idom[d] == -1 && bytes[v] > 0 {
 				inner = append(inner, v)
-				innerObjs = append(innerObjs, objs[v])
 			}
 		}
-		got = accumulationPoints(r, innerObjs)
-		for _, v := range inner {
-			want, wantObj := walk(v), model.NoObject
-			if want >= 0 {
-				wantObj = objs[want]
-			}
-			if got[objs[v]] != wantObj {
-				t.Errorf("seed %d: inner node %d: accumulation point %d, want node %d (%d)", seed, v, got[objs[v]], want, wantObj)
-			}
-			if want != v {
-				innerWalked++
-			}
-		}
+		innerWalked += check("inner", inner)
 	}
 	if walked < 10 || innerWalked < 10 {
 		t.Errorf("only %d walks from the top and %d from inside left their start: the graphs test little", walked, innerWalked)
