@@ -1,109 +1,23 @@
-package analysis
+package graph
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
+
 	"github.com/hprofctl/hprofctl/model"
-	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
 	"github.com/hprofctl/hprofctl/parser/input"
 )
-
-// randomHeap writes and loads a heap of random shape: long chains (deep
-// depth-first walks and many breadth-first levels), object arrays that
-// list the same object more than once, big arrays (wide levels),
-// instances of classes whose loader is an object of the heap (so that
-// class objects are retained by their instances), statics, weak
-// references, a few GC roots and, as a rule, unreachable objects and
-// cycles.
-func randomHeap(t testing.TB, seed uint64) *model.Heap {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 11))
-	n := 200 + rng.IntN(6000)
-	return loadSynthetic(t, func(w *hproftest.Writer) {
-		objects := w.Class("[Ljava/lang/Object;", nil)
-		reference := w.Class("java/lang/ref/Reference", nil,
-			hproftest.Field{Name: "referent", Type: hproftest.TypeObject},
-			hproftest.Field{Name: "queue", Type: hproftest.TypeObject})
-		loaderClass := w.Class("Loader", nil, hproftest.Field{Name: "parent", Type: hproftest.TypeObject})
-		ids := make([]hproftest.ID, n)
-		for v := range ids {
-			ids[v] = w.Alloc(32)
-		}
-		loader := ids[rng.IntN(n)]
-		pick := func(v int) hproftest.ID {
-			switch r := rng.IntN(10); {
-			case r < 5 && v+1 < n:
-				return ids[v+1] // a chain
-			case r < 6:
-				return 0
-			case r < 7:
-				return ids[rng.IntN(min(n, 8))] // a hub
-			case r < 8 && v > 0:
-				return ids[v-1-rng.IntN(min(v, 20))] // a nearby cycle
-			}
-			return ids[rng.IntN(n)]
-		}
-		var classes []*hproftest.Class
-		for k := range 1 + rng.IntN(5) {
-			fields := make([]hproftest.Field, 1+rng.IntN(3))
-			for f := range fields {
-				fields[f] = hproftest.Field{Name: fmt.Sprintf("f%d", f), Type: hproftest.TypeObject}
-			}
-			var statics []hproftest.Static
-			if rng.IntN(2) == 0 {
-				statics = append(statics, hproftest.Static{Name: "s", Value: hproftest.Ref(ids[rng.IntN(n)])})
-			}
-			classes = append(classes, w.DefineClass(hproftest.ClassSpec{
-				Name: fmt.Sprintf("App%d", k), Fields: fields, Statics: statics, LoaderID: loader,
-			}))
-		}
-		for v, id := range ids {
-			switch r := rng.IntN(100); {
-			case id == loader:
-				w.InstanceWithID(id, loaderClass, hproftest.Ref(pick(v)))
-			case r < 45:
-				c := classes[rng.IntN(len(classes))]
-				vals := make([]hproftest.Value, len(c.Fields))
-				for f := range vals {
-					vals[f] = hproftest.Ref(pick(v))
-				}
-				w.InstanceWithID(id, c, vals...)
-			case r < 85:
-				elems := make([]hproftest.ID, rng.IntN(6))
-				for e := range elems {
-					elems[e] = pick(v)
-				}
-				if len(elems) > 1 && rng.IntN(4) == 0 {
-					elems[len(elems)-1] = elems[0]
-				}
-				w.ObjArrayDump(hproftest.ObjArrayDump{ID: id, ClassID: objects.ID, Elements: elems})
-			case r < 88:
-				elems := make([]hproftest.ID, 50+rng.IntN(400))
-				for e := range elems {
-					elems[e] = ids[rng.IntN(n)]
-				}
-				w.ObjArrayDump(hproftest.ObjArrayDump{ID: id, ClassID: objects.ID, Elements: elems})
-			default:
-				w.InstanceWithID(id, reference, hproftest.Ref(ids[rng.IntN(n)]), hproftest.Ref(pick(v)))
-			}
-		}
-		for r := range 1 + rng.IntN(4) {
-			w.Root(hproftest.Root{Kind: hproftest.RootJNIGlobal, ID: ids[rng.IntN(n)], JNIRef: hproftest.ID(r + 1)})
-		}
-	})
-}
 
 // fixtureHeaps loads a few of the JVM's heap dumps in testdata.
 func fixtureHeaps(t *testing.T) map[string]*model.Heap {
 	t.Helper()
 	out := map[string]*model.Heap{}
 	for _, name := range []string{"jvm/jdk17-default.hprof.gz", "jvm/jdk25-coh.hprof.gz", "agent/heap-binary.hprof.gz"} {
-		f, err := input.Open(filepath.Join("..", "testdata", name))
+		f, err := input.Open(filepath.Join("..", "..", "testdata", name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,18 +29,6 @@ func fixtureHeaps(t *testing.T) map[string]*model.Heap {
 		out[name] = h
 	}
 	return out
-}
-
-// withParallelism runs fn with GOMAXPROCS procs and the parallel passes
-// cut as small as they go, so that small graphs take the parallel paths,
-// with many chunks and levels.
-func withParallelism(procs int, fn func()) {
-	defer func(procs, chunk, level int) {
-		runtime.GOMAXPROCS(procs)
-		objectChunk, parallelLevel = chunk, level
-	}(runtime.GOMAXPROCS(procs), objectChunk, parallelLevel)
-	objectChunk, parallelLevel = 7, 2
-	fn()
 }
 
 // compareRetention checks every object of r against the serial reference.
@@ -161,7 +63,7 @@ func compareRetention(t *testing.T, what string, h *model.Heap, r *Retention, wa
 func TestRetentionMatchesSerial(t *testing.T) {
 	heaps := map[string]*model.Heap{}
 	for seed := range uint64(40) {
-		heaps[fmt.Sprintf("random %d", seed)] = randomHeap(t, seed)
+		heaps[fmt.Sprintf("random %d", seed)] = analysistest.RandomHeap(t, seed)
 	}
 	if !testing.Short() {
 		for name, h := range fixtureHeaps(t) {
@@ -190,7 +92,7 @@ func TestRetentionMatchesSerial(t *testing.T) {
 func TestShortestPathTreeMatchesSerial(t *testing.T) {
 	heaps := map[string]*model.Heap{}
 	for seed := range uint64(40) {
-		heaps[fmt.Sprintf("random %d", seed)] = randomHeap(t, seed)
+		heaps[fmt.Sprintf("random %d", seed)] = analysistest.RandomHeap(t, seed)
 	}
 	if !testing.Short() {
 		for name, h := range fixtureHeaps(t) {
@@ -214,4 +116,12 @@ func TestShortestPathTreeMatchesSerial(t *testing.T) {
 			}
 		}
 	}
+}
+
+// withParallelism is analysistest.WithParallelism with the breadth-first
+// levels of the shortest path tree cut as small as they go too.
+func withParallelism(procs int, fn func()) {
+	defer func(level int) { parallelLevel = level }(parallelLevel)
+	parallelLevel = 2
+	analysistest.WithParallelism(procs, fn)
 }

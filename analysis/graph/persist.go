@@ -1,4 +1,4 @@
-package analysis
+package graph
 
 import (
 	"cmp"
@@ -99,6 +99,6 @@ func (r *Retention) InSize(size model.SizeMode) *Retention {
 	c := *r
 	c.size = size
 	c.retainedBytes, c.reachedBytes = c.addUpRetained(size, func(visit func(model.ObjectIndex)) { treeBottomUp(c.idom, visit) })
-	c.UnreachableBytes = unreachableBytes(c.heap, c.idom, notReached, size)
+	c.UnreachableBytes = unreachableBytes(c.heap, c.idom, NotReached, size)
 	return &c
 }

@@ -1,10 +1,12 @@
-package analysis
+package graph
 
 import (
 	"fmt"
 	"regexp"
 	"sort"
 	"sync/atomic"
+
+	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/store"
@@ -90,6 +92,18 @@ func (t *PathTree) chain(obj model.ObjectIndex) ([]model.ObjectIndex, error) {
 	return c, nil
 }
 
+// Tree returns the shortest path tree o asks for: Strong when it is given
+// and IncludeWeak is not, else one computed now.
+func (o RetainerOptions) Tree(h *model.Heap) *PathTree {
+	return &PathTree{parent: o.tree(h)}
+}
+
+// ChainTo is the path of the tree from a root to obj, nil when no root
+// reaches obj or the tree does not lead from it to a root.
+func (t *PathTree) ChainTo(obj model.ObjectIndex) []model.ObjectIndex {
+	return chainTo(t.parent, obj)
+}
+
 // tree returns the shortest path tree o asks for.
 func (o RetainerOptions) tree(h *model.Heap) []uint32 {
 	if o.Strong != nil && !o.IncludeWeak {
@@ -132,7 +146,7 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 	var out RetainerPaths
 	paths := max(o.Paths, 1)
 	if o.Class != nil {
-		match := matchingClasses(h, o.Class)
+		match := MatchingClasses(h, o.Class)
 		type group struct {
 			example model.ObjectIndex
 			count   int64
@@ -143,7 +157,7 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 		for i := range h.NumObjects() {
 			obj := model.ObjectIndex(i)
 			c := h.ClassOf(obj)
-			if c == model.NoClass || !match[c] || isClassObject(h, obj) || !o.Heaps.Has(obj) {
+			if c == model.NoClass || !match[c] || IsClassObject(h, obj) || !o.Heaps.Has(obj) {
 				continue
 			}
 			out.Targets++
@@ -170,7 +184,7 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 	// isTarget keeps the pass over every reference below from looking
 	// each one up in the map.
 	targets := map[model.ObjectIndex][]model.ObjectIndex{}
-	isTarget := newObjectBits(h.NumObjects())
+	isTarget := NewObjectBits(h.NumObjects())
 	for _, t := range o.Objects {
 		out.Targets++
 		if parent[t] == noParent {
@@ -178,7 +192,7 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 			continue
 		}
 		targets[t] = nil
-		isTarget.add(t)
+		isTarget.Add(t)
 	}
 	// The last retainers of each target: every reached object referencing it.
 	g := retentionGraph{h: h}
@@ -189,7 +203,7 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 			continue
 		}
 		g.forEachSucc(u, func(s model.ObjectIndex) {
-			if !isTarget.has(s) {
+			if !isTarget.Has(s) {
 				return
 			}
 			if prev, ok := targets[s]; ok && s != u && (len(prev) == 0 || prev[len(prev)-1] != u) {
@@ -198,7 +212,7 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 		})
 		if o.IncludeWeak {
 			for w := sort.Search(len(weak), func(w int) bool { return weak[w].From >= u }); w < len(weak) && weak[w].From == u; w++ {
-				if to := weak[w].To; isTarget.has(to) {
+				if to := weak[w].To; isTarget.Has(to) {
 					targets[to] = append(targets[to], u)
 				}
 			}
@@ -339,7 +353,7 @@ func (p RetainerPaths) Sources(h *model.Heap) []model.ObjectIndex {
 		for _, x := range c[:len(c)-1] {
 			add(x)
 		}
-		if rt, ok := rootOf(h, c[0]); ok && rt.Thread >= 0 {
+		if rt, ok := RootOf(h, c[0]); ok && rt.Thread >= 0 {
 			add(h.Threads[rt.Thread].Object)
 		}
 	}
@@ -352,8 +366,8 @@ func (p RetainerPaths) Sources(h *model.Heap) []model.ObjectIndex {
 func (p RetainerPaths) ThreadNameStrings(h *model.Heap, labels map[model.ObjectIndex][]model.LabeledRef) []model.ObjectIndex {
 	var out []model.ObjectIndex
 	for _, c := range p.Chains {
-		if rt, ok := rootOf(h, c[0]); ok && rt.Thread >= 0 {
-			if s := threadNameString(h, rt.Thread, labels); s != model.NoObject {
+		if rt, ok := RootOf(h, c[0]); ok && rt.Thread >= 0 {
+			if s := ThreadNameString(h, rt.Thread, labels); s != model.NoObject {
 				out = append(out, s)
 			}
 		}
@@ -361,7 +375,7 @@ func (p RetainerPaths) ThreadNameStrings(h *model.Heap, labels map[model.ObjectI
 	return out
 }
 
-func threadNameString(h *model.Heap, thread int32, labels map[model.ObjectIndex][]model.LabeledRef) model.ObjectIndex {
+func ThreadNameString(h *model.Heap, thread int32, labels map[model.ObjectIndex][]model.LabeledRef) model.ObjectIndex {
 	for _, l := range labels[h.Threads[thread].Object] {
 		if l.Label == "name" {
 			return l.To
@@ -370,140 +384,14 @@ func threadNameString(h *model.Heap, thread int32, labels map[model.ObjectIndex]
 	return model.NoObject
 }
 
-// rootPlace names where GC root rt lies: its thread, "" for none (by the
-// name the dump gives it, else by decodedName, called only then, else by
-// its serial), its frame as Java prints one, "" when unknown, and the
-// frame's depth, nil when unknown.
-func rootPlace(h *model.Heap, rt model.Root, decodedName func() string) (thread, frame string, depth *int32) {
-	if rt.Frame >= 0 {
-		d := rt.Frame
-		depth = &d
-	}
-	if rt.Thread < 0 {
-		return "", "", depth
-	}
-	th := h.Threads[rt.Thread]
-	thread = th.Name
-	if thread == "" {
-		thread = decodedName()
-	}
-	if thread == "" {
-		thread = fmt.Sprintf("thread serial %d", th.Serial)
-	}
-	if th.Trace >= 0 && rt.Frame >= 0 && int(rt.Frame) < len(h.Traces[th.Trace].Frames) {
-		frame = frameString(h.Traces[th.Trace].Frames[rt.Frame])
-	}
-	return thread, frame, depth
-}
-
-// rootOf returns the first GC root record naming object i.
-func rootOf(h *model.Heap, i model.ObjectIndex) (model.Root, bool) {
+// RootOf returns the first GC root record naming object i.
+func RootOf(h *model.Heap, i model.ObjectIndex) (model.Root, bool) {
 	for _, rt := range h.Roots {
 		if rt.Object == i {
 			return rt, true
 		}
 	}
 	return model.Root{}, false
-}
-
-// PathStep is one object of a path and how the previous one references it.
-type PathStep struct {
-	ObjectID string `json:"object_id"`
-	Class    string `json:"class"`
-	// Heap is the Android heap the object lies in.
-	Heap string `json:"heap,omitempty"`
-	// Via is the field name, "[i]", "static NAME" (and so on, see
-	// model.LabeledRef) the previous step references this one through;
-	// "<class>" when it is the previous object's class, empty for the
-	// first step, "?" when unknown.
-	Via string `json:"via"`
-}
-
-// RetainerPath is one path from a GC root to a target.
-type RetainerPath struct {
-	RootKind   string `json:"root_kind"`
-	RootThread string `json:"root_thread"`
-	// RootFrame is the frame of a java-frame root, "" when the dump does
-	// not record the thread's stack; RootFrameDepth its depth in the
-	// stack (0: innermost), nil when the dump does not say.
-	RootFrame      string `json:"root_frame"`
-	RootFrameDepth *int32 `json:"root_frame_depth,omitempty"`
-	// RootThreadAllocator says that RootThread is the thread that
-	// allocated the root object, which the dump names instead of the one
-	// whose frame holds it (model.Heap.RootThreadsAreAllocators).
-	RootThreadAllocator bool `json:"root_thread_allocator,omitempty"`
-	// Objects counts the targets whose path has this class chain.
-	Objects int64      `json:"objects"`
-	Chain   []PathStep `json:"chain"`
-}
-
-// Retainers is the result of the retainers command.
-type Retainers struct {
-	Paths     []RetainerPath `json:"paths"`
-	Targets   int64          `json:"targets"`
-	Unreached int64          `json:"unreached"`
-	// Merged says that paths were merged by class chain.
-	Merged bool `json:"merged"`
-}
-
-// DescribePaths labels the steps of the paths with the labeled references
-// of their sources and names the root of each path: its kind, and for
-// thread roots the thread (by the decoded name strings) and frame.
-// labels may be nil (then every step's via is "?").
-func DescribePaths(h *model.Heap, p RetainerPaths, merged bool, labels map[model.ObjectIndex][]model.LabeledRef, names map[model.ObjectIndex]string) Retainers {
-	out := Retainers{Paths: []RetainerPath{}, Targets: p.Targets, Unreached: p.Unreached, Merged: merged}
-	for k, c := range p.Chains {
-		rp := RetainerPath{Objects: p.Objects[k], RootKind: "system-class"}
-		if rt, ok := rootOf(h, c[0]); ok {
-			rp.RootKind = rt.Kind.String()
-			rp.RootThread, rp.RootFrame, rp.RootFrameDepth = rootPlace(h, rt, func() string {
-				if s := threadNameString(h, rt.Thread, labels); s != model.NoObject {
-					return names[s]
-				}
-				return ""
-			})
-			rp.RootThreadAllocator = rt.Thread >= 0 && h.RootThreadsAreAllocators() && (rt.Kind == model.RootJavaFrame || rt.Kind == model.RootJNILocal)
-		}
-		for s, x := range c {
-			step := PathStep{ObjectID: ObjectID(h, x), Class: ClassName(h, x), Heap: HeapName(h, x)}
-			if s > 0 {
-				step.Via = via(h, c[s-1], x, labels)
-			}
-			rp.Chain = append(rp.Chain, step)
-		}
-		out.Paths = append(out.Paths, rp)
-	}
-	return out
-}
-
-// via names the reference from object a to object b.
-func via(h *model.Heap, a, b model.ObjectIndex, labels map[model.ObjectIndex][]model.LabeledRef) string {
-	for _, l := range labels[a] {
-		if l.To == b {
-			if l.Weak {
-				return l.Label + " (weak)"
-			}
-			return l.Label
-		}
-	}
-	if c := h.ClassOf(a); c != model.NoClass && h.Classes[c].Object == b {
-		return "<class>"
-	}
-	return "?"
-}
-
-// frameString formats a stack frame as Java prints one.
-func frameString(f model.Frame) string {
-	where := f.File
-	switch {
-	case f.Line > 0:
-		where = fmt.Sprintf("%s:%d", f.File, f.Line)
-	case f.Line == model.LineNative:
-		where = "Native Method"
-	case where == "":
-		where = "Unknown Source"
-	}
-	return fmt.Sprintf("%s.%s(%s)", f.Class, f.Method, where)
 }
 
 // shortestPathTree is the breadth-first tree of the retention graph from
@@ -527,7 +415,7 @@ func shortestPathTree(h *model.Heap, includeWeak bool) []uint32 {
 	for i := range p.parent {
 		p.parent[i] = noParent
 	}
-	if parallelism() > 1 {
+	if parallel.Workers() > 1 {
 		p.reached = make([]uint64, (len(p.parent)+63)/64)
 	}
 	var level, next []model.ObjectIndex
@@ -600,7 +488,7 @@ func (p *pathSearch) markReached(s model.ObjectIndex) {
 // that references s, which is the queue's parent, and the kept objects in
 // part order are in the order the queue took them.
 func (p *pathSearch) searchLevel(level, next []model.ObjectIndex) []model.ObjectIndex {
-	workers := parallelism()
+	workers := parallel.Workers()
 	if workers == 1 || len(level) < parallelLevel {
 		for _, u := range level {
 			p.forEachSucc(u, func(s model.ObjectIndex) {
@@ -618,18 +506,18 @@ func (p *pathSearch) searchLevel(level, next []model.ObjectIndex) []model.Object
 		p.found = append(p.found, nil)
 	}
 	partStart := func(k int) int { return k * len(level) / parts }
-	forChunks(parts, 1, func(_, k, _ int) {
+	parallel.ForChunks(parts, 1, func(_, k, _ int) {
 		found := p.found[k][:0]
 		for pos := partStart(k); pos < partStart(k+1); pos++ {
 			p.forEachSucc(level[pos], func(s model.ObjectIndex) {
-				if p.reached[s/64]&(1<<(s%64)) == 0 && lowerTo(&p.parent[s], uint32(pos)) {
+				if p.reached[s/64]&(1<<(s%64)) == 0 && parallel.LowerTo(&p.parent[s], uint32(pos)) {
 					found = append(found, s)
 				}
 			})
 		}
 		p.found[k] = found
 	})
-	forChunks(parts, 1, func(_, k, _ int) {
+	parallel.ForChunks(parts, 1, func(_, k, _ int) {
 		lo, hi := uint32(partStart(k)), uint32(partStart(k+1))
 		kept := p.found[k][:0]
 		for _, s := range p.found[k] {

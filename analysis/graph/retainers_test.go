@@ -1,10 +1,14 @@
-package analysis
+package graph
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"testing"
+
+	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
+	"github.com/hprofctl/hprofctl/model/store"
 
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -63,7 +67,7 @@ func everyRetainerPaths(h *model.Heap, o RetainerOptions) [][]model.ObjectIndex 
 // heaps, with and without referents, for one and three paths per target.
 func TestShortestPathsMatchesEveryRetainer(t *testing.T) {
 	for seed := range uint64(15) {
-		h := randomHeap(t, seed)
+		h := analysistest.RandomHeap(t, seed)
 		var objs []model.ObjectIndex
 		for i := 0; i < h.NumObjects(); i += 11 {
 			objs = append(objs, model.ObjectIndex(i))
@@ -84,7 +88,7 @@ func TestShortestPathsMatchesEveryRetainer(t *testing.T) {
 // TestTreeDepths checks the memoized depths against the lengths of the
 // tree's paths, asked in an order that climbs onto known depths.
 func TestTreeDepths(t *testing.T) {
-	h := randomHeap(t, 5)
+	h := analysistest.RandomHeap(t, 5)
 	parent := shortestPathTree(h, false)
 	d := newTreeDepths(parent)
 	for i := h.NumObjects() - 1; i >= 0; i-- {
@@ -104,4 +108,62 @@ func firstDifference(got, want [][]model.ObjectIndex) string {
 		}
 	}
 	return fmt.Sprintf("%d paths, want %d", len(got), len(want))
+}
+
+// TestTreePaths checks PathTree.Paths on random heaps: each path runs
+// from a GC root along retention graph edges, its steps are the tree's
+// parents, and it is as short as the shortest ShortestPaths finds.
+func TestTreePaths(t *testing.T) {
+	for seed := range uint64(20) {
+		h := analysistest.RandomHeap(t, seed)
+		tree := StrongPaths(h)
+		roots := map[model.ObjectIndex]bool{}
+		g := retentionGraph{h: h}
+		for _, s := range g.gcRoots() {
+			roots[s] = true
+		}
+		var objs []model.ObjectIndex
+		for i := 0; i < h.NumObjects(); i += 7 {
+			objs = append(objs, model.ObjectIndex(i))
+		}
+		got, err := tree.Paths(objs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ShortestPaths(h, RetainerOptions{Objects: objs, Paths: 1})
+		if got.Targets != want.Targets || got.Unreached != want.Unreached || len(got.Chains) != len(want.Chains) {
+			t.Fatalf("seed %d: %d targets, %d unreached, %d paths; want %d, %d, %d", seed,
+				got.Targets, got.Unreached, len(got.Chains), want.Targets, want.Unreached, len(want.Chains))
+		}
+		for k, c := range got.Chains {
+			w := want.Chains[k]
+			if c[len(c)-1] != w[len(w)-1] || len(c) != len(w) || !roots[c[0]] || got.Objects[k] != 1 {
+				t.Errorf("seed %d: path %v, want one as long as %v from a root", seed, c, w)
+			}
+			for s := 1; s < len(c); s++ {
+				if !slices.Contains(serialSuccessors(h, c[s-1]), c[s]) || tree.parent[c[s]] != uint32(c[s-1]) {
+					t.Errorf("seed %d: path %v: step %d is no tree edge", seed, c, s)
+				}
+			}
+		}
+	}
+}
+
+// TestTreePathsCorrupt: a tree whose parents run in a cycle or out of
+// the heap is a corrupt index, not a hang or a panic.
+func TestTreePathsCorrupt(t *testing.T) {
+	for name, parent := range map[string][]uint32{
+		"cycle":        {rootParent, 2, 3, 1},
+		"out of range": {rootParent, 0, 9, 2},
+		"unreached":    {rootParent, 0, noParent, 2},
+	} {
+		if _, err := (&PathTree{parent: parent}).Paths([]model.ObjectIndex{0, 3}); !errors.Is(err, store.ErrCorrupt) {
+			t.Errorf("%s: error %v, want a corrupt index", name, err)
+		}
+	}
+	got, err := (&PathTree{parent: []uint32{rootParent, 0, noParent, 1}}).Paths([]model.ObjectIndex{3, 2, 0})
+	if err != nil || got.Targets != 3 || got.Unreached != 1 || len(got.Chains) != 2 ||
+		!slices.Equal(got.Chains[0], []model.ObjectIndex{0, 1, 3}) || !slices.Equal(got.Chains[1], []model.ObjectIndex{0}) {
+		t.Errorf("paths %+v, %v; want 0-1-3 and 0 of 3 targets, 1 unreached", got, err)
+	}
 }

@@ -1,10 +1,12 @@
-package analysis
+package graph
 
 import (
 	"errors"
 	"math"
 	"runtime"
 	"sync/atomic"
+
+	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -51,8 +53,8 @@ type Retention struct {
 	heap *model.Heap
 	// size is the size mode of the retained sizes.
 	size model.SizeMode
-	// idom is each object's immediate dominator: an object, virtualRoot,
-	// or notReached for the objects out of the tree.
+	// idom is each object's immediate dominator: an object, VirtualRoot,
+	// or NotReached for the objects out of the tree.
 	idom []model.ObjectIndex
 	// retainedBytes and retainedCount are 0 for the objects out of the
 	// tree.
@@ -76,8 +78,8 @@ type Retention struct {
 // mark of an object out of the tree. ComputeRetention refuses heaps whose
 // object indexes could reach them.
 const (
-	virtualRoot = model.NoObject
-	notReached  = model.NoObject - 1
+	VirtualRoot = model.NoObject
+	NotReached  = model.NoObject - 1
 )
 
 // largeGraph is the object count above which ComputeRetention collects
@@ -152,7 +154,7 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 func (r *Retention) keepTree(order, idom []uint32) {
 	n := r.heap.NumObjects()
 	vertex := make([]model.ObjectIndex, len(idom))
-	vertex[0] = virtualRoot
+	vertex[0] = VirtualRoot
 	for i, p := range order {
 		if p != 0 {
 			vertex[p] = model.ObjectIndex(i)
@@ -160,7 +162,7 @@ func (r *Retention) keepTree(order, idom []uint32) {
 	}
 	r.idom = make([]model.ObjectIndex, n)
 	for i := range r.idom {
-		r.idom[i] = notReached
+		r.idom[i] = NotReached
 	}
 	for p := 1; p < len(idom); p++ {
 		r.idom[vertex[p]] = vertex[idom[p]]
@@ -174,7 +176,7 @@ func (r *Retention) keepTree(order, idom []uint32) {
 	r.retainedCount = make([]uint32, n)
 	bottomUp(func(i model.ObjectIndex) {
 		r.retainedCount[i]++
-		if d := r.idom[i]; d != virtualRoot {
+		if d := r.idom[i]; d != VirtualRoot {
 			r.retainedCount[d] += r.retainedCount[i]
 		} else {
 			r.reachedObjects += int64(r.retainedCount[i])
@@ -191,9 +193,9 @@ func (r *Retention) addUpRetained(size model.SizeMode, bottomUp func(visit func(
 	bytes := newRetainedSizes(len(r.idom))
 	var root int64
 	bottomUp(func(i model.ObjectIndex) {
-		b := bytes.at(int(i)) + shallowBytes(r.heap, i, size)
+		b := bytes.at(int(i)) + ShallowBytes(r.heap, i, size)
 		bytes.set(int(i), b)
-		if d := r.idom[i]; d != virtualRoot {
+		if d := r.idom[i]; d != VirtualRoot {
 			bytes.set(int(d), bytes.at(int(d))+b)
 		} else {
 			root += b
@@ -214,19 +216,19 @@ func treeBottomUp(idom []model.ObjectIndex, visit func(model.ObjectIndex)) {
 	const done = math.MaxUint32
 	waiting := make([]uint32, len(idom))
 	for _, d := range idom {
-		if d != virtualRoot && d != notReached {
+		if d != VirtualRoot && d != NotReached {
 			waiting[d]++
 		}
 	}
 	for i, d := range idom {
-		if d == notReached || waiting[i] != 0 {
+		if d == NotReached || waiting[i] != 0 {
 			continue
 		}
 		for x := model.ObjectIndex(i); ; {
 			visit(x)
 			waiting[x] = done
 			d := idom[x]
-			if d == virtualRoot {
+			if d == VirtualRoot {
 				break
 			}
 			if waiting[d]--; waiting[d] != 0 {
@@ -413,8 +415,8 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 		lowest[order[s]] = 0
 	}
 	predStart = make([]uint32, numbered+1)
-	totals := make([]uint64, parallelism())
-	forChunks(len(order), objectChunk, func(worker, lo, hi int) {
+	totals := make([]uint64, parallel.Workers())
+	parallel.ForChunks(len(order), parallel.ObjectChunk, func(worker, lo, hi int) {
 		var total uint64
 		// lowest[w] is 0 for the virtual root's children only, whatever
 		// else runs: the numbers compared with it are at least 1.
@@ -422,7 +424,7 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 			w := order[s]
 			switch {
 			case from < w:
-				lowerTo(&lowest[w], from)
+				parallel.LowerTo(&lowest[w], from)
 			case from > w && atomic.LoadUint32(&lowest[w]) != 0:
 				atomic.AddUint32(&predStart[w+1], 1)
 				total++
@@ -451,7 +453,7 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 		predStart[w] += predStart[w-1]
 	}
 	preds = make([]uint32, total)
-	forChunks(len(order), objectChunk, func(_, lo, hi int) {
+	parallel.ForChunks(len(order), parallel.ObjectChunk, func(_, lo, hi int) {
 		fill := func(from uint32, s model.ObjectIndex) {
 			if w := order[s]; from > w && lowest[w] != 0 {
 				preds[atomic.AddUint32(&predStart[w], 1)-1] = from
@@ -538,9 +540,9 @@ func nearestCommonDominators(parent, semi []uint32) []uint32 {
 	return idom
 }
 
-// shallowBytes is h.ShallowBytes without its class-object lookup for the
+// ShallowBytes is h.ShallowBytes without its class-object lookup for the
 // objects that are not class objects.
-func shallowBytes(h *model.Heap, i model.ObjectIndex, mode model.SizeMode) int64 {
+func ShallowBytes(h *model.Heap, i model.ObjectIndex, mode model.SizeMode) int64 {
 	c := h.ClassOf(i)
 	if c == model.NoClass || h.Classes[c].Name == "java.lang.Class" {
 		return h.ShallowBytes(i, mode)
@@ -552,7 +554,12 @@ func shallowBytes(h *model.Heap, i model.ObjectIndex, mode model.SizeMode) int64
 }
 
 // Reachable reports whether object i is in the dominator tree.
-func (r *Retention) Reachable(i model.ObjectIndex) bool { return r.idom[i] != notReached }
+func (r *Retention) Reachable(i model.ObjectIndex) bool { return r.idom[i] != NotReached }
+
+// ImmediateDominators is every object's immediate dominator, indexed by
+// object: an object, VirtualRoot, or NotReached for the objects out of
+// the tree. It is the Retention's own slice: callers must not change it.
+func (r *Retention) ImmediateDominators() []model.ObjectIndex { return r.idom }
 
 // ImmediateDominator returns the immediate dominator of reachable object
 // i, NoObject when it is the virtual root.
@@ -584,7 +591,7 @@ func (r *Retention) ReachableBytes() int64 { return r.reachedBytes }
 func (r *Retention) TopLevel() []model.ObjectIndex {
 	var out []model.ObjectIndex
 	for i, d := range r.idom {
-		if d == virtualRoot {
+		if d == VirtualRoot {
 			out = append(out, model.ObjectIndex(i))
 		}
 	}
@@ -614,7 +621,7 @@ func (r *Retention) TopLevelIn(s model.HeapSelection) []model.ObjectIndex {
 	var chain []model.ObjectIndex
 	state := func(i model.ObjectIndex) uint8 {
 		for chain = chain[:0]; ; i = r.idom[i] {
-			if i == virtualRoot || i == notReached {
+			if i == VirtualRoot || i == NotReached {
 				break
 			}
 			if covered[i] != 0 {
@@ -627,7 +634,7 @@ func (r *Retention) TopLevelIn(s model.HeapSelection) []model.ObjectIndex {
 			chain = append(chain, i)
 		}
 		v := uint8(2)
-		if i != virtualRoot && i != notReached {
+		if i != VirtualRoot && i != NotReached {
 			v = covered[i]
 		}
 		for _, j := range chain {
@@ -637,10 +644,10 @@ func (r *Retention) TopLevelIn(s model.HeapSelection) []model.ObjectIndex {
 	}
 	var out []model.ObjectIndex
 	for i, d := range r.idom {
-		if d == notReached || !s.Has(model.ObjectIndex(i)) {
+		if d == NotReached || !s.Has(model.ObjectIndex(i)) {
 			continue
 		}
-		if d == virtualRoot || state(d) == 2 {
+		if d == VirtualRoot || state(d) == 2 {
 			out = append(out, model.ObjectIndex(i))
 		}
 	}
@@ -652,25 +659,29 @@ func (r *Retention) TopLevelIn(s model.HeapSelection) []model.ObjectIndex {
 // all.
 func (r *Retention) Dominated(parents []model.ObjectIndex) map[model.ObjectIndex][]model.ObjectIndex {
 	out := make(map[model.ObjectIndex][]model.ObjectIndex, len(parents))
-	wanted := newObjectBits(len(r.idom))
+	wanted := NewObjectBits(len(r.idom))
 	for _, i := range parents {
-		wanted.add(i)
+		wanted.Add(i)
 	}
 	for i, d := range r.idom {
-		if d != virtualRoot && d != notReached && wanted.has(d) {
+		if d != VirtualRoot && d != NotReached && wanted.Has(d) {
 			out[d] = append(out[d], model.ObjectIndex(i))
 		}
 	}
 	return out
 }
 
-// objectBits is a set of objects, one bit each.
-type objectBits []uint64
+// ObjectBits is a set of objects, one bit each.
+type ObjectBits []uint64
 
-func newObjectBits(n int) objectBits { return make(objectBits, (n+63)/64) }
+// NewObjectBits is an empty set of the objects below n.
+func NewObjectBits(n int) ObjectBits { return make(ObjectBits, (n+63)/64) }
 
-func (b objectBits) add(i model.ObjectIndex)      { b[i/64] |= 1 << (i % 64) }
-func (b objectBits) has(i model.ObjectIndex) bool { return b[i/64]&(1<<(i%64)) != 0 }
+// Add puts object i in the set.
+func (b ObjectBits) Add(i model.ObjectIndex) { b[i/64] |= 1 << (i % 64) }
+
+// Has reports whether object i is in the set.
+func (b ObjectBits) Has(i model.ObjectIndex) bool { return b[i/64]&(1<<(i%64)) != 0 }
 
 // retainedSizes holds one retained size per object in 4 bytes:
 // sizes from 4 GiB up, which only the few objects near the top of the tree
@@ -707,12 +718,12 @@ func (s retainedSizes) set(p int, v int64) {
 
 // unreachableBytes sums the shallow sizes of the objects whose mark is
 // unreached: those without a preorder number (0) in an order, or
-// notReached in a tree's immediate dominators.
+// NotReached in a tree's immediate dominators.
 func unreachableBytes[T comparable](h *model.Heap, marks []T, unreached T, size model.SizeMode) int64 {
 	var total int64
 	for i, m := range marks {
 		if m == unreached {
-			total += shallowBytes(h, model.ObjectIndex(i), size)
+			total += ShallowBytes(h, model.ObjectIndex(i), size)
 		}
 	}
 	return total

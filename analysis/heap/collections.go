@@ -1,9 +1,11 @@
-package analysis
+package heap
 
 import (
 	"cmp"
 	"maps"
 	"slices"
+
+	"github.com/hprofctl/hprofctl/analysis/graph"
 
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -428,7 +430,7 @@ func arrayRows(h *model.Heap, path string, rep *CollectionReport, wasteful []was
 	}
 	var objects []listed
 	for _, w := range wasteful {
-		b := shallowBytes(h, w.obj, o.Size)
+		b := graph.ShallowBytes(h, w.obj, o.Size)
 		rep.ArrayBytes += b
 		if o.Objects {
 			objects = append(objects, listed{w, b})

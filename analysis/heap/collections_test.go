@@ -1,8 +1,10 @@
-package analysis
+package heap
 
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
 
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -63,10 +65,10 @@ func TestCollectionsInspect(t *testing.T) {
 	}
 	for _, jdk := range []string{"jdk17", "jdk25"} {
 		name := jdk + "-inspect-before.hprof.gz"
-		gz := filepath.Join("..", "testdata", "jvm", name)
+		gz := filepath.Join("..", "..", "testdata", "jvm", name)
 		for _, path := range []string{gz, gunzipTo(t, gz)} {
 			t.Run(jdk+"/"+filepath.Ext(path), func(t *testing.T) {
-				h := loadPath(t, path)
+				h := analysistest.LoadPath(t, path)
 				rep, err := Collections(h, path, CollectionOptions{Objects: true})
 				if err != nil {
 					t.Fatal(err)

@@ -1,9 +1,11 @@
-package analysis
+package heap
 
 import (
 	"fmt"
 	"regexp"
 	"sort"
+
+	"github.com/hprofctl/hprofctl/analysis/graph"
 
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -132,16 +134,16 @@ func ClassName(h *model.Heap, i model.ObjectIndex) string {
 // the virtual root immediately dominates (the top of the dominator tree,
 // whose retained sizes add up to the reachable heap), or with Class every
 // reachable instance of the matching classes.
-func Dominators(h *model.Heap, r *Retention, o DominatorOptions) DominatorReport {
+func Dominators(h *model.Heap, r *graph.Retention, o DominatorOptions) DominatorReport {
 	out := TreeTotals(r)
 	var selected []model.ObjectIndex
 	if o.Class == nil {
 		selected = r.TopLevelIn(o.Heaps)
 	} else {
-		match := matchingClasses(h, o.Class)
+		match := graph.MatchingClasses(h, o.Class)
 		for i := range h.NumObjects() {
 			obj := model.ObjectIndex(i)
-			if c := h.ClassOf(obj); c != model.NoClass && match[c] && r.Reachable(obj) && !isClassObject(h, obj) && o.Heaps.Has(obj) {
+			if c := h.ClassOf(obj); c != model.NoClass && match[c] && r.Reachable(obj) && !graph.IsClassObject(h, obj) && o.Heaps.Has(obj) {
 				selected = append(selected, obj)
 			}
 		}
@@ -158,7 +160,7 @@ func Dominators(h *model.Heap, r *Retention, o DominatorOptions) DominatorReport
 
 // addNative notes in the report whether there are native sizes and what
 // of them the tree holds, and returns what each object retains of them.
-func (d *DominatorReport) addNative(r *Retention, n *NativeSizes) map[model.ObjectIndex]int64 {
+func (d *DominatorReport) addNative(r *graph.Retention, n *NativeSizes) map[model.ObjectIndex]int64 {
 	if !n.Any() {
 		return nil
 	}
@@ -173,7 +175,7 @@ func (d *DominatorReport) addNative(r *Retention, n *NativeSizes) map[model.Obje
 
 // TreeTotals is a DominatorReport of no row: the totals of the tree r
 // and what it leaves out.
-func TreeTotals(r *Retention) DominatorReport {
+func TreeTotals(r *graph.Retention) DominatorReport {
 	return DominatorReport{
 		ReachableObjects: r.ReachableObjects(), ReachableBytes: r.ReachableBytes(),
 		UnreachableObjects: r.Unreachable, UnreachableBytes: r.UnreachableBytes,
@@ -185,7 +187,7 @@ func TreeTotals(r *Retention) DominatorReport {
 // the reachable object parent immediately dominates: the o.Top of them
 // that retain most (0: all), each with its own biggest o.Children. The
 // tree's totals are the whole tree's; o.Class and o.ByClass do not apply.
-func DominatedBy(h *model.Heap, r *Retention, parent model.ObjectIndex, o DominatorOptions) DominatorReport {
+func DominatedBy(h *model.Heap, r *graph.Retention, parent model.ObjectIndex, o DominatorOptions) DominatorReport {
 	out := TreeTotals(r)
 	selected := r.Dominated([]model.ObjectIndex{parent})[parent]
 	out.Selected = len(selected)
@@ -195,7 +197,7 @@ func DominatedBy(h *model.Heap, r *Retention, parent model.ObjectIndex, o Domina
 
 // DominatorRowOf describes the reachable object obj as a row of
 // Dominators, with its biggest o.Children.
-func DominatorRowOf(h *model.Heap, r *Retention, obj model.ObjectIndex, o DominatorOptions) DominatorRow {
+func DominatorRowOf(h *model.Heap, r *graph.Retention, obj model.ObjectIndex, o DominatorOptions) DominatorRow {
 	var d DominatorReport
 	return dominatorRows(h, r, []model.ObjectIndex{obj}, o, d.addNative(r, o.Native))[0]
 }
@@ -203,7 +205,7 @@ func DominatorRowOf(h *model.Heap, r *Retention, obj model.ObjectIndex, o Domina
 // dominatorRows describes the selected objects, in their order, each with
 // the biggest o.Children of the objects it immediately dominates, and
 // what they retain of the native sizes (retainedNative, nil for none).
-func dominatorRows(h *model.Heap, r *Retention, selected []model.ObjectIndex, o DominatorOptions, retainedNative map[model.ObjectIndex]int64) []DominatorRow {
+func dominatorRows(h *model.Heap, r *graph.Retention, selected []model.ObjectIndex, o DominatorOptions, retainedNative map[model.ObjectIndex]int64) []DominatorRow {
 	var rows []DominatorRow
 	children := r.Dominated(selected)
 	for _, obj := range selected {
@@ -211,7 +213,7 @@ func dominatorRows(h *model.Heap, r *Retention, selected []model.ObjectIndex, o 
 			ObjectID:           ObjectID(h, obj),
 			Class:              ClassName(h, obj),
 			Heap:               HeapName(h, obj),
-			ShallowBytes:       shallowBytes(h, obj, o.Size),
+			ShallowBytes:       graph.ShallowBytes(h, obj, o.Size),
 			RetainedBytes:      r.RetainedBytes(obj),
 			RetainedObjects:    r.RetainedObjects(obj),
 			ImmediateDominator: ObjectID(h, r.ImmediateDominator(obj)),
@@ -231,21 +233,6 @@ func dominatorRows(h *model.Heap, r *Retention, selected []model.ObjectIndex, o 
 	return rows
 }
 
-// matchingClasses marks the classes whose name matches re.
-func matchingClasses(h *model.Heap, re *regexp.Regexp) []bool {
-	match := make([]bool, len(h.Classes))
-	for c := range h.Classes {
-		match[c] = re.MatchString(h.Classes[c].Name)
-	}
-	return match
-}
-
-// isClassObject reports whether object i is a class object.
-func isClassObject(h *model.Heap, i model.ObjectIndex) bool {
-	c, ok := h.ClassObjectOf(i)
-	return ok && h.Classes[c].Object == i
-}
-
 // retainedObject is an object with its retained size, for sorting.
 type retainedObject struct {
 	bytes int64
@@ -263,7 +250,7 @@ func bigger(a, b retainedObject) bool {
 // biggest returns the top objects (all when top is 0) that retain most,
 // biggest first. It keeps a heap of top entries, so picking a few of
 // millions costs one pass.
-func biggest(r *Retention, objs []model.ObjectIndex, top int) []model.ObjectIndex {
+func biggest(r *graph.Retention, objs []model.ObjectIndex, top int) []model.ObjectIndex {
 	if top <= 0 || top > len(objs) {
 		top = len(objs)
 	}
@@ -305,7 +292,7 @@ func biggest(r *Retention, objs []model.ObjectIndex, top int) []model.ObjectInde
 }
 
 // byClass sums the selected objects per class, biggest retained first.
-func byClass(h *model.Heap, r *Retention, objs []model.ObjectIndex, o DominatorOptions, retainedNative map[model.ObjectIndex]int64) []DominatorClassRow {
+func byClass(h *model.Heap, r *graph.Retention, objs []model.ObjectIndex, o DominatorOptions, retainedNative map[model.ObjectIndex]int64) []DominatorClassRow {
 	nested := nestedInSameClass(h, r, objs)
 	index := map[string]int{}
 	rows := []DominatorClassRow{}
@@ -318,7 +305,7 @@ func byClass(h *model.Heap, r *Retention, objs []model.ObjectIndex, o DominatorO
 			rows = append(rows, DominatorClassRow{Class: name})
 		}
 		rows[k].Objects++
-		rows[k].ShallowBytes += shallowBytes(h, obj, o.Size)
+		rows[k].ShallowBytes += graph.ShallowBytes(h, obj, o.Size)
 		if !nested.has(obj) {
 			rows[k].RetainedBytes += r.RetainedBytes(obj)
 			rows[k].RetainedNativeBytes = addBytes(rows[k].RetainedNativeBytes, retainedNative[obj])
@@ -345,7 +332,7 @@ func (s objectSet) has(i model.ObjectIndex) bool { return s[i] }
 // objs with the same class dominates. Each class's walk up the dominator
 // tree stops at the first node it has seen before, so every node is
 // visited at most once per class.
-func nestedInSameClass(h *model.Heap, r *Retention, objs []model.ObjectIndex) objectSet {
+func nestedInSameClass(h *model.Heap, r *graph.Retention, objs []model.ObjectIndex) objectSet {
 	byName := map[string][]model.ObjectIndex{}
 	for _, obj := range objs {
 		name := ClassName(h, obj)

@@ -1,10 +1,11 @@
-package analysis_test
+package heap_test
 
 import (
 	"slices"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/hprof"
@@ -32,7 +33,7 @@ func TestSummarizeHeaps(t *testing.T) {
 				}
 			}
 			h := loadObjects(t, path)
-			in := analysis.Summarize(h, model.SizeJVM)
+			in := heap.Summarize(h, model.SizeJVM)
 			if len(in.Heaps) != tc.heaps || len(objects) != tc.heaps {
 				t.Fatalf("heaps %+v, the reader finds %d: %v", in.Heaps, len(objects), objects)
 			}
@@ -49,8 +50,8 @@ func TestSummarizeHeaps(t *testing.T) {
 			}
 		})
 	}
-	h := loadObjects(t, "../testdata/jvm/jdk17-default.hprof.gz")
-	if in := analysis.Summarize(h, model.SizeJVM); in.Heaps != nil || h.HeapNames() != nil {
+	h := loadObjects(t, "../../testdata/jvm/jdk17-default.hprof.gz")
+	if in := heap.Summarize(h, model.SizeJVM); in.Heaps != nil || h.HeapNames() != nil {
 		t.Errorf("a JVM dump has heaps %v, %+v", h.HeapNames(), in.Heaps)
 	}
 }
@@ -118,7 +119,7 @@ func TestHistogramByHeap(t *testing.T) {
 			path := testshared.Path(t, "corpus", "android", file)
 			want, _ := classCountsByHeap(t, path)
 			h := loadObjects(t, path)
-			whole, err := analysis.Histogram(h, analysis.HistoOptions{})
+			whole, err := heap.Histogram(h, heap.HistoOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +127,7 @@ func TestHistogramByHeap(t *testing.T) {
 			for _, row := range whole.Rows {
 				wholeBytes[row.Class] += row.ShallowBytes
 			}
-			divided, err := analysis.Histogram(h, analysis.HistoOptions{ByHeap: true})
+			divided, err := heap.Histogram(h, heap.HistoOptions{ByHeap: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +153,7 @@ func TestHistogramByHeap(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				one, err := analysis.Histogram(h, analysis.HistoOptions{Heaps: alone})
+				one, err := heap.Histogram(h, heap.HistoOptions{Heaps: alone})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -185,7 +186,7 @@ func TestHistogramByHeap(t *testing.T) {
 func TestTopLevelInHeaps(t *testing.T) {
 	path := testshared.Path(t, "corpus", "android", "leak_service_binder_ignored.hprof.gz")
 	h := loadObjects(t, path)
-	r, err := analysis.ComputeRetention(h, analysis.RetentionOptions{})
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,10 @@
-package analysis
+package heap
 
 import (
 	"slices"
 	"sort"
+
+	"github.com/hprofctl/hprofctl/analysis/graph"
 
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -52,7 +54,7 @@ type LeakOptions struct {
 	Classes int
 	// Strong is the tree of strong shortest paths when it was computed
 	// before (kept in an index); nil computes it.
-	Strong *PathTree
+	Strong *graph.PathTree
 	// Heaps selects the Android heaps whose objects are suspected: the
 	// suspects are then drawn from the selected objects no other selected
 	// object dominates, and the total is what those retain. Suspects in
@@ -172,7 +174,7 @@ type classKey struct {
 
 // keyOf is the class key of object i.
 func keyOf(h *model.Heap, i model.ObjectIndex) classKey {
-	return classKey{h.ClassOf(i), isClassObject(h, i)}
+	return classKey{h.ClassOf(i), graph.IsClassObject(h, i)}
 }
 
 // name is the class name a key groups under.
@@ -191,7 +193,7 @@ func (k classKey) name(h *model.Heap) string {
 // o.Threshold of the heap, each with its accumulation point, the biggest
 // classes beneath it and a shortest path from a GC root. The paths'
 // steps are labeled by Describe.
-func FindLeaks(h *model.Heap, r *Retention, o LeakOptions) LeakReport {
+func FindLeaks(h *model.Heap, r *graph.Retention, o LeakOptions) LeakReport {
 	out := LeakReport{TotalBytes: r.ReachableBytes(), Threshold: o.Threshold, KeptUnreachable: r.KeptUnreachable, Suspects: []LeakSuspect{}}
 	tops := r.TopLevelIn(o.Heaps)
 	if !o.Heaps.All() {
@@ -237,7 +239,7 @@ func FindLeaks(h *model.Heap, r *Retention, o LeakOptions) LeakReport {
 		}
 		return cands[a].class < cands[b].class
 	})
-	parent := RetainerOptions{Strong: o.Strong}.tree(h)
+	tree := graph.RetainerOptions{Strong: o.Strong}.Tree(h)
 	var singles []model.ObjectIndex
 	for _, c := range cands {
 		if !c.group {
@@ -251,7 +253,7 @@ func FindLeaks(h *model.Heap, r *Retention, o LeakOptions) LeakReport {
 			sample := c.objects[:min(len(c.objects), groupPathSample)]
 			chains := make([][]model.ObjectIndex, 0, len(sample))
 			for _, obj := range sample {
-				if ch := chainTo(parent, obj); ch != nil {
+				if ch := tree.ChainTo(obj); ch != nil {
 					chains = append(chains, ch)
 				}
 			}
@@ -264,7 +266,7 @@ func FindLeaks(h *model.Heap, r *Retention, o LeakOptions) LeakReport {
 			to = c.objects[0]
 		}
 		c.beneath = []model.ObjectIndex{to}
-		c.chain = chainTo(parent, to)
+		c.chain = tree.ChainTo(to)
 	}
 	classes := biggestClassesBeneath(h, r, cands, o.Classes)
 	for k, c := range cands {
@@ -309,40 +311,40 @@ func (l *LeakReport) percent(b int64) float64 {
 // the first of tops on it, which the walk from that top ends at: three
 // bits per object, no child lists. A walk never reaches a retained size
 // of 0, since it keeps 70% of a positive one at every step.
-func accumulationPoints(r *Retention, tops []model.ObjectIndex) map[model.ObjectIndex]model.ObjectIndex {
+func accumulationPoints(r *graph.Retention, tops []model.ObjectIndex) map[model.ObjectIndex]model.ObjectIndex {
 	out := make(map[model.ObjectIndex]model.ObjectIndex, len(tops))
 	if len(tops) == 0 {
 		return out
 	}
-	n := len(r.idom)
-	isTop := newObjectBits(n)
+	n := len(r.ImmediateDominators())
+	isTop := graph.NewObjectBits(n)
 	for _, t := range tops {
 		out[t] = t
-		isTop.add(t)
+		isTop.Add(t)
 	}
 	// step marks the objects the walk goes into from their dominator,
 	// goesOn those it goes on from.
-	step, goesOn := newObjectBits(n), newObjectBits(n)
-	for i, d := range r.idom {
-		if d == virtualRoot || d == notReached {
+	step, goesOn := graph.NewObjectBits(n), graph.NewObjectBits(n)
+	for i, d := range r.ImmediateDominators() {
+		if d == graph.VirtualRoot || d == graph.NotReached {
 			continue
 		}
 		if db := r.RetainedBytes(d); db > 0 && !(float64(r.RetainedBytes(model.ObjectIndex(i))) < accumulationRatio*float64(db)) {
-			step.add(model.ObjectIndex(i))
-			goesOn.add(d)
+			step.Add(model.ObjectIndex(i))
+			goesOn.Add(d)
 		}
 	}
 	for i := range n {
 		end := model.ObjectIndex(i)
-		if !step.has(end) || goesOn.has(end) {
+		if !step.Has(end) || goesOn.Has(end) {
 			continue
 		}
 		top, depth := end, 0
-		for !isTop.has(top) && step.has(top) {
-			top = r.idom[top]
+		for !isTop.Has(top) && step.Has(top) {
+			top = r.ImmediateDominator(top)
 			depth++
 		}
-		if !isTop.has(top) {
+		if !isTop.Has(top) {
 			continue
 		}
 		if depth < accumulationDepth {
@@ -359,7 +361,7 @@ func accumulationPoints(r *Retention, tops []model.ObjectIndex) map[model.Object
 // path to show: that of the biggest instance whose path runs along the
 // whole common path. chains are the instances' paths, the biggest
 // instance's first.
-func groupAccumulation(r *Retention, chains [][]model.ObjectIndex) (acc model.ObjectIndex, shown []model.ObjectIndex) {
+func groupAccumulation(r *graph.Retention, chains [][]model.ObjectIndex) (acc model.ObjectIndex, shown []model.ObjectIndex) {
 	acc = model.NoObject
 	if len(chains) == 0 {
 		return acc, nil
@@ -435,7 +437,7 @@ func sameStart(c, prefix []model.ObjectIndex) bool {
 // beneath objects immediately dominate, and keeps the top classes by
 // retained size, in one pass over the dominator tree; percentages are
 // left to the caller.
-func biggestClassesBeneath(h *model.Heap, r *Retention, cands []*leakCandidate, top int) [][]LeakClass {
+func biggestClassesBeneath(h *model.Heap, r *graph.Retention, cands []*leakCandidate, top int) [][]LeakClass {
 	out := make([][]LeakClass, len(cands))
 	if top <= 0 {
 		for k := range out {
@@ -446,19 +448,19 @@ func biggestClassesBeneath(h *model.Heap, r *Retention, cands []*leakCandidate, 
 	// owner maps the beneath objects to their candidate; isBeneath lets
 	// the pass skip the map for the others.
 	owner := map[model.ObjectIndex]int{}
-	isBeneath := newObjectBits(len(r.idom))
+	isBeneath := graph.NewObjectBits(len(r.ImmediateDominators()))
 	for k, c := range cands {
 		for _, obj := range c.beneath {
 			owner[obj] = k
-			isBeneath.add(obj)
+			isBeneath.Add(obj)
 		}
 	}
 	rows := make([]map[classKey]*LeakClass, len(cands))
 	for k := range rows {
 		rows[k] = map[classKey]*LeakClass{}
 	}
-	for i, d := range r.idom {
-		if d == virtualRoot || d == notReached || !isBeneath.has(d) {
+	for i, d := range r.ImmediateDominators() {
+		if d == graph.VirtualRoot || d == graph.NotReached || !isBeneath.Has(d) {
 			continue
 		}
 		k := owner[d]
@@ -495,8 +497,8 @@ func biggestClassesBeneath(h *model.Heap, r *Retention, cands []*leakCandidate, 
 
 // Paths lists the suspects' paths as RetainerPaths, for Sources and
 // ThreadNameStrings.
-func (l *LeakReport) Paths() RetainerPaths {
-	var p RetainerPaths
+func (l *LeakReport) Paths() graph.RetainerPaths {
+	var p graph.RetainerPaths
 	for _, c := range l.chains {
 		p.Targets++
 		if c == nil {
@@ -514,7 +516,7 @@ func (l *LeakReport) Paths() RetainerPaths {
 // the order of Suspects and of their steps, nil for a suspect without a
 // path. A report shows it beside each step, as MAT does, so that the
 // object where the memory gathers stands out along the path.
-func (l *LeakReport) PathRetainedBytes(r *Retention) [][]int64 {
+func (l *LeakReport) PathRetainedBytes(r *graph.Retention) [][]int64 {
 	out := make([][]int64, len(l.chains))
 	for s, c := range l.chains {
 		for _, obj := range c {

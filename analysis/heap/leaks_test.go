@@ -1,8 +1,11 @@
-package analysis
+package heap
 
 import (
 	"fmt"
+	"github.com/hprofctl/hprofctl/analysis/graph"
 	"testing"
+
+	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
 
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
@@ -24,7 +27,7 @@ func fillers(w *hproftest.Writer, n int, size int64) {
 
 func findLeaks(t *testing.T, h *model.Heap, threshold float64) LeakReport {
 	t.Helper()
-	r, err := ComputeRetention(h, RetentionOptions{Size: model.SizeFields})
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: model.SizeFields})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +47,7 @@ func TestLeakSingleHolder(t *testing.T) {
 	const total = holderBytes * 100 / 60
 	const fillerBytes = (total - holderBytes) / 8
 	var holder, array hproftest.ID
-	h := loadSynthetic(t, func(w *hproftest.Writer) {
+	h := analysistest.LoadSynthetic(t, func(w *hproftest.Writer) {
 		elem := w.Class("Elem", nil, hproftest.Field{Name: "v", Type: hproftest.TypeLong})
 		objects := w.Class("[Ljava/lang/Object;", nil)
 		holderClass := w.Class("Holder", nil, hproftest.Field{Name: "elems", Type: hproftest.TypeObject})
@@ -85,7 +88,7 @@ func TestLeakSingleHolder(t *testing.T) {
 func TestLeakPathRetainedBytes(t *testing.T) {
 	const n = 1000
 	const arrayBytes = 8*n + 8*n // the array's elements and the Elems' longs
-	h := loadSynthetic(t, func(w *hproftest.Writer) {
+	h := analysistest.LoadSynthetic(t, func(w *hproftest.Writer) {
 		elem := w.Class("Elem", nil, hproftest.Field{Name: "v", Type: hproftest.TypeLong})
 		objects := w.Class("[Ljava/lang/Object;", nil)
 		holderClass := w.Class("Holder", nil, hproftest.Field{Name: "elems", Type: hproftest.TypeObject})
@@ -97,7 +100,7 @@ func TestLeakPathRetainedBytes(t *testing.T) {
 		w.Root(hproftest.Root{Kind: hproftest.RootJNIGlobal, ID: holder, JNIRef: 1})
 		fillers(w, 8, 4000)
 	})
-	r, err := ComputeRetention(h, RetentionOptions{Size: model.SizeFields})
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: model.SizeFields})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +121,7 @@ func TestLeakClassGroup(t *testing.T) {
 	const total = sessions * sessionBytes * 100 / 80
 	const fillerBytes = (total - sessions*sessionBytes - 2*arrayBytes) / 4
 	var arrays [2]hproftest.ID
-	h := loadSynthetic(t, func(w *hproftest.Writer) {
+	h := analysistest.LoadSynthetic(t, func(w *hproftest.Writer) {
 		session := w.Class("Session", nil, hproftest.Field{Name: "buf", Type: hproftest.TypeObject})
 		objects := w.Class("[Ljava/lang/Object;", nil)
 		ids := make([]hproftest.ID, sessions)
@@ -161,7 +164,7 @@ func TestLeakClassGroup(t *testing.T) {
 // accumulation point, and its path is the biggest instance alone.
 func TestLeakGroupWithoutConvergence(t *testing.T) {
 	var biggestID hproftest.ID
-	h := loadSynthetic(t, func(w *hproftest.Writer) {
+	h := analysistest.LoadSynthetic(t, func(w *hproftest.Writer) {
 		session := w.Class("Session", nil, hproftest.Field{Name: "buf", Type: hproftest.TypeObject})
 		for k := range 20 {
 			id := w.Instance(session, hproftest.Ref(w.PrimArray(hproftest.TypeByte, make([]byte, 100+k))))
@@ -186,7 +189,7 @@ func TestLeakGroupWithoutConvergence(t *testing.T) {
 func TestLeakDeepChain(t *testing.T) {
 	const n = accumulationDepth + 500
 	var head hproftest.ID
-	h := loadSynthetic(t, func(w *hproftest.Writer) {
+	h := analysistest.LoadSynthetic(t, func(w *hproftest.Writer) {
 		link := w.Class("Link", nil, hproftest.Field{Name: "next", Type: hproftest.TypeObject})
 		var next hproftest.ID
 		for range n {
@@ -216,7 +219,7 @@ func TestLeakDeepChain(t *testing.T) {
 func TestLeakChainDepthBound(t *testing.T) {
 	for _, n := range []int{accumulationDepth + 2, accumulationDepth + 3} {
 		ids := make([]hproftest.ID, n)
-		h := loadSynthetic(t, func(w *hproftest.Writer) {
+		h := analysistest.LoadSynthetic(t, func(w *hproftest.Writer) {
 			link := w.Class("Link", nil, hproftest.Field{Name: "next", Type: hproftest.TypeObject})
 			var next hproftest.ID
 			for k := n - 1; k >= 0; k-- {
@@ -246,14 +249,14 @@ func TestLeakChainDepthBound(t *testing.T) {
 func TestAccumulationPointsMatchWalk(t *testing.T) {
 	walked, innerWalked := 0, 0
 	for seed := range uint64(30) {
-		g := newRandomGraph(seed)
-		h, objs, _ := g.load(t)
-		r, err := ComputeRetention(h, RetentionOptions{Size: model.SizeFields})
+		g := analysistest.NewRandomGraph(seed)
+		h, objs, _ := g.Load(t)
+		r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: model.SizeFields})
 		if err != nil {
 			t.Fatal(err)
 		}
-		idom := naiveDominators(g.succ, g.roots)
-		_, bytes := g.naiveRetained(idom)
+		idom := analysistest.NaiveDominators(g.Succ, g.Roots)
+		_, bytes := g.NaiveRetained(idom)
 		children := make([][]int, len(idom))
 		var tops []int
 		for v, d := range idom {

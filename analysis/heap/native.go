@@ -1,9 +1,11 @@
-package analysis
+package heap
 
 import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/hprofctl/hprofctl/analysis/graph"
 
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -163,7 +165,7 @@ func RegisteredNative(h *model.Heap, path string) (NativeSizes, error) {
 // heap. Owners out of the tree count nowhere. It walks up from each owner
 // once over the part of the tree above the owners, so the cost follows
 // that part's size, not the heap's.
-func RetainedNative(r *Retention, n *NativeSizes) map[model.ObjectIndex]int64 {
+func RetainedNative(r *graph.Retention, n *NativeSizes) map[model.ObjectIndex]int64 {
 	out := map[model.ObjectIndex]int64{}
 	if !n.Any() {
 		return out
@@ -178,7 +180,7 @@ func RetainedNative(r *Retention, n *NativeSizes) map[model.ObjectIndex]int64 {
 		}
 		path = path[:0]
 		d := 0
-		for x := o; x != virtualRoot; x = r.ImmediateDominator(x) {
+		for x := o; x != graph.VirtualRoot; x = r.ImmediateDominator(x) {
 			if known, ok := depth[x]; ok {
 				d = known
 				break
@@ -200,7 +202,7 @@ func RetainedNative(r *Retention, n *NativeSizes) map[model.ObjectIndex]int64 {
 	for _, x := range nodes {
 		sum := addBytes(out[x], n.Of(x))
 		out[x] = sum
-		if p := r.ImmediateDominator(x); p != virtualRoot {
+		if p := r.ImmediateDominator(x); p != graph.VirtualRoot {
 			out[p] = addBytes(out[p], sum)
 		}
 	}
@@ -236,7 +238,7 @@ func isOf(h *model.Heap, i model.ObjectIndex, classes []bool) bool {
 		return false
 	}
 	c := h.ClassOf(i)
-	return c != model.NoClass && classes[c] && !isClassObject(h, i)
+	return c != model.NoClass && classes[c] && !graph.IsClassObject(h, i)
 }
 
 // fieldRef is the object the first field of that name references,
@@ -281,7 +283,7 @@ func nativeByClass(h *model.Heap, n *NativeSizes, heaps model.HeapSelection) []i
 			continue
 		}
 		c := h.ClassOf(o)
-		if isClassObject(h, o) {
+		if graph.IsClassObject(h, o) {
 			c = h.ClassClass()
 		}
 		if c != model.NoClass && int(c) < len(out) {

@@ -1,13 +1,16 @@
-package analysis
+package heap
 
 import (
 	"bufio"
 	"compress/gzip"
+	"github.com/hprofctl/hprofctl/analysis/graph"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
 
 	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/model"
@@ -116,7 +119,7 @@ func TestRegisteredNativeAhatDump(t *testing.T) {
 	gz := testshared.Path(t, "corpus", "android", "test-dump-base.hprof.gz")
 	names := obfuscatedFields(t, testshared.Path(t, "corpus", "android", "test-dump.map"))
 	for _, path := range []string{gz, gunzipTo(t, gz)} {
-		h := loadPath(t, path)
+		h := analysistest.LoadPath(t, path)
 		stuff, objs := dumpedStuff(t, h, path, names, "anObject", "aCleanedObject")
 		n, err := RegisteredNative(h, path)
 		if err != nil {
@@ -141,7 +144,7 @@ func TestRegisteredNativeAhatDump(t *testing.T) {
 		if n.Allocations != 2 || n.Total != 50098 || len(n.Owners) != 2 {
 			t.Errorf("%s: %d allocations of %d bytes over %d owners, want 2 of 50098 over 2", path, n.Allocations, n.Total, len(n.Owners))
 		}
-		r, err := ComputeRetention(h, RetentionOptions{Size: model.SizeJVM})
+		r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: model.SizeJVM})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +163,7 @@ func TestRegisteredNativeAhatDump(t *testing.T) {
 // NativeAllocationRegistry exists) shows no native size.
 func TestRegisteredNativeDalvik(t *testing.T) {
 	path := testshared.Path(t, "corpus", "android", "leak_service_binder_ignored.hprof.gz")
-	h := loadPath(t, path)
+	h := analysistest.LoadPath(t, path)
 	if classByName(h, "android.graphics.Bitmap") == model.NoClass {
 		t.Fatal("the dump has no Bitmap class")
 	}
@@ -225,16 +228,16 @@ func TestRegisteredNativeDamaged(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	h := loadPath(t, path)
+	h := analysistest.LoadPath(t, path)
 	n, err := RegisteredNative(h, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := lookup(t, h, owner)
+	o := analysistest.Lookup(t, h, owner)
 	if len(n.Owners) != 1 || n.Owners[0] != o || n.Bytes[0] != 1024 || n.Allocations != 2 || n.Total != 1024 {
 		t.Errorf("native sizes %+v, want 1000+24 bytes in 2 allocations on the owner alone", n)
 	}
-	if got := n.Of(lookup(t, h, lone)); got != 0 {
+	if got := n.Of(analysistest.Lookup(t, h, lone)); got != 0 {
 		t.Errorf("the object of the damaged registrations has %d native bytes, want 0", got)
 	}
 }

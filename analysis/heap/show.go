@@ -1,4 +1,4 @@
-package analysis
+package heap
 
 import (
 	"encoding/binary"
@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -102,11 +105,11 @@ func Referrers(h *model.Heap, targets []model.ObjectIndex, limit int, from model
 	// slot numbers the distinct targets; isTarget spares the map lookup
 	// for nearly every reference.
 	slot := map[model.ObjectIndex]int{}
-	isTarget := newObjectBits(h.NumObjects())
+	isTarget := graph.NewObjectBits(h.NumObjects())
 	for _, t := range targets {
 		if _, ok := slot[t]; !ok {
 			slot[t] = len(slot)
-			isTarget.add(t)
+			isTarget.Add(t)
 			first[t] = []model.ObjectIndex{}
 			total[t] = 0
 		}
@@ -119,13 +122,13 @@ func Referrers(h *model.Heap, targets []model.ObjectIndex, limit int, from model
 		total []int64
 	}
 	n := h.NumObjects()
-	found := make([]*chunkReferrers, (n+objectChunk-1)/objectChunk)
-	forChunks(n, objectChunk, func(_, lo, hi int) {
+	found := make([]*chunkReferrers, (n+parallel.ObjectChunk-1)/parallel.ObjectChunk)
+	parallel.ForChunks(n, parallel.ObjectChunk, func(_, lo, hi int) {
 		var f *chunkReferrers
 		for i := lo; i < hi; i++ {
 			u := model.ObjectIndex(i)
 			for _, r := range h.Refs(u) {
-				if !isTarget.has(r) || !from.Has(u) {
+				if !isTarget.Has(r) || !from.Has(u) {
 					continue
 				}
 				if f == nil {
@@ -138,7 +141,7 @@ func Referrers(h *model.Heap, targets []model.ObjectIndex, limit int, from model
 				}
 			}
 		}
-		found[lo/objectChunk] = f
+		found[lo/parallel.ObjectChunk] = f
 	})
 	for t, s := range slot {
 		for _, f := range found {
@@ -268,7 +271,7 @@ type ShowObject struct {
 // roots, fields with decoded values and short texts, an array's first
 // elements, and as asked the references to each and a shortest path from
 // a GC root.
-func Show(h *model.Heap, r *Retention, objs []model.ObjectIndex, d ShowData, o ShowOptions) []ShowObject {
+func Show(h *model.Heap, r *graph.Retention, objs []model.ObjectIndex, d ShowData, o ShowOptions) []ShowObject {
 	out := make([]ShowObject, 0, len(objs))
 	retainedNative := RetainedNative(r, d.Native)
 	for _, obj := range objs {
@@ -276,7 +279,7 @@ func Show(h *model.Heap, r *Retention, objs []model.ObjectIndex, d ShowData, o S
 			ObjectID:      ObjectID(h, obj),
 			Class:         ClassName(h, obj),
 			Heap:          HeapName(h, obj),
-			ShallowBytes:  shallowBytes(h, obj, o.Size),
+			ShallowBytes:  graph.ShallowBytes(h, obj, o.Size),
 			RetainedBytes: r.RetainedBytes(obj),
 			Reachable:     r.Reachable(obj),
 			GCRoot:        showRoots(h, obj, d.Values),
@@ -287,7 +290,7 @@ func Show(h *model.Heap, r *Retention, objs []model.ObjectIndex, d ShowData, o S
 		v := d.Values[obj]
 		s.Read = v != nil
 		if v != nil {
-			static := isClassObject(h, obj)
+			static := graph.IsClassObject(h, obj)
 			for _, f := range v.Fields {
 				sf := ShowField{Name: f.Name, Type: model.TypeName(f.Type), Value: fieldValue(f), Static: static}
 				if f.Ref != model.NoObject {
@@ -376,7 +379,7 @@ const (
 
 // textKind says what short text, if any, object i has.
 func textKind(h *model.Heap, i model.ObjectIndex) int {
-	if i == model.NoObject || isClassObject(h, i) {
+	if i == model.NoObject || graph.IsClassObject(h, i) {
 		return textNone
 	}
 	c := h.ClassOf(i)
@@ -514,7 +517,7 @@ func floatValue(f float64, bits int) any {
 
 // PathsByTarget maps each target of the object paths p (one path per
 // target, ShortestPaths with Paths 1) to its described path in d.
-func PathsByTarget(p RetainerPaths, d Retainers) map[model.ObjectIndex]RetainerPath {
+func PathsByTarget(p graph.RetainerPaths, d Retainers) map[model.ObjectIndex]RetainerPath {
 	out := make(map[model.ObjectIndex]RetainerPath, len(p.Chains))
 	for k, c := range p.Chains {
 		out[c[len(c)-1]] = d.Paths[k]

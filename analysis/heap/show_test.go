@@ -1,15 +1,16 @@
-package analysis
+package heap
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/hprofctl/hprofctl/analysis/graph"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
+
 	"github.com/hprofctl/hprofctl/model"
-	"github.com/hprofctl/hprofctl/model/store"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
 )
 
@@ -17,8 +18,8 @@ import (
 // dump at path that pick chooses.
 func showFixture(t *testing.T, path string, pick func(h *model.Heap) []model.ObjectIndex, o ShowOptions) []ShowObject {
 	t.Helper()
-	h := loadPath(t, path)
-	r, err := ComputeRetention(h, RetentionOptions{})
+	h := analysistest.LoadPath(t, path)
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func showFixture(t *testing.T, path string, pick func(h *model.Heap) []model.Obj
 func instancesNamed(h *model.Heap, name string) []model.ObjectIndex {
 	var out []model.ObjectIndex
 	for i := range h.NumObjects() {
-		if c := h.ClassOf(model.ObjectIndex(i)); c != model.NoClass && h.Classes[c].Name == name && !isClassObject(h, model.ObjectIndex(i)) {
+		if c := h.ClassOf(model.ObjectIndex(i)); c != model.NoClass && h.Classes[c].Name == name && !graph.IsClassObject(h, model.ObjectIndex(i)) {
 			out = append(out, model.ObjectIndex(i))
 		}
 	}
@@ -51,7 +52,7 @@ func instancesNamed(h *model.Heap, name string) []model.ObjectIndex {
 func TestShowInspectTarget(t *testing.T) {
 	for _, jdk := range []string{"jdk17", "jdk25"} {
 		t.Run(jdk, func(t *testing.T) {
-			path := filepath.Join("..", "testdata", "jvm", jdk+"-inspect-before.hprof.gz")
+			path := filepath.Join("..", "..", "testdata", "jvm", jdk+"-inspect-before.hprof.gz")
 			got := showFixture(t, path, func(h *model.Heap) []model.ObjectIndex {
 				return instancesNamed(h, "fixture.InspectTarget")
 			}, ShowOptions{Elements: 10, Referrers: true})
@@ -115,7 +116,7 @@ func TestShowInspectTarget(t *testing.T) {
 // with its first elements 0x4649525354 ("FIRST") and zeros, and no
 // referrer.
 func TestShowStackHeldArray(t *testing.T) {
-	path := filepath.Join("..", "testdata", "jvm", "jdk17-inspect-before.hprof.gz")
+	path := filepath.Join("..", "..", "testdata", "jvm", "jdk17-inspect-before.hprof.gz")
 	got := showFixture(t, path, func(h *model.Heap) []model.ObjectIndex {
 		for _, a := range instancesNamed(h, "long[]") {
 			if h.ArrayLength(a) == 1<<20 {
@@ -160,12 +161,12 @@ func serialReferrers(h *model.Heap, target model.ObjectIndex) []model.ObjectInde
 // referenced from many chunks) and their total.
 func TestReferrersMatchesSerial(t *testing.T) {
 	for seed := range uint64(20) {
-		h := randomHeap(t, seed)
+		h := analysistest.RandomHeap(t, seed)
 		n := h.NumObjects()
 		targets := []model.ObjectIndex{0, 1, 2, model.ObjectIndex(n / 2), model.ObjectIndex(n - 1), 1}
 		for _, limit := range []int{0, 1, 3, 50} {
 			for _, procs := range []int{1, 4} {
-				withParallelism(procs, func() {
+				analysistest.WithParallelism(procs, func() {
 					first, total := Referrers(h, targets, limit, model.HeapSelection{})
 					for _, target := range targets {
 						want := serialReferrers(h, target)
@@ -191,7 +192,7 @@ func TestReferrersMatchesSerial(t *testing.T) {
 // MaxReferrers rows, and the total counts all three references.
 func TestShowReferrerRows(t *testing.T) {
 	var holderID, refID, targetID hproftest.ID
-	h := loadSynthetic(t, func(w *hproftest.Writer) {
+	h := analysistest.LoadSynthetic(t, func(w *hproftest.Writer) {
 		holder := w.Class("Holder", nil, hproftest.Field{Name: "a", Type: hproftest.TypeObject}, hproftest.Field{Name: "b", Type: hproftest.TypeObject})
 		reference := w.Class("java/lang/ref/Reference", nil,
 			hproftest.Field{Name: "referent", Type: hproftest.TypeObject},
@@ -203,11 +204,11 @@ func TestShowReferrerRows(t *testing.T) {
 		w.Root(hproftest.Root{Kind: hproftest.RootJNIGlobal, ID: holderID, JNIRef: 1})
 		w.Root(hproftest.Root{Kind: hproftest.RootJNIGlobal, ID: refID, JNIRef: 2})
 	})
-	r, err := ComputeRetention(h, RetentionOptions{})
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	target, holder, ref := lookup(t, h, targetID), lookup(t, h, holderID), lookup(t, h, refID)
+	target, holder, ref := analysistest.Lookup(t, h, targetID), analysistest.Lookup(t, h, holderID), analysistest.Lookup(t, h, refID)
 	labels := map[model.ObjectIndex][]model.LabeledRef{
 		holder: {{To: target, Label: "a"}, {To: target, Label: "b"}},
 		ref:    {{To: target, Label: "referent", Weak: true}, {To: target, Label: "queue"}},
@@ -233,63 +234,5 @@ func TestShowReferrerRows(t *testing.T) {
 		if !slices.Equal(s.Referrers, want) || s.ReferrersTotal == nil || *s.ReferrersTotal != 3 {
 			t.Errorf("limit %d: referrers %+v of %v, want %+v of 3", limit, s.Referrers, s.ReferrersTotal, want)
 		}
-	}
-}
-
-// TestTreePaths checks PathTree.Paths on random heaps: each path runs
-// from a GC root along retention graph edges, its steps are the tree's
-// parents, and it is as short as the shortest ShortestPaths finds.
-func TestTreePaths(t *testing.T) {
-	for seed := range uint64(20) {
-		h := randomHeap(t, seed)
-		tree := StrongPaths(h)
-		roots := map[model.ObjectIndex]bool{}
-		g := retentionGraph{h: h}
-		for _, s := range g.gcRoots() {
-			roots[s] = true
-		}
-		var objs []model.ObjectIndex
-		for i := 0; i < h.NumObjects(); i += 7 {
-			objs = append(objs, model.ObjectIndex(i))
-		}
-		got, err := tree.Paths(objs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := ShortestPaths(h, RetainerOptions{Objects: objs, Paths: 1})
-		if got.Targets != want.Targets || got.Unreached != want.Unreached || len(got.Chains) != len(want.Chains) {
-			t.Fatalf("seed %d: %d targets, %d unreached, %d paths; want %d, %d, %d", seed,
-				got.Targets, got.Unreached, len(got.Chains), want.Targets, want.Unreached, len(want.Chains))
-		}
-		for k, c := range got.Chains {
-			w := want.Chains[k]
-			if c[len(c)-1] != w[len(w)-1] || len(c) != len(w) || !roots[c[0]] || got.Objects[k] != 1 {
-				t.Errorf("seed %d: path %v, want one as long as %v from a root", seed, c, w)
-			}
-			for s := 1; s < len(c); s++ {
-				if !slices.Contains(serialSuccessors(h, c[s-1]), c[s]) || tree.parent[c[s]] != uint32(c[s-1]) {
-					t.Errorf("seed %d: path %v: step %d is no tree edge", seed, c, s)
-				}
-			}
-		}
-	}
-}
-
-// TestTreePathsCorrupt: a tree whose parents run in a cycle or out of
-// the heap is a corrupt index, not a hang or a panic.
-func TestTreePathsCorrupt(t *testing.T) {
-	for name, parent := range map[string][]uint32{
-		"cycle":        {rootParent, 2, 3, 1},
-		"out of range": {rootParent, 0, 9, 2},
-		"unreached":    {rootParent, 0, noParent, 2},
-	} {
-		if _, err := (&PathTree{parent: parent}).Paths([]model.ObjectIndex{0, 3}); !errors.Is(err, store.ErrCorrupt) {
-			t.Errorf("%s: error %v, want a corrupt index", name, err)
-		}
-	}
-	got, err := (&PathTree{parent: []uint32{rootParent, 0, noParent, 1}}).Paths([]model.ObjectIndex{3, 2, 0})
-	if err != nil || got.Targets != 3 || got.Unreached != 1 || len(got.Chains) != 2 ||
-		!slices.Equal(got.Chains[0], []model.ObjectIndex{0, 1, 3}) || !slices.Equal(got.Chains[1], []model.ObjectIndex{0}) {
-		t.Errorf("paths %+v, %v; want 0-1-3 and 0 of 3 targets, 1 unreached", got, err)
 	}
 }

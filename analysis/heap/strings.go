@@ -1,9 +1,12 @@
-package analysis
+package heap
 
 import (
 	"cmp"
 	"hash/maphash"
 	"slices"
+
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -98,7 +101,7 @@ func DuplicateStrings(h *model.Heap, path string, o StringOptions) (DuplicateStr
 			sketches = append(sketches, uint64(digest)<<32|uint64(h.ArrayLength(refs[0])))
 		}
 	}
-	shared := repeatedValues(sketches)
+	shared := parallel.RepeatedValues(sketches)
 	candidates := strs[:0]
 	candidateArrays := valueOf[:0]
 	for k, s := range strs {
@@ -163,9 +166,9 @@ func DuplicateStrings(h *model.Heap, path string, o StringOptions) (DuplicateStr
 			g := stringGroup{count: int64(j - k), first: entries[k].s}
 			for n := k + 1; n < j; n++ {
 				e := entries[n]
-				g.wasted += shallowBytes(h, e.s, o.Size)
+				g.wasted += graph.ShallowBytes(h, e.s, o.Size)
 				if e.array != entries[n-1].array {
-					g.wasted += shallowBytes(h, e.array, o.Size)
+					g.wasted += graph.ShallowBytes(h, e.array, o.Size)
 				}
 				g.first = min(g.first, e.s)
 			}

@@ -1,27 +1,13 @@
-package analysis
+package heap
 
 import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/model"
-	"github.com/hprofctl/hprofctl/parser/input"
-)
+	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
 
-// loadPath loads the dump at path with its objects.
-func loadPath(t *testing.T, path string) *model.Heap {
-	t.Helper()
-	f, err := input.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
+	"github.com/hprofctl/hprofctl/model"
+)
 
 // TestDuplicateStringsInspect checks the duplicated Strings fixture.Inspect
 // made (testdata/jvm/EXPECTED.md, "Duplicated strings"): each copy is its
@@ -37,10 +23,10 @@ func TestDuplicateStringsInspect(t *testing.T) {
 	}
 	for _, jdk := range []string{"jdk17", "jdk25"} {
 		name := jdk + "-inspect-before.hprof.gz"
-		gz := filepath.Join("..", "testdata", "jvm", name)
+		gz := filepath.Join("..", "..", "testdata", "jvm", name)
 		for _, path := range []string{gz, gunzipTo(t, gz)} {
 			t.Run(jdk+"/"+filepath.Ext(path), func(t *testing.T) {
-				h := loadPath(t, path)
+				h := analysistest.LoadPath(t, path)
 				rep, err := DuplicateStrings(h, path, StringOptions{MinCount: 2})
 				if err != nil {
 					t.Fatal(err)

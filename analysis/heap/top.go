@@ -1,9 +1,11 @@
-package analysis
+package heap
 
 import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/hprofctl/hprofctl/analysis/graph"
 
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -89,7 +91,7 @@ type TopConsumerReport struct {
 //     class; arrays of primitives and classes outside any package have
 //     groups of their own. Packages are not nested: java.util and
 //     java.util.concurrent are two rows.
-func TopConsumers(h *model.Heap, r *Retention, o TopOptions) (TopConsumerReport, error) {
+func TopConsumers(h *model.Heap, r *graph.Retention, o TopOptions) (TopConsumerReport, error) {
 	if err := o.Check(); err != nil {
 		return TopConsumerReport{}, err
 	}
@@ -103,7 +105,7 @@ func TopConsumers(h *model.Heap, r *Retention, o TopOptions) (TopConsumerReport,
 	case ByClass:
 		classClass := h.ClassClass()
 		name = groupNames(h, func(obj model.ObjectIndex) (model.ClassIndex, bool) {
-			if isClassObject(h, obj) {
+			if graph.IsClassObject(h, obj) {
 				return classClass, true
 			}
 			return h.ClassOf(obj), false

@@ -1,28 +1,22 @@
-package analysis
+package heap
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
+
 	"github.com/hprofctl/hprofctl/model"
-	"github.com/hprofctl/hprofctl/parser/input"
 )
 
 // loadFixture loads a dump of testdata/jvm with its objects and builds its
 // dominator tree.
-func loadFixture(t *testing.T, name string) (*model.Heap, *Retention) {
+func loadFixture(t *testing.T, name string) (*model.Heap, *graph.Retention) {
 	t.Helper()
-	f, err := input.Open(filepath.Join("..", "testdata", "jvm", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := ComputeRetention(h, RetentionOptions{})
+	h := analysistest.LoadPath(t, filepath.Join("..", "..", "testdata", "jvm", name))
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +82,7 @@ func TestTopConsumersInspect(t *testing.T) {
 			addTo(ByPackage, "fixture", obj)
 		}
 		switch {
-		case isClassObject(h, obj) || h.Classes[h.ClassOf(obj)].Name == "java.lang.Class":
+		case graph.IsClassObject(h, obj) || h.Classes[h.ClassOf(obj)].Name == "java.lang.Class":
 			// Class objects, and the primitive types' mirrors (instances
 			// of java.lang.Class the dump has no class for).
 			addTo(ByClass, "java.lang.Class", obj)

@@ -1,8 +1,10 @@
-package analysis
+package profile
 
 import (
 	"fmt"
 	"sort"
+
+	"github.com/hprofctl/hprofctl/analysis/threads"
 
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -23,9 +25,9 @@ type CPUTrace struct {
 	SelfPercent float64 `json:"self_percent"`
 	CumPercent  float64 `json:"cumulative_percent"`
 	// Count is samples (calls for CPU TIME).
-	Count  int64        `json:"count"`
-	Trace  uint32       `json:"trace"`
-	Frames []StackFrame `json:"frames"`
+	Count  int64                `json:"count"`
+	Trace  uint32               `json:"trace"`
+	Frames []threads.StackFrame `json:"frames"`
 }
 
 // CPUMethod is one method of a CPU profile rolled up by method.
@@ -84,16 +86,16 @@ func CPU(p *model.Profile, o CPUOptions) (CPUReport, error) {
 		return m
 	}
 	for _, row := range t.Rows {
-		tr := CPUTrace{SelfPercent: row.Self, Count: row.Count, Trace: row.Trace, Frames: []StackFrame{}}
+		tr := CPUTrace{SelfPercent: row.Self, Count: row.Count, Trace: row.Trace, Frames: []threads.StackFrame{}}
 		var frames []model.Frame
 		if trace := p.Trace(row.Trace); trace != nil {
 			frames = trace.Frames
-			tr.Frames = reportFrames(frames, o.Depth)
+			tr.Frames = threads.ReportFrames(frames, o.Depth)
 		}
 		r.Rows = append(r.Rows, tr)
 		seen := map[string]bool{}
 		for i, f := range frames {
-			name := MethodName(f)
+			name := threads.MethodName(f)
 			m := get(name)
 			if i == 0 {
 				m.self += row.Self

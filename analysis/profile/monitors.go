@@ -1,7 +1,9 @@
-package analysis
+package profile
 
 import (
 	"fmt"
+
+	"github.com/hprofctl/hprofctl/analysis/threads"
 
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
@@ -19,8 +21,8 @@ type ContendedMonitor struct {
 	Count       int64   `json:"count"`
 	Trace       uint32  `json:"trace"`
 	// Thread names the thread of the trace, when the file says.
-	Thread string       `json:"thread,omitempty"`
-	Frames []StackFrame `json:"frames"`
+	Thread string               `json:"thread,omitempty"`
+	Frames []threads.StackFrame `json:"frames"`
 }
 
 // MonitorRow is one monitor of a MONITOR DUMP.
@@ -59,9 +61,9 @@ func Monitors(p *model.Profile, depth int) (MonitorsReport, error) {
 		var cum float64
 		for i, m := range t.Rows {
 			cum += m.Self
-			c := ContendedMonitor{Rank: i + 1, Monitor: MonitorLabel(m.Monitor), SelfPercent: m.Self, CumPercent: cum, Count: m.Count, Trace: m.Trace, Frames: []StackFrame{}}
+			c := ContendedMonitor{Rank: i + 1, Monitor: MonitorLabel(m.Monitor), SelfPercent: m.Self, CumPercent: cum, Count: m.Count, Trace: m.Trace, Frames: []threads.StackFrame{}}
 			if tr := p.Trace(m.Trace); tr != nil {
-				c.Frames = reportFrames(tr.Frames, depth)
+				c.Frames = threads.ReportFrames(tr.Frames, depth)
 				if tr.ThreadSerial != 0 {
 					c.Thread = threadName(p, tr.ThreadSerial)
 				}

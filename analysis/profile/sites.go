@@ -1,9 +1,12 @@
-package analysis
+package profile
 
 import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -38,20 +41,7 @@ type SiteOptions struct {
 	// Retention is the heap's dominator tree in size mode Size when the
 	// caller has it (from an index); nil: Sites builds it when the
 	// stack-roots source needs it.
-	Retention *Retention
-}
-
-// StackFrame is a frame as reports show it.
-type StackFrame struct {
-	// Method is "package.Class.method".
-	Method string `json:"method"`
-	File   string `json:"file"`
-	// Line is the source line, or model.LineUnknown, LineCompiled,
-	// LineNative.
-	Line int32 `json:"line"`
-	// Locals are the objects the frame holds (threads --retained), nil
-	// when not asked.
-	Locals []FrameLocal `json:"locals,omitzero"`
+	Retention *graph.Retention
 }
 
 // SiteRow is one allocation site (or one group of sites, rolled up).
@@ -81,9 +71,9 @@ type SiteRow struct {
 	// the allocated class and its superclasses (the agent's traces start
 	// in the innermost of them); for stack-roots rows the rooting frame's
 	// method. Empty when the trace is too short to hold it.
-	Method string       `json:"method,omitempty"`
-	Frames []StackFrame `json:"frames"`
-	Source string       `json:"source"`
+	Method string               `json:"method,omitempty"`
+	Frames []threads.StackFrame `json:"frames"`
+	Source string               `json:"source"`
 
 	// printed marks Percent and CumPercent as the agent's own; order is
 	// the row's place in the agent's table.
@@ -127,7 +117,7 @@ func Sites(p *model.Profile, h *model.Heap, o SiteOptions) (SitesReport, error) 
 	r := o.Retention
 	if r == nil {
 		var err error
-		if r, err = ComputeRetention(h, RetentionOptions{Size: o.Size}); err != nil {
+		if r, err = graph.ComputeRetention(h, graph.RetentionOptions{Size: o.Size}); err != nil {
 			return SitesReport{}, err
 		}
 	}
@@ -223,7 +213,7 @@ func SitesFromHeap(h *model.Heap, p *model.Profile, o SiteOptions) (SitesReport,
 // where objects come from: the objects that Java stack frames root (local
 // variables and operands), by class and frame, each with the bytes it
 // retains. r is the dominator tree of h.
-func SitesFromRoots(h *model.Heap, r *Retention, o SiteOptions) (SitesReport, error) {
+func SitesFromRoots(h *model.Heap, r *graph.Retention, o SiteOptions) (SitesReport, error) {
 	type key struct {
 		class  model.ClassIndex
 		thread int32
@@ -265,7 +255,7 @@ func SitesFromRoots(h *model.Heap, r *Retention, o SiteOptions) (SitesReport, er
 		total.LiveBytes += b
 	}
 	for i := range rows {
-		rows[i].Frames = reportFrames(frames[i], 0)
+		rows[i].Frames = threads.ReportFrames(frames[i], 0)
 	}
 	total.AllocBytes, total.AllocInstances = total.LiveBytes, total.LiveInstances
 	for i := range rows {
@@ -304,9 +294,9 @@ func finishSites(r SitesReport, rows []SiteRow, total SiteRow, p *model.Profile,
 		switch {
 		case p != nil && o.Depth >= 0:
 			if t := p.Trace(rows[i].Trace); t != nil {
-				rows[i].Frames = reportFrames(t.Frames, o.Depth)
+				rows[i].Frames = threads.ReportFrames(t.Frames, o.Depth)
 				if k := allocatingFrame(rows[i].Class, t.Frames); k >= 0 {
-					rows[i].Method = MethodName(t.Frames[k])
+					rows[i].Method = threads.MethodName(t.Frames[k])
 				}
 			}
 		case o.Depth < 0 && len(rows[i].Frames) > 0:
@@ -321,7 +311,7 @@ func finishSites(r SitesReport, rows []SiteRow, total SiteRow, p *model.Profile,
 		rows = rollUp(rows, func(s *SiteRow) string { return fmt.Sprint(s.Trace, "\x00", s.Thread) }, func(s *SiteRow) {})
 	case "method":
 		rows = rollUp(rows, func(s *SiteRow) string { return s.Method }, func(s *SiteRow) {
-			s.Trace, s.Thread, s.Frames = 0, "", []StackFrame{}
+			s.Trace, s.Thread, s.Frames = 0, "", []threads.StackFrame{}
 		})
 	default:
 		return r, fmt.Errorf("unknown --by %q: expected class, trace or method", o.By)
@@ -380,7 +370,7 @@ func finishSites(r SitesReport, rows []SiteRow, total SiteRow, p *model.Profile,
 			rows[i].CumPercent = 100 * float64(cum) / float64(whole)
 		}
 		if rows[i].Frames == nil {
-			rows[i].Frames = []StackFrame{}
+			rows[i].Frames = []threads.StackFrame{}
 		}
 	}
 	r.Sites = len(rows)
@@ -447,24 +437,4 @@ func allocatingFrame(class string, frames []model.Frame) int {
 		return -1
 	}
 	return k
-}
-
-// reportFrames converts the innermost depth frames (all when depth is 0).
-func reportFrames(frames []model.Frame, depth int) []StackFrame {
-	if depth > 0 && len(frames) > depth {
-		frames = frames[:depth]
-	}
-	out := make([]StackFrame, len(frames))
-	for i, f := range frames {
-		out[i] = StackFrame{Method: MethodName(f), File: f.File, Line: f.Line}
-	}
-	return out
-}
-
-// MethodName is a frame's method as "package.Class.method".
-func MethodName(f model.Frame) string {
-	if f.Class == "" {
-		return f.Method
-	}
-	return f.Class + "." + f.Method
 }

@@ -1,8 +1,10 @@
-package analysis
+package threads
 
 import (
 	"fmt"
 	"sort"
+
+	"github.com/hprofctl/hprofctl/analysis/heap"
 
 	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
@@ -312,7 +314,7 @@ func deadlockOf(d *threaddump.ThreadDump, comp []int, edges [][]waitEdge) Deadlo
 			Frames: []string{}, Thread: v,
 		}
 		for _, f := range t.Frames[:shown] {
-			dt.Frames = append(dt.Frames, frameString(f))
+			dt.Frames = append(dt.Frames, heap.FrameString(f))
 		}
 		for _, l := range t.Locks {
 			if l.Frame < shown {

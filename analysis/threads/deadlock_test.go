@@ -1,11 +1,11 @@
-package analysis_test
+package threads_test
 
 import (
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
@@ -48,7 +48,7 @@ func waitsOn(l threaddump.Lock) threaddump.ThreadLock {
 
 // cycles renders each deadlock as "a>b>c" (each thread, then the one
 // holding what it waits for, closing on the first).
-func cycles(r analysis.DeadlockReport) []string {
+func cycles(r threads.DeadlockReport) []string {
 	var out []string
 	for _, d := range r.Deadlocks {
 		var s []string
@@ -65,7 +65,7 @@ func cycles(r analysis.DeadlockReport) []string {
 	return out
 }
 
-func blocked(bs []analysis.BlockedThread) []string {
+func blocked(bs []threads.BlockedThread) []string {
 	var out []string
 	for _, b := range bs {
 		out = append(out, b.Name+"->"+b.HeldBy)
@@ -177,7 +177,7 @@ func TestDeadlockCases(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := analysis.FindDeadlocks(&c.dump)
+			r := threads.FindDeadlocks(&c.dump)
 			if got := cycles(r); !slices.Equal(got, c.cycles) {
 				t.Errorf("deadlocks %q, want %q", got, c.cycles)
 			}
@@ -209,7 +209,7 @@ func TestDeadlockStacks(t *testing.T) {
 		th("t3", 4, enters(monitorD), holds(reentrant, -1)),
 		th("t4", 4, parks(reentrant), holds(monitorD, 1)),
 	}}
-	r := analysis.FindDeadlocks(&d)
+	r := threads.FindDeadlocks(&d)
 	if len(r.Deadlocks) != 2 {
 		t.Fatalf("deadlocks %q", cycles(r))
 	}
@@ -231,7 +231,7 @@ func TestDeadlockStacks(t *testing.T) {
 			}
 		}
 	}
-	want := analysis.LockRef{Kind: "monitor", Class: "demo.A", ID: "0xa0"}
+	want := threads.LockRef{Kind: "monitor", Class: "demo.A", ID: "0xa0"}
 	if got := r.Deadlocks[0].Threads[1].WaitingFor; got != want {
 		t.Errorf("t2 waits for %+v, want %+v", got, want)
 	}
@@ -243,24 +243,24 @@ func TestDeadlockStacks(t *testing.T) {
 // TestDeadlockVerdict takes the worst finding of several reports,
 // whatever their order.
 func TestDeadlockVerdict(t *testing.T) {
-	none := analysis.DeadlockReport{Source: "none"}
-	possible := analysis.DeadlockReport{Source: "possible", PossibleDeadlocks: []analysis.PossibleDeadlock{{}}}
-	deadlock := analysis.DeadlockReport{Source: "deadlock", Deadlocks: []analysis.Deadlock{{}}}
+	none := threads.DeadlockReport{Source: "none"}
+	possible := threads.DeadlockReport{Source: "possible", PossibleDeadlocks: []threads.PossibleDeadlock{{}}}
+	deadlock := threads.DeadlockReport{Source: "deadlock", Deadlocks: []threads.Deadlock{{}}}
 	for _, c := range []struct {
-		reports []analysis.DeadlockReport
-		want    analysis.Verdict
+		reports []threads.DeadlockReport
+		want    threads.Verdict
 	}{
-		{nil, analysis.NoDeadlockFound},
-		{[]analysis.DeadlockReport{none, none}, analysis.NoDeadlockFound},
-		{[]analysis.DeadlockReport{none, possible}, analysis.OnlyPossibleDeadlocks},
-		{[]analysis.DeadlockReport{possible, deadlock, none}, analysis.DeadlockFound},
-		{[]analysis.DeadlockReport{deadlock, possible}, analysis.DeadlockFound},
+		{nil, threads.NoDeadlockFound},
+		{[]threads.DeadlockReport{none, none}, threads.NoDeadlockFound},
+		{[]threads.DeadlockReport{none, possible}, threads.OnlyPossibleDeadlocks},
+		{[]threads.DeadlockReport{possible, deadlock, none}, threads.DeadlockFound},
+		{[]threads.DeadlockReport{deadlock, possible}, threads.DeadlockFound},
 	} {
 		var names []string
 		for _, r := range c.reports {
 			names = append(names, r.Source)
 		}
-		if got := analysis.DeadlockVerdict(c.reports); got != c.want {
+		if got := threads.DeadlockVerdict(c.reports); got != c.want {
 			t.Errorf("DeadlockVerdict(%v) = %v, want %v", names, got, c.want)
 		}
 	}

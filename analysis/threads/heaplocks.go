@@ -1,9 +1,11 @@
-package analysis
+package threads
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/hprofctl/hprofctl/analysis/heap"
 
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
@@ -111,7 +113,7 @@ func possibleDeadlocks(d *threaddump.ThreadDump, proven []Deadlock) []PossibleDe
 		}
 		p := PossibleDeadlock{Blocked: BlockedOwner{Name: t.Name, State: t.State, Holds: []LockRef{}}}
 		if len(t.Frames) > 0 {
-			p.Blocked.Frame = frameString(t.Frames[0])
+			p.Blocked.Frame = heap.FrameString(t.Frames[0])
 		}
 		held := map[threaddump.Lock]bool{}
 		for _, w := range waiters[o] {
@@ -167,7 +169,7 @@ type HeapLock struct {
 	// or after a GC moved it).
 	Class string `json:"class"`
 	// Paths are the shortest paths from GC roots to the object.
-	Paths []RetainerPath `json:"paths"`
+	Paths []heap.RetainerPath `json:"paths"`
 }
 
 // DeadlockLocks lists, once each and in report order, the locks with an
@@ -211,14 +213,14 @@ func lockObject(h *model.Heap, l LockRef) (model.ObjectIndex, bool) {
 
 // TieLocks ties each lock to its heap object: its class, and those of
 // paths (DescribePaths of ShortestPaths to LockObjects) that end at it.
-func TieLocks(h *model.Heap, locks []LockRef, paths Retainers) []HeapLock {
+func TieLocks(h *model.Heap, locks []LockRef, paths heap.Retainers) []HeapLock {
 	out := make([]HeapLock, 0, len(locks))
 	for _, l := range locks {
-		hl := HeapLock{Lock: l, Paths: []RetainerPath{}}
+		hl := HeapLock{Lock: l, Paths: []heap.RetainerPath{}}
 		if o, ok := lockObject(h, l); ok {
-			hl.Class = ClassName(h, o)
+			hl.Class = heap.ClassName(h, o)
 			for _, p := range paths.Paths {
-				if n := len(p.Chain); n > 0 && p.Chain[n-1].ObjectID == ObjectID(h, o) {
+				if n := len(p.Chain); n > 0 && p.Chain[n-1].ObjectID == heap.ObjectID(h, o) {
 					hl.Paths = append(hl.Paths, p)
 				}
 			}

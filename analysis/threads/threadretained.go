@@ -1,10 +1,14 @@
-package analysis
+package threads
 
 import (
 	"fmt"
 	"math"
 	"slices"
 	"sync/atomic"
+
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -56,7 +60,7 @@ func threadHeld(rt model.Root) bool {
 // the objects each listed frame holds with their retained sizes. r is the
 // dominator tree of h's strong references (without unreachable objects
 // kept).
-func AddThreadRetention(h *model.Heap, r *Retention, rows []ThreadRow) error {
+func AddThreadRetention(h *model.Heap, r *graph.Retention, rows []ThreadRow) error {
 	if len(rows) != len(h.Threads) {
 		return fmt.Errorf("threads: %d rows for %d threads", len(rows), len(h.Threads))
 	}
@@ -75,7 +79,7 @@ func AddThreadRetention(h *model.Heap, r *Retention, rows []ThreadRow) error {
 			continue
 		}
 		f := &rows[rt.Thread].Frames[rt.Frame]
-		f.Locals = append(f.Locals, FrameLocal{ObjectID: ObjectID(h, rt.Object), Class: ClassName(h, rt.Object), RetainedBytes: r.RetainedBytes(rt.Object)})
+		f.Locals = append(f.Locals, FrameLocal{ObjectID: heap.ObjectID(h, rt.Object), Class: heap.ClassName(h, rt.Object), RetainedBytes: r.RetainedBytes(rt.Object)})
 	}
 	return nil
 }
@@ -88,7 +92,7 @@ const (
 )
 
 // threadRetained returns the bytes each thread of h retains (see above).
-func threadRetained(h *model.Heap, r *Retention) ([]int64, error) {
+func threadRetained(h *model.Heap, r *graph.Retention) ([]int64, error) {
 	n := h.NumObjects()
 	// threadOf maps each Thread object to the first thread it is the
 	// object of; those objects are the threads' nodes.
@@ -102,29 +106,29 @@ func threadRetained(h *model.Heap, r *Retention) ([]int64, error) {
 	}
 	// rooted marks the objects the virtual root still references once the
 	// stack roots hang under their threads.
-	rooted := newObjectBits(n)
+	rooted := graph.NewObjectBits(n)
 	for _, rt := range h.Roots {
 		if rt.Object != model.NoObject && !threadHeld(rt) {
-			rooted.add(rt.Object)
+			rooted.Add(rt.Object)
 		}
 	}
 	for c := range h.Classes {
 		if cl := &h.Classes[c]; cl.Loader == 0 && cl.Object != model.NoObject {
-			rooted.add(cl.Object)
+			rooted.Add(cl.Object)
 		}
 	}
 	for obj := range threadOf {
-		rooted.add(obj)
+		rooted.Add(obj)
 	}
 	// inner marks the top-level objects that are no root any more: only
 	// they can come under a thread's node other than the threads' own.
-	inner := newObjectBits(n)
-	for i, d := range r.idom {
-		if d == virtualRoot && !rooted.has(model.ObjectIndex(i)) {
-			inner.add(model.ObjectIndex(i))
+	inner := graph.NewObjectBits(n)
+	for i, d := range r.ImmediateDominators() {
+		if d == graph.VirtualRoot && !rooted.Has(model.ObjectIndex(i)) {
+			inner.Add(model.ObjectIndex(i))
 		}
 	}
-	edges, err := contractedEdges(h, r, inner)
+	edges, err := contractedEdges(h, r.ImmediateDominators(), inner)
 	if err != nil {
 		return nil, err
 	}
@@ -162,9 +166,9 @@ func threadRetained(h *model.Heap, r *Retention) ([]int64, error) {
 	}
 	// The roots that are no thread's first, so that what they reach is
 	// settled before the threads spread.
-	for i, d := range r.idom {
+	for i, d := range r.ImmediateDominators() {
 		obj := model.ObjectIndex(i)
-		if d == virtualRoot && rooted.has(obj) {
+		if d == graph.VirtualRoot && rooted.Has(obj) {
 			if _, ok := threadOf[obj]; !ok {
 				spread(obj, labelUnrooted)
 			}
@@ -176,7 +180,7 @@ func threadRetained(h *model.Heap, r *Retention) ([]int64, error) {
 		}
 	}
 	for _, rt := range h.Roots {
-		if threadHeld(rt) && !rooted.has(rt.Object) {
+		if threadHeld(rt) && !rooted.Has(rt.Object) {
 			thread := rt.Thread
 			if first, ok := threadOf[h.Threads[thread].Object]; ok {
 				thread = first
@@ -201,14 +205,15 @@ func threadRetained(h *model.Heap, r *Retention) ([]int64, error) {
 // contractedEdges lists, sorted and once each as top<<32 | target, the
 // edges of the contracted graph that end at an inner top-level object:
 // one wherever an object of the subtree under top references target (or
-// has it for class object), target not being top itself.
+// has it for class object), target not being top itself. idom are the
+// immediate dominators, as graph.Retention.ImmediateDominators gives them.
 //
 // The pass over every object's references runs in chunks on every
 // processor. They share the memo of top-level dominators, whose entries
 // any chunk may fill in, always with the same value; each worker keeps
 // its own edges, and sorting them all makes the list the same whatever
 // the scheduling. An error is the one of the first chunk that has one.
-func contractedEdges(h *model.Heap, r *Retention, inner objectBits) ([]uint64, error) {
+func contractedEdges(h *model.Heap, idom []model.ObjectIndex, inner graph.ObjectBits) ([]uint64, error) {
 	n := h.NumObjects()
 	// innerClass is, per class, its class object when that is inner,
 	// NoObject otherwise: the class edge of most objects needs no look
@@ -216,14 +221,14 @@ func contractedEdges(h *model.Heap, r *Retention, inner objectBits) ([]uint64, e
 	innerClass := make([]model.ObjectIndex, len(h.Classes))
 	for c := range h.Classes {
 		innerClass[c] = model.NoObject
-		if o := h.Classes[c].Object; o != model.NoObject && inner.has(o) {
+		if o := h.Classes[c].Object; o != model.NoObject && inner.Has(o) {
 			innerClass[c] = o
 		}
 	}
-	top := &topLevel{idom: r.idom, top: make([]uint32, n)}
-	finders := make([]*edgeFinder, parallelism())
-	errs := make([]error, (n+objectChunk-1)/objectChunk)
-	forChunks(n, objectChunk, func(worker, lo, hi int) {
+	top := &topLevel{idom: idom, top: make([]uint32, n)}
+	finders := make([]*edgeFinder, parallel.Workers())
+	errs := make([]error, (n+parallel.ObjectChunk-1)/parallel.ObjectChunk)
+	parallel.ForChunks(n, parallel.ObjectChunk, func(worker, lo, hi int) {
 		f := finders[worker]
 		if f == nil {
 			f = newEdgeFinder(top)
@@ -231,20 +236,20 @@ func contractedEdges(h *model.Heap, r *Retention, inner objectBits) ([]uint64, e
 		}
 		for i := lo; i < hi; i++ {
 			u := model.ObjectIndex(i)
-			if r.idom[u] == notReached {
+			if idom[u] == graph.NotReached {
 				continue
 			}
 			for _, v := range h.Refs(u) {
-				if v != model.NoObject && inner.has(v) {
+				if v != model.NoObject && inner.Has(v) {
 					if err := f.add(u, v); err != nil {
-						errs[lo/objectChunk] = err
+						errs[lo/parallel.ObjectChunk] = err
 						return
 					}
 				}
 			}
 			if c := h.ClassOf(u); c != model.NoClass && innerClass[c] != model.NoObject {
 				if err := f.add(u, innerClass[c]); err != nil {
-					errs[lo/objectChunk] = err
+					errs[lo/parallel.ObjectChunk] = err
 					return
 				}
 			}
@@ -305,7 +310,7 @@ func newEdgeFinder(top *topLevel) *edgeFinder {
 // add lists the edge from the top of u's subtree to the inner object v.
 func (f *edgeFinder) add(u, v model.ObjectIndex) error {
 	t := u
-	if d := f.top.idom[u]; d != virtualRoot {
+	if d := f.top.idom[u]; d != graph.VirtualRoot {
 		pair := uint64(d)<<32 | uint64(v)
 		slot := &f.done[(pair*0x9E3779B97F4A7C15)>>48]
 		if *slot == pair {
@@ -338,7 +343,7 @@ func (f *edgeFinder) topOf(u model.ObjectIndex) (model.ObjectIndex, error) {
 	if t := atomic.LoadUint32(&top[u]); t != 0 {
 		return model.ObjectIndex(t - 1), nil
 	}
-	if d := idom[u]; d == virtualRoot {
+	if d := idom[u]; d == graph.VirtualRoot {
 		atomic.StoreUint32(&top[u], uint32(u)+1)
 		return u, nil
 	} else if int(d) < len(top) {
@@ -351,7 +356,7 @@ func (f *edgeFinder) topOf(u model.ObjectIndex) (model.ObjectIndex, error) {
 	var t uint32
 	for steps := 0; ; steps++ {
 		d := idom[x]
-		if d == virtualRoot {
+		if d == graph.VirtualRoot {
 			t = uint32(x) + 1
 			break
 		}

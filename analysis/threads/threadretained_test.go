@@ -1,18 +1,34 @@
-package analysis
+package threads
 
 import (
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/analysis/graph"
+
+	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
+
 	"github.com/hprofctl/hprofctl/model"
 )
+
+// loadFixture loads a dump of testdata/jvm with its objects and builds its
+// dominator tree.
+func loadFixture(t *testing.T, name string) (*model.Heap, *graph.Retention) {
+	t.Helper()
+	h := analysistest.LoadPath(t, filepath.Join("..", "..", "testdata", "jvm", name))
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, r
+}
 
 // naiveThreadRetained computes what each thread retains by the
 // definition: the shallow sizes of the objects no longer reachable once
 // the thread's node (its Thread object, which its stack roots hang under)
 // is gone, marking from every other root afresh for each thread.
-func naiveThreadRetained(h *model.Heap, r *Retention) []int64 {
+func naiveThreadRetained(h *model.Heap, r *graph.Retention) []int64 {
 	n := h.NumObjects()
 	isThread := map[model.ObjectIndex]bool{}
 	for _, t := range h.Threads {
@@ -61,7 +77,7 @@ func naiveThreadRetained(h *model.Heap, r *Retention) []int64 {
 		for i := range n {
 			obj := model.ObjectIndex(i)
 			if r.Reachable(obj) && !seen[i] {
-				out[k] += shallowBytes(h, obj, model.SizeJVM)
+				out[k] += graph.ShallowBytes(h, obj, model.SizeJVM)
 			}
 		}
 	}
@@ -78,7 +94,7 @@ func TestThreadRetainedMatchesDefinition(t *testing.T) {
 			h, r := loadFixture(t, name)
 			want := naiveThreadRetained(h, r)
 			for _, procs := range []int{1, 4} {
-				withParallelism(procs, func() {
+				analysistest.WithParallelism(procs, func() {
 					got, err := threadRetained(h, r)
 					if err != nil {
 						t.Fatal(err)
@@ -102,7 +118,7 @@ func TestThreadRetentionInspect(t *testing.T) {
 	for _, name := range []string{"jdk17-inspect-before.hprof.gz", "jdk17-inspect-after.hprof.gz", "jdk25-inspect-before.hprof.gz", "jdk25-inspect-after.hprof.gz"} {
 		t.Run(name, func(t *testing.T) {
 			h, r := loadFixture(t, name)
-			path := filepath.Join("..", "testdata", "jvm", name)
+			path := filepath.Join("..", "..", "testdata", "jvm", name)
 			hl, err := model.ReadHeapLocks(h, path)
 			if err != nil {
 				t.Fatal(err)
@@ -158,23 +174,23 @@ func TestThreadRetentionInspect(t *testing.T) {
 // naiveContractedEdges is contractedEdges by its definition: for every
 // reference (and class object) of a reached object to an inner one, the
 // edge from the object's top-level dominator, climbed to without a memo.
-func naiveContractedEdges(h *model.Heap, r *Retention, inner objectBits) []uint64 {
+func naiveContractedEdges(h *model.Heap, r *graph.Retention, inner graph.ObjectBits) []uint64 {
 	var edges []uint64
 	for i := range h.NumObjects() {
 		u := model.ObjectIndex(i)
-		if r.idom[u] == notReached {
+		if r.ImmediateDominator(u) == graph.NotReached {
 			continue
 		}
 		top := u
-		for r.idom[top] != virtualRoot {
-			top = r.idom[top]
+		for r.ImmediateDominator(top) != graph.VirtualRoot {
+			top = r.ImmediateDominator(top)
 		}
 		targets := slices.Clone(h.Refs(u))
 		if c := h.ClassOf(u); c != model.NoClass {
 			targets = append(targets, h.Classes[c].Object)
 		}
 		for _, v := range targets {
-			if v != model.NoObject && inner.has(v) && v != top {
+			if v != model.NoObject && inner.Has(v) && v != top {
 				edges = append(edges, uint64(top)<<32|uint64(v))
 			}
 		}
@@ -189,21 +205,21 @@ func naiveContractedEdges(h *model.Heap, r *Retention, inner objectBits) []uint6
 // four over chunks of 7 objects.
 func TestContractedEdgesMatchesDefinition(t *testing.T) {
 	for seed := range uint64(20) {
-		h := randomHeap(t, seed)
-		r, err := ComputeRetention(h, RetentionOptions{})
+		h := analysistest.RandomHeap(t, seed)
+		r, err := graph.ComputeRetention(h, graph.RetentionOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		inner := newObjectBits(h.NumObjects())
-		for i, d := range r.idom {
-			if d == virtualRoot || i%5 == 0 {
-				inner.add(model.ObjectIndex(i))
+		inner := graph.NewObjectBits(h.NumObjects())
+		for i, d := range r.ImmediateDominators() {
+			if d == graph.VirtualRoot || i%5 == 0 {
+				inner.Add(model.ObjectIndex(i))
 			}
 		}
 		want := naiveContractedEdges(h, r, inner)
 		for _, procs := range []int{1, 4} {
-			withParallelism(procs, func() {
-				got, err := contractedEdges(h, r, inner)
+			analysistest.WithParallelism(procs, func() {
+				got, err := contractedEdges(h, r.ImmediateDominators(), inner)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -218,23 +234,22 @@ func TestContractedEdgesMatchesDefinition(t *testing.T) {
 // TestContractedEdgesCorrupt: dominators that run in a cycle (a corrupt
 // index) are an error, not a hang.
 func TestContractedEdgesCorrupt(t *testing.T) {
-	h := randomHeap(t, 3)
-	r, err := ComputeRetention(h, RetentionOptions{})
+	h := analysistest.RandomHeap(t, 3)
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inner := newObjectBits(h.NumObjects())
-	bad := *r
-	bad.idom = slices.Clone(r.idom)
-	for i, d := range bad.idom {
-		if d != notReached {
-			inner.add(model.ObjectIndex(i))
-			bad.idom[i] = model.ObjectIndex(i)
+	inner := graph.NewObjectBits(h.NumObjects())
+	bad := slices.Clone(r.ImmediateDominators())
+	for i, d := range bad {
+		if d != graph.NotReached {
+			inner.Add(model.ObjectIndex(i))
+			bad[i] = model.ObjectIndex(i)
 		}
 	}
 	for _, procs := range []int{1, 4} {
-		withParallelism(procs, func() {
-			if _, err := contractedEdges(h, &bad, inner); err == nil {
+		analysistest.WithParallelism(procs, func() {
+			if _, err := contractedEdges(h, bad, inner); err == nil {
 				t.Errorf("%d procs: no error for dominators that lead nowhere", procs)
 			}
 		})

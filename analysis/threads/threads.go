@@ -1,4 +1,4 @@
-package analysis
+package threads
 
 import (
 	"fmt"
@@ -59,7 +59,7 @@ func ThreadsFromHeap(h *model.Heap, hl *model.HeapLocks, depth int) []ThreadRow 
 		if t.Trace >= 0 {
 			tr := h.Traces[t.Trace]
 			row.Trace = tr.Serial
-			row.Frames = reportFrames(tr.Frames, depth)
+			row.Frames = ReportFrames(tr.Frames, depth)
 		}
 		out = append(out, row)
 	}
@@ -82,7 +82,7 @@ func ThreadsFromProfile(p *model.Profile, depth int) []ThreadRow {
 		if mt, ok := dumped[row.Serial]; ok {
 			row.State, row.Trace = mt.State, mt.Trace
 			if t := p.Trace(mt.Trace); t != nil {
-				row.Frames = reportFrames(t.Frames, depth)
+				row.Frames = ReportFrames(t.Frames, depth)
 			}
 		}
 		listed[row.Serial] = true
@@ -96,7 +96,7 @@ func ThreadsFromProfile(p *model.Profile, depth int) []ThreadRow {
 		if t.Trace != 0 {
 			if tr := p.Trace(t.Trace); tr != nil {
 				row.Trace = t.Trace
-				row.Frames = reportFrames(tr.Frames, depth)
+				row.Frames = ReportFrames(tr.Frames, depth)
 			}
 		}
 		add(row)
@@ -115,7 +115,7 @@ func ThreadsFromProfile(p *model.Profile, depth int) []ThreadRow {
 func ThreadsFromDump(d *threaddump.ThreadDump, depth int) []ThreadRow {
 	out := make([]ThreadRow, 0, len(d.Threads))
 	for _, t := range d.Threads {
-		row := ThreadRow{Name: t.Name, State: t.State, Frames: reportFrames(t.Frames, depth)}
+		row := ThreadRow{Name: t.Name, State: t.State, Frames: ReportFrames(t.Frames, depth)}
 		if n, err := strconv.ParseUint(t.ID, 10, 32); err == nil {
 			row.Serial = uint32(n)
 		}

@@ -1,4 +1,4 @@
-package analysis
+package parallel
 
 import (
 	"runtime"
@@ -7,23 +7,23 @@ import (
 	"sync/atomic"
 )
 
-// objectChunk is how many objects a goroutine of a parallel pass over all
+// ObjectChunk is how many objects a goroutine of a parallel pass over all
 // objects takes at a time: enough to make handing out chunks cheap, few
 // enough that goroutines finish together.
-var objectChunk = 1 << 15
+var ObjectChunk = 1 << 15
 
-// parallelism is how many goroutines a parallel pass runs at most: one per
+// Workers is how many goroutines a parallel pass runs at most: one per
 // processor Go may use.
-func parallelism() int { return runtime.GOMAXPROCS(0) }
+func Workers() int { return runtime.GOMAXPROCS(0) }
 
-// forChunks calls fn for every chunk [lo, hi) of [0, n), chunk long but
-// for the last, on up to parallelism() goroutines, and returns once all
-// calls are done. worker numbers the goroutine, below parallelism(), so
+// ForChunks calls fn for every chunk [lo, hi) of [0, n), chunk long but
+// for the last, on up to Workers() goroutines, and returns once all
+// calls are done. worker numbers the goroutine, below Workers(), so
 // that fn can add up its results in a slot of its own. Goroutines take
 // the next chunk when they are done with one, so that a slow chunk does
 // not hold the others up.
-func forChunks(n, chunk int, fn func(worker, lo, hi int)) {
-	workers := min(parallelism(), (n+chunk-1)/chunk)
+func ForChunks(n, chunk int, fn func(worker, lo, hi int)) {
+	workers := min(Workers(), (n+chunk-1)/chunk)
 	if workers <= 1 {
 		for lo := 0; lo < n; lo += chunk {
 			fn(0, lo, min(lo+chunk, n))
@@ -48,9 +48,9 @@ func forChunks(n, chunk int, fn func(worker, lo, hi int)) {
 	wg.Wait()
 }
 
-// lowerTo lowers *p to v, atomically, when v is below it, and reports
+// LowerTo lowers *p to v, atomically, when v is below it, and reports
 // whether it did.
-func lowerTo(p *uint32, v uint32) bool {
+func LowerTo(p *uint32, v uint32) bool {
 	for {
 		old := atomic.LoadUint32(p)
 		if v >= old {
@@ -62,11 +62,11 @@ func lowerTo(p *uint32, v uint32) bool {
 	}
 }
 
-// repeatedValues is the set of the values that vals holds more than
+// RepeatedValues is the set of the values that vals holds more than
 // once. The values are spread into 256 buckets by their top byte (for
 // hashes: evenly), and the buckets, small enough for the processor's
-// caches, are sorted on parallelism() goroutines.
-func repeatedValues(vals []uint64) map[uint64]struct{} {
+// caches, are sorted on Workers() goroutines.
+func RepeatedValues(vals []uint64) map[uint64]struct{} {
 	var start [257]int
 	for _, v := range vals {
 		start[v>>56+1]++
@@ -80,8 +80,8 @@ func repeatedValues(vals []uint64) map[uint64]struct{} {
 		spread[next[v>>56]] = v
 		next[v>>56]++
 	}
-	found := make([][]uint64, parallelism())
-	forChunks(256, 1, func(worker, b, _ int) {
+	found := make([][]uint64, Workers())
+	ForChunks(256, 1, func(worker, b, _ int) {
 		bucket := spread[start[b]:start[b+1]]
 		slices.Sort(bucket)
 		for k := 1; k < len(bucket); k++ {
