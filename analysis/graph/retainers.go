@@ -142,45 +142,73 @@ const (
 // holding most instances first.
 func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 	parent := o.tree(h)
-	chain := func(to model.ObjectIndex) []model.ObjectIndex { return chainTo(parent, to) }
-	var out RetainerPaths
 	paths := max(o.Paths, 1)
 	if o.Class != nil {
-		match := MatchingClasses(h, o.Class)
-		type group struct {
-			example model.ObjectIndex
-			count   int64
-		}
-		keys := newChainKeys(h, parent)
-		groups := map[uint32]*group{}
-		var order []uint32
-		for i := range h.NumObjects() {
-			obj := model.ObjectIndex(i)
-			c := h.ClassOf(obj)
-			if c == model.NoClass || !match[c] || IsClassObject(h, obj) || !o.Heaps.Has(obj) {
-				continue
-			}
-			out.Targets++
-			if parent[obj] == noParent {
-				out.Unreached++
-				continue
-			}
-			k := keys.of(obj)
-			gr, ok := groups[k]
-			if !ok {
-				gr = &group{example: obj}
-				groups[k] = gr
-				order = append(order, k)
-			}
-			gr.count++
-		}
-		sort.SliceStable(order, func(a, b int) bool { return groups[order[a]].count > groups[order[b]].count })
-		for _, k := range order[:min(paths, len(order))] {
-			out.Chains = append(out.Chains, chain(groups[k].example))
-			out.Objects = append(out.Objects, groups[k].count)
-		}
-		return out
+		return classPaths(h, o, parent, paths)
 	}
+	var out RetainerPaths
+	targets := lastRetainers(h, o, parent, &out)
+	// The paths are ranked by their lengths, and only those kept are
+	// made: a target's last retainers may lie deep in a long list, where
+	// a path for each of thousands would not fit in memory.
+	depths := newTreeDepths(parent)
+	for _, t := range o.Objects {
+		if retainers, ok := targets[t]; ok {
+			for _, c := range targetPaths(parent, depths, t, retainers, paths) {
+				out.Chains = append(out.Chains, c)
+				out.Objects = append(out.Objects, 1)
+			}
+		}
+	}
+	return out
+}
+
+// classPaths is ShortestPaths for a class target: one shortest path per
+// instance of the matching classes in the selected heaps, merged by class
+// chain, up to paths chains, those holding most instances first.
+func classPaths(h *model.Heap, o RetainerOptions, parent []uint32, paths int) RetainerPaths {
+	var out RetainerPaths
+	match := MatchingClasses(h, o.Class)
+	type group struct {
+		example model.ObjectIndex
+		count   int64
+	}
+	keys := newChainKeys(h, parent)
+	groups := map[uint32]*group{}
+	var order []uint32
+	for i := range h.NumObjects() {
+		obj := model.ObjectIndex(i)
+		c := h.ClassOf(obj)
+		if c == model.NoClass || !match[c] || IsClassObject(h, obj) || !o.Heaps.Has(obj) {
+			continue
+		}
+		out.Targets++
+		if parent[obj] == noParent {
+			out.Unreached++
+			continue
+		}
+		k := keys.of(obj)
+		gr, ok := groups[k]
+		if !ok {
+			gr = &group{example: obj}
+			groups[k] = gr
+			order = append(order, k)
+		}
+		gr.count++
+	}
+	sort.SliceStable(order, func(a, b int) bool { return groups[order[a]].count > groups[order[b]].count })
+	for _, k := range order[:min(paths, len(order))] {
+		out.Chains = append(out.Chains, chainTo(parent, groups[k].example))
+		out.Objects = append(out.Objects, groups[k].count)
+	}
+	return out
+}
+
+// lastRetainers maps each reached object target of o to its last
+// retainers: every reached object referencing it (through a referent
+// too with IncludeWeak), in object order. It counts the targets and the
+// unreached ones in out.
+func lastRetainers(h *model.Heap, o RetainerOptions, parent []uint32, out *RetainerPaths) map[model.ObjectIndex][]model.ObjectIndex {
 	// isTarget keeps the pass over every reference below from looking
 	// each one up in the map.
 	targets := map[model.ObjectIndex][]model.ObjectIndex{}
@@ -194,7 +222,6 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 		targets[t] = nil
 		isTarget.Add(t)
 	}
-	// The last retainers of each target: every reached object referencing it.
 	g := retentionGraph{h: h}
 	weak := h.Referents()
 	for i := range h.NumObjects() {
@@ -218,48 +245,41 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 			}
 		}
 	}
-	// The paths are ranked by their lengths, and only those kept are
-	// made: a target's last retainers may lie deep in a long list, where
-	// a path for each of thousands would not fit in memory.
-	depths := newTreeDepths(parent)
+	return targets
+}
+
+// targetPaths gives up to paths shortest paths to target t, which a root
+// reaches, each through another of its last retainers, shortest first.
+func targetPaths(parent []uint32, depths *treeDepths, t model.ObjectIndex, retainers []model.ObjectIndex, paths int) [][]model.ObjectIndex {
 	type lastRetainer struct {
 		u      model.ObjectIndex
 		length int
 	}
-	for _, t := range o.Objects {
-		retainers, ok := targets[t]
-		if !ok {
-			continue
+	var last []lastRetainer
+	if parent[t] == rootParent {
+		last = append(last, lastRetainer{u: model.NoObject, length: 1})
+	}
+	for _, u := range retainers {
+		last = append(last, lastRetainer{u: u, length: depths.of(u) + 2})
+	}
+	sort.SliceStable(last, func(a, b int) bool { return last[a].length < last[b].length })
+	// A last retainer whose own shortest path runs through the target is
+	// held by the target: the chain through it would come back to the
+	// target, a cycle rather than a way the target is kept alive.
+	held := &treeDescendants{parent: parent, top: t, depth: depths.of(t), below: map[model.ObjectIndex]bool{}}
+	var out [][]model.ObjectIndex
+	for _, l := range last {
+		if len(out) == paths {
+			break
 		}
-		var last []lastRetainer
-		if parent[t] == rootParent {
-			last = append(last, lastRetainer{u: model.NoObject, length: 1})
-		}
-		for _, u := range retainers {
-			last = append(last, lastRetainer{u: u, length: depths.of(u) + 2})
-		}
-		sort.SliceStable(last, func(a, b int) bool { return last[a].length < last[b].length })
-		// A last retainer whose own shortest path runs through the
-		// target is held by the target: the chain through it would come
-		// back to the target, a cycle rather than a way the target is
-		// kept alive.
-		held := &treeDescendants{parent: parent, top: t, depth: depths.of(t), below: map[model.ObjectIndex]bool{}}
-		kept := 0
-		for _, l := range last {
-			if kept == paths {
-				break
+		c := []model.ObjectIndex{t}
+		if l.u != model.NoObject {
+			if held.has(l.u, l.length-2) {
+				continue
 			}
-			c := []model.ObjectIndex{t}
-			if l.u != model.NoObject {
-				if held.has(l.u, l.length-2) {
-					continue
-				}
-				c = append(chain(l.u), t)
-			}
-			out.Chains = append(out.Chains, c)
-			out.Objects = append(out.Objects, 1)
-			kept++
+			c = append(chainTo(parent, l.u), t)
 		}
+		out = append(out, c)
 	}
 	return out
 }

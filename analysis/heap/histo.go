@@ -1,6 +1,3 @@
-// Package analysis holds the analyses hprofctl runs over a loaded heap:
-// pure functions from a *model.Heap to result values. They never print;
-// the report package renders their results.
 package heap
 
 import (

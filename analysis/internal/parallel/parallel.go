@@ -1,3 +1,5 @@
+// Package parallel holds the helpers of the analyses' parallel passes over
+// every object: chunked work on every processor and atomic minimums.
 package parallel
 
 import (
@@ -9,7 +11,8 @@ import (
 
 // ObjectChunk is how many objects a goroutine of a parallel pass over all
 // objects takes at a time: enough to make handing out chunks cheap, few
-// enough that goroutines finish together.
+// enough that goroutines finish together. Tests lower it so that small
+// heaps take the parallel paths.
 var ObjectChunk = 1 << 15
 
 // Workers is how many goroutines a parallel pass runs at most: one per
