@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hprofctl/hprofctl/analysis/profile"
-
 	pprof "github.com/google/pprof/profile"
+	"github.com/hprofctl/hprofctl/analysis/profile"
 )
 
 // CPU renders a CPU profile ranked by trace: JSON an array of traces with

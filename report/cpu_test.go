@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	pprof "github.com/google/pprof/profile"
 	"github.com/hprofctl/hprofctl/analysis/profile"
 	"github.com/hprofctl/hprofctl/analysis/threads"
-
-	pprof "github.com/google/pprof/profile"
 	"github.com/hprofctl/hprofctl/model"
 )
 

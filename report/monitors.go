@@ -5,9 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis/profile"
-
 	"github.com/dustin/go-humanize"
+	"github.com/hprofctl/hprofctl/analysis/profile"
 )
 
 // Monitors renders MONITOR TIME (contended monitors by time, with their

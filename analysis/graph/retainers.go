@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
-
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/store"
 )
@@ -395,6 +394,9 @@ func (p RetainerPaths) ThreadNameStrings(h *model.Heap, labels map[model.ObjectI
 	return out
 }
 
+// ThreadNameString is the java.lang.String object that the "name" field
+// of thread's object references, by the labeled references labels;
+// NoObject when they do not say.
 func ThreadNameString(h *model.Heap, thread int32, labels map[model.ObjectIndex][]model.LabeledRef) model.ObjectIndex {
 	for _, l := range labels[h.Threads[thread].Object] {
 		if l.Label == "name" {

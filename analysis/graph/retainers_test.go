@@ -8,9 +8,8 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
-	"github.com/hprofctl/hprofctl/model/store"
-
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/store"
 )
 
 // everyRetainerPaths is ShortestPaths for object targets by its

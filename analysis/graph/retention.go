@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
-
 	"github.com/hprofctl/hprofctl/model"
 )
 

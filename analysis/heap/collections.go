@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
-
 	"github.com/hprofctl/hprofctl/model"
 )
 

@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
-
 	"github.com/hprofctl/hprofctl/model"
 )
 

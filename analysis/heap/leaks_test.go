@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
-
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
 )

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
-
 	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
-
 	"github.com/hprofctl/hprofctl/model"
 )
 

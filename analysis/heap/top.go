@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
-
 	"github.com/hprofctl/hprofctl/model"
 )
 

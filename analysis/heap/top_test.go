@@ -7,7 +7,6 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
-
 	"github.com/hprofctl/hprofctl/model"
 )
 

@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"github.com/hprofctl/hprofctl/analysis/threads"
-
 	"github.com/hprofctl/hprofctl/model"
 )
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/hprofctl/hprofctl/analysis/threads"
-
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/hprofctl/hprofctl/parser/threaddump"

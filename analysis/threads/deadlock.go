@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"github.com/hprofctl/hprofctl/analysis/heap"
-
 	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis/heap"
-
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
 )

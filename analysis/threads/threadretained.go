@@ -9,7 +9,6 @@ import (
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
-
 	"github.com/hprofctl/hprofctl/model"
 )
 

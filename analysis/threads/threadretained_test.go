@@ -6,9 +6,7 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
-
 	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
-
 	"github.com/hprofctl/hprofctl/model"
 )
 

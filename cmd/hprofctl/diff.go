@@ -6,9 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis/heap"
-
 	"github.com/dustin/go-humanize"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"

@@ -22,10 +22,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/analysis/threads"
-
-	"github.com/dustin/go-humanize"
 	"github.com/hprofctl/hprofctl/report"
 )
 
