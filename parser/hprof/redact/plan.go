@@ -1,0 +1,129 @@
+package redact
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hprofctl/hprofctl/parser/hprof"
+)
+
+// DefaultKeep lists the primitive fields, as CLASS.FIELD with the class
+// that declares the field, whose values hprofctl's analyses read and that
+// tell nothing about the application's data: String's coder, count and
+// offset (which part of the value array is the text), the size fields
+// the collections view reads, the thread state the threads and deadlock
+// views read, and the native size Android's NativeAllocationRegistry
+// records.
+var DefaultKeep = []string{
+	"java.lang.String.coder",
+	"java.lang.String.count",
+	"java.lang.String.offset",
+	"java.util.HashMap.size",
+	"java.util.Hashtable.count",
+	"java.util.WeakHashMap.size",
+	"java.util.IdentityHashMap.size",
+	"java.util.ArrayList.size",
+	"java.util.Vector.elementCount",
+	"java.util.PriorityQueue.size",
+	"java.util.concurrent.PriorityBlockingQueue.size",
+	"java.util.concurrent.ArrayBlockingQueue.count",
+	"java.util.TreeMap.size",
+	"java.util.LinkedList.size",
+	"java.util.ArrayDeque.head",
+	"java.util.ArrayDeque.tail",
+	"java.util.concurrent.ConcurrentHashMap.baseCount",
+	"java.util.concurrent.ConcurrentHashMap$CounterCell.value",
+	"java.lang.Thread.threadStatus",
+	"java.lang.Thread.tid",
+	"java.lang.Thread.daemon",
+	"java.lang.Thread.priority",
+	"java.lang.Thread$FieldHolder.threadStatus",
+	"java.lang.Thread$FieldHolder.daemon",
+	"java.lang.Thread$FieldHolder.priority",
+	"libcore.util.NativeAllocationRegistry.size",
+}
+
+// fieldOp is one primitive field of an instance layout: where it is and
+// whether its value is kept (keep >= 0, the index of its CLASS.FIELD in
+// the plan's kept names) or replaced (keep < 0).
+type fieldOp struct {
+	off  int
+	t    hprof.Type
+	keep int
+}
+
+// layout is how the field bytes of an instance of one class are redacted.
+type layout struct {
+	ops  []fieldOp
+	size int // bytes the class chain's fields take
+}
+
+// plan is what the second pass needs: each class's layout and which
+// statics are kept.
+type plan struct {
+	layouts map[uint64]*layout
+	keep    map[string]int // CLASS.FIELD -> index into kept
+	kept    []string
+}
+
+// parseKeep checks CLASS.FIELD names and numbers them.
+func parseKeep(names []string) (map[string]int, []string, error) {
+	keep := map[string]int{}
+	var list []string
+	for _, n := range names {
+		dot := strings.LastIndexByte(n, '.')
+		if dot <= 0 || dot == len(n)-1 {
+			return nil, nil, fmt.Errorf("--keep-values %q: expected CLASS.FIELD, as java.util.HashMap.size", n)
+		}
+		if _, dup := keep[n]; !dup {
+			keep[n] = len(list)
+			list = append(list, n)
+		}
+	}
+	return keep, list, nil
+}
+
+// makePlan lays out every class the first pass found.
+func makePlan(s *scan, keepNames []string) (*plan, error) {
+	keep, list, err := parseKeep(keepNames)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{layouts: make(map[uint64]*layout, len(s.classes)), keep: keep, kept: list}
+	for id := range s.classes {
+		p.layouts[id] = p.layoutOf(s, id)
+	}
+	return p, nil
+}
+
+// keepIndex is the index of CLASS.FIELD among the kept names, -1 when its
+// value is replaced.
+func (p *plan) keepIndex(s *scan, class uint64, nameID uint64) int {
+	if k, ok := p.keep[s.className(class)+"."+s.utf8[nameID]]; ok {
+		return k
+	}
+	return -1
+}
+
+// layoutOf walks the class chain of class id: its own fields first, then
+// its superclass's, as INSTANCE_DUMP records hold them.
+func (p *plan) layoutOf(s *scan, id uint64) *layout {
+	l := &layout{}
+	seen := map[uint64]bool{}
+	for c := id; c != 0 && !seen[c]; {
+		seen[c] = true
+		ci := s.classes[c]
+		if ci == nil {
+			break
+		}
+		for _, f := range ci.fields {
+			size := f.Type.Size(s.header.IDSize)
+			if f.Type != hprof.TypeObject {
+				l.ops = append(l.ops, fieldOp{off: l.size, t: f.Type, keep: p.keepIndex(s, c, f.NameID)})
+			}
+			l.size += size
+		}
+		c = ci.super
+	}
+	return l
+}

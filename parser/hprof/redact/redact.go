@@ -1,0 +1,180 @@
+// Package redact writes a copy of an HPROF heap dump whose values are
+// replaced, so that the dump can be shared: every primitive array's
+// elements (so every String's characters), every primitive instance and
+// static field value but the kept ones (DefaultKeep and the caller's),
+// and the names of threads in START_THREAD records. Optionally the names
+// of application classes, fields and methods are replaced too, and a
+// ProGuard mapping of the replacement written (Options.Names).
+//
+// Replacement is keyed: values equal in the input are equal in the
+// output and different ones stay different, lengths stay, arrays whose
+// elements are all equal stay so, and UTF-16 text stays free of
+// surrogates, so that duplicate strings, constant arrays and collection
+// sizes come out as in the input. Short values are replaced by a keyed
+// permutation (a Feistel network of AES rounds), arrays longer than 16
+// bytes by an AES keystream seeded with their HMAC-SHA256; both keys are
+// derived with HMAC-SHA256 from the run's key.
+//
+// The input is read twice, in constant memory beside the classes and
+// names: once for the class layouts, the names and the digests of the
+// arrays too big to hold, once to write the output record by record, with
+// the same version, identifier size and record lengths.
+package redact
+
+import (
+	"compress/gzip"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/hprofctl/hprofctl/parser/hprof"
+	"github.com/hprofctl/hprofctl/parser/input"
+)
+
+// Options configure Redact.
+type Options struct {
+	// Key is the secret the replacement is keyed with; empty, a random
+	// key is drawn for the run, so that no two runs agree.
+	Key []byte
+	// Keep lists the primitive fields, as CLASS.FIELD with the class that
+	// declares them, whose values are copied unchanged (DefaultKeep is
+	// the usual start).
+	Keep []string
+	// Names replaces the names of the classes, fields and methods outside
+	// the platform's packages, and fills Summary.Mapping.
+	Names bool
+}
+
+// Count is how many values of one kind were replaced, and their bytes.
+type Count struct {
+	Values int64
+	Bytes  int64
+}
+
+func (c *Count) add(bytes int) {
+	c.Values++
+	c.Bytes += int64(bytes)
+}
+
+// Summary says what Redact replaced and what it kept.
+type Summary struct {
+	// Arrays counts the replaced primitive arrays by element type.
+	Arrays map[string]*Count
+	// InstanceFields, StaticFields and Constants count replaced field
+	// values; Opaque the instance bytes no class layout described,
+	// replaced as bytes.
+	InstanceFields, StaticFields, Constants, Opaque Count
+	// ThreadNames counts the replaced thread and thread group names of
+	// START_THREAD records.
+	ThreadNames Count
+	// Names counts the new class, field and method names written.
+	Names Count
+	// Kept counts the values kept, by CLASS.FIELD.
+	Kept map[string]int64
+	// DroppedBytes counts the bytes of records that were not copied:
+	// records of unknown kinds and lock statistics.
+	DroppedBytes int64
+	// Read and Written are the decompressed bytes read and the bytes
+	// written (before compression).
+	Read, Written int64
+	// Mapping is the ProGuard mapping from the replaced names back to the
+	// real ones, with Options.Names.
+	Mapping string
+}
+
+// File redacts the dump at path in (plain, gzip or bzip2) into the file
+// out, gzip-compressed when its name ends in ".gz". A failed run removes
+// out.
+func File(in, out string, opt Options) (*Summary, error) {
+	f, err := os.Create(out)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := write(in, f, strings.HasSuffix(out, ".gz"), opt)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("writing %s: %w", out, cerr)
+	}
+	if err != nil {
+		os.Remove(out)
+		return nil, err
+	}
+	return sum, nil
+}
+
+func write(in string, f io.Writer, compress bool, opt Options) (*Summary, error) {
+	var w io.Writer = f
+	var z *gzip.Writer
+	if compress {
+		z = gzip.NewWriter(f)
+		w = z
+	}
+	sum, err := Redact(func() (io.ReadCloser, error) { return input.Open(in) }, in, w, opt)
+	if err != nil {
+		return nil, err
+	}
+	if z != nil {
+		if err := z.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return sum, nil
+}
+
+// Redact reads the dump that open opens (twice) and writes the redacted
+// dump to w; name names the input in errors.
+func Redact(open func() (io.ReadCloser, error), name string, w io.Writer, opt Options) (*Summary, error) {
+	key := opt.Key
+	if len(key) == 0 {
+		key = make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			return nil, err
+		}
+	}
+	k := newKeyer(key)
+	s, err := readPass(open, name, func(r *hprof.Reader) (*scan, error) { return firstPass(r, k) })
+	if err != nil {
+		return nil, err
+	}
+	p, err := makePlan(s, opt.Keep)
+	if err != nil {
+		return nil, err
+	}
+	rw := newRewriter(k, s, p, w, name)
+	if opt.Names {
+		rw.names = newRenamer(s, k)
+	}
+	if _, err := readPass(open, name, rw.run); err != nil {
+		return nil, err
+	}
+	if rw.names != nil {
+		rw.sum.Mapping = rw.names.mapping()
+		for _, text := range rw.names.order {
+			rw.sum.Names.add(len(text))
+		}
+	}
+	return rw.sum, nil
+}
+
+// readPass opens the input and runs one pass over it.
+func readPass(open func() (io.ReadCloser, error), name string, pass func(*hprof.Reader) (*scan, error)) (*scan, error) {
+	src, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	r, err := hprof.NewReader(src, hprof.Options{Name: name})
+	if err != nil {
+		return nil, err
+	}
+	if r.Header().Version == "1.0" {
+		return nil, fmt.Errorf("%s: redact does not write \"JAVA PROFILE 1.0\" dumps (their CLASS_DUMP records hold signatures, not type codes)", name)
+	}
+	return pass(r)
+}
+
+// errHeapCut is wrapped by the error for a heap record the reader could
+// not read to its end: its rest cannot be vouched for.
+var errHeapCut = errors.New("heap record not read to its end")
