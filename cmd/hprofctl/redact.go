@@ -37,6 +37,10 @@ These primitive fields keep their values by default (CLASS.FIELD, the class
 that declares the field), because the analyses read them and they hold
 sizes and states, not data; --keep-values adds more:
   ` + strings.Join(redact.DefaultKeep, "\n  ") + `
+and so do the statics of platform classes that hold Unsafe field offsets
+and array bases and shifts (named *Offset, *_OFFSET, in capitals, or base,
+scale, shift), which the layout inference reads. String records no record
+refers to (HotSpot writes every symbol, string literals too) are left out.
 
 --names replaces the names of the classes outside the platform packages
 (` + strings.Join(redact.PlatformPackages, " ") + `), of their fields and of the methods
@@ -94,7 +98,7 @@ func printRedactSummary(w io.Writer, out string, s *redact.Summary, names bool) 
 		what string
 		c    redact.Count
 	}{{"instance fields", s.InstanceFields}, {"static fields", s.StaticFields}, {"constant pool values", s.Constants},
-		{"unlaid-out instance bytes", s.Opaque}, {"thread names (records)", s.ThreadNames}, {"new names", s.Names}}
+		{"unlaid-out instance bytes", s.Opaque}, {"unused strings (left out)", s.UnusedStrings}, {"thread names (records)", s.ThreadNames}, {"new names", s.Names}}
 	for _, r := range rows {
 		if r.c.Values > 0 || r.what == "instance fields" {
 			fmt.Fprintf(w, "    %-26s %12d values %14d bytes\n", r.what, r.c.Values, r.c.Bytes)

@@ -4,6 +4,10 @@ import (
 	"github.com/hprofctl/hprofctl/parser/hprof"
 )
 
+// LayoutStatics is how Summary.Kept names the platform statics kept for
+// the layout inference (see layoutStatic).
+const LayoutStatics = "platform Unsafe offset and array-shape statics"
+
 // sub writes one heap sub-record, its values replaced.
 func (rw *rewriter) sub(rec *hprof.Record) error {
 	e := &rw.e
@@ -54,6 +58,10 @@ func (rw *rewriter) classDump(c *hprof.ClassDump) {
 		}
 		if keep := rw.p.keepIndex(rw.s, c.ID, st.NameID); keep >= 0 {
 			rw.sum.Kept[rw.p.kept[keep]]++
+			continue
+		}
+		if layoutStatic(rw.s.className(c.ID), rw.s.utf8[st.NameID]) {
+			rw.sum.Kept[LayoutStatics]++
 			continue
 		}
 		st.Value = rw.k.field(st.Type, st.Value)

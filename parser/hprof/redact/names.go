@@ -84,7 +84,10 @@ func (n *renamer) frame(f hprof.Frame) {
 		return
 	}
 	obf := n.member('m', f.MethodID)
-	ids[0], ids[2] = n.id(obf), n.id("SourceFile")
+	ids[0] = n.id(obf)
+	if f.SourceID != 0 {
+		ids[2] = n.id("SourceFile")
+	}
 	n.frames[f.ID] = ids
 	orig := javaName(n.s.utf8[n.s.classNames[class]])
 	if n.methods[orig] == nil {
@@ -133,10 +136,8 @@ func (n *renamer) className(internal string) string {
 		return internal[:dims] + "L" + n.className(elem[1:len(elem)-1]) + ";"
 	}
 	java := javaName(elem)
-	for _, p := range PlatformPackages {
-		if strings.HasPrefix(java, p) {
-			return internal
-		}
+	if isPlatform(java) {
+		return internal
 	}
 	return "redacted/C" + n.hash(java)
 }

@@ -127,3 +127,32 @@ func (p *plan) layoutOf(s *scan, id uint64) *layout {
 	}
 	return l
 }
+
+// layoutStatic reports whether a static field of class is one whose value
+// the heap model reads to infer the object layout where ids are not
+// addresses: a platform class's Unsafe field offsets and array bases and
+// shifts (names ending in Offset or _OFFSET, all in capitals, or base,
+// scale, shift). Those values are facts of the JVM, not data.
+func layoutStatic(class, name string) bool {
+	if !isPlatform(class) {
+		return false
+	}
+	switch {
+	case len(name) > len("Offset") && strings.HasSuffix(name, "Offset"),
+		strings.HasSuffix(name, "_OFFSET"),
+		name == "base" || name == "scale" || name == "shift":
+		return true
+	}
+	return len(name) > 2 && strings.ToUpper(name) == name && strings.Trim(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") == ""
+}
+
+// isPlatform reports whether a class (Java name) is in one of the
+// PlatformPackages.
+func isPlatform(class string) bool {
+	for _, p := range PlatformPackages {
+		if strings.HasPrefix(class, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -70,6 +70,9 @@ type Summary struct {
 	// ThreadNames counts the replaced thread and thread group names of
 	// START_THREAD records.
 	ThreadNames Count
+	// UnusedStrings counts the string records left out because no record
+	// refers to them (HotSpot writes every symbol, string literals too).
+	UnusedStrings Count
 	// Names counts the new class, field and method names written.
 	Names Count
 	// Kept counts the values kept, by CLASS.FIELD.

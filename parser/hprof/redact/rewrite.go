@@ -21,6 +21,7 @@ type rewriter struct {
 	s     *scan
 	p     *plan
 	names *renamer
+	refs  map[uint64]bool // string ids records refer to
 	sum   *Summary
 	data  []byte // scratch for a payload
 
@@ -31,7 +32,7 @@ type rewriter struct {
 
 func newRewriter(k *keyer, s *scan, p *plan, w io.Writer, name string) *rewriter {
 	out := &counter{w: w}
-	return &rewriter{name: name, out: out, w: bufio.NewWriterSize(out, 1<<20), k: k, s: s, p: p,
+	return &rewriter{name: name, out: out, w: bufio.NewWriterSize(out, 1<<20), k: k, s: s, p: p, refs: s.referenced(),
 		e:   enc{ids: s.header.IDSize},
 		sum: &Summary{Arrays: map[string]*Count{}, Kept: map[string]int64{}}}
 }
@@ -152,11 +153,15 @@ func (rw *rewriter) closeHeap(off int64) error {
 	return nil
 }
 
-// utf8 writes a string record, a thread's name replaced.
+// utf8 writes a string record, a thread's name replaced; a string no
+// record refers to is left out.
 func (rw *rewriter) utf8(rec *hprof.Record) {
 	u := rec.UTF8
 	text := u.Text
 	switch {
+	case !rw.refs[u.ID]:
+		rw.sum.UnusedStrings.add(len(text))
+		return
 	case rw.s.threadStr[u.ID]:
 		rw.sum.ThreadNames.add(len(text))
 		text = []byte("thread-" + hex.EncodeToString(rw.k.digest(0, text)[:6]))

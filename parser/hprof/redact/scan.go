@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"strings"
+
 	"github.com/hprofctl/hprofctl/parser/hprof"
 )
 
@@ -111,13 +113,43 @@ func (s *scan) className(id uint64) string {
 	return javaName(s.utf8[n])
 }
 
-// javaName turns a JVM internal class name into its Java name.
+// javaName turns a JVM internal class name into its Java name, as the
+// model names classes: a hidden class's "+0x" suffix becomes "/0x".
 func javaName(internal string) string {
-	b := []byte(internal)
-	for i, c := range b {
-		if c == '/' {
-			b[i] = '.'
+	if strings.Contains(internal, ".") {
+		return internal
+	}
+	name := strings.ReplaceAll(internal, "/", ".")
+	if i := strings.LastIndex(name, "+0x"); i >= 0 {
+		name = name[:i] + "/" + name[i+1:]
+	}
+	return name
+}
+
+// referenced is the set of string ids some record refers to as a name;
+// HotSpot also writes string records of symbols no record refers to, the
+// texts of string literals among them.
+func (s *scan) referenced() map[uint64]bool {
+	ref := map[uint64]bool{}
+	for _, id := range s.classNames {
+		ref[id] = true
+	}
+	for _, c := range s.classes {
+		for _, f := range c.fields {
+			ref[f.NameID] = true
+		}
+		for _, st := range c.statics {
+			ref[st.NameID] = true
 		}
 	}
-	return string(b)
+	for _, f := range s.frames {
+		ref[f.MethodID], ref[f.SignatureID], ref[f.SourceID] = true, true, true
+	}
+	for id := range s.threadStr {
+		ref[id] = true
+	}
+	for id := range s.heapNames {
+		ref[id] = true
+	}
+	return ref
 }
