@@ -174,7 +174,7 @@ func (rw *rewriter) bigArray(rec *hprof.Record) error {
 	es := t.Size(rw.e.ids)
 	elem := d.first[:es]
 	if d.uniform {
-		rw.k.permuteClass(domainUniform, t, elem, func(p []byte) int { return valueClass(t, p) })
+		rw.k.permuteClass(domainUniform, t, elem, uniformClass(t, rw.r.PayloadSize()))
 	}
 	ks := newKeystream(rw.k.block, d.sum[:])
 	pos := int64(0)

@@ -159,6 +159,19 @@ func valueClass(t hprof.Type, p []byte) int {
 	return 0
 }
 
+// uniformClass sorts the elements of a uniform array of n bytes as
+// arrayClass sorts the array: a byte[] of even length repeating a
+// surrogate high byte holds surrogates.
+func uniformClass(t hprof.Type, n int64) func([]byte) int {
+	return func(p []byte) int {
+		c := valueClass(t, p)
+		if t == hprof.TypeByte && n%2 == 0 && isSurrogateHigh(p[0]) {
+			c |= 2
+		}
+		return c
+	}
+}
+
 // isSurrogateHigh reports whether b is the high byte of a UTF-16
 // surrogate code unit.
 func isSurrogateHigh(b byte) bool { return b >= 0xD8 && b <= 0xDF }
@@ -262,7 +275,7 @@ func (k *keyer) array(t hprof.Type, b []byte) {
 	switch {
 	case len(b) == 0:
 	case uniform(b, es):
-		k.permuteClass(domainUniform, t, b[:es], func(p []byte) int { return valueClass(t, p) })
+		k.permuteClass(domainUniform, t, b[:es], uniformClass(t, int64(len(b))))
 		for p := es; p < len(b); p += es {
 			copy(b[p:p+es], b[:es])
 		}
