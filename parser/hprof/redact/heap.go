@@ -176,7 +176,6 @@ func (rw *rewriter) bigArray(rec *hprof.Record) error {
 	if d.uniform {
 		rw.k.permuteClass(domainUniform, t, elem, uniformClass(t, rw.r.PayloadSize()))
 	}
-	ks := newKeystream(rw.k.block, d.sum[:])
 	pos := int64(0)
 	return rw.r.PayloadChunks(func(chunk []byte) error {
 		out := rw.data[:0]
@@ -190,7 +189,7 @@ func (rw *rewriter) bigArray(rec *hprof.Record) error {
 				copy(out[p:p+es], elem)
 			}
 		} else {
-			ks.fill(out)
+			rw.k.keystream(d.sum[:], pos, out)
 			unsurrogate(t, out, pos)
 		}
 		pos += int64(len(out))

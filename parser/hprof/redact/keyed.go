@@ -6,7 +6,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
-	"hash"
+	"math/bits"
 
 	"github.com/hprofctl/hprofctl/parser/hprof"
 )
@@ -22,28 +22,82 @@ const (
 )
 
 // feistelRounds is the number of rounds of the small-block permutation:
-// four make a Luby-Rackoff strong pseudo-random permutation.
+// four make a Luby-Rackoff strong pseudo-random permutation when the
+// round function is a pseudo-random function.
 const feistelRounds = 4
 
 // shortArray is the largest array, in bytes, that is replaced by a keyed
 // permutation of all arrays of its length; longer ones by a keystream
-// seeded with their HMAC, where two different arrays meeting is not to
-// be expected (a 128-bit seed).
+// seeded with their keyed digest, where two different arrays meeting is
+// not to be expected (a 128-bit seed).
 const shortArray = 16
 
-// keyer replaces values under one key. Two values of one kind, type and
-// length are replaced by equal values exactly when they were equal.
-type keyer struct {
-	mac   hash.Hash    // HMAC-SHA256 under the digest key
-	block cipher.Block // AES-128 under the permutation key
-	sum   [sha256.Size]byte
-	in    [aes.BlockSize]byte
-	out   [aes.BlockSize]byte
-	cache [1 << 12]cacheEntry
+// roundKeys are the 128-bit keys of the rounds of one permutation.
+type roundKeys [feistelRounds][2]uint64
+
+// keys are what a run's key derives, shared by the goroutines that
+// replace values: the SipHash key of the digests, the AES key of the
+// keystreams and the round keys of the permutations, one set for each
+// domain, type and length in bytes; and the replacement of every field
+// value of one or two bytes, by type.
+type keys struct {
+	digest []byte
+	block  cipher.Block
+	rounds [domainUniform + 1][hprof.TypeLong + 1][shortArray + 1]roundKeys
+	small  [hprof.TypeLong + 1][]uint16
 }
 
-// cacheEntry remembers one replaced field value: most field values are a
-// few small numbers.
+// newKeys derives a run's keys from its key with HMAC-SHA256.
+func newKeys(key []byte) *keys {
+	derive := func(label string) []byte {
+		m := hmac.New(sha256.New, key)
+		m.Write([]byte(label))
+		return m.Sum(nil)
+	}
+	block, err := aes.NewCipher(derive("hprofctl redact keystream")[:16])
+	if err != nil {
+		panic(err) // a 16-byte key is always valid
+	}
+	ks := &keys{digest: derive("hprofctl redact digest")[:16], block: block}
+	roundBlock, err := aes.NewCipher(derive("hprofctl redact round keys")[:16])
+	if err != nil {
+		panic(err)
+	}
+	var in, out [aes.BlockSize]byte
+	for d := range ks.rounds {
+		for t := range ks.rounds[d] {
+			for n := range ks.rounds[d][t] {
+				for r := range feistelRounds {
+					in[0], in[1], in[2], in[3] = byte(d), byte(t), byte(n), byte(r)
+					roundBlock.Encrypt(out[:], in[:])
+					ks.rounds[d][t][n][r] = [2]uint64{binary.BigEndian.Uint64(out[:]), binary.BigEndian.Uint64(out[8:])}
+				}
+			}
+		}
+	}
+	for _, t := range []hprof.Type{hprof.TypeBoolean, hprof.TypeByte, hprof.TypeChar, hprof.TypeShort} {
+		ks.small[t] = make([]uint16, 1<<(8*t.Size(8)))
+		for v := range ks.small[t] {
+			ks.small[t][v] = uint16(ks.permuteValue(t, uint64(v)))
+		}
+	}
+	return ks
+}
+
+// keyer replaces values under one run's keys, on one goroutine. Two
+// values of one kind, type and length are replaced by equal values
+// exactly when they were equal.
+type keyer struct {
+	*keys
+	sip   *sip128 // under the digest key
+	sum   [16]byte
+	cache [1 << 12]cacheEntry
+	ctr   [aes.BlockSize]byte // counter and output block of keystream
+	out   [aes.BlockSize]byte
+}
+
+// cacheEntry remembers one replaced field value of four or eight bytes:
+// most field values are a few small numbers.
 type cacheEntry struct {
 	valid bool
 	t     hprof.Type
@@ -51,33 +105,23 @@ type cacheEntry struct {
 	out   uint64
 }
 
-// newKeyer derives the digest and permutation keys from the run's key.
-func newKeyer(key []byte) *keyer {
-	derive := func(label string) []byte {
-		m := hmac.New(sha256.New, key)
-		m.Write([]byte(label))
-		return m.Sum(nil)
-	}
-	block, err := aes.NewCipher(derive("hprofctl redact permutation")[:16])
-	if err != nil {
-		panic(err) // a 16-byte key is always valid
-	}
-	return &keyer{mac: hmac.New(sha256.New, derive("hprofctl redact digest")), block: block}
+// newKeyer derives the keys from the run's key.
+func newKeyer(key []byte) *keyer { return newKeys(key).keyer() }
+
+// keyer returns a keyer of its own for one more goroutine.
+func (ks *keys) keyer() *keyer {
+	return &keyer{keys: ks, sip: newSip128(ks.digest)}
 }
 
-// round is the Feistel round function: AES of the round, the domain, the
-// type, the length and the half, cut to bits bits.
-func (k *keyer) round(r int, domain byte, t hprof.Type, n int, half uint64, bits uint) uint64 {
-	k.in[0], k.in[1], k.in[2] = byte(r), domain, byte(t)
-	k.in[3] = 0
-	binary.BigEndian.PutUint32(k.in[4:], uint32(n))
-	binary.BigEndian.PutUint64(k.in[8:], half)
-	k.block.Encrypt(k.out[:], k.in[:])
-	v := binary.BigEndian.Uint64(k.out[:])
-	if bits < 64 {
-		v &= 1<<bits - 1
-	}
-	return v
+// round is the Feistel round function: SipHash-1-3 of the one word x
+// under the round key k (no length block: x is always one word).
+func round(k *[2]uint64, x uint64) uint64 {
+	v0, v1, v2, v3 := k[0]^0x736f6d6570736575, k[1]^0x646f72616e646f6d, k[0]^0x6c7967656e657261, k[1]^0x7465646279746573^x
+	v0, v1, v2, v3 = sipRound(v0, v1, v2, v3)
+	v0 ^= x
+	v2 ^= 0xff
+	v0, v1, v2, v3 = sipRound(sipRound(sipRound(v0, v1, v2, v3)))
+	return v0 ^ v1 ^ v2 ^ v3
 }
 
 // permute replaces the n-byte value b (1 <= n <= 16) in place by its
@@ -85,12 +129,22 @@ func (k *keyer) round(r int, domain byte, t hprof.Type, n int, half uint64, bits
 // and type.
 func (k *keyer) permute(domain byte, t hprof.Type, b []byte) {
 	n := len(b)
-	h := uint(4 * n) // bits in each half
 	var hi, lo uint64
 	for _, c := range b {
 		hi = hi<<8 | lo>>56
 		lo = lo<<8 | uint64(c)
 	}
+	hi, lo = feistel(&k.rounds[domain][t][n], uint(4*n), hi, lo)
+	for i := n - 1; i >= 0; i-- {
+		b[i] = byte(lo)
+		lo = lo>>8 | hi<<56
+		hi >>= 8
+	}
+}
+
+// feistel is the balanced Feistel network of rounds rk on the 2h-bit
+// value hi:lo (h <= 64 bits in each half).
+func feistel(rk *roundKeys, h uint, hi, lo uint64) (uint64, uint64) {
 	mask := ^uint64(0)
 	if h < 64 {
 		mask = 1<<h - 1
@@ -100,18 +154,13 @@ func (k *keyer) permute(domain byte, t hprof.Type, b []byte) {
 	if h < 64 {
 		left = lo>>h | hi<<(64-h)
 	}
-	for r := range feistelRounds {
-		left, right = right, left^k.round(r, domain, t, n, right, h)
+	for r := range rk {
+		left, right = right, left^round(&rk[r], right)&mask
 	}
-	lo, hi = right, left
 	if h < 64 {
-		lo, hi = right|left<<h, left>>(64-h)
+		return left >> (64 - h), right | left<<h
 	}
-	for i := n - 1; i >= 0; i-- {
-		b[i] = byte(lo)
-		lo = lo>>8 | hi<<56
-		hi >>= 8
-	}
+	return left, right
 }
 
 // permuteClass permutes b as permute does, again until the result is of
@@ -129,30 +178,44 @@ func (k *keyer) permuteClass(domain byte, t hprof.Type, b []byte, class func([]b
 // field replaces a primitive field value of type t, given and returned
 // as the bits the dump holds.
 func (k *keyer) field(t hprof.Type, v uint64) uint64 {
+	if small := k.small[t]; small != nil {
+		return uint64(small[v])
+	}
 	slot := &k.cache[(v*0x9E3779B97F4A7C15>>52^uint64(t))&(uint64(len(k.cache))-1)]
 	if slot.valid && slot.t == t && slot.in == v {
 		return slot.out
 	}
-	size := t.Size(8)
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], v)
-	k.permuteClass(domainField, t, b[8-size:], func(p []byte) int { return valueClass(t, p) })
-	out := binary.BigEndian.Uint64(b[:])
+	out := k.permuteValue(t, v)
 	*slot = cacheEntry{valid: true, t: t, in: v, out: out}
 	return out
 }
 
+// permuteValue is the image of the field value v of type t under the
+// keyed permutation of the values of its class (cycle walking, as
+// permuteClass).
+func (ks *keys) permuteValue(t hprof.Type, v uint64) uint64 {
+	size := t.Size(8)
+	rk := &ks.rounds[domainField][t][size]
+	want := valueClass(t, v)
+	for {
+		_, v = feistel(rk, uint(4*size), 0, v)
+		if valueClass(t, v) == want {
+			return v
+		}
+	}
+}
+
 // valueClass sorts single values into the classes a replacement keeps:
 // booleans stay false or true, chars stay surrogates or not.
-func valueClass(t hprof.Type, p []byte) int {
+func valueClass(t hprof.Type, v uint64) int {
 	switch t {
 	case hprof.TypeBoolean:
-		if p[0] <= 1 {
+		if v <= 1 {
 			return 0
 		}
 		return 1
 	case hprof.TypeChar:
-		if isSurrogateHigh(p[0]) {
+		if isSurrogateHigh(byte(v >> 8)) {
 			return 1
 		}
 	}
@@ -164,7 +227,11 @@ func valueClass(t hprof.Type, p []byte) int {
 // surrogate high byte holds surrogates.
 func uniformClass(t hprof.Type, n int64) func([]byte) int {
 	return func(p []byte) int {
-		c := valueClass(t, p)
+		var v uint64
+		for _, c := range p {
+			v = v<<8 | uint64(c)
+		}
+		c := valueClass(t, v)
 		if t == hprof.TypeByte && n%2 == 0 && isSurrogateHigh(p[0]) {
 			c |= 2
 		}
@@ -251,21 +318,21 @@ func unsurrogate(t hprof.Type, b []byte, pos int64) {
 	}
 }
 
-// digest is the HMAC of an array's type, length and bytes.
+// digest is the keyed digest of an array's type, length and bytes.
 func (k *keyer) digest(t hprof.Type, b []byte) []byte {
 	k.startDigest(t, int64(len(b)))
-	k.mac.Write(b)
-	return k.mac.Sum(k.sum[:0])
+	k.sip.write(b)
+	return k.sip.sum(k.sum[:0])
 }
 
-// startDigest begins the HMAC of an array whose bytes the caller writes
-// to k.mac in pieces.
+// startDigest begins the digest of an array whose bytes the caller writes
+// to k.sip in pieces.
 func (k *keyer) startDigest(t hprof.Type, n int64) {
 	var head [9]byte
 	head[0] = byte(t)
 	binary.BigEndian.PutUint64(head[1:], uint64(n))
-	k.mac.Reset()
-	k.mac.Write(head[:])
+	k.sip.reset()
+	k.sip.write(head[:])
 }
 
 // array replaces the primitive array bytes b (elements of type t) in
@@ -282,8 +349,7 @@ func (k *keyer) array(t hprof.Type, b []byte) {
 	case len(b) <= shortArray:
 		k.permuteClass(domainArray, t, b, func(p []byte) int { return arrayClass(t, es, p) })
 	default:
-		ks := newKeystream(k.block, k.digest(t, b))
-		ks.fill(b)
+		k.keystream(k.digest(t, b), 0, b)
 		unsurrogate(t, b, 0)
 		if uniform(b, es) {
 			b[len(b)-1] ^= 1
@@ -291,18 +357,33 @@ func (k *keyer) array(t hprof.Type, b []byte) {
 	}
 }
 
-// keystream is AES in counter mode from a digest: the bytes that replace
-// one long array.
-type keystream struct {
-	ctr cipher.Stream
-}
+// directBlocks is the length in AES blocks up to which keystream encrypts
+// block by block: a cipher.Stream costs more to set up than that.
+const directBlocks = 8
 
-func newKeystream(block cipher.Block, seed []byte) keystream {
-	return keystream{cipher.NewCTR(block, seed[:aes.BlockSize])}
-}
-
-// fill overwrites b with the next len(b) keystream bytes.
-func (s keystream) fill(b []byte) {
+// keystream overwrites b with bytes pos on of the AES-CTR keystream that
+// starts at the counter block seed[:16].
+func (k *keyer) keystream(seed []byte, pos int64, b []byte) {
+	copy(k.ctr[:], seed[:aes.BlockSize])
+	addCounter(&k.ctr, uint64(pos/aes.BlockSize))
+	skip := int(pos % aes.BlockSize)
+	if skip == 0 && len(b) <= directBlocks*aes.BlockSize {
+		for p := 0; p < len(b); p += aes.BlockSize {
+			k.block.Encrypt(k.out[:], k.ctr[:])
+			copy(b[p:], k.out[:])
+			addCounter(&k.ctr, 1)
+		}
+		return
+	}
+	s := cipher.NewCTR(k.block, k.ctr[:])
+	s.XORKeyStream(k.out[:skip], k.out[:skip]) // the bytes before pos
 	clear(b)
-	s.ctr.XORKeyStream(b, b)
+	s.XORKeyStream(b, b)
+}
+
+// addCounter adds n to the 128-bit big-endian counter c.
+func addCounter(c *[aes.BlockSize]byte, n uint64) {
+	lo, carry := bits.Add64(binary.BigEndian.Uint64(c[8:]), n, 0)
+	binary.BigEndian.PutUint64(c[8:], lo)
+	binary.BigEndian.PutUint64(c[:8], binary.BigEndian.Uint64(c[:8])+carry)
 }

@@ -10,10 +10,12 @@
 // output and different ones stay different, lengths stay, arrays whose
 // elements are all equal stay so, and UTF-16 text stays free of
 // surrogates, so that duplicate strings, constant arrays and collection
-// sizes come out as in the input. Short values are replaced by a keyed
-// permutation (a Feistel network of AES rounds), arrays longer than 16
-// bytes by an AES keystream seeded with their HMAC-SHA256; both keys are
-// derived with HMAC-SHA256 from the run's key.
+// sizes come out as in the input. Field values and arrays of up to 16
+// bytes are replaced by a keyed permutation (a four-round Feistel network
+// whose round function is SipHash-1-3 under a key of its own), longer
+// arrays by an AES-128 keystream (counter mode) seeded with their keyed
+// digest (SipHash-2-4, 128 bits), and thread and class names by that
+// digest too; every key is derived with HMAC-SHA256 from the run's key.
 //
 // The input is read twice, in constant memory beside the classes and
 // names: once for the class layouts, the names and the digests of the

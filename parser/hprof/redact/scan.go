@@ -20,7 +20,7 @@ type classInfo struct {
 
 // bigDigest is what the first pass learned of one big array.
 type bigDigest struct {
-	sum     [32]byte
+	sum     [16]byte
 	uniform bool
 	first   [8]byte // the first element, for a uniform array
 }
@@ -89,7 +89,7 @@ func digestBig(r *hprof.Reader, k *keyer, t hprof.Type) (*bigDigest, error) {
 	k.startDigest(t, r.PayloadSize())
 	seen := false
 	err := r.PayloadChunks(func(chunk []byte) error {
-		k.mac.Write(chunk)
+		k.sip.write(chunk)
 		if !seen {
 			copy(d.first[:es], chunk[:es])
 			seen = true
@@ -99,7 +99,7 @@ func digestBig(r *hprof.Reader, k *keyer, t hprof.Type) (*bigDigest, error) {
 		}
 		return nil
 	})
-	k.mac.Sum(d.sum[:0])
+	k.sip.sum(d.sum[:0])
 	return d, err
 }
 
