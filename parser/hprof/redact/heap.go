@@ -23,10 +23,9 @@ func (rw *rewriter) sub(rec *hprof.Record) error {
 		e.u4(a.TraceSerial)
 		e.u4(a.Length)
 		e.id(a.ClassID)
-		rw.flush()
 		return rw.r.PayloadChunks(func(chunk []byte) error {
-			rw.writePayload(chunk)
-			return nil
+			rw.e.b = append(rw.e.b, chunk...)
+			return rw.flush()
 		})
 	case hprof.SubPrimArrayDump, hprof.SubPrimArrayNoData:
 		return rw.primArray(rec)
@@ -37,8 +36,7 @@ func (rw *rewriter) sub(rec *hprof.Record) error {
 	default:
 		e.root(&rec.Root)
 	}
-	rw.flush()
-	return nil
+	return rw.flush()
 }
 
 // classDump writes a CLASS_DUMP with its primitive statics and constants
@@ -73,62 +71,68 @@ func (rw *rewriter) classDump(c *hprof.ClassDump) {
 	rw.e.classDump(c)
 }
 
-// instance writes an INSTANCE_DUMP with its primitive fields replaced.
+// instance writes an INSTANCE_DUMP; its primitive fields are replaced
+// in the batch.
 func (rw *rewriter) instance(in *hprof.InstanceDump) error {
 	payload, err := rw.r.Payload()
 	if err != nil {
 		return err
-	}
-	data := append(rw.data[:0], payload...)
-	rw.data = data
-	l := rw.p.layouts[in.ClassID]
-	covered := 0
-	if l != nil {
-		covered = rw.fields(l, data)
-	}
-	if covered < len(data) {
-		rw.k.array(hprof.TypeByte, data[covered:])
-		rw.sum.Opaque.add(len(data) - covered)
 	}
 	e := &rw.e
 	e.u1(uint8(hprof.SubInstanceDump))
 	e.id(in.ID)
 	e.u4(in.TraceSerial)
 	e.id(in.ClassID)
-	e.u4(uint32(len(data)))
-	rw.flush()
-	rw.writePayload(data)
-	return nil
-}
-
-// fields replaces the primitive fields of layout l in data and returns
-// how many leading bytes of data the layout describes.
-func (rw *rewriter) fields(l *layout, data []byte) int {
-	for _, op := range l.ops {
-		size := op.t.Size(rw.e.ids)
-		if op.off+size > len(data) {
-			return op.off
-		}
-		if op.keep >= 0 {
-			rw.sum.Kept[rw.p.kept[op.keep]]++
-			continue
-		}
-		b := data[op.off : op.off+size]
-		var v uint64
-		for _, c := range b {
-			v = v<<8 | uint64(c)
-		}
-		v = rw.k.field(op.t, v)
-		for i := size - 1; i >= 0; i-- {
-			b[i] = byte(v)
-			v >>= 8
-		}
-		rw.sum.InstanceFields.add(size)
+	e.u4(uint32(len(payload)))
+	l := rw.layout(in.ClassID)
+	cover, values, bytes := l.cover(len(payload))
+	rw.sum.InstanceFields.Values += int64(values)
+	rw.sum.InstanceFields.Bytes += int64(bytes)
+	if cover < len(payload) {
+		rw.sum.Opaque.add(len(payload) - cover)
 	}
-	return min(l.size, len(data))
+	if l != nil {
+		for _, op := range l.kept {
+			if op.off+op.size <= cover {
+				rw.kept[op.keep]++
+			}
+		}
+	}
+	rw.replace(op{kind: opFields, cover: uint32(cover), layout: l}, payload)
+	return rw.flush()
 }
 
-// primArray writes a PRIM_ARRAY_DUMP with its elements replaced.
+// layoutCache remembers the layouts of the classes met last, by a hash
+// of the class id: the instances of a few classes make up most heaps,
+// and the map of all layouts is slower to look up.
+type layoutCache [1 << 10]struct {
+	id uint64
+	l  *layout
+}
+
+// layout is the layout of the instances of class id, nil for a class no
+// CLASS_DUMP described.
+func (rw *rewriter) layout(id uint64) *layout {
+	slot := &rw.layouts[id*0x9E3779B97F4A7C15>>54]
+	if slot.l == nil || slot.id != id {
+		l := rw.p.layouts[id]
+		if l == nil {
+			return nil
+		}
+		slot.id, slot.l = id, l
+	}
+	return slot.l
+}
+
+// replace appends payload to the batch, to be replaced as o says.
+func (rw *rewriter) replace(o op, payload []byte) {
+	o.off, o.n = uint32(len(rw.e.b)), uint32(len(payload))
+	rw.e.b = append(rw.e.b, payload...)
+	rw.ops = append(rw.ops, o)
+}
+
+// primArray writes a PRIM_ARRAY_DUMP; its elements are replaced in the
+// batch.
 func (rw *rewriter) primArray(rec *hprof.Record) error {
 	a := rec.PrimArray
 	e := &rw.e
@@ -137,18 +141,12 @@ func (rw *rewriter) primArray(rec *hprof.Record) error {
 	e.u4(a.TraceSerial)
 	e.u4(a.Length)
 	e.u1(uint8(a.ElemType))
-	rw.flush()
 	if rec.Sub == hprof.SubPrimArrayNoData {
-		return nil
+		return rw.flush()
 	}
 	n := rw.r.PayloadSize()
-	c := rw.sum.Arrays[a.ElemType.String()]
-	if c == nil {
-		c = &Count{}
-		rw.sum.Arrays[a.ElemType.String()] = c
-	}
-	c.Values++
-	c.Bytes += n
+	rw.arrays[a.ElemType].Values++
+	rw.arrays[a.ElemType].Bytes += n
 	if n > bigArray {
 		return rw.bigArray(rec)
 	}
@@ -156,44 +154,28 @@ func (rw *rewriter) primArray(rec *hprof.Record) error {
 	if err != nil {
 		return err
 	}
-	data := append(rw.data[:0], payload...)
-	rw.data = data
-	rw.k.array(a.ElemType, data)
-	rw.writePayload(data)
-	return nil
+	rw.replace(op{kind: opArray, t: a.ElemType}, payload)
+	return rw.flush()
 }
 
-// bigArray streams the replacement of an array too big to hold, from the
-// digest the first pass took.
+// bigArray streams the elements of an array too big to hold into the
+// batches, to be replaced from the digest the first pass took.
 func (rw *rewriter) bigArray(rec *hprof.Record) error {
 	t := rec.PrimArray.ElemType
 	d := rw.s.big[rec.Offset]
 	if d == nil {
 		return &hprof.FormatError{File: rw.name, Offset: rec.Offset, Msg: "the array was not seen by the first pass: the input changed between the two reads"}
 	}
-	es := t.Size(rw.e.ids)
-	elem := d.first[:es]
 	if d.uniform {
-		rw.k.permuteClass(domainUniform, t, elem, uniformClass(t, rw.r.PayloadSize()))
+		es := t.Size(rw.e.ids)
+		d.elem = d.first
+		rw.k.permuteClass(domainUniform, t, d.elem[:es], uniformClass(t, rw.r.PayloadSize()))
 	}
 	pos := int64(0)
 	return rw.r.PayloadChunks(func(chunk []byte) error {
-		out := rw.data[:0]
-		if cap(out) < len(chunk) {
-			out = make([]byte, 0, len(chunk))
-		}
-		out = out[:len(chunk)]
-		rw.data = out
-		if d.uniform {
-			for p := 0; p < len(out); p += es {
-				copy(out[p:p+es], elem)
-			}
-		} else {
-			rw.k.keystream(d.sum[:], pos, out)
-			unsurrogate(t, out, pos)
-		}
-		pos += int64(len(out))
-		rw.writePayload(out)
-		return nil
+		rw.replace(op{kind: opChunk, t: t, piece: uint32(len(rw.cur.pieces))}, chunk)
+		rw.cur.pieces = append(rw.cur.pieces, piece{big: d, pos: pos})
+		pos += int64(len(chunk))
+		return rw.flush()
 	})
 }

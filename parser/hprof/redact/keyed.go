@@ -387,3 +387,42 @@ func addCounter(c *[aes.BlockSize]byte, n uint64) {
 	binary.BigEndian.PutUint64(c[8:], lo)
 	binary.BigEndian.PutUint64(c[:8], binary.BigEndian.Uint64(c[:8])+carry)
 }
+
+// fields replaces the values of the replaced fields of layout l in data,
+// the field bytes of one instance up to where the layout covers them.
+func (k *keyer) fields(l *layout, data []byte) {
+	if l == nil {
+		return
+	}
+	for i := range l.ops {
+		op := &l.ops[i]
+		if op.off+op.size > len(data) {
+			return
+		}
+		b := data[op.off : op.off+op.size]
+		switch op.size {
+		case 8:
+			binary.BigEndian.PutUint64(b, k.field(op.t, binary.BigEndian.Uint64(b)))
+		case 4:
+			binary.BigEndian.PutUint32(b, uint32(k.field(op.t, uint64(binary.BigEndian.Uint32(b)))))
+		case 2:
+			binary.BigEndian.PutUint16(b, uint16(k.field(op.t, uint64(binary.BigEndian.Uint16(b)))))
+		default:
+			b[0] = byte(k.field(op.t, uint64(b[0])))
+		}
+	}
+}
+
+// chunk replaces b, a piece of a big array's elements that starts at byte
+// pos of the array, from what the first pass learned of the array.
+func (k *keyer) chunk(d *bigDigest, t hprof.Type, pos int64, b []byte) {
+	if d.uniform {
+		es := t.Size(8)
+		for p := 0; p < len(b); p += es {
+			copy(b[p:p+es], d.elem[:es])
+		}
+		return
+	}
+	k.keystream(d.sum[:], pos, b)
+	unsurrogate(t, b, pos)
+}

@@ -165,7 +165,6 @@ func (n *renamer) writeStrings(rw *rewriter) {
 		rw.e.id(n.ids[text])
 		rw.e.b = append(rw.e.b, text...)
 		rw.e.finish(start)
-		rw.flush()
 	}
 }
 

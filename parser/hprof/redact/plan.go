@@ -47,15 +47,54 @@ var DefaultKeep = []string{
 // whether its value is kept (keep >= 0, the index of its CLASS.FIELD in
 // the plan's kept names) or replaced (keep < 0).
 type fieldOp struct {
-	off  int
-	t    hprof.Type
-	keep int
+	off, size int
+	t         hprof.Type
+	keep      int
 }
 
-// layout is how the field bytes of an instance of one class are redacted.
+// layout is how the field bytes of an instance of one class are redacted:
+// the primitive fields whose values are replaced and those kept, each in
+// the order of their offsets.
 type layout struct {
-	ops  []fieldOp
-	size int // bytes the class chain's fields take
+	ops   []fieldOp
+	kept  []fieldOp
+	size  int // bytes the class chain's fields take
+	bytes int // bytes the replaced fields take
+}
+
+// cover is how many leading bytes of an instance's n field bytes the
+// layout describes (up to the first primitive field cut short), and how
+// many of the replaced values lie in them, with their bytes.
+func (l *layout) cover(n int) (cover, values, bytes int) {
+	if l != nil && n >= l.size {
+		return l.size, len(l.ops), l.bytes
+	}
+	return l.coverCut(n)
+}
+
+// coverCut is cover of field bytes shorter than the layout, or of any
+// without a layout.
+func (l *layout) coverCut(n int) (cover, values, bytes int) {
+	if l == nil {
+		return 0, 0, 0
+	}
+	cover = n
+	for _, ops := range [][]fieldOp{l.ops, l.kept} {
+		for _, op := range ops {
+			if op.off+op.size > n {
+				cover = min(cover, op.off)
+				break
+			}
+		}
+	}
+	for _, op := range l.ops {
+		if op.off+op.size > cover {
+			break
+		}
+		values++
+		bytes += op.size
+	}
+	return cover, values, bytes
 }
 
 // plan is what the second pass needs: each class's layout and which
@@ -117,11 +156,17 @@ func (p *plan) layoutOf(s *scan, id uint64) *layout {
 			break
 		}
 		for _, f := range ci.fields {
-			size := f.Type.Size(s.header.IDSize)
-			if f.Type != hprof.TypeObject {
-				l.ops = append(l.ops, fieldOp{off: l.size, t: f.Type, keep: p.keepIndex(s, c, f.NameID)})
+			op := fieldOp{off: l.size, size: f.Type.Size(s.header.IDSize), t: f.Type}
+			l.size += op.size
+			if f.Type == hprof.TypeObject {
+				continue
 			}
-			l.size += size
+			if op.keep = p.keepIndex(s, c, f.NameID); op.keep >= 0 {
+				l.kept = append(l.kept, op)
+			} else {
+				l.ops = append(l.ops, op)
+				l.bytes += op.size
+			}
 		}
 		c = ci.super
 	}

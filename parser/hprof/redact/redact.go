@@ -20,11 +20,13 @@
 // The input is read twice, in constant memory beside the classes and
 // names: once for the class layouts, the names and the digests of the
 // arrays too big to hold, once to write the output record by record, with
-// the same version, identifier size and record lengths.
+// the same version, identifier size and record lengths. The second read
+// hands the records on in batches of about 1 MiB, whose values are
+// replaced (and, for gzip output, compressed) on GOMAXPROCS goroutines and
+// written in order.
 package redact
 
 import (
-	"compress/gzip"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -48,6 +50,10 @@ type Options struct {
 	// Names replaces the names of the classes, fields and methods outside
 	// the platform's packages, and fills Summary.Mapping.
 	Names bool
+	// Gzip compresses the output as the JVM's -gz does: gzip members of
+	// at most 1 MiB of the dump each, compressed in parallel, the first
+	// one saying the block size in its comment.
+	Gzip bool
 }
 
 // Count is how many values of one kind were replaced, and their bytes.
@@ -98,7 +104,8 @@ func File(in, out string, opt Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum, err := write(in, f, strings.HasSuffix(out, ".gz"), opt)
+	opt.Gzip = strings.HasSuffix(out, ".gz")
+	sum, err := Redact(func() (io.ReadCloser, error) { return input.Open(in) }, in, f, opt)
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("writing %s: %w", out, cerr)
 	}
@@ -109,27 +116,9 @@ func File(in, out string, opt Options) (*Summary, error) {
 	return sum, nil
 }
 
-func write(in string, f io.Writer, compress bool, opt Options) (*Summary, error) {
-	var w io.Writer = f
-	var z *gzip.Writer
-	if compress {
-		z = gzip.NewWriter(f)
-		w = z
-	}
-	sum, err := Redact(func() (io.ReadCloser, error) { return input.Open(in) }, in, w, opt)
-	if err != nil {
-		return nil, err
-	}
-	if z != nil {
-		if err := z.Close(); err != nil {
-			return nil, err
-		}
-	}
-	return sum, nil
-}
-
 // Redact reads the dump that open opens (twice) and writes the redacted
-// dump to w; name names the input in errors.
+// dump to w; name names the input in errors. The values are replaced on
+// GOMAXPROCS goroutines beside the one that reads.
 func Redact(open func() (io.ReadCloser, error), name string, w io.Writer, opt Options) (*Summary, error) {
 	key := opt.Key
 	if len(key) == 0 {
@@ -147,7 +136,7 @@ func Redact(open func() (io.ReadCloser, error), name string, w io.Writer, opt Op
 	if err != nil {
 		return nil, err
 	}
-	rw := newRewriter(k, s, p, w, name)
+	rw := newRewriter(k, s, p, w, opt.Gzip, name)
 	if opt.Names {
 		rw.names = newRenamer(s, k)
 	}

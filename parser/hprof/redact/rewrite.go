@@ -1,56 +1,84 @@
 package redact
 
 import (
-	"bufio"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/hprofctl/hprofctl/parser/hprof"
 )
 
-// rewriter is the second pass: it writes each record it reads, redacted.
+// rewriter is the second pass: it writes each record it reads into
+// batches, whose values the pipeline's workers replace.
 type rewriter struct {
-	r     *hprof.Reader
-	name  string
-	out   *counter
-	w     *bufio.Writer
-	e     enc
-	k     *keyer
-	s     *scan
-	p     *plan
-	names *renamer
-	refs  map[uint64]bool // string ids records refer to
-	sum   *Summary
-	data  []byte // scratch for a payload
+	r       *hprof.Reader
+	name    string
+	w       io.Writer
+	gz      bool
+	pipe    *pipeline
+	cur     *batch // the batch being filled: e.b and ops are its out and ops
+	e       enc
+	ops     []op
+	k       *keyer // for the statics, constants and names, replaced here
+	s       *scan
+	p       *plan
+	names   *renamer
+	refs    map[uint64]bool // string ids records refer to
+	sum     *Summary
+	layouts layoutCache               // the layouts of the classes met last
+	kept    []int64                   // kept instance field values by keep index
+	arrays  [hprof.TypeLong + 1]Count // replaced arrays by element type
 
-	next     int64 // input offset where the next top-level record should start
-	heap     *hprof.Record
-	heapLeft int64 // bytes of the open heap record not yet written; -1 unbounded
+	written   int64 // bytes of the batches handed on
+	next      int64 // input offset where the next top-level record should start
+	heap      *hprof.Record
+	heapEnd   int64 // output offset where the open heap record ends
+	unbounded bool  // the open heap record has no length
 }
 
-func newRewriter(k *keyer, s *scan, p *plan, w io.Writer, name string) *rewriter {
-	out := &counter{w: w}
-	return &rewriter{name: name, out: out, w: bufio.NewWriterSize(out, 1<<20), k: k, s: s, p: p, refs: s.referenced(),
-		e:   enc{ids: s.header.IDSize},
-		sum: &Summary{Arrays: map[string]*Count{}, Kept: map[string]int64{}}}
+func newRewriter(k *keyer, s *scan, p *plan, w io.Writer, gz bool, name string) *rewriter {
+	return &rewriter{name: name, w: w, gz: gz, k: k, s: s, p: p, refs: s.referenced(),
+		e:    enc{ids: s.header.IDSize},
+		sum:  &Summary{Arrays: map[string]*Count{}, Kept: map[string]int64{}},
+		kept: make([]int64, len(p.kept))}
 }
 
-// counter counts the bytes written through it.
-type counter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *counter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
-
-// run writes the header and every record.
+// run writes the header and every record, replacing the values on
+// GOMAXPROCS workers.
 func (rw *rewriter) run(r *hprof.Reader) (*scan, error) {
+	rw.pipe = newPipeline(rw.k.keys, rw.w, rw.gz, runtime.GOMAXPROCS(0))
+	rw.cur = rw.pipe.next()
+	rw.cur.first = true
+	rw.e.b, rw.ops = rw.cur.out, rw.cur.ops
+	err := rw.records(r)
+	if err == nil {
+		rw.ship()
+	}
+	if werr := rw.pipe.close(); werr != nil {
+		return nil, fmt.Errorf("writing the redacted dump: %w", werr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rw.sum.Read, rw.sum.Written = r.Offset(), rw.written
+	for t, c := range rw.arrays {
+		if c.Values > 0 {
+			rw.sum.Arrays[hprof.Type(t).String()] = &c
+		}
+	}
+	for i, n := range rw.kept {
+		if n > 0 {
+			rw.sum.Kept[rw.p.kept[i]] += n
+		}
+	}
+	return nil, nil
+}
+
+// records writes the header and every record into the batches.
+func (rw *rewriter) records(r *hprof.Reader) error {
 	rw.r = r
 	rw.header()
 	rw.next = r.Offset()
@@ -59,48 +87,54 @@ func (rw *rewriter) run(r *hprof.Reader) (*scan, error) {
 	}
 	for r.Next() {
 		if err := rw.record(r.Record()); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if err := r.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	if err := rw.closeHeap(r.Offset()); err != nil {
-		return nil, err
-	}
-	if err := rw.w.Flush(); err != nil {
-		return nil, fmt.Errorf("writing the redacted dump: %w", err)
-	}
-	rw.sum.Read, rw.sum.Written = r.Offset(), rw.out.n
-	return nil, nil
+	return rw.closeHeap(r.Offset())
 }
 
 func (rw *rewriter) header() {
 	h := rw.s.header
-	rw.e.b = append(rw.e.b[:0], "JAVA PROFILE "+h.Version...)
+	rw.e.b = append(rw.e.b, "JAVA PROFILE "+h.Version...)
 	rw.e.u1(0)
 	rw.e.u4(uint32(h.IDSize))
 	rw.e.u8(uint64(h.Time.UnixMilli()))
-	rw.flush()
 }
 
-// flush writes the encoded bytes; write errors surface at the end, from
-// the bufio.Writer.
-func (rw *rewriter) flush() {
-	rw.w.Write(rw.e.b)
-	if rw.heapLeft > 0 {
-		rw.heapLeft -= int64(len(rw.e.b))
+// flush hands the batch on once it is full, and fails once the writing
+// did.
+func (rw *rewriter) flush() error {
+	if len(rw.e.b) < batchBytes {
+		return nil
 	}
-	rw.e.b = rw.e.b[:0]
+	rw.ship()
+	if rw.pipe.failed.Load() {
+		return errWriteFailed
+	}
+	return nil
 }
 
-// writePayload writes payload bytes of the current heap sub-record.
-func (rw *rewriter) writePayload(b []byte) {
-	rw.w.Write(b)
-	if rw.heapLeft > 0 {
-		rw.heapLeft -= int64(len(b))
+// errWriteFailed stops the reading once the writing failed; the writer's
+// error is the one reported.
+var errWriteFailed = errors.New("the writing failed")
+
+// ship hands the batch on and starts the next.
+func (rw *rewriter) ship() {
+	if len(rw.e.b) == 0 {
+		return
 	}
+	rw.cur.out, rw.cur.ops = rw.e.b, rw.ops
+	rw.written += int64(len(rw.e.b))
+	rw.pipe.send(rw.cur)
+	rw.cur = rw.pipe.next()
+	rw.e.b, rw.ops = rw.cur.out, rw.cur.ops
 }
+
+// produced is the output offset of the next byte.
+func (rw *rewriter) produced() int64 { return rw.written + int64(len(rw.e.b)) }
 
 func (rw *rewriter) record(rec *hprof.Record) error {
 	if rec.Sub != 0 {
@@ -117,15 +151,11 @@ func (rw *rewriter) record(rec *hprof.Record) error {
 	case hprof.TagHeapDump, hprof.TagHeapDumpSegment:
 		start := rw.e.top(rec)
 		binary.BigEndian.PutUint32(rw.e.b[start-4:], rec.Length)
-		rw.flush()
-		rw.heap, rw.heapLeft = rec, int64(rec.Length)
-		if rec.Length == 0 {
-			rw.heapLeft = -1
-		}
-		return nil
+		rw.heap, rw.heapEnd, rw.unbounded = rec, rw.produced()+int64(rec.Length), rec.Length == 0
+		return rw.flush()
 	case hprof.TagUTF8:
 		rw.utf8(rec)
-		return nil
+		return rw.flush()
 	}
 	start := rw.e.top(rec)
 	if rw.names != nil {
@@ -133,8 +163,7 @@ func (rw *rewriter) record(rec *hprof.Record) error {
 	}
 	rw.e.topBody(rec)
 	rw.e.finish(start)
-	rw.flush()
-	return nil
+	return rw.flush()
 }
 
 // closeHeap checks, before the record at offset off, that the open heap
@@ -143,10 +172,9 @@ func (rw *rewriter) closeHeap(off int64) error {
 	if rw.heap == nil {
 		return nil
 	}
-	left := rw.heapLeft
 	rec := rw.heap
-	rw.heap, rw.heapLeft = nil, 0
-	if left > 0 {
+	rw.heap = nil
+	if left := rw.heapEnd - rw.produced(); left > 0 && !rw.unbounded {
 		return &hprof.FormatError{File: rw.name, Offset: off, Err: errHeapCut,
 			Msg: fmt.Sprintf("the %s record at offset %d has %d bytes the reader skipped (an unknown sub-record): redact cannot vouch for them", rec.Tag, rec.Offset, left)}
 	}
@@ -175,5 +203,4 @@ func (rw *rewriter) utf8(rec *hprof.Record) {
 	rw.e.id(u.ID)
 	rw.e.b = append(rw.e.b, text...)
 	rw.e.finish(start)
-	rw.flush()
 }

@@ -23,6 +23,7 @@ type bigDigest struct {
 	sum     [16]byte
 	uniform bool
 	first   [8]byte // the first element, for a uniform array
+	elem    [8]byte // its replacement, set by the second pass
 }
 
 // scan is what the first pass learns: names, class layouts, which
