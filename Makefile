@@ -20,7 +20,7 @@ test:
 	$(GO) test -count=1 -timeout 18m ./...
 
 # Benchmarks: the reader on a generated ~100 MB dump, and histo / the full
-# model on a generated $(BENCH_GB) GB dump (MB/s and peak RSS).
+# model / redact on a generated $(BENCH_GB) GB dump (MB/s and peak RSS).
 bench: build
 	HPROFCTL_BENCH_GB=$(BENCH_GB) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./...
 

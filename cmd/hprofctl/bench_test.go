@@ -191,6 +191,11 @@ func BenchmarkIndex(b *testing.B) {
 // reports MB/s, the peak RSS, the peak RSS over the dump's size and the
 // CPU seconds per run.
 func runCommand(b *testing.B, bin, dump string, procs int, args []string) {
+	runArgs(b, bin, dump, procs, append(slices.Clone(args), dump))
+}
+
+// runArgs runs bin argv, whose arguments name dump, as runCommand does.
+func runArgs(b *testing.B, bin, dump string, procs int, argv []string) {
 	st, err := os.Stat(dump)
 	if err != nil {
 		b.Fatal(err)
@@ -204,7 +209,7 @@ func runCommand(b *testing.B, bin, dump string, procs int, args []string) {
 	var total, cpu time.Duration
 	b.ResetTimer()
 	for range b.N {
-		cmd := exec.Command(bin, append(args, dump)...)
+		cmd := exec.Command(bin, argv...)
 		cmd.Env = env
 		var out strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &out
@@ -216,7 +221,7 @@ func runCommand(b *testing.B, bin, dump string, procs int, args []string) {
 		err := cmd.Wait()
 		total += time.Since(start)
 		if err != nil {
-			b.Fatalf("%v: %v\n%s", args, err, out.String())
+			b.Fatalf("%v: %v\n%s", argv, err, out.String())
 		}
 		rss := hwm()
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {

@@ -20,7 +20,8 @@ func newRedactCommand() *cobra.Command {
 		Use:   "redact IN OUT",
 		Short: "Write a copy of an HPROF dump with its values replaced, safe to share",
 		Long: `redact writes OUT, a binary HPROF dump of IN's version and identifier size
-(gzip-compressed when OUT ends in .gz) in which every value is replaced: the
+(gzip-compressed when OUT ends in .gz, in members of 1 MiB of the dump each, as
+the JVM's -gz writes them) in which every value is replaced: the
 elements of every primitive array (so the characters of every String, thread
 name and system property), every primitive instance, static and constant
 field, and the thread names of START_THREAD records. IN may be plain, gzip
