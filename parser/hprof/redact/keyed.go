@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"math/bits"
-	"sync"
 
 	"github.com/hprofctl/hprofctl/parser/hprof"
 )
@@ -39,34 +38,11 @@ type roundKeys [feistelRounds][2]uint64
 // keys are what a run's key derives, shared by the goroutines that
 // replace values: the SipHash key of the digests, the AES key of the
 // keystreams and the round keys of the permutations, one set for each
-// domain, type and length in bytes; and the replacement of every field
-// value of one or two bytes, by type.
+// domain, type and length in bytes.
 type keys struct {
 	digest []byte
 	block  cipher.Block
 	rounds [domainUniform + 1][hprof.TypeLong + 1][shortArray + 1]roundKeys
-	small  [hprof.TypeLong + 1]smallTable
-}
-
-// smallTable is the replacement of every value of a field type of one or
-// two bytes, made on first use (65536 permutations take milliseconds,
-// which a small dump need not pay).
-type smallTable struct {
-	once sync.Once
-	to   []uint16
-}
-
-// table is the replacement of every value of the field type t, of one or
-// two bytes.
-func (ks *keys) table(t hprof.Type) []uint16 {
-	st := &ks.small[t]
-	st.once.Do(func() {
-		st.to = make([]uint16, 1<<(8*t.Size(8)))
-		for v := range st.to {
-			st.to[v] = uint16(ks.permuteValue(t, uint64(v)))
-		}
-	})
-	return st.to
 }
 
 // newKeys derives a run's keys from its key with HMAC-SHA256.
@@ -107,14 +83,13 @@ type keyer struct {
 	*keys
 	sip   *sip128 // under the digest key
 	sum   [16]byte
-	small [hprof.TypeLong + 1][]uint16 // the keys' tables, once fetched
 	cache [1 << 12]cacheEntry
 	ctr   [aes.BlockSize]byte // counter and output block of keystream
 	out   [aes.BlockSize]byte
 }
 
-// cacheEntry remembers one replaced field value of four or eight bytes:
-// most field values are a few small numbers.
+// cacheEntry remembers one replaced field value: most field values are a
+// few small numbers.
 type cacheEntry struct {
 	valid bool
 	t     hprof.Type
@@ -195,13 +170,6 @@ func (k *keyer) permuteClass(domain byte, t hprof.Type, b []byte, class func([]b
 // field replaces a primitive field value of type t, given and returned
 // as the bits the dump holds.
 func (k *keyer) field(t hprof.Type, v uint64) uint64 {
-	switch t {
-	case hprof.TypeBoolean, hprof.TypeByte, hprof.TypeChar, hprof.TypeShort:
-		if k.small[t] == nil {
-			k.small[t] = k.table(t)
-		}
-		return uint64(k.small[t][v])
-	}
 	slot := &k.cache[(v*0x9E3779B97F4A7C15>>52^uint64(t))&(uint64(len(k.cache))-1)]
 	if slot.valid && slot.t == t && slot.in == v {
 		return slot.out
