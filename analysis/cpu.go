@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // CPUOptions choose how a CPU profile is ranked and cut.
@@ -85,7 +86,7 @@ func CPU(p *model.Profile, o CPUOptions) (CPUReport, error) {
 	}
 	for _, row := range t.Rows {
 		tr := CPUTrace{SelfPercent: row.Self, Count: row.Count, Trace: row.Trace, Frames: []StackFrame{}}
-		var frames []model.Frame
+		var frames []thread.Frame
 		if trace := p.Trace(row.Trace); trace != nil {
 			frames = trace.Frames
 			tr.Frames = reportFrames(frames, o.Depth)

@@ -1,88 +1,22 @@
-package model
+package analysis
 
 import (
 	"cmp"
-	"encoding/binary"
-	"fmt"
 	"slices"
 	"strconv"
 
-	"github.com/hprofctl/hprofctl/parser/hprof"
-	"github.com/hprofctl/hprofctl/parser/threaddump"
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
-// This file turns the lock evidence of agent files and heap dumps into
-// ThreadDumps, so the deadlock analysis reads them as it reads thread
-// dumps: the hprof agent's MONITOR DUMP, and the java.util.concurrent
-// state a HotSpot heap dump holds in its java.lang.Thread objects.
-
-// MonitorDumpThreads returns the MONITOR DUMP of an agent file as a
-// ThreadDump, nil when the file has none. Each thread line becomes a
-// thread, named after its THREAD START and with the stack of its trace;
-// each monitor gives its owner a Holds line, every thread waiting to enter
-// it an Enters line and every thread waiting to be notified a WaitsOn
-// line. Threads a monitor names that have no thread line are added after
-// the others; "<unknown thread>" entries are left out. The JVMTI agent
-// names Java monitors by class alone: such a monitor is told apart from
-// others of its class by Name, "MONITOR DUMP entry N" (from 1).
-func MonitorDumpThreads(p *Profile) *threaddump.ThreadDump {
-	md := p.MonitorDump
-	if md == nil {
-		return nil
-	}
-	d := &threaddump.ThreadDump{Format: "hprof agent MONITOR DUMP", Truncated: p.Truncated}
-	bySerial := map[uint32]int{}
-	thread := func(serial uint32) *threaddump.ThreadSnapshot {
-		if i, ok := bySerial[serial]; ok {
-			return &d.Threads[i]
-		}
-		t := threaddump.ThreadSnapshot{ID: strconv.FormatUint(uint64(serial), 10)}
-		if pt := p.Thread(serial); pt != nil {
-			t.Name = pt.Name
-		}
-		bySerial[serial] = len(d.Threads)
-		d.Threads = append(d.Threads, t)
-		return &d.Threads[len(d.Threads)-1]
-	}
-	for _, mt := range md.Threads {
-		t := thread(mt.Serial)
-		t.State = mt.State
-		if mt.State == "BLOCKED" {
-			t.StateDetail = "on object monitor"
-		}
-		if tr := p.Trace(mt.Trace); tr != nil {
-			t.Frames = append([]Frame(nil), tr.Frames...)
-		}
-	}
-	for k, m := range md.Monitors {
-		l := threaddump.Lock{Kind: threaddump.LockMonitor, Class: m.Monitor.Class, ID: m.Monitor.ID}
-		switch {
-		case m.Monitor.Raw:
-			l = threaddump.Lock{Kind: threaddump.LockRawMonitor, ID: m.Monitor.ID, Name: m.Monitor.Name}
-		case l.ID == 0:
-			l.Name = fmt.Sprintf("MONITOR DUMP entry %d", k+1)
-		}
-		add := func(serial uint32, a threaddump.LockAction) {
-			if serial != 0 {
-				t := thread(serial)
-				t.Locks = append(t.Locks, threaddump.ThreadLock{Lock: l, Action: a, Frame: -1})
-			}
-		}
-		if m.Owned {
-			add(m.Owner, threaddump.Holds)
-		}
-		for _, s := range m.WaitingToEnter {
-			add(s, threaddump.Enters)
-		}
-		for _, s := range m.WaitingToBeNotified {
-			add(s, threaddump.WaitsOn)
-		}
-	}
-	return d
-}
+// This file reads the java.util.concurrent lock state a heap dump holds
+// in its java.lang.Thread objects into a thread.Dump, so the deadlock
+// analysis reads it as it reads thread dumps. It reads the field values
+// through the model (readLockFields), decodes the JVMTI state words
+// (threadStatusState) and builds the lock graph (addParkedLocks).
 
 // HeapLocks is the lock evidence of a heap dump: its threads as a
-// ThreadDump, and what the dump can and cannot tell about locks.
+// thread.Dump, and what the dump can and cannot tell about locks.
 type HeapLocks struct {
 	// Dump holds one thread per java.lang.Thread object that has a name
 	// or a stack, with its state when the dump records it, its stack, a
@@ -90,10 +24,10 @@ type HeapLocks struct {
 	// line for each such synchronizer whose exclusiveOwnerThread it is.
 	// SynchronizerOwners is set: the owner of every synchronizer a thread
 	// parks on is read from the heap.
-	Dump *threaddump.ThreadDump
+	Dump *thread.Dump
 	// Objects gives, for each thread of Dump, its java.lang.Thread
 	// object.
-	Objects []ObjectIndex
+	Objects []model.ObjectIndex
 	// StatesKnown is set when the Thread objects hold their JVMTI state
 	// (Thread.threadStatus, or Thread.holder.threadStatus on JDK 19+).
 	StatesKnown bool
@@ -109,22 +43,69 @@ type HeapLocks struct {
 	Agent bool
 }
 
-// lockClassKinds tells, per class, which lock state ReadHeapLocks reads
-// from its instances: "thread" (java.lang.Thread), "holder"
-// (Thread$FieldHolder), "sync" (an ownable synchronizer), "" (none).
-func (h *Heap) lockClassKinds() []string {
-	kinds := make([]string, len(h.Classes))
+// ReadHeapLocks reads the objects of the heap dump h was loaded from that
+// hold lock state (path must name a file; only those objects' records
+// where the file allows, see model.ReadValues) and collects the lock state
+// its java.lang.Thread objects and ownable synchronizers hold: each
+// thread's name, tid, daemon flag and state, the synchronizer it is
+// parked on (parkBlocker) and that synchronizer's exclusiveOwnerThread.
+// Monitors leave no owner in a heap dump; only MonitorRoots counts them.
+func ReadHeapLocks(h *model.Heap, path string) (*HeapLocks, error) {
+	out := &HeapLocks{Dump: &thread.Dump{Format: "heap dump", SynchronizerOwners: true, Truncated: h.Truncated}, Agent: h.Source.Producer == "hprof-agent"}
+	for _, r := range h.Roots {
+		if r.Kind == model.RootMonitorUsed {
+			out.MonitorRoots++
+		}
+	}
+	s := heapLockState{h: h, kinds: lockClasses(h)}
+	var err error
+	if s.fields, err = readLockFields(h, path, s.objects()); err != nil {
+		return nil, err
+	}
+	names, err := s.threadNames(path)
+	if err != nil {
+		return nil, err
+	}
+	s.addThreads(out, names)
+	s.addParkedLocks(out)
+	return out, nil
+}
+
+// lockClass says which lock state ReadHeapLocks reads from the instances
+// of a class.
+type lockClass uint8
+
+// The lock classes.
+const (
+	// noLockState: the class holds none.
+	noLockState lockClass = iota
+	// threadClass: java.lang.Thread and its subclasses.
+	threadClass
+	// holderClass: java.lang.Thread$FieldHolder (JDK 19+), which holds a
+	// thread's state and daemon flag.
+	holderClass
+	// synchronizerClass: the ownable synchronizers,
+	// java.util.concurrent.locks.AbstractOwnableSynchronizer and its
+	// subclasses.
+	synchronizerClass
+)
+
+// lockClasses tells, per class of h, which lock state its instances hold:
+// that of the nearest of its superclasses (itself included) that holds
+// some.
+func lockClasses(h *model.Heap) []lockClass {
+	kinds := make([]lockClass, len(h.Classes))
 	for c := range h.Classes {
-		for s := range h.Supers(ClassIndex(c)) {
+		for s := range h.Supers(model.ClassIndex(c)) {
 			switch h.Classes[s].Name {
 			case "java.lang.Thread":
-				kinds[c] = "thread"
+				kinds[c] = threadClass
 			case "java.lang.Thread$FieldHolder":
-				kinds[c] = "holder"
+				kinds[c] = holderClass
 			case "java.util.concurrent.locks.AbstractOwnableSynchronizer":
-				kinds[c] = "sync"
+				kinds[c] = synchronizerClass
 			}
-			if kinds[c] != "" {
+			if kinds[c] != noLockState {
 				break
 			}
 		}
@@ -132,9 +113,10 @@ func (h *Heap) lockClassKinds() []string {
 	return kinds
 }
 
-// threadFields is what ReadHeapLocks collects from one Thread,
-// Thread$FieldHolder or ownable synchronizer object.
-type threadFields struct {
+// lockFields is what ReadHeapLocks reads of one Thread,
+// Thread$FieldHolder or ownable synchronizer object; references are
+// object ids.
+type lockFields struct {
 	name, blocker, holder, owner uint64
 	status                       uint32
 	hasStatus                    bool
@@ -142,192 +124,172 @@ type threadFields struct {
 	daemon                       bool
 }
 
-// ReadHeapLocks reads the objects of the heap dump h was loaded from that
-// hold lock state (path must name a file; only those objects' records
-// where the file allows, see visitObjects) and collects the lock state its java.lang.Thread
-// objects and ownable synchronizers hold: each thread's name, tid, daemon
-// flag and state, the synchronizer it is parked on (parkBlocker) and that
-// synchronizer's exclusiveOwnerThread. Monitors leave no owner in a heap
-// dump; only MonitorRoots counts them.
-func ReadHeapLocks(h *Heap, path string) (*HeapLocks, error) {
-	out := &HeapLocks{Dump: &threaddump.ThreadDump{Format: "heap dump", SynchronizerOwners: true, Truncated: h.Truncated}, Agent: h.Source.Producer == "hprof-agent"}
-	for _, r := range h.Roots {
-		if r.Kind == RootMonitorUsed {
-			out.MonitorRoots++
-		}
-	}
-	kinds := h.lockClassKinds()
-	kind := func(c ClassIndex) string {
-		if c == NoClass || int(c) >= len(kinds) {
-			return ""
-		}
-		return kinds[c]
-	}
-	var holding []ObjectIndex
-	for i := range h.NumObjects() {
-		if kind(h.ClassOf(ObjectIndex(i))) != "" {
-			holding = append(holding, ObjectIndex(i))
-		}
-	}
-	fields := map[uint64]*threadFields{}
-	holders := map[uint64]*threadFields{}
-	owners := map[uint64]uint64{}
-	order := binary.BigEndian
-	err := h.visitObjects(path, holding, func(r hprof.Source, rec *hprof.Record) error {
-		if rec.Sub != hprof.SubInstanceDump {
-			return nil
-		}
-		c, ok := h.ClassByID(rec.Instance.ClassID)
-		if !ok {
-			return nil
-		}
-		k := kind(c)
-		if k == "" {
-			return nil
-		}
-		data, err := r.Payload()
-		if err != nil {
-			return err
-		}
-		f := &threadFields{}
-		h.eachField(c, data, func(fd *Field, _ bool, v []byte) {
-			switch {
-			case fd.Type == TypeObject && fd.Name == "name":
-				f.name = r.ID(v)
-			case fd.Type == TypeObject && fd.Name == "parkBlocker":
-				f.blocker = r.ID(v)
-			case fd.Type == TypeObject && fd.Name == "holder":
-				f.holder = r.ID(v)
-			case fd.Type == TypeObject && fd.Name == "exclusiveOwnerThread":
-				f.owner = r.ID(v)
-			case fd.Type == TypeInt && fd.Name == "threadStatus":
-				f.status, f.hasStatus = order.Uint32(v), true
-			case fd.Type == TypeLong && fd.Name == "tid":
-				f.tid = int64(order.Uint64(v))
-			case fd.Type == TypeBoolean && fd.Name == "daemon":
-				f.daemon = v[0] != 0
-			}
-		})
-		switch k {
-		case "thread":
-			fields[rec.Instance.ID] = f
-		case "holder":
-			holders[rec.Instance.ID] = f
-		case "sync":
-			if f.owner != 0 {
-				owners[rec.Instance.ID] = f.owner
-			}
-		}
-		return nil
-	})
+// readLockFields reads the lock fields of the objects objs through the
+// model's value API; objects whose record cannot be decoded are left
+// out.
+func readLockFields(h *model.Heap, path string, objs []model.ObjectIndex) (map[model.ObjectIndex]lockFields, error) {
+	vals, err := model.ReadValues(h, path, objs, model.ValueOptions{})
 	if err != nil {
 		return nil, err
 	}
-	traces := map[ObjectIndex]int32{}
+	out := make(map[model.ObjectIndex]lockFields, len(vals))
+	for o, v := range vals {
+		out[o] = decodeLockFields(v.Fields)
+	}
+	return out, nil
+}
+
+// decodeLockFields picks the lock fields out of an instance's field
+// values, in record order: of two fields of one name and type up the
+// class chain, the superclass's counts.
+func decodeLockFields(fields []model.Value) lockFields {
+	var f lockFields
+	for _, v := range fields {
+		switch {
+		case v.Type == model.TypeObject && v.Name == "name":
+			f.name = v.Bits
+		case v.Type == model.TypeObject && v.Name == "parkBlocker":
+			f.blocker = v.Bits
+		case v.Type == model.TypeObject && v.Name == "holder":
+			f.holder = v.Bits
+		case v.Type == model.TypeObject && v.Name == "exclusiveOwnerThread":
+			f.owner = v.Bits
+		case v.Type == model.TypeInt && v.Name == "threadStatus":
+			f.status, f.hasStatus = uint32(v.Bits), true
+		case v.Type == model.TypeLong && v.Name == "tid":
+			f.tid = int64(v.Bits)
+		case v.Type == model.TypeBoolean && v.Name == "daemon":
+			f.daemon = v.Bits != 0
+		}
+	}
+	return f
+}
+
+// heapLockState is ReadHeapLocks at work: the lock class of each class
+// and the lock fields read of each object of one.
+type heapLockState struct {
+	h      *model.Heap
+	kinds  []lockClass
+	fields map[model.ObjectIndex]lockFields
+}
+
+// kind is the lock class of object o's class.
+func (s *heapLockState) kind(o model.ObjectIndex) lockClass {
+	c := s.h.ClassOf(o)
+	if c == model.NoClass || int(c) >= len(s.kinds) {
+		return noLockState
+	}
+	return s.kinds[c]
+}
+
+// kindOf is the lock class of the object with id id, and the object.
+func (s *heapLockState) kindOf(id uint64) (lockClass, model.ObjectIndex) {
+	o, ok := s.h.Lookup(id)
+	if !ok {
+		return noLockState, model.NoObject
+	}
+	return s.kind(o), o
+}
+
+// objects lists the objects of the heap that hold lock state.
+func (s *heapLockState) objects() []model.ObjectIndex {
+	var out []model.ObjectIndex
+	for i := range s.h.NumObjects() {
+		if s.kind(model.ObjectIndex(i)) != noLockState {
+			out = append(out, model.ObjectIndex(i))
+		}
+	}
+	return out
+}
+
+// threads lists the Thread objects read, by object id.
+func (s *heapLockState) threads() []model.ObjectIndex {
+	var out []model.ObjectIndex
+	for o := range s.fields {
+		if s.kind(o) == threadClass {
+			out = append(out, o)
+		}
+	}
+	slices.SortFunc(out, func(a, b model.ObjectIndex) int { return cmp.Compare(s.h.ObjectID(a), s.h.ObjectID(b)) })
+	return out
+}
+
+// threadNames reads the names of the Thread objects read.
+func (s *heapLockState) threadNames(path string) (map[model.ObjectIndex]string, error) {
+	var strs []model.ObjectIndex
+	for o, f := range s.fields {
+		if s.kind(o) != threadClass {
+			continue
+		}
+		if str, ok := s.h.Lookup(f.name); ok {
+			strs = append(strs, str)
+		}
+	}
+	return model.ReadStrings(s.h, path, strs)
+}
+
+// addThreads adds to out a thread for each Thread object with a name or
+// a stack, by object id, with its state (from its own threadStatus or
+// its holder's) and stack.
+func (s *heapLockState) addThreads(out *HeapLocks, names map[model.ObjectIndex]string) {
+	h := s.h
+	traces := map[model.ObjectIndex]int32{}
 	for _, t := range h.Threads {
 		traces[t.Object] = t.Trace
 	}
-	var strs []ObjectIndex
-	for _, f := range fields {
-		if s, ok := h.Lookup(f.name); ok {
-			strs = append(strs, s)
+	for _, o := range s.threads() {
+		f := s.fields[o]
+		if k, holder := s.kindOf(f.holder); k == holderClass {
+			if hf, ok := s.fields[holder]; ok {
+				f.status, f.hasStatus, f.daemon = hf.status, hf.hasStatus, hf.daemon
+			}
 		}
-	}
-	names, err := ReadStrings(h, path, strs)
-	if err != nil {
-		return nil, err
-	}
-	objs := make([]ObjectIndex, 0, len(fields))
-	for id := range fields {
-		if o, ok := h.Lookup(id); ok {
-			objs = append(objs, o)
-		}
-	}
-	slices.SortFunc(objs, func(a, b ObjectIndex) int { return cmp.Compare(h.ObjectID(a), h.ObjectID(b)) })
-	threadOf := map[uint64]int{}
-	for _, o := range objs {
-		f := fields[h.ObjectID(o)]
-		if hf, ok := holders[f.holder]; ok {
-			f.status, f.hasStatus, f.daemon = hf.status, hf.hasStatus, hf.daemon
-		}
-		t := threaddump.ThreadSnapshot{ID: strconv.FormatInt(f.tid, 10), Daemon: f.daemon}
-		if s, ok := h.Lookup(f.name); ok {
-			t.Name = names[s]
+		t := thread.Snapshot{ID: strconv.FormatInt(f.tid, 10), Daemon: f.daemon}
+		if str, ok := h.Lookup(f.name); ok {
+			t.Name = names[str]
 		}
 		if tr, ok := traces[o]; ok && tr >= 0 && int(tr) < len(h.Traces) {
-			t.Frames = append([]Frame(nil), h.Traces[tr].Frames...)
+			t.Frames = append([]thread.Frame(nil), h.Traces[tr].Frames...)
 		}
 		if t.Name == "" && len(t.Frames) == 0 {
 			continue
 		}
 		if f.hasStatus {
 			out.StatesKnown = true
-			t.State, t.StateDetail = ThreadStatusState(f.status)
+			t.State, t.StateDetail = threadStatusState(f.status)
 		}
-		threadOf[h.ObjectID(o)] = len(out.Dump.Threads)
 		out.Dump.Threads = append(out.Dump.Threads, t)
 		out.Objects = append(out.Objects, o)
 	}
+}
+
+// addParkedLocks builds the lock graph of out's threads: a Parks line for
+// each thread parked on an ownable synchronizer (parkBlocker), and a
+// Holds line for the thread that is its exclusiveOwnerThread.
+func (s *heapLockState) addParkedLocks(out *HeapLocks) {
+	threadOf := map[uint64]int{}
 	for i, o := range out.Objects {
-		b := fields[h.ObjectID(o)].blocker
-		bo, ok := h.Lookup(b)
-		if !ok || kind(h.ClassOf(bo)) != "sync" {
+		threadOf[s.h.ObjectID(o)] = i
+	}
+	for i, o := range out.Objects {
+		b := s.fields[o].blocker
+		k, bo := s.kindOf(b)
+		if k != synchronizerClass {
 			continue
 		}
-		l := threaddump.Lock{Kind: threaddump.LockSynchronizer, Class: h.Classes[h.ClassOf(bo)].Name, ID: b}
+		l := thread.Lock{Kind: thread.LockSynchronizer, Class: s.h.Classes[s.h.ClassOf(bo)].Name, ID: b}
 		out.Parked++
 		th := &out.Dump.Threads[i]
-		th.Locks = append(th.Locks, threaddump.ThreadLock{Lock: l, Action: threaddump.Parks, Frame: -1})
-		if k, ok := threadOf[owners[b]]; ok {
+		th.Locks = append(th.Locks, thread.LockUse{Lock: l, Action: thread.Parks, Frame: -1})
+		sf, read := s.fields[bo]
+		if !read || sf.owner == 0 {
+			continue
+		}
+		if k, ok := threadOf[sf.owner]; ok {
 			ot := &out.Dump.Threads[k]
 			if !ot.Owns(l) {
-				ot.Locks = append(ot.Locks, threaddump.ThreadLock{Lock: l, Action: threaddump.Holds, Frame: -1})
+				ot.Locks = append(ot.Locks, thread.LockUse{Lock: l, Action: thread.Holds, Frame: -1})
 			}
 		}
 	}
-	return out, nil
-}
-
-// The JVMTI thread state bits java.lang.Thread.threadStatus holds.
-const (
-	jvmtiAlive          = 0x0001
-	jvmtiTerminated     = 0x0002
-	jvmtiRunnable       = 0x0004
-	jvmtiWaitingForever = 0x0010
-	jvmtiWaitingTimeout = 0x0020
-	jvmtiSleeping       = 0x0040
-	jvmtiParked         = 0x0200
-	jvmtiMonitorEnter   = 0x0400
-)
-
-// ThreadStatusState maps a JVMTI thread state word (the threadStatus
-// field of a java.lang.Thread) to the java.lang.Thread.State name, with
-// the detail HotSpot's thread dumps print after it ("on object monitor",
-// "parking", "sleeping"; empty otherwise).
-func ThreadStatusState(s uint32) (state, detail string) {
-	switch {
-	case s&jvmtiRunnable != 0:
-		return "RUNNABLE", ""
-	case s&jvmtiMonitorEnter != 0:
-		return "BLOCKED", "on object monitor"
-	case s&(jvmtiWaitingForever|jvmtiWaitingTimeout) != 0:
-		state = "WAITING"
-		if s&jvmtiWaitingTimeout != 0 {
-			state = "TIMED_WAITING"
-		}
-		switch {
-		case s&jvmtiParked != 0:
-			detail = "parking"
-		case s&jvmtiSleeping != 0:
-			detail = "sleeping"
-		default:
-			detail = "on object monitor"
-		}
-		return state, detail
-	case s&jvmtiTerminated != 0:
-		return "TERMINATED", ""
-	case s&jvmtiAlive == 0:
-		return "NEW", ""
-	}
-	return "RUNNABLE", ""
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/store"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // RetainerOptions choose the targets and paths of Retainers.
@@ -493,12 +494,12 @@ func via(h *model.Heap, a, b model.ObjectIndex, labels map[model.ObjectIndex][]m
 }
 
 // frameString formats a stack frame as Java prints one.
-func frameString(f model.Frame) string {
+func frameString(f thread.Frame) string {
 	where := f.File
 	switch {
 	case f.Line > 0:
 		where = fmt.Sprintf("%s:%d", f.File, f.Line)
-	case f.Line == model.LineNative:
+	case f.Line == thread.LineNative:
 		where = "Native Method"
 	case where == "":
 		where = "Unknown Source"

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // Where the numbers of a sites report come from.
@@ -46,7 +47,7 @@ type StackFrame struct {
 	// Method is "package.Class.method".
 	Method string `json:"method"`
 	File   string `json:"file"`
-	// Line is the source line, or model.LineUnknown, LineCompiled,
+	// Line is the source line, or thread.LineUnknown, LineCompiled,
 	// LineNative.
 	Line int32 `json:"line"`
 	// Locals are the objects the frame holds (threads --retained), nil
@@ -232,7 +233,7 @@ func SitesFromRoots(h *model.Heap, r *Retention, o SiteOptions) (SitesReport, er
 	index := map[key]int{}
 	seen := map[model.ObjectIndex]bool{}
 	var rows []SiteRow
-	var frames [][]model.Frame
+	var frames [][]thread.Frame
 	var total SiteRow
 	for _, rt := range h.Roots {
 		if rt.Kind != model.RootJavaFrame || rt.Object == model.NoObject || rt.Thread < 0 || seen[rt.Object] || !r.Reachable(rt.Object) {
@@ -247,7 +248,7 @@ func SitesFromRoots(h *model.Heap, r *Retention, o SiteOptions) (SitesReport, er
 			index[k] = i
 			th := h.Threads[rt.Thread]
 			row := SiteRow{Class: h.Classes[c].Name, Thread: threadLabel(th)}
-			var fr []model.Frame
+			var fr []thread.Frame
 			if th.Trace >= 0 {
 				t := h.Traces[th.Trace]
 				row.Trace = t.Serial
@@ -433,7 +434,7 @@ func rollUp(rows []SiteRow, key func(*SiteRow) string, reset func(*SiteRow)) []S
 // inside its own, and a constructor may call another of its class),
 // java.lang.Object's included; a constructor of another class allocates.
 // It returns -1 when the trace ends inside those constructors.
-func allocatingFrame(class string, frames []model.Frame) int {
+func allocatingFrame(class string, frames []thread.Frame) int {
 	k := 0
 	for i, f := range frames {
 		if f.Method != "<init>" {
@@ -450,7 +451,7 @@ func allocatingFrame(class string, frames []model.Frame) int {
 }
 
 // reportFrames converts the innermost depth frames (all when depth is 0).
-func reportFrames(frames []model.Frame, depth int) []StackFrame {
+func reportFrames(frames []thread.Frame, depth int) []StackFrame {
 	if depth > 0 && len(frames) > depth {
 		frames = frames[:depth]
 	}
@@ -462,7 +463,7 @@ func reportFrames(frames []model.Frame, depth int) []StackFrame {
 }
 
 // MethodName is a frame's method as "package.Class.method".
-func MethodName(f model.Frame) string {
+func MethodName(f thread.Frame) string {
 	if f.Class == "" {
 		return f.Method
 	}
