@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/hprofctl/hprofctl/analysis"
-	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // cpuSamples is a CPU SAMPLES profile of 3 traces, 2 shown (--top 2); the
@@ -18,9 +18,9 @@ var cpuSamples = analysis.CPUReport{
 		{Rank: 1, SelfPercent: 62.5, CumPercent: 62.5, Count: 3_125_000_000, Trace: 300101, Frames: []analysis.StackFrame{
 			{Method: "app.Work.loop", File: "Work.java", Line: 42},
 			{Method: "app.Work.loop", File: "Work.java", Line: 40},
-			{Method: "app.Main.main", File: "Main.java", Line: model.LineUnknown}}},
+			{Method: "app.Main.main", File: "Main.java", Line: thread.LineUnknown}}},
 		{Rank: 2, SelfPercent: 25, CumPercent: 87.5, Count: 1_250_000_000, Trace: 300102, Frames: []analysis.StackFrame{
-			{Method: "java.io.FileOutputStream.writeBytes", File: "FileOutputStream.java", Line: model.LineNative},
+			{Method: "java.io.FileOutputStream.writeBytes", File: "FileOutputStream.java", Line: thread.LineNative},
 			{Method: "app.Work.loop", File: "Work.java", Line: 42}}},
 	},
 	Methods: []analysis.CPUMethod{

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis"
-	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // Sites renders an allocation-site table. JSON is an array of rows, each
@@ -108,9 +108,9 @@ func frameString(f analysis.StackFrame) string {
 		file = "Unknown Source"
 	}
 	switch f.Line {
-	case model.LineCompiled:
+	case thread.LineCompiled:
 		return f.Method + "(Compiled method)"
-	case model.LineNative:
+	case thread.LineNative:
 		return f.Method + "(Native Method)"
 	}
 	if f.Line > 0 {

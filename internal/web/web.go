@@ -55,7 +55,7 @@ type Dump struct {
 	PathLabels func(p analysis.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error)
 	// Deadlocks finds the deadlocks of the heap from its lock state hl
 	// (nil when it has none), with the notes on what it cannot tell.
-	Deadlocks func(hl *model.HeapLocks) (*analysis.DeadlockReport, []string)
+	Deadlocks func(hl *analysis.HeapLocks) (*analysis.DeadlockReport, []string)
 	// BaseName names an earlier dump of the same application to compare
 	// with (serve --base), "" for none; Base gives both dumps' sides of
 	// the comparison, the base's first.
@@ -88,7 +88,7 @@ type Server struct {
 	mux  *http.ServeMux
 
 	strong      func() *analysis.PathTree
-	heapLocks   func() (*model.HeapLocks, error)
+	heapLocks   func() (*analysis.HeapLocks, error)
 	threads     func() ([]analysis.ThreadRow, error)
 	leaks       *memo[leakQuery, leakResult]
 	strs        *memo[analysis.StringOptions, analysis.DuplicateStringReport]
@@ -169,11 +169,11 @@ func New(d Dump) *Server {
 		}
 		return analysis.StrongPaths(d.Heap)
 	})
-	s.heapLocks = sync.OnceValues(func() (*model.HeapLocks, error) {
+	s.heapLocks = sync.OnceValues(func() (*analysis.HeapLocks, error) {
 		if !d.Binary || !d.Heap.HasObjects {
 			return nil, nil
 		}
-		return model.ReadHeapLocks(d.Heap, d.Path)
+		return analysis.ReadHeapLocks(d.Heap, d.Path)
 	})
 	s.threads = sync.OnceValues(s.findThreads)
 	s.leaks = newMemo(s.findLeaks)
