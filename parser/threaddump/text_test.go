@@ -87,7 +87,7 @@ func TestParseLockLine(t *testing.T) {
 			thread.LockUse{Lock: monitor("threads.WaitRelock$Mail", 0x687486e48), Action: thread.Enters}, true},
 		{"- locked <0x0000000687486528> (a java.lang.Class for threads.Init)", false,
 			thread.LockUse{Lock: monitor("java.lang.Class for threads.Init", 0x687486528), Action: thread.Holds}, true},
-		{"- waiting on <0x000000068740d798> (a java.lang.ref.ReferenceQueue$thread.Lock)", false,
+		{"- waiting on <0x000000068740d798> (a java.lang.ref.ReferenceQueue$Lock)", false,
 			thread.LockUse{Lock: monitor("java.lang.ref.ReferenceQueue$Lock", 0x68740d798), Action: thread.WaitsOn}, true},
 		{"- parking to wait for  <0x00000000fe0de6c8> (a java.util.concurrent.locks.ReentrantLock$NonfairSync)", false,
 			thread.LockUse{Lock: sync, Action: thread.Parks}, true},
