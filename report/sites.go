@@ -8,7 +8,6 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/profile"
 	"github.com/hprofctl/hprofctl/analysis/threads"
-	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/thread"
 )
 

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/threads"
-	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/thread"
 )
 

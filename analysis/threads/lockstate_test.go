@@ -1,4 +1,4 @@
-package analysis
+package threads
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/thread"
 )
@@ -17,9 +18,9 @@ import (
 // the JVM printed lock-a "parking to wait for" and lock-b owns it, and the
 // reverse; both threads are WAITING (parking), as jstack printed them.
 func TestReadHeapLocks(t *testing.T) {
-	dir := filepath.Join("..", "testdata", "threads")
+	dir := filepath.Join("..", "..", "testdata", "threads")
 	path := filepath.Join(dir, "heap", "jdk17-lock-pair.hprof.gz")
-	h := loadPath(t, path)
+	h := analysistest.LoadPath(t, path)
 	hl, err := ReadHeapLocks(h, path)
 	if err != nil {
 		t.Fatal(err)
@@ -69,8 +70,8 @@ func jstackParking(t *testing.T, path string) map[string]uint64 {
 func TestReadHeapLocksLatch(t *testing.T) {
 	for _, name := range []string{"jdk17-default.hprof.gz", "jdk25-default.hprof.gz"} {
 		t.Run(name, func(t *testing.T) {
-			path := filepath.Join("..", "testdata", "jvm", name)
-			hl, err := ReadHeapLocks(loadPath(t, path), path)
+			path := filepath.Join("..", "..", "testdata", "jvm", name)
+			hl, err := ReadHeapLocks(analysistest.LoadPath(t, path), path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,12 +103,12 @@ func TestParkedStatusWords(t *testing.T) {
 		path    string
 		threads []string
 	}{
-		{filepath.Join("..", "testdata", "threads", "heap", "jdk17-lock-pair.hprof.gz"), []string{"lock-a", "lock-b"}},
-		{filepath.Join("..", "testdata", "jvm", "jdk17-default.hprof.gz"), []string{"fixture-holder"}},
-		{filepath.Join("..", "testdata", "jvm", "jdk25-default.hprof.gz"), []string{"fixture-holder"}},
+		{filepath.Join("..", "..", "testdata", "threads", "heap", "jdk17-lock-pair.hprof.gz"), []string{"lock-a", "lock-b"}},
+		{filepath.Join("..", "..", "testdata", "jvm", "jdk17-default.hprof.gz"), []string{"fixture-holder"}},
+		{filepath.Join("..", "..", "testdata", "jvm", "jdk25-default.hprof.gz"), []string{"fixture-holder"}},
 	} {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {
-			h := loadPath(t, c.path)
+			h := analysistest.LoadPath(t, c.path)
 			hl, err := ReadHeapLocks(h, c.path)
 			if err != nil {
 				t.Fatal(err)

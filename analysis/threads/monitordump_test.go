@@ -1,4 +1,4 @@
-package analysis
+package threads
 
 import (
 	"os"
@@ -12,7 +12,7 @@ import (
 // loadAgentFixture reads a synthetic agent file of testdata/threads.
 func loadAgentFixture(t *testing.T, name string) *model.Profile {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "testdata", "threads", name))
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "threads", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package analysis
+package threads
 
 import "github.com/hprofctl/hprofctl/model/thread"
 

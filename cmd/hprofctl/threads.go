@@ -84,9 +84,9 @@ innermost), object id, retained bytes and class.`,
 					if err != nil {
 						return err
 					}
-					var hl *analysis.HeapLocks
+					var hl *threads.HeapLocks
 					if h.HasObjects {
-						if hl, err = analysis.ReadHeapLocks(h, args[0]); err != nil {
+						if hl, err = threads.ReadHeapLocks(h, args[0]); err != nil {
 							return err
 						}
 					}
