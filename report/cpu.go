@@ -106,7 +106,7 @@ func CPUPprof(w io.Writer, r analysis.CPUReport) error {
 	for _, t := range r.Rows {
 		s := &profile.Sample{Value: []int64{t.Count}}
 		if r.Kind == "times" {
-			s.Value = append(s.Value, int64(t.SelfPercent*float64(r.Total)/100+0.5))
+			s.Value = append(s.Value, r.Milliseconds(t))
 		}
 		for _, f := range t.Frames {
 			key := frameKey{f.Method, f.File, f.Line}
