@@ -1,6 +1,12 @@
 // Package report renders analysis results for people (tables with
 // human-readable sizes) and for scripts (JSON and CSV with exact numbers).
-// It formats and never computes.
+// It formats and never computes: every share, total and roll-up it shows
+// is a field or a method of the analysis result.
+//
+// Each report (Histogram, Dominators, CPU, ...) wraps its result in a
+// Document, which writes itself as a table, as CSV and as JSON, and hands
+// it to Generate, the one place that picks the method by the output
+// format.
 package report
 
 import (
