@@ -4,19 +4,19 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/google/pprof/profile"
-	"github.com/hprofctl/hprofctl/analysis"
+	pprof "github.com/google/pprof/profile"
+	"github.com/hprofctl/hprofctl/analysis/profile"
 )
 
 // CPU renders a CPU profile ranked by trace: JSON an array of traces with
 // their frames; tables list the frames of every trace shown below; Pprof
 // is the profile.proto of CPUPprof.
-func CPU(w io.Writer, r analysis.CPUReport, o Options) error {
+func CPU(w io.Writer, r profile.CPUReport, o Options) error {
 	return Generate(w, cpuTraces{r}, o)
 }
 
 // cpuTraces is a CPU profile ranked by trace, as a Document.
-type cpuTraces struct{ analysis.CPUReport }
+type cpuTraces struct{ profile.CPUReport }
 
 // JSON writes the traces.
 func (r cpuTraces) JSON(w io.Writer) error { return writeJSON(w, nonNil(r.Rows)) }
@@ -76,12 +76,12 @@ func (r cpuTraces) grid() grid {
 // CPUMethods renders a CPU profile rolled up by method: self and total
 // (cumulative) shares and counts; Pprof is the traces' profile.proto all
 // the same (CPUPprof).
-func CPUMethods(w io.Writer, r analysis.CPUReport, o Options) error {
+func CPUMethods(w io.Writer, r profile.CPUReport, o Options) error {
 	return Generate(w, cpuMethods{r}, o)
 }
 
 // cpuMethods is a CPU profile rolled up by method, as a Document.
-type cpuMethods struct{ analysis.CPUReport }
+type cpuMethods struct{ profile.CPUReport }
 
 // JSON writes the methods.
 func (r cpuMethods) JSON(w io.Writer) error { return writeJSON(w, nonNil(r.Methods)) }
@@ -116,23 +116,23 @@ func (r cpuMethods) grid() grid {
 // CPUPprof writes the CPU profile as a gzipped profile.proto, which go
 // tool pprof and flame graph tools read: one sample per trace, valued by
 // its samples (CPU SAMPLES), or by its calls and milliseconds (CPU TIME).
-func CPUPprof(w io.Writer, r analysis.CPUReport) error {
-	p := &profile.Profile{}
+func CPUPprof(w io.Writer, r profile.CPUReport) error {
+	p := &pprof.Profile{}
 	if r.Kind == "times" {
-		p.SampleType = []*profile.ValueType{{Type: "calls", Unit: "count"}, {Type: "cpu", Unit: "milliseconds"}}
+		p.SampleType = []*pprof.ValueType{{Type: "calls", Unit: "count"}, {Type: "cpu", Unit: "milliseconds"}}
 		p.DefaultSampleType = "cpu"
 	} else {
-		p.SampleType = []*profile.ValueType{{Type: "samples", Unit: "count"}}
+		p.SampleType = []*pprof.ValueType{{Type: "samples", Unit: "count"}}
 	}
-	functions := map[[2]string]*profile.Function{}
+	functions := map[[2]string]*pprof.Function{}
 	// A frame's location is its method, file and line.
 	type frameKey struct {
 		method, file string
 		line         int32
 	}
-	locations := map[frameKey]*profile.Location{}
+	locations := map[frameKey]*pprof.Location{}
 	for _, t := range r.Rows {
-		s := &profile.Sample{Value: []int64{t.Count}}
+		s := &pprof.Sample{Value: []int64{t.Count}}
 		if r.Kind == "times" {
 			s.Value = append(s.Value, r.Milliseconds(t))
 		}
@@ -143,11 +143,11 @@ func CPUPprof(w io.Writer, r analysis.CPUReport) error {
 				fk := [2]string{f.Method, f.File}
 				fn := functions[fk]
 				if fn == nil {
-					fn = &profile.Function{ID: uint64(len(p.Function) + 1), Name: f.Method, SystemName: f.Method, Filename: f.File}
+					fn = &pprof.Function{ID: uint64(len(p.Function) + 1), Name: f.Method, SystemName: f.Method, Filename: f.File}
 					functions[fk] = fn
 					p.Function = append(p.Function, fn)
 				}
-				loc = &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: fn, Line: int64(max(f.Line, 0))}}}
+				loc = &pprof.Location{ID: uint64(len(p.Location) + 1), Line: []pprof.Line{{Function: fn, Line: int64(max(f.Line, 0))}}}
 				locations[key] = loc
 				p.Location = append(p.Location, loc)
 			}

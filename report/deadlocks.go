@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
@@ -16,19 +16,19 @@ import (
 // waiting for a lock with an unknown owner. Tables show, per dump, each
 // deadlock's threads, their stacks with their lock lines, and the threads
 // blocked behind it.
-func Deadlocks(w io.Writer, reports []analysis.DeadlockReport, o Options) error {
+func Deadlocks(w io.Writer, reports []threads.DeadlockReport, o Options) error {
 	return Generate(w, deadlocks(reports), o)
 }
 
 // deadlocks is the deadlock reports of one or more thread dumps, as a
 // Document.
-type deadlocks []analysis.DeadlockReport
+type deadlocks []threads.DeadlockReport
 
 // JSON writes one object per dump, one after the other.
 func (d deadlocks) JSON(w io.Writer) error {
 	for _, r := range d {
 		if r.PossibleDeadlocks == nil {
-			r.PossibleDeadlocks = []analysis.PossibleDeadlock{}
+			r.PossibleDeadlocks = []threads.PossibleDeadlock{}
 		}
 		if err := writeJSON(w, r); err != nil {
 			return err
@@ -56,12 +56,12 @@ func (d deadlocks) Table(w io.Writer, o Options) error {
 var lockColumns = []column{{"thread", text}, {"state", text}, {"waits for", text}, {"lock class", text}, {"lock", text}, {"held by", text}}
 
 // lockRow is a waiting thread as a row of lockColumns.
-func lockRow(name, state string, l analysis.LockRef, heldBy string) []any {
+func lockRow(name, state string, l threads.LockRef, heldBy string) []any {
 	return []any{name, state, strings.ReplaceAll(l.Kind, "_", " "), l.Class, lockName(l), heldBy}
 }
 
 // lockName is a lock's address, or its name when it has none.
-func lockName(l analysis.LockRef) string {
+func lockName(l threads.LockRef) string {
 	switch {
 	case l.ID != "" && l.Name != "":
 		return fmt.Sprintf("%q %s", l.Name, l.ID)
@@ -76,7 +76,7 @@ func lockName(l analysis.LockRef) string {
 func (d deadlocks) CSV(w io.Writer, o Options) error {
 	g := grid{columns: []column{{"source", text}, {"deadlock", count}, {"role", text}, {"thread", text}, {"state", text},
 		{"lock kind", text}, {"lock class", text}, {"lock id", text}, {"lock name", text}, {"held by", text}}}
-	row := func(source string, deadlock any, role, name, state string, l analysis.LockRef, heldBy string) {
+	row := func(source string, deadlock any, role, name, state string, l threads.LockRef, heldBy string) {
 		g.rows = append(g.rows, []any{source, deadlock, role, name, state, l.Kind, l.Class, l.ID, l.Name, heldBy})
 	}
 	for _, r := range d {
@@ -92,7 +92,7 @@ func (d deadlocks) CSV(w io.Writer, o Options) error {
 			row(r.Source, nil, "owner unknown", b.Name, b.State, b.WaitingFor, "")
 		}
 		for k, p := range r.PossibleDeadlocks {
-			row(r.Source, k+1, "possibly deadlocked, blocked on an unnamed monitor", p.Blocked.Name, p.Blocked.State, analysis.LockRef{Kind: "monitor"}, "")
+			row(r.Source, k+1, "possibly deadlocked, blocked on an unnamed monitor", p.Blocked.Name, p.Blocked.State, threads.LockRef{Kind: "monitor"}, "")
 			for _, b := range p.Waiting {
 				row(r.Source, k+1, "possibly deadlocked, waiting", b.Name, b.State, b.WaitingFor, b.HeldBy)
 			}
@@ -104,7 +104,7 @@ func (d deadlocks) CSV(w io.Writer, o Options) error {
 // deadlocksTable writes one dump's deadlocks: each one's threads, their
 // stacks and the threads blocked behind it, the possible deadlocks and
 // the waits on locks whose owner the dump does not record.
-func deadlocksTable(w io.Writer, r analysis.DeadlockReport, o Options) error {
+func deadlocksTable(w io.Writer, r threads.DeadlockReport, o Options) error {
 	p := &printer{w: w}
 	head := fmt.Sprintf("%s: %d threads", r.Source, r.Threads)
 	if r.Truncated {
@@ -184,7 +184,7 @@ func (p *printer) line(format string, args ...any) {
 	}
 }
 
-func (p *printer) blockedTable(threads []analysis.BlockedThread, o Options) {
+func (p *printer) blockedTable(threads []threads.BlockedThread, o Options) {
 	g := grid{columns: lockColumns}
 	for _, b := range threads {
 		g.rows = append(g.rows, lockRow(b.Name, b.State, b.WaitingFor, b.HeldBy))
@@ -196,19 +196,19 @@ func (p *printer) blockedTable(threads []analysis.BlockedThread, o Options) {
 
 // stack prints a deadlocked thread's stack as a thread dump does, each
 // frame followed by its lock lines, then the locks tied to no frame.
-func (p *printer) stack(t analysis.DeadlockThread) {
+func (p *printer) stack(t threads.DeadlockThread) {
 	p.line("%q %s, waiting for %s held by %q:", t.Name, t.State, lockText(t.WaitingFor), t.HeldBy)
 	for i, f := range t.Frames {
 		p.line("    at %s", f)
 		for _, l := range t.Locks {
 			if l.Frame == i {
-				p.line("        - %s %s", lockVerb(l), lockText(analysis.LockRefOf(l.Lock)))
+				p.line("        - %s %s", lockVerb(l), lockText(threads.LockRefOf(l.Lock)))
 			}
 		}
 	}
 	for _, l := range t.Locks {
 		if l.Frame < 0 {
-			p.line("    %s %s", lockVerb(l), lockText(analysis.LockRefOf(l.Lock)))
+			p.line("    %s %s", lockVerb(l), lockText(threads.LockRefOf(l.Lock)))
 		}
 	}
 }
@@ -232,7 +232,7 @@ func lockVerb(l threaddump.ThreadLock) string {
 }
 
 // lockText renders a lock as thread dumps do: <0x…> (a CLASS), or <NAME>.
-func lockText(l analysis.LockRef) string {
+func lockText(l threads.LockRef) string {
 	s := "<" + lockName(l) + ">"
 	if l.Class != "" && l.ID != "" {
 		s += " (a " + l.Class + ")"

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 // listedClasses is how many new or gone classes a table names before it
@@ -16,12 +16,12 @@ const listedClasses = 10
 // CSV the class rows; tables the class rows with the total, the new and
 // gone classes, the top of the dominator tree by class before and after,
 // and what grew past the limit.
-func Diff(w io.Writer, d analysis.HeapDiff, o Options) error {
+func Diff(w io.Writer, d heap.HeapDiff, o Options) error {
 	return Generate(w, diffReport{d}, o)
 }
 
 // diffReport is what changed between two dumps, as a Document.
-type diffReport struct{ analysis.HeapDiff }
+type diffReport struct{ heap.HeapDiff }
 
 // JSON writes the whole diff.
 func (d diffReport) JSON(w io.Writer) error { return writeJSON(w, d.HeapDiff) }

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 // Dominators renders a dominator report. JSON is the array of rows (or of
 // class rows with --by-class); tables list each row's biggest dominated
 // objects below it and end with what the tree leaves out.
-func Dominators(w io.Writer, d analysis.DominatorReport, o Options) error {
+func Dominators(w io.Writer, d heap.DominatorReport, o Options) error {
 	if d.Classes != nil {
 		return Generate(w, dominatorClasses{d}, o)
 	}
@@ -21,7 +21,7 @@ func Dominators(w io.Writer, d analysis.DominatorReport, o Options) error {
 // set for an Android dump's rows, which say which heap each object lies
 // in, in a last column.
 type dominators struct {
-	analysis.DominatorReport
+	heap.DominatorReport
 	heaps bool
 }
 
@@ -84,7 +84,7 @@ func (d dominators) withNative(row []any, native any) []any {
 }
 
 // withHeap tells rows of which some say which heap their object lies in.
-func withHeap(rows []analysis.DominatorRow) bool {
+func withHeap(rows []heap.DominatorRow) bool {
 	for _, r := range rows {
 		if r.Heap != "" {
 			return true
@@ -103,7 +103,7 @@ func (d dominators) heapCell(row []any, heap string) []any {
 
 // dominatorClasses is the per-class aggregate of --by-class, as a
 // Document.
-type dominatorClasses struct{ analysis.DominatorReport }
+type dominatorClasses struct{ heap.DominatorReport }
 
 // JSON writes the class rows.
 func (d dominatorClasses) JSON(w io.Writer) error { return writeJSON(w, d.Classes) }
@@ -137,7 +137,7 @@ func (d dominatorClasses) grid() grid {
 }
 
 // unreachableNote says, below a table, what the dominator tree left out.
-func unreachableNote(w io.Writer, d analysis.DominatorReport, o Options) error {
+func unreachableNote(w io.Writer, d heap.DominatorReport, o Options) error {
 	if d.UnreachableObjects == 0 {
 		return nil
 	}

@@ -3,18 +3,18 @@ package report
 import (
 	"io"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 // Histogram renders a class histogram. JSON is an array of rows; tables
 // end with the totals over every matching class. A dump that shows
 // registered native sizes gets a native bytes column.
-func Histogram(w io.Writer, h analysis.Histo, o Options) error {
+func Histogram(w io.Writer, h heap.Histo, o Options) error {
 	return Generate(w, histogram{h}, o)
 }
 
 // histogram is a class histogram as a Document.
-type histogram struct{ analysis.Histo }
+type histogram struct{ heap.Histo }
 
 // JSON writes the rows.
 func (h histogram) JSON(w io.Writer) error { return writeJSON(w, nonNil(h.Rows)) }
@@ -60,7 +60,7 @@ func (h histogram) grid(forCSV bool) grid {
 
 // lead is a row's instances and shallow bytes, and its native bytes when
 // the dump shows native sizes.
-func (h histogram) lead(r analysis.HistoRow) []any {
+func (h histogram) lead(r heap.HistoRow) []any {
 	if h.Native {
 		return []any{r.Instances, r.ShallowBytes, r.NativeBytes}
 	}
@@ -68,7 +68,7 @@ func (h histogram) lead(r analysis.HistoRow) []any {
 }
 
 // heapCells is a row's cells of each heap.
-func heapCells(r analysis.HistoRow, forCSV bool) []any {
+func heapCells(r heap.HistoRow, forCSV bool) []any {
 	var cells []any
 	for _, hc := range r.Heaps {
 		if forCSV {

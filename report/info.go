@@ -7,19 +7,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model"
 )
 
 // Info renders a dump summary: JSON is the Info object; a table lists the
 // summary, then the roots, records and anomalies; CSV has one
 // section,name,value row per number, names without the table's indent.
-func Info(w io.Writer, in analysis.Info, o Options) error {
+func Info(w io.Writer, in heap.Info, o Options) error {
 	return Generate(w, info{in}, o)
 }
 
 // info is a dump summary as a Document.
-type info struct{ analysis.Info }
+type info struct{ heap.Info }
 
 // JSON writes the summary.
 func (in info) JSON(w io.Writer) error { return writeJSON(w, in.Info) }
@@ -155,7 +155,7 @@ func (in info) heaps() grid {
 }
 
 // heapDumps says how many heap dumps the file holds and which was loaded.
-func heapDumps(in analysis.Info) string {
+func heapDumps(in heap.Info) string {
 	if in.Dumps == 0 {
 		return "none"
 	}

@@ -5,19 +5,19 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 // Leaks renders leak suspects. JSON is the array of suspects; CSV has one
 // row per suspect; a table lists the suspects, then for each one the
 // biggest classes beneath its accumulation point and its path from a GC
 // root.
-func Leaks(w io.Writer, l analysis.LeakReport, o Options) error {
+func Leaks(w io.Writer, l heap.LeakReport, o Options) error {
 	return Generate(w, leaks{l}, o)
 }
 
 // leaks is a leak report as a Document.
-type leaks struct{ analysis.LeakReport }
+type leaks struct{ heap.LeakReport }
 
 // JSON writes the suspects.
 func (l leaks) JSON(w io.Writer) error { return writeJSON(w, nonNil(l.Suspects)) }
@@ -79,7 +79,7 @@ func (l leaks) grid(o Options, forCSV bool) grid {
 }
 
 // leakDetails renders one suspect's biggest classes and path.
-func leakDetails(w io.Writer, n int, s analysis.LeakSuspect, o Options) error {
+func leakDetails(w io.Writer, n int, s heap.LeakSuspect, o Options) error {
 	beneath := "objects it immediately dominates"
 	switch {
 	case s.Instances > 0:
@@ -112,6 +112,6 @@ func leakDetails(w io.Writer, n int, s analysis.LeakSuspect, o Options) error {
 	if _, err := fmt.Fprintf(w, "Suspect %d: shortest path from a GC root to %s\n", n, to); err != nil {
 		return err
 	}
-	return retainers{analysis.Retainers{Targets: 1, Paths: []analysis.RetainerPath{
+	return retainers{heap.Retainers{Targets: 1, Paths: []heap.RetainerPath{
 		{RootKind: s.RootKind, RootThread: s.RootThread, RootFrame: s.RootFrame, Objects: 1, Chain: s.Path}}}}.Table(w, o)
 }

@@ -5,18 +5,18 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 // Retainers renders paths from GC roots: JSON is {"paths": [...]}; tables
 // and CSV show one row per step, the root first, and tables end with the
 // targets no path reaches.
-func Retainers(w io.Writer, r analysis.Retainers, o Options) error {
+func Retainers(w io.Writer, r heap.Retainers, o Options) error {
 	return Generate(w, retainers{r}, o)
 }
 
 // retainers is paths from GC roots as a Document.
-type retainers struct{ analysis.Retainers }
+type retainers struct{ heap.Retainers }
 
 // JSON writes the paths.
 func (r retainers) JSON(w io.Writer) error { return writeJSON(w, r.Retainers) }
@@ -84,7 +84,7 @@ func (r retainers) grid(indent bool) grid {
 
 // rootDescription says what a path's GC root is: its kind, the thread and
 // frame of a stack root.
-func rootDescription(p analysis.RetainerPath) string {
+func rootDescription(p heap.RetainerPath) string {
 	root := []string{p.RootKind}
 	switch {
 	case p.RootThreadAllocator:

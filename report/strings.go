@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 // stringCells is how many characters of a value a table shows; longer
@@ -15,12 +15,12 @@ const stringCells = 80
 
 // DuplicateStrings renders the groups of duplicated Strings. JSON is the
 // array of rows; tables end with the total of all groups.
-func DuplicateStrings(w io.Writer, d analysis.DuplicateStringReport, o Options) error {
+func DuplicateStrings(w io.Writer, d heap.DuplicateStringReport, o Options) error {
 	return Generate(w, duplicateStrings{d}, o)
 }
 
 // duplicateStrings is a duplicate String report as a Document.
-type duplicateStrings struct{ analysis.DuplicateStringReport }
+type duplicateStrings struct{ heap.DuplicateStringReport }
 
 // JSON writes the rows.
 func (d duplicateStrings) JSON(w io.Writer) error { return writeJSON(w, nonNil(d.Rows)) }

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 )
 
 // Threads renders threads with their states and stacks: JSON an array of
@@ -14,32 +14,32 @@ import (
 // Rows with retained sizes (threads --retained) add a retained column, and
 // each stack below the table lists the locals of each frame; in CSV a
 // last column lists them as joinLocals does.
-func Threads(w io.Writer, threads []analysis.ThreadRow, o Options) error {
-	return Generate(w, threadRows(threads), o)
+func Threads(w io.Writer, rows []threads.ThreadRow, o Options) error {
+	return Generate(w, threadRows(rows), o)
 }
 
 // threadRows is threads as a Document.
-type threadRows []analysis.ThreadRow
+type threadRows []threads.ThreadRow
 
 // JSON writes the threads with their frames.
-func (threads threadRows) JSON(w io.Writer) error { return writeJSON(w, nonNil(threads)) }
+func (rows threadRows) JSON(w io.Writer) error { return writeJSON(w, nonNil(rows)) }
 
 // retained tells rows with retained sizes (threads --retained).
-func (threads threadRows) retained() bool {
-	return len(threads) > 0 && threads[0].RetainedBytes != nil
+func (rows threadRows) retained() bool {
+	return len(rows) > 0 && rows[0].RetainedBytes != nil
 }
 
 // CSV writes one row per thread: its depth, its frames in one column, and
 // with retained sizes its locals in a last one.
-func (threads threadRows) CSV(w io.Writer, o Options) error {
+func (rows threadRows) CSV(w io.Writer, o Options) error {
 	g := grid{columns: []column{{"serial", count}, {"name", text}, {"state", text}, {"depth", count}, {"frames", text}}}
-	if threads.retained() {
+	if rows.retained() {
 		g.columns = append(g.columns[:3], append([]column{{"retained bytes", bytes}}, g.columns[3:]...)...)
 		g.columns = append(g.columns, column{"locals", text})
 	}
-	for _, t := range threads {
+	for _, t := range rows {
 		row := []any{int64(t.Serial), t.Name, t.State, len(t.Frames), joinFrames(t.Frames)}
-		if threads.retained() {
+		if rows.retained() {
 			row = append(row[:3], append([]any{*t.RetainedBytes}, row[3:]...)...)
 			row = append(row, joinLocals(t.Frames))
 		}
@@ -50,14 +50,14 @@ func (threads threadRows) CSV(w io.Writer, o Options) error {
 
 // Table writes one row per thread with its top frame, then each stack
 // below the table.
-func (threads threadRows) Table(w io.Writer, o Options) error {
-	retained := threads.retained()
+func (rows threadRows) Table(w io.Writer, o Options) error {
+	retained := rows.retained()
 	g := grid{columns: []column{{"serial", count}, {"name", text}, {"state", text}, {"frames", count}, {"top frame", text}},
 		none: "no thread in the dump"}
 	if retained {
 		g.columns = append(g.columns[:3], append([]column{{"retained bytes", bytes}}, g.columns[3:]...)...)
 	}
-	for _, t := range threads {
+	for _, t := range rows {
 		top := ""
 		if len(t.Frames) > 0 {
 			top = frameString(t.Frames[0])
@@ -71,7 +71,7 @@ func (threads threadRows) Table(w io.Writer, o Options) error {
 	if err := o.writeTable(w, g); err != nil {
 		return err
 	}
-	for _, t := range threads {
+	for _, t := range rows {
 		if len(t.Frames) == 0 {
 			continue
 		}
@@ -91,7 +91,7 @@ func (threads threadRows) Table(w io.Writer, o Options) error {
 
 // writeLocalFrames writes a stack as writeFrames does, each frame followed
 // by the objects it holds with their retained sizes.
-func writeLocalFrames(w io.Writer, head string, frames []analysis.StackFrame, o Options) error {
+func writeLocalFrames(w io.Writer, head string, frames []threads.StackFrame, o Options) error {
 	var b strings.Builder
 	b.WriteString(head)
 	b.WriteByte('\n')
@@ -112,7 +112,7 @@ func writeLocalFrames(w io.Writer, head string, frames []analysis.StackFrame, o 
 // frame's depth (0: innermost, the position in the frames column), the
 // object id, its retained bytes and its class, separated by spaces, the
 // class last, whatever it holds.
-func joinLocals(frames []analysis.StackFrame) string {
+func joinLocals(frames []threads.StackFrame) string {
 	var s []string
 	for depth, f := range frames {
 		for _, l := range f.Locals {

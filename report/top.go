@@ -4,18 +4,18 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 // TopConsumers renders the top of the dominator tree grouped by class,
 // class loader or package. JSON is the array of rows; tables end with the
 // reachable heap the percentages are shares of.
-func TopConsumers(w io.Writer, t analysis.TopConsumerReport, o Options) error {
+func TopConsumers(w io.Writer, t heap.TopConsumerReport, o Options) error {
 	return Generate(w, topConsumers{t}, o)
 }
 
 // topConsumers is a top consumer report as a Document.
-type topConsumers struct{ analysis.TopConsumerReport }
+type topConsumers struct{ heap.TopConsumerReport }
 
 // JSON writes the rows.
 func (t topConsumers) JSON(w io.Writer) error { return writeJSON(w, nonNil(t.Rows)) }
@@ -40,7 +40,7 @@ func (t topConsumers) Table(w io.Writer, o Options) error {
 // grid is the rows, the group column named for what groups them.
 func (t topConsumers) grid() grid {
 	name := t.By
-	if t.By == analysis.ByClassLoader {
+	if t.By == heap.ByClassLoader {
 		name = "class loader"
 	}
 	g := grid{columns: []column{{"#", count}, {"objects", count}, {"retained bytes", bytes}, {"percent", percent}, {name, text}},

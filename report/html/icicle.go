@@ -3,7 +3,7 @@ package html
 import (
 	"strconv"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/profile"
 	"github.com/hprofctl/hprofctl/report"
 )
 
@@ -34,16 +34,16 @@ const (
 )
 
 // newIcicle lays out the call tree of the traces of r
-// (analysis.CPUReport.CallTree), outermost frame first.
-func newIcicle(r analysis.CPUReport) icicle {
+// (profile.CPUReport.CallTree), outermost frame first.
+func newIcicle(r profile.CPUReport) icicle {
 	root := r.CallTree(report.FrameString)
 	ic := icicle{Width: icicleWidth}
 	if root.Count == 0 {
 		return ic
 	}
 	depth := 0
-	var place func(n *analysis.CallNode, name string, x float64, level int)
-	place = func(n *analysis.CallNode, name string, x float64, level int) {
+	var place func(n *profile.CallNode, name string, x float64, level int)
+	place = func(n *profile.CallNode, name string, x float64, level int) {
 		w := float64(icicleWidth) * float64(n.Count) / float64(root.Count)
 		if w < minBox {
 			return
