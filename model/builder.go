@@ -797,7 +797,7 @@ func (b *builder) finish() error {
 				}
 			}
 		})
-		res, err := b.objects.index(h, b.late)
+		res, err := b.objects.resolve(h, b.late)
 		if err != nil {
 			return fmt.Errorf("%s: %w", h.Source.File, err)
 		}
