@@ -320,13 +320,13 @@ func (b *builder) top(rec *hprof.Record) error {
 	case hprof.TagControlSettings:
 		b.agent = true
 		cs := rec.ControlSettings
-		b.prof.Control = &ControlSettings{AllocTraces: cs.Flags&1 != 0, CPUSampling: cs.Flags&2 != 0, MaxDepth: int(cs.MaxDepth)}
+		b.prof.Control = &ControlSettings{AllocTraces: cs.AllocTraces(), CPUSampling: cs.CPUSampling(), MaxDepth: int(cs.MaxDepth)}
 	case hprof.TagUnloadClass:
 		b.unloaded[rec.UnloadClass] = true
 	case hprof.TagAllocSites:
 		a := rec.AllocSites
 		order := "live bytes"
-		if a.Flags&0x2 != 0 { // sorted by allocation
+		if a.SortedByAllocation() {
 			order = "allocated bytes"
 		}
 		b.prof.Sites = &SiteTable{OrderedBy: order, LiveBytes: int64(a.LiveBytes), LiveInstances: int64(a.LiveInstances),
