@@ -130,7 +130,7 @@ func (b *builder) nameClasses() {
 func (b *builder) buildRoots() {
 	h := b.h
 	agent := b.agentFile()
-	threadIndex := map[uint32]int32{}
+	threadAt := map[uint32]int32{}
 	for _, rr := range b.roots {
 		if rr.kind != RootThreadObject {
 			continue
@@ -140,10 +140,10 @@ func (b *builder) buildRoots() {
 			// roots of objects whose thread it does not know name.
 			continue
 		}
-		if _, dup := threadIndex[rr.thread]; dup {
+		if _, dup := threadAt[rr.thread]; dup {
 			continue
 		}
-		threadIndex[rr.thread] = int32(len(h.Threads))
+		threadAt[rr.thread] = int32(len(h.Threads))
 		b.threadTrace[rr.thread] = rr.trace
 		t := Thread{Serial: rr.thread, ID: rr.id, Object: NoObject, Trace: -1}
 		if id, ok := b.threadNames[rr.thread]; ok {
@@ -156,14 +156,14 @@ func (b *builder) buildRoots() {
 		// announces threads whose Thread object is none (it may track a
 		// second Thread object for a thread it saw start): only those
 		// that ended are threads of the dump.
-		if _, ok := threadIndex[serial]; !ok && (!agent || b.ended[serial]) {
-			threadIndex[serial] = int32(len(h.Threads))
+		if _, ok := threadAt[serial]; !ok && (!agent || b.ended[serial]) {
+			threadAt[serial] = int32(len(h.Threads))
 			h.Threads = append(h.Threads, Thread{Serial: serial, ID: id, Object: NoObject, Trace: -1, Name: b.name(b.threadNames[serial])})
 		}
 	}
 	sort.SliceStable(h.Threads, func(i, j int) bool { return h.Threads[i].Serial < h.Threads[j].Serial })
 	for i, t := range h.Threads {
-		threadIndex[t.Serial] = int32(i)
+		threadAt[t.Serial] = int32(i)
 		if h.HasObjects {
 			if idx, ok := h.Lookup(t.ID); ok {
 				h.Threads[i].Object = idx
@@ -174,7 +174,7 @@ func (b *builder) buildRoots() {
 	h.Roots = make([]Root, 0, len(b.roots))
 	for _, rr := range b.roots {
 		root := Root{Kind: rr.kind, ID: rr.id, Object: NoObject, Thread: -1, Frame: rr.frame}
-		if ti, ok := threadIndex[rr.thread]; ok && rr.thread != 0 {
+		if ti, ok := threadAt[rr.thread]; ok && rr.thread != 0 {
 			root.Thread = ti
 		}
 		if h.HasObjects {

@@ -368,7 +368,7 @@ func (t *objectTable) resolveReferents(h *Heap, order []uint32) []WeakRef {
 	return out
 }
 
-// sortOrder returns the arrival indices ordered by (id, arrival). Dumps
+// sortOrder returns the arrival numbers ordered by (id, arrival). Dumps
 // arrive nearly sorted — HotSpot writes class objects, then the heap in
 // address order; parallel dumps a few such runs — so the longest ascending
 // run is kept as it is, the rest sorted, and the two merged.
