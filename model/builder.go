@@ -54,6 +54,7 @@ type builder struct {
 	anomalyCounts
 }
 
+// newBuilder returns a builder of the Heap that r's records make.
 func newBuilder(r hprof.Source, opt LoadOptions) *builder {
 	hdr := r.Header()
 	traits := r.Traits()
@@ -78,6 +79,8 @@ func newBuilder(r hprof.Source, opt LoadOptions) *builder {
 	return b
 }
 
+// run reads every record, keeps the chosen heap dump, records what the
+// reader met on the way, and finishes the Heap.
 func (b *builder) run() error {
 	r := b.r
 	var topCounts [256]int64
@@ -201,6 +204,8 @@ func (b *builder) producer() string {
 	return "hotspot"
 }
 
+// name returns the string a UTF8 record gave id, or a stand-in naming the
+// id.
 func (b *builder) name(id uint64) string {
 	if s, ok := b.strings[id]; ok {
 		return s

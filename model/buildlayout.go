@@ -1,13 +1,13 @@
 package model
 
-import (
-	"github.com/hprofctl/hprofctl/model/layout"
-)
+import "github.com/hprofctl/hprofctl/model/layout"
 
 // layoutObservations are the address gaps between consecutive heap
 // objects (object ids are addresses in HotSpot dumps), and the sizes
 // readers report, from which chooseLayout infers the JVM's layout.
 type layoutObservations struct {
+	// prevID, prevClass and prevLength describe the object observed
+	// last, when prevValid.
 	prevID     uint64
 	prevClass  ClassIndex
 	prevLength uint32
