@@ -9,10 +9,11 @@ import (
 	"github.com/hprofctl/hprofctl/parser/hprof"
 )
 
-// anomalyCounts are the anomalies counted while the dump streams, each
-// with the offset of its first, which reportCounts records.
+// anomalyCounts are the anomalies counted while the dump streams, with
+// the offset of the first of a kind where it is kept; reportCounts
+// records them.
 type anomalyCounts struct {
-	sizeMismatch      int64
+	sizeMismatch      int64 // instances whose bytes miss their class's field sizes
 	sizeMismatchFirst int64
 	duplicateClasses  int64
 	nullClassDumps    int64 // CLASS_DUMPs of class id 0
