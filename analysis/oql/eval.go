@@ -88,35 +88,14 @@ func (e *evaluator) selectQuery(q *Query, limit int) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Columns: []string{"object"}, Rows: [][]Value{}}
-	if q.Mode == SelectColumns && !q.Star {
-		res.Columns = res.Columns[:0]
-		for _, it := range q.Items {
-			res.Columns = append(res.Columns, it.Name)
-		}
+	set := &rowSet{rows: [][]Value{}, distinct: q.Distinct, seen: map[string]bool{}}
+	if q.Mode != SelectRetainedSet {
+		set.limit = limit
 	}
-	seen := map[string]bool{}
 	var retainers []model.ObjectIndex
-	full := func() bool { return limit > 0 && len(res.Rows) >= limit && q.Mode != SelectRetainedSet }
-	add := func(row []Value) {
-		if full() {
-			return
-		}
-		if q.Distinct {
-			var b strings.Builder
-			for _, v := range row {
-				b.WriteString(v.key())
-				b.WriteByte(0)
-			}
-			if seen[b.String()] {
-				return
-			}
-			seen[b.String()] = true
-		}
-		res.Rows = append(res.Rows, row)
-	}
-	for lo := 0; lo < len(objs) && !full(); lo += rowChunk {
-		rows, err := e.chunkRows(q, objs[lo:min(lo+rowChunk, len(objs))])
+	for lo := 0; lo < len(objs) && !set.full(); lo += rowChunk {
+		chunk := objs[lo:min(lo+rowChunk, len(objs))]
+		rows, err := e.chunkRows(q, chunk)
 		if err != nil {
 			return nil, err
 		}
@@ -124,41 +103,94 @@ func (e *evaluator) selectQuery(q *Query, limit int) (*Result, error) {
 			if row == nil {
 				continue
 			}
-			obj := objs[lo+k]
-			switch {
-			case q.Mode == SelectColumns && q.Star:
-				add([]Value{Object(e.h, obj)})
-			case q.Mode == SelectColumns:
-				add(row)
-			default:
-				if q.Star {
-					row = []Value{Object(e.h, obj)}
-				}
-				for _, v := range row {
-					picked, err := objectsOf(v)
-					if err != nil {
-						return nil, err
-					}
-					for _, p := range picked {
-						if q.Mode == SelectObjects {
-							add([]Value{Object(e.h, p)})
-						} else {
-							retainers = append(retainers, p)
-						}
-					}
-				}
+			picked, err := e.take(q, chunk[k], row, set)
+			if err != nil {
+				return nil, err
 			}
+			retainers = append(retainers, picked...)
 		}
 	}
 	if q.Mode == SelectRetainedSet {
 		for _, i := range e.retainedSet(retainers) {
-			add([]Value{Object(e.h, i)})
+			set.add([]Value{Object(e.h, i)})
 		}
-		if limit > 0 && len(res.Rows) > limit {
-			res.Rows = res.Rows[:limit]
+		if limit > 0 && len(set.rows) > limit {
+			set.rows = set.rows[:limit]
 		}
 	}
-	return res, nil
+	return &Result{Columns: columns(q), Rows: set.rows}, nil
+}
+
+// columns names the columns of q's rows: one "object" column unless q
+// selects the values of its items.
+func columns(q *Query) []string {
+	if q.Mode != SelectColumns || q.Star {
+		return []string{"object"}
+	}
+	names := make([]string, 0, len(q.Items))
+	for _, it := range q.Items {
+		names = append(names, it.Name)
+	}
+	return names
+}
+
+// take adds to set what the row of object obj selects: the row itself
+// (the object for SELECT *), or for SELECT OBJECTS each object of its
+// values. For AS RETAINED SET it adds nothing and returns those objects.
+func (e *evaluator) take(q *Query, obj model.ObjectIndex, row []Value, set *rowSet) ([]model.ObjectIndex, error) {
+	if q.Star {
+		row = []Value{Object(e.h, obj)}
+	}
+	if q.Mode == SelectColumns {
+		set.add(row)
+		return nil, nil
+	}
+	var retainers []model.ObjectIndex
+	for _, v := range row {
+		picked, err := objectsOf(v)
+		if err != nil {
+			return nil, err
+		}
+		if q.Mode == SelectRetainedSet {
+			retainers = append(retainers, picked...)
+			continue
+		}
+		for _, p := range picked {
+			set.add([]Value{Object(e.h, p)})
+		}
+	}
+	return retainers, nil
+}
+
+// rowSet gathers the rows of a SELECT: at most limit (0: all), and with
+// distinct each row once.
+type rowSet struct {
+	rows     [][]Value
+	limit    int
+	distinct bool
+	seen     map[string]bool
+}
+
+// full reports whether the set holds limit rows.
+func (s *rowSet) full() bool { return s.limit > 0 && len(s.rows) >= s.limit }
+
+// add adds row unless the set is full or, with distinct, has it already.
+func (s *rowSet) add(row []Value) {
+	if s.full() {
+		return
+	}
+	if s.distinct {
+		var b strings.Builder
+		for _, v := range row {
+			b.WriteString(v.key())
+			b.WriteByte(0)
+		}
+		if s.seen[b.String()] {
+			return
+		}
+		s.seen[b.String()] = true
+	}
+	s.rows = append(s.rows, row)
 }
 
 // objectsOf lists the objects of value v for SELECT OBJECTS: the object,

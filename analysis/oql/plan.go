@@ -11,106 +11,119 @@ import (
 // prepare evaluates the subqueries in q's expressions, once each: they
 // cannot refer to the outer query's object.
 func (e *evaluator) prepare(q *Query) error {
-	var walk func(x Expr) error
-	walk = func(x Expr) error {
+	exprs := []Expr{q.Where}
+	for _, it := range q.Items {
+		exprs = append(exprs, it.Expr)
+	}
+	return eachSubquery(e.subquery, exprs...)
+}
+
+// eachSubquery calls f on the subqueries of exprs, left to right and
+// outermost first, without entering them; nil expressions have none.
+func eachSubquery(f func(*Subquery) error, exprs ...Expr) error {
+	for _, x := range exprs {
+		var err error
 		switch x := x.(type) {
 		case *Field:
-			return walk(x.X)
+			err = eachSubquery(f, x.X)
 		case *Attr:
-			return walk(x.X)
+			err = eachSubquery(f, x.X)
 		case *Index:
-			if err := walk(x.X); err != nil {
-				return err
-			}
-			return walk(x.I)
+			err = eachSubquery(f, x.X, x.I)
 		case *Call:
-			for _, a := range x.Args {
-				if err := walk(a); err != nil {
-					return err
-				}
-			}
+			err = eachSubquery(f, x.Args...)
 		case *Binary:
-			if err := walk(x.L); err != nil {
-				return err
-			}
-			return walk(x.R)
+			err = eachSubquery(f, x.L, x.R)
 		case *Not:
-			return walk(x.X)
+			err = eachSubquery(f, x.X)
 		case *List:
-			for _, a := range x.Items {
-				if err := walk(a); err != nil {
-					return err
-				}
-			}
+			err = eachSubquery(f, x.Items...)
 		case *Subquery:
-			if _, done := e.subqueries[x]; done {
-				return nil
-			}
-			sub := &evaluator{h: e.h, r: e.r, path: e.path, opt: e.opt, subqueries: e.subqueries, patterns: e.patterns}
-			res, err := sub.query(x.Query, 0)
-			if err != nil {
-				return err
-			}
-			list := make([]Value, len(res.Rows))
-			for k, row := range res.Rows {
-				list[k] = row[0]
-				if len(row) > 1 {
-					list[k] = Value{Kind: KindList, List: row}
-				}
-			}
-			e.subqueries[x] = Value{Kind: KindList, List: list}
+			err = f(x)
 		}
-		return nil
-	}
-	if q.Where != nil {
-		if err := walk(q.Where); err != nil {
-			return err
-		}
-	}
-	for _, it := range q.Items {
-		if err := walk(it.Expr); err != nil {
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// subquery evaluates x unless done before: its value is the list of its
+// rows, each row its one value or, with several columns, their list.
+func (e *evaluator) subquery(x *Subquery) error {
+	if _, done := e.subqueries[x]; done {
+		return nil
+	}
+	sub := &evaluator{h: e.h, r: e.r, path: e.path, opt: e.opt, subqueries: e.subqueries, patterns: e.patterns}
+	res, err := sub.query(x.Query, 0)
+	if err != nil {
+		return err
+	}
+	list := make([]Value, len(res.Rows))
+	for k, row := range res.Rows {
+		list[k] = row[0]
+		if len(row) > 1 {
+			list[k] = Value{Kind: KindList, List: row}
+		}
+	}
+	e.subqueries[x] = Value{Kind: KindList, List: list}
+	return nil
+}
+
 // fromObjects lists the objects a FROM clause names, in index order for
 // classes, in the order written for ids and as the subquery gives them.
 func (e *evaluator) fromObjects(f From) ([]model.ObjectIndex, error) {
-	h := e.h
 	switch f.Kind {
 	case FromQuery:
-		res, err := e.query(f.Sub, 0)
-		if err != nil {
-			return nil, err
-		}
-		var out []model.ObjectIndex
-		for _, row := range res.Rows {
-			o, err := objectsOf(row[0])
-			if err != nil {
-				return nil, fmt.Errorf("FROM (subquery): %w", err)
-			}
-			out = append(out, o...)
-		}
-		return out, nil
+		return e.fromSubquery(f.Sub)
 	case FromIDs:
-		var out []model.ObjectIndex
-		for _, id := range f.IDs {
-			i, ok := h.Lookup(id)
-			if !ok {
-				return nil, fmt.Errorf("FROM: no object 0x%x in the dump", id)
-			}
-			if c, ok := h.ClassObjectOf(i); ok && h.Classes[c].Object == i && !f.Objects {
-				set := make([]bool, len(h.Classes))
-				set[c] = true
-				out = append(out, e.instances(e.withSubclasses(set, f.InstanceOf))...)
-				continue
-			}
-			out = append(out, i)
-		}
-		return out, nil
+		return e.fromIDs(f)
 	}
+	return e.fromClasses(f)
+}
+
+// fromSubquery lists the objects of the first column of sub's rows.
+func (e *evaluator) fromSubquery(sub *Query) ([]model.ObjectIndex, error) {
+	res, err := e.query(sub, 0)
+	if err != nil {
+		return nil, err
+	}
+	var out []model.ObjectIndex
+	for _, row := range res.Rows {
+		o, err := objectsOf(row[0])
+		if err != nil {
+			return nil, fmt.Errorf("FROM (subquery): %w", err)
+		}
+		out = append(out, o...)
+	}
+	return out, nil
+}
+
+// fromIDs lists the objects of f's ids in the order written: an id of a
+// class object stands for the class's instances unless f takes OBJECTS.
+func (e *evaluator) fromIDs(f From) ([]model.ObjectIndex, error) {
+	h := e.h
+	var out []model.ObjectIndex
+	for _, id := range f.IDs {
+		i, ok := h.Lookup(id)
+		if !ok {
+			return nil, fmt.Errorf("FROM: no object 0x%x in the dump", id)
+		}
+		if c, ok := h.ClassObjectOf(i); ok && h.Classes[c].Object == i && !f.Objects {
+			set := make([]bool, len(h.Classes))
+			set[c] = true
+			out = append(out, e.instances(e.withSubclasses(set, f.InstanceOf))...)
+			continue
+		}
+		out = append(out, i)
+	}
+	return out, nil
+}
+
+// fromClasses lists, by index, the instances (or with OBJECTS the class
+// objects) of the class f names or of the classes its pattern matches.
+func (e *evaluator) fromClasses(f From) ([]model.ObjectIndex, error) {
+	h := e.h
 	set := make([]bool, len(h.Classes))
 	found := false
 	var re *regexp.Regexp
