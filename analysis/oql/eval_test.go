@@ -115,12 +115,22 @@ type exprCase struct {
 // query, SELECT … FROM from, which must give one row.
 func (d *testDump) checkExprs(t *testing.T, from string, cases []exprCase) {
 	t.Helper()
+	d.checkExprsWith(t, from, Options{}, cases)
+}
+
+// checkExprsWith is checkExprs with the options o.
+func (d *testDump) checkExprsWith(t *testing.T, from string, o Options, cases []exprCase) {
+	t.Helper()
 	exprs := make([]string, len(cases))
 	for k, c := range cases {
 		exprs[k] = c.expr
 	}
 	query := "SELECT " + strings.Join(exprs, ", ") + " FROM " + from
-	rows := d.rows(t, query)
+	res, err := d.run(t, query, o)
+	if err != nil {
+		t.Fatalf("%s: %s: %v", d.name, query, err)
+	}
+	rows := res.Rows
 	if len(rows) != 1 {
 		t.Fatalf("%s: %s: %d rows, want 1", d.name, query, len(rows))
 	}
