@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model"
 )
 
@@ -68,7 +68,7 @@ func (e *evaluator) attr(v Value, name string) (Value, error) {
 
 // displayName is how MAT names an object: its class and address.
 func displayName(h *model.Heap, i model.ObjectIndex) string {
-	return analysis.ClassName(h, i) + " @ " + analysis.ObjectID(h, i)
+	return heap.ClassName(h, i) + " @ " + heap.ObjectID(h, i)
 }
 
 // call applies the built-in function name to v.

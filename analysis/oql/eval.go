@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/model"
 )
 
@@ -27,7 +27,7 @@ type Options struct {
 // waited are evaluated again.
 type evaluator struct {
 	h    *model.Heap
-	r    *analysis.Retention
+	r    *graph.Retention
 	path string
 	opt  Options
 
@@ -49,7 +49,7 @@ type evaluator struct {
 // Run answers query q over heap h with its retention r; field values are
 // read from the dump at path (which standard input cannot be). Rows come
 // in the order of the FROM clause's objects (by index for classes).
-func Run(h *model.Heap, r *analysis.Retention, path string, q *Query, o Options) (*Result, error) {
+func Run(h *model.Heap, r *graph.Retention, path string, q *Query, o Options) (*Result, error) {
 	e := &evaluator{h: h, r: r, path: path, opt: o, subqueries: map[*Subquery]Value{}, patterns: map[string]*regexp.Regexp{}}
 	return e.query(q, o.Limit)
 }

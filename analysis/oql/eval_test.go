@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 )
@@ -29,7 +29,7 @@ type testDump struct {
 	name string
 	path string
 	h    *model.Heap
-	r    *analysis.Retention
+	r    *graph.Retention
 }
 
 // testDumps keeps each dump loaded once for all the tests.
@@ -51,7 +51,7 @@ func loadDump(t *testing.T, name string) *testDump {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := analysis.ComputeRetention(h, analysis.RetentionOptions{})
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
