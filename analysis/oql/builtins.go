@@ -136,6 +136,7 @@ func (e *evaluator) call(name string, v Value) (Value, error) {
 	return Null(), fmt.Errorf("unknown function %s", name)
 }
 
+// objectList is the objects of objs, given by index, as a list.
 func (e *evaluator) objectList(objs []uint32) Value {
 	out := Value{Kind: KindList, List: make([]Value, len(objs))}
 	for k, o := range objs {

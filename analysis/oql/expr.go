@@ -89,6 +89,7 @@ func truth(v Value) (bool, error) {
 	return false, fmt.Errorf("expected a condition (true or false), found %s %s", kindName(v.Kind), v.Text())
 }
 
+// kindName names a kind of value in error messages.
 func kindName(k Kind) string {
 	return [...]string{"null", "a number", "a number", "a boolean", "a string", "an object", "a list"}[k]
 }

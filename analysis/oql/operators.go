@@ -7,6 +7,8 @@ import (
 	"strings"
 )
 
+// binary evaluates x: AND and OR evaluate their right side only when the
+// left does not decide, the other operators both sides.
 func (e *evaluator) binary(x *Binary, sc scope) (Value, error) {
 	l, err := e.eval(x.L, sc)
 	if err != nil {
@@ -114,6 +116,8 @@ func order(a, b Value) (int, bool) {
 	return compareNumbers(af, bf), true
 }
 
+// compareNumbers is -1, 0 or 1 as a is less than, equal to or greater
+// than b.
 func compareNumbers[T int64 | float64](a, b T) int {
 	switch {
 	case a < b:
@@ -124,6 +128,7 @@ func compareNumbers[T int64 | float64](a, b T) int {
 	return 0
 }
 
+// number is v as a float when v is a number.
 func number(v Value) (float64, bool) {
 	switch v.Kind {
 	case KindInt:
