@@ -97,7 +97,7 @@ func LoadASCII(src io.Reader, name string, dump int) (*Profile, error) {
 		case hprofascii.KindMonitorDumpThread:
 			if t := rec.MonitorThread; monitorDump != nil {
 				monitorDump.Threads = append(monitorDump.Threads, MonitorThread{Serial: t.Thread, Trace: t.Trace,
-					State: agentThreadState(string(t.State)), Suspended: t.Suspended, Interrupted: t.Interrupted, InNative: t.InNative})
+					State: hprofascii.ThreadState(t.State), Suspended: t.Suspended, Interrupted: t.Interrupted, InNative: t.InNative})
 			}
 		case hprofascii.KindMonitorDumpMonitor:
 			if m := rec.Monitor; monitorDump != nil {
@@ -147,15 +147,7 @@ func LoadASCII(src io.Reader, name string, dump int) (*Profile, error) {
 }
 
 func asciiTrace(t *hprofascii.Trace) Trace {
-	out := Trace{Serial: t.Serial, ThreadSerial: t.Thread, Frames: make([]Frame, len(t.Frames))}
-	for i, f := range t.Frames {
-		fr := Frame{Class: string(f.Class), Method: string(f.Method), File: string(f.Source), Line: f.Line}
-		if fr.Method == "" {
-			fr.Method = "<unknown method>"
-		}
-		out.Frames[i] = fr
-	}
-	return out
+	return Trace{Serial: t.Serial, ThreadSerial: t.Thread, Frames: t.ThreadFrames()}
 }
 
 func monitorName(m hprofascii.MonitorRef) MonitorName {
@@ -164,24 +156,4 @@ func monitorName(m hprofascii.MonitorRef) MonitorName {
 		n.Class = hprofascii.JavaName(m.Class)
 	}
 	return n
-}
-
-// agentThreadState maps the status codes of the agent's MONITOR DUMP to
-// java.lang.Thread.State names.
-func agentThreadState(code string) string {
-	switch code {
-	case "R":
-		return "RUNNABLE"
-	case "MW":
-		return "BLOCKED"
-	case "CW":
-		return "WAITING"
-	case "SL":
-		return "TIMED_WAITING"
-	case "ZO":
-		return "TERMINATED"
-	case "NS":
-		return "NEW"
-	}
-	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 
+	"github.com/hprofctl/hprofctl/model/thread"
 	"github.com/hprofctl/hprofctl/parser/hprof"
 )
 
@@ -227,11 +228,11 @@ func parseFrame(l []byte) (Frame, bool) {
 	f := Frame{Class: class, Method: method, Source: source}
 	switch string(lineText) {
 	case "Unknown line":
-		f.Line = LineUnknown
+		f.Line = thread.LineUnknown
 	case "Compiled method":
-		f.Line = LineCompiled
+		f.Line = thread.LineCompiled
 	case "Native method":
-		f.Line = LineNative
+		f.Line = thread.LineNative
 	default:
 		s := newScanner(lineText)
 		n := s.i64()
@@ -488,9 +489,9 @@ func (r *Reader) monitorThread(line []byte) bool {
 	v.Trace = s.u32()
 	s.lit(", status:")
 	s.blanks()
-	v.Suspended = s.has("S|")
-	v.Interrupted = s.has("intr|")
-	v.InNative = s.has("native|")
+	v.Suspended = s.has(flagSuspended)
+	v.Interrupted = s.has(flagInterrupted)
+	v.InNative = s.has(flagInNative)
 	v.State = s.b
 	if !s.ok || bytes.ContainsAny(v.State, " \t|") {
 		return r.bad(line, "MONITOR DUMP thread line")
