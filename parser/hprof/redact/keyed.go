@@ -105,17 +105,6 @@ func (ks *keys) keyer() *keyer {
 	return &keyer{keys: ks, sip: newSip128(ks.digest)}
 }
 
-// round is the Feistel round function: SipHash-1-3 of the one word x
-// under the round key k (no length block: x is always one word).
-func round(k *[2]uint64, x uint64) uint64 {
-	v0, v1, v2, v3 := k[0]^0x736f6d6570736575, k[1]^0x646f72616e646f6d, k[0]^0x6c7967656e657261, k[1]^0x7465646279746573^x
-	v0, v1, v2, v3 = sipRound(v0, v1, v2, v3)
-	v0 ^= x
-	v2 ^= 0xff
-	v0, v1, v2, v3 = sipRound(sipRound(sipRound(v0, v1, v2, v3)))
-	return v0 ^ v1 ^ v2 ^ v3
-}
-
 // permute replaces the n-byte value b (1 <= n <= 16) in place by its
 // image under the keyed permutation of all n-byte values of the domain
 // and type.
@@ -147,7 +136,15 @@ func feistel(rk *roundKeys, h uint, hi, lo uint64) (uint64, uint64) {
 		left = lo>>h | hi<<(64-h)
 	}
 	for r := range rk {
-		left, right = right, left^round(&rk[r], right)&mask
+		// The round function: SipHash-1-3 of the one word right under
+		// the round key (no length block: the input is always one word).
+		k0, k1 := rk[r][0], rk[r][1]
+		v0, v1, v2, v3 := k0^0x736f6d6570736575, k1^0x646f72616e646f6d, k0^0x6c7967656e657261, k1^0x7465646279746573^right
+		v0, v1, v2, v3 = sipRound(v0, v1, v2, v3)
+		v0 ^= right
+		v2 ^= 0xff
+		v0, v1, v2, v3 = sipRound(sipRound(sipRound(v0, v1, v2, v3)))
+		left, right = right, left^(v0^v1^v2^v3)&mask
 	}
 	if h < 64 {
 		return left >> (64 - h), right | left<<h
