@@ -516,3 +516,45 @@ func TestCloseStopsDecompression(t *testing.T) {
 		t.Errorf("%d goroutines after Close, %d before opening", n, before)
 	}
 }
+
+// TestReadAhead reads a plain file ahead of its reader: the same bytes
+// and end, and after Close fs.ErrClosed and no goroutine left; a
+// compressed file read ahead is read as before.
+func TestReadAhead(t *testing.T) {
+	data := text(3<<20, 23)
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(data)
+	zw.Close()
+	before := runtime.NumGoroutine()
+	for _, file := range [][]byte{data, z.Bytes()} {
+		f, err := NewFile("x", io.NopCloser(bytes.NewReader(file)), int64(len(file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.ReadAhead()
+		if got, err := io.ReadAll(f); err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%s read ahead: %d bytes, %v; want %d bytes", f.Compression, len(got), err, len(data))
+		}
+		f.Close()
+	}
+	f, err := NewFile("x", io.NopCloser(bytes.NewReader(data)), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.ReadAhead()
+	if _, err := io.ReadFull(f, make([]byte, 100<<10)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if n, err := f.Read(make([]byte, 4<<20)); n != 0 || !errors.Is(err, fs.ErrClosed) {
+		t.Errorf("read after Close: %d bytes, %v; want %v", n, err, fs.ErrClosed)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after Close, %d before opening", n, before)
+	}
+}

@@ -114,6 +114,17 @@ func NewFile(name string, src io.ReadCloser, size int64) (*File, error) {
 // Read reads decompressed bytes.
 func (f *File) Read(p []byte) (int, error) { return f.r.Read(p) }
 
+// ReadAhead has a plain file read on a goroutine of its own, ahead of its
+// reader, as compressed files are decompressed: for a reader whose work
+// per byte is little (a scan of the records), the copying out of the page
+// cache then runs beside it. It must be called before the first Read.
+func (f *File) ReadAhead() {
+	if f.halt == nil {
+		p := newPipe(f.r)
+		f.r, f.halt = p, p.close
+	}
+}
+
 // StoredOffset is how many bytes of the stored (possibly compressed) file
 // have been read so far; progress reporting compares it with Size.
 // It is safe to call from another goroutine.

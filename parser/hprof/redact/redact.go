@@ -149,7 +149,7 @@ func Redact(open func() (io.ReadCloser, error), name string, w io.Writer, opt Op
 		}
 	}
 	k := newKeyer(key)
-	s, err := readPass(open, name, func(r *hprof.Reader) (*scan, error) { return firstPass(r, k) })
+	s, err := readPass(open, name, true, func(r *hprof.Reader) (*scan, error) { return firstPass(r, k) })
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ func Redact(open func() (io.ReadCloser, error), name string, w io.Writer, opt Op
 	if opt.Names {
 		rw.names = newRenamer(s, k)
 	}
-	if _, err := readPass(open, name, rw.run); err != nil {
+	if _, err := readPass(open, name, false, rw.run); err != nil {
 		return nil, err
 	}
 	if rw.names != nil {
@@ -173,13 +173,18 @@ func Redact(open func() (io.ReadCloser, error), name string, w io.Writer, opt Op
 	return rw.sum, nil
 }
 
-// readPass opens the input and runs one pass over it.
-func readPass(open func() (io.ReadCloser, error), name string, pass func(*hprof.Reader) (*scan, error)) (*scan, error) {
+// readPass opens the input and runs one pass over it; ahead has an
+// input.File read ahead of the pass (the first one, a scan that does
+// little per byte, on one core where the second replaces on all).
+func readPass(open func() (io.ReadCloser, error), name string, ahead bool, pass func(*hprof.Reader) (*scan, error)) (*scan, error) {
 	src, err := open()
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
+	if f, ok := src.(*input.File); ok && ahead {
+		f.ReadAhead()
+	}
 	r, err := hprof.NewReader(src, hprof.Options{Name: name})
 	if err != nil {
 		return nil, err
