@@ -76,7 +76,7 @@ type pipeline struct {
 // newPipeline starts workers goroutines that replace values under ks and
 // the writer to w; gz compresses the output into gzip members.
 func newPipeline(ks *keys, w io.Writer, gz bool, workers int) *pipeline {
-	n := 4*workers + 8
+	n := 2*workers + 2
 	p := &pipeline{gz: gz, work: make(chan *batch, workers), ordered: make(chan *batch, n),
 		free: make(chan *batch, n), stopped: make(chan struct{})}
 	for range n {
