@@ -38,11 +38,14 @@ type roundKeys [feistelRounds][2]uint64
 // keys are what a run's key derives, shared by the goroutines that
 // replace values: the SipHash key of the digests, the AES key of the
 // keystreams and the round keys of the permutations, one set for each
-// domain, type and length in bytes.
+// domain, type and length in bytes; and the replacement of each of the
+// 256 values of a boolean and of a byte field (most fields of most
+// classes are booleans), a table cheaper than the cache.
 type keys struct {
 	digest []byte
 	block  cipher.Block
 	rounds [domainUniform + 1][hprof.TypeLong + 1][shortArray + 1]roundKeys
+	bytes  [hprof.TypeLong + 1]*[256]uint8
 }
 
 // newKeys derives a run's keys from its key with HMAC-SHA256.
@@ -71,6 +74,12 @@ func newKeys(key []byte) *keys {
 					ks.rounds[d][t][n][r] = [2]uint64{binary.BigEndian.Uint64(out[:]), binary.BigEndian.Uint64(out[8:])}
 				}
 			}
+		}
+	}
+	for _, t := range []hprof.Type{hprof.TypeBoolean, hprof.TypeByte} {
+		ks.bytes[t] = new([256]uint8)
+		for v := range ks.bytes[t] {
+			ks.bytes[t][v] = uint8(ks.permuteValue(t, uint64(v)))
 		}
 	}
 	return ks
@@ -167,6 +176,9 @@ func (k *keyer) permuteClass(domain byte, t hprof.Type, b []byte, class func([]b
 // field replaces a primitive field value of type t, given and returned
 // as the bits the dump holds.
 func (k *keyer) field(t hprof.Type, v uint64) uint64 {
+	if tab := k.bytes[t]; tab != nil {
+		return uint64(tab[uint8(v)])
+	}
 	slot := &k.cache[(v*0x9E3779B97F4A7C15>>52^uint64(t))&(uint64(len(k.cache))-1)]
 	if slot.valid && slot.t == t && slot.in == v {
 		return slot.out
