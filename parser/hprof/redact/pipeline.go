@@ -111,6 +111,9 @@ func (p *pipeline) close() error {
 	return p.err
 }
 
+// worker makes the replacements of the batches it takes, and compresses
+// them for gzip output, until the work is closed; after a write error it
+// only signals them done.
 func (p *pipeline) worker(k *keyer) {
 	var zw *gzip.Writer
 	for b := range p.work {
@@ -124,6 +127,9 @@ func (p *pipeline) worker(k *keyer) {
 	}
 }
 
+// writer writes the batches in the order they were sent, each once its
+// worker is done with it, and frees them; after the first error it only
+// frees them.
 func (p *pipeline) writer(w io.Writer) {
 	defer close(p.stopped)
 	for b := range p.ordered {
