@@ -270,6 +270,8 @@ type Heap struct {
 	// jvmpiBare is the description of the bare JVMPI buffer the heap was
 	// read from, to read it again the same way; nil for other files.
 	jvmpiBare *jvmpi.Options
+	// dump reads the dump again (SetDumpReader).
+	dump DumpReader
 	// allocs counts the objects by class and allocation trace, for
 	// agent files whose objects carry allocation traces.
 	allocs []ObjectAlloc

@@ -143,13 +143,13 @@ type threadFields struct {
 }
 
 // ReadHeapLocks reads the objects of the heap dump h was loaded from that
-// hold lock state (path must name a file; only those objects' records
-// where the file allows, see visitObjects) and collects the lock state its java.lang.Thread
+// hold lock state again (through its DumpReader; only those objects'
+// records where the file allows, see visitObjects) and collects the lock state its java.lang.Thread
 // objects and ownable synchronizers hold: each thread's name, tid, daemon
 // flag and state, the synchronizer it is parked on (parkBlocker) and that
 // synchronizer's exclusiveOwnerThread. Monitors leave no owner in a heap
 // dump; only MonitorRoots counts them.
-func ReadHeapLocks(h *Heap, path string) (*HeapLocks, error) {
+func ReadHeapLocks(h *Heap) (*HeapLocks, error) {
 	out := &HeapLocks{Dump: &threaddump.ThreadDump{Format: "heap dump", SynchronizerOwners: true, Truncated: h.Truncated}, Agent: h.Source.Producer == "hprof-agent"}
 	for _, r := range h.Roots {
 		if r.Kind == RootMonitorUsed {
@@ -173,7 +173,7 @@ func ReadHeapLocks(h *Heap, path string) (*HeapLocks, error) {
 	holders := map[uint64]*threadFields{}
 	owners := map[uint64]uint64{}
 	order := binary.BigEndian
-	err := h.visitObjects(path, holding, func(r hprof.Source, rec *hprof.Record) error {
+	err := h.visitObjects(holding, func(r hprof.Source, rec *hprof.Record) error {
 		if rec.Sub != hprof.SubInstanceDump {
 			return nil
 		}
@@ -233,7 +233,7 @@ func ReadHeapLocks(h *Heap, path string) (*HeapLocks, error) {
 			strs = append(strs, s)
 		}
 	}
-	names, err := ReadStrings(h, path, strs)
+	names, err := ReadStrings(h, strs)
 	if err != nil {
 		return nil, err
 	}

@@ -47,14 +47,13 @@ type ValueOptions struct {
 	Elements int
 }
 
-// ReadValues decodes the objects objs from the dump at path, read again
-// as ReadLabels does (at their offsets where the file allows, else by
+// ReadValues decodes the objects objs from the dump h was loaded from,
+// read again through its DumpReader as ReadLabels does (at their offsets where the file allows, else by
 // streaming it once for all of them): each instance's field values over
 // its class chain, each array's length and first elements. A class
 // object's values are its static fields, which the heap already holds.
-// Objects whose record cannot be decoded are left out. path must name a
-// file: standard input cannot be read twice.
-func ReadValues(h *Heap, path string, objs []ObjectIndex, o ValueOptions) (map[ObjectIndex]*ObjectValues, error) {
+// Objects whose record cannot be decoded are left out.
+func ReadValues(h *Heap, objs []ObjectIndex, o ValueOptions) (map[ObjectIndex]*ObjectValues, error) {
 	out := make(map[ObjectIndex]*ObjectValues, len(objs))
 	want := make(map[uint64]ObjectIndex, len(objs))
 	var visit []ObjectIndex
@@ -80,7 +79,7 @@ func ReadValues(h *Heap, path string, objs []ObjectIndex, o ValueOptions) (map[O
 		}
 		return int64(o.Elements)
 	}
-	err := h.visitObjects(path, visit, func(r hprof.Source, rec *hprof.Record) error {
+	err := h.visitObjects(visit, func(r hprof.Source, rec *hprof.Record) error {
 		switch rec.Sub {
 		case hprof.SubInstanceDump:
 			obj, ok := want[rec.Instance.ID]
