@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/hprof"
@@ -233,5 +234,6 @@ func loadObjects(t *testing.T, path string) *model.Heap {
 	if err != nil {
 		t.Fatal(err)
 	}
+	dumpfile.Attach(h, path)
 	return h
 }

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 )
@@ -20,6 +21,7 @@ func loadPath(t *testing.T, path string) *model.Heap {
 	if err != nil {
 		t.Fatal(err)
 	}
+	dumpfile.Attach(h, path)
 	return h
 }
 
@@ -41,7 +43,7 @@ func TestDuplicateStringsInspect(t *testing.T) {
 		for _, path := range []string{gz, gunzipTo(t, gz)} {
 			t.Run(jdk+"/"+filepath.Ext(path), func(t *testing.T) {
 				h := loadPath(t, path)
-				rep, err := DuplicateStrings(h, path, StringOptions{MinCount: 2})
+				rep, err := DuplicateStrings(h, StringOptions{MinCount: 2})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -65,9 +67,9 @@ func TestDuplicateStringsInspect(t *testing.T) {
 						t.Errorf("row %d wastes more than row %d", k, k-1)
 					}
 				}
-				checkStringsReference(t, h, path, rep)
+				checkStringsReference(t, h, rep)
 
-				top, err := DuplicateStrings(h, path, StringOptions{MinCount: 300, Top: 1})
+				top, err := DuplicateStrings(h, StringOptions{MinCount: 300, Top: 1})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -82,13 +84,13 @@ func TestDuplicateStringsInspect(t *testing.T) {
 // checkStringsReference groups every String of h by its text as
 // model.ReadStrings decodes it, one object at a time, and compares the
 // counts with rep.
-func checkStringsReference(t *testing.T, h *model.Heap, path string, rep DuplicateStringReport) {
+func checkStringsReference(t *testing.T, h *model.Heap, rep DuplicateStringReport) {
 	t.Helper()
 	strs := instancesNamed(h, "java.lang.String")
 	if int64(len(strs)) != rep.Strings {
 		t.Errorf("%d Strings counted, the heap has %d", rep.Strings, len(strs))
 	}
-	texts, err := model.ReadStrings(h, path, strs)
+	texts, err := model.ReadStrings(h, strs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 )
@@ -13,7 +14,8 @@ import (
 // dominator tree.
 func loadFixture(t *testing.T, name string) (*model.Heap, *Retention) {
 	t.Helper()
-	f, err := input.Open(filepath.Join("..", "testdata", "jvm", name))
+	path := filepath.Join("..", "testdata", "jvm", name)
+	f, err := input.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,6 +24,7 @@ func loadFixture(t *testing.T, name string) (*model.Heap, *Retention) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	dumpfile.Attach(h, path)
 	r, err := ComputeRetention(h, RetentionOptions{})
 	if err != nil {
 		t.Fatal(err)

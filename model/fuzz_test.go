@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
 	"github.com/hprofctl/hprofctl/parser/input"
@@ -172,6 +173,7 @@ func deriveAll(t *testing.T, path string) {
 	if err != nil {
 		return
 	}
+	dumpfile.Attach(h, path)
 	modes := []model.SizeMode{model.SizeJVM, model.SizeFields}
 	for c := range h.Classes {
 		last := model.ClassIndex(c)
@@ -230,10 +232,10 @@ func deriveAll(t *testing.T, path string) {
 	}
 	_, _ = analysis.SitesFromProfile(h.Profile(), analysis.SiteOptions{})
 	paths := analysis.ShortestPaths(h, analysis.RetainerOptions{Class: regexp.MustCompile("."), Paths: 2})
-	labels, _ := model.ReadLabels(h, path, all)
-	names, _ := model.ReadStrings(h, path, strs)
+	labels, _ := model.ReadLabels(h, all)
+	names, _ := model.ReadStrings(h, strs)
 	analysis.DescribePaths(h, paths, true, labels, names)
-	locks, err := model.ReadHeapLocks(h, path)
+	locks, err := model.ReadHeapLocks(h)
 	if err != nil {
 		locks = nil
 	}

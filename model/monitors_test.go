@@ -140,7 +140,8 @@ func TestReadHeapLocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hl, err := ReadHeapLocks(h, path)
+	attachDump(t, h, path)
+	hl, err := ReadHeapLocks(h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestReadHeapLocksLatch(t *testing.T) {
 	for _, name := range []string{"jdk17-default.hprof.gz", "jdk25-default.hprof.gz"} {
 		t.Run(name, func(t *testing.T) {
 			h := loadFixture(t, name)
-			hl, err := ReadHeapLocks(h, filepath.Join("..", "testdata", "jvm", name))
+			hl, err := ReadHeapLocks(h)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -36,15 +36,14 @@ var errPending = errors.New("field values not read yet")
 const rowChunk = 1 << 18
 
 // evaluator answers queries over one heap. Field values come from the
-// dump at path, read in batches: evaluating a row that needs an object's
+// heap's dump (model.EachValues), read in batches: evaluating a row that needs an object's
 // values not read yet notes the object and fails with errPending; the
 // objects noted for a chunk of rows are read together, and the rows that
 // waited are evaluated again.
 type evaluator struct {
-	h    *model.Heap
-	r    *analysis.Retention
-	path string
-	opt  Options
+	h   *model.Heap
+	r   *analysis.Retention
+	opt Options
 
 	// vals are the values read for the current chunk; an object present
 	// with nil values could not be decoded. want are the objects to read
@@ -62,10 +61,10 @@ type evaluator struct {
 }
 
 // Run answers query q over heap h with its retention r; field values are
-// read from the dump at path (which standard input cannot be). Rows come
+// read from h's dump again (model.EachValues). Rows come
 // in the order of the FROM clause's objects (by index for classes).
-func Run(h *model.Heap, r *analysis.Retention, path string, q *Query, o Options) (*Result, error) {
-	e := &evaluator{h: h, r: r, path: path, opt: o, subqueries: map[*Subquery]Value{}, patterns: map[string]*regexp.Regexp{}}
+func Run(h *model.Heap, r *analysis.Retention, q *Query, o Options) (*Result, error) {
+	e := &evaluator{h: h, r: r, opt: o, subqueries: map[*Subquery]Value{}, patterns: map[string]*regexp.Regexp{}}
 	return e.query(q, o.Limit)
 }
 
@@ -259,21 +258,18 @@ func (e *evaluator) row(q *Query, obj model.ObjectIndex) ([]Value, error) {
 
 // read reads the values of the objects rows wait for, in one batch.
 func (e *evaluator) read() error {
-	if e.path == "-" {
-		return errors.New("the query reads field values, and standard input cannot be read twice")
-	}
 	objs := make([]model.ObjectIndex, 0, len(e.want))
 	for i := range e.want {
 		objs = append(objs, i)
 	}
 	slices.Sort(objs)
 	got := make([]*model.ObjectValues, len(objs))
-	err := model.EachValues(e.h, e.path, objs, func(k int, v *model.ObjectValues) error {
+	err := model.EachValues(e.h, objs, func(k int, v *model.ObjectValues) error {
 		got[k] = &model.ObjectValues{Fields: slices.Clone(v.Fields), Length: v.Length, Elem: v.Elem, Data: slices.Clone(v.Data)}
 		return nil
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("the query reads field values: %w", err)
 	}
 	for k, i := range objs {
 		e.vals[i] = got[k]
@@ -333,7 +329,7 @@ func (e *evaluator) prepare(q *Query) error {
 			if _, done := e.subqueries[x]; done {
 				return nil
 			}
-			sub := &evaluator{h: e.h, r: e.r, path: e.path, opt: e.opt, subqueries: e.subqueries, patterns: e.patterns}
+			sub := &evaluator{h: e.h, r: e.r, opt: e.opt, subqueries: e.subqueries, patterns: e.patterns}
 			res, err := sub.query(x.Query, 0)
 			if err != nil {
 				return err

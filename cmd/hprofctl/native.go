@@ -13,7 +13,7 @@ func nativeSizes(h *model.Heap, path string) (*analysis.NativeSizes, error) {
 	if path == "-" || h.Source.Lines > 0 || !h.HasObjects || !analysis.MayHaveNative(h) {
 		return nil, nil
 	}
-	n, err := analysis.RegisteredNative(h, path)
+	n, err := analysis.RegisteredNative(h)
 	if err != nil {
 		return nil, err
 	}

@@ -114,7 +114,7 @@ apply.`,
 			// state.
 			var hl *model.HeapLocks
 			if format.Kind == input.KindHPROF && h.HasObjects {
-				if hl, err = model.ReadHeapLocks(h, path); err != nil {
+				if hl, err = model.ReadHeapLocks(h); err != nil {
 					return err
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 
 	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/internal/heapindex"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/store"
@@ -181,6 +182,7 @@ func (g *globalFlags) readDump(path string, dump int, objects bool) (*model.Heap
 	if err != nil {
 		return nil, nil, err
 	}
+	dumpfile.Attach(h, path)
 	warnTruncated(g.stderr, f.Name, h.Anomalies)
 	h.Deobfuscate(m)
 	return h, nil, nil

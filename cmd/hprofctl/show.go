@@ -117,11 +117,11 @@ func readShowData(h *model.Heap, path string, objs []model.ObjectIndex, strong *
 	if d.Native, err = nativeSizes(h, path); err != nil {
 		return d, err
 	}
-	if d.Values, err = model.ReadValues(h, path, analysis.ShowReads(h, objs, so), model.ValueOptions{Elements: analysis.ShowReadElements(so)}); err != nil {
+	if d.Values, err = model.ReadValues(h, analysis.ShowReads(h, objs, so), model.ValueOptions{Elements: analysis.ShowReadElements(so)}); err != nil {
 		return d, err
 	}
 	if so.Referrers {
-		d.Labels, err = model.ReadLabels(h, path, analysis.AllReferrers(d.Referrers, objs))
+		d.Labels, err = model.ReadLabels(h, analysis.AllReferrers(d.Referrers, objs))
 	}
 	return d, err
 }

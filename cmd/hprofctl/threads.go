@@ -84,7 +84,7 @@ innermost), object id, retained bytes and class.`,
 					}
 					var hl *model.HeapLocks
 					if h.HasObjects {
-						if hl, err = model.ReadHeapLocks(h, args[0]); err != nil {
+						if hl, err = model.ReadHeapLocks(h); err != nil {
 							return err
 						}
 					}

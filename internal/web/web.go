@@ -173,7 +173,7 @@ func New(d Dump) *Server {
 		if !d.Binary || !d.Heap.HasObjects {
 			return nil, nil
 		}
-		return model.ReadHeapLocks(d.Heap, d.Path)
+		return model.ReadHeapLocks(d.Heap)
 	})
 	s.threads = sync.OnceValues(s.findThreads)
 	s.leaks = newMemo(s.findLeaks)
@@ -181,13 +181,13 @@ func New(d Dump) *Server {
 		if err := needValues(d.Heap); err != nil {
 			return analysis.DuplicateStringReport{}, err
 		}
-		return analysis.DuplicateStrings(d.Heap, d.Path, o)
+		return analysis.DuplicateStrings(d.Heap, o)
 	})
 	s.collections = newMemo(func(o analysis.CollectionOptions) (analysis.CollectionReport, error) {
 		if err := needValues(d.Heap); err != nil {
 			return analysis.CollectionReport{}, err
 		}
-		return analysis.Collections(d.Heap, d.Path, o)
+		return analysis.Collections(d.Heap, o)
 	})
 	s.routes()
 	return s
