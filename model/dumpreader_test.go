@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"testing"
@@ -54,4 +55,23 @@ func attachDump(t testing.TB, h *Heap, path string) {
 		t.Fatal(err)
 	}
 	attachMemory(h, path, data)
+}
+
+// TestNoDumpReader: a heap that was given no DumpReader answers reads of
+// values with an error saying so, and an Unreadable one with its error.
+func TestNoDumpReader(t *testing.T) {
+	h := loadFixture(t, "jdk17-default.hprof.gz")
+	var objs []ObjectIndex
+	for i := 0; i < h.NumObjects(); i += 101 {
+		objs = append(objs, ObjectIndex(i))
+	}
+	h.SetDumpReader(nil)
+	if _, err := ReadLabels(h, objs); !errors.Is(err, errNoDumpReader) {
+		t.Errorf("no reader: %v, want %v", err, errNoDumpReader)
+	}
+	gone := errors.New("gone")
+	h.SetDumpReader(Unreadable{Err: gone})
+	if _, err := ReadValues(h, objs, ValueOptions{}); !errors.Is(err, gone) {
+		t.Errorf("an Unreadable reader: %v, want %v", err, gone)
+	}
 }
