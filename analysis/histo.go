@@ -1,6 +1,8 @@
 // Package analysis holds the analyses hprofctl runs over a loaded heap:
 // pure functions from a *model.Heap to result values. They never print;
-// the report package renders their results.
+// the report package renders their results. They open no file: field
+// values are asked of the heap (model.EachValues and the like), which
+// reads its dump again through the reader attached to it.
 package analysis
 
 import (

@@ -2,7 +2,9 @@
 // under dense integer indices (their order is the order of their ids),
 // per-object attributes in flat slices, references in one CSR array, and
 // classes, GC roots, threads and stack traces beside them. It is built
-// while a parser streams a dump and is read by the analyses.
+// while a parser streams a dump and is read by the analyses. What it does
+// not keep (field values, array elements, field names of references) it
+// reads again through the DumpReader attached to it: model opens no file.
 package model
 
 import (
