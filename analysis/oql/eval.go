@@ -10,7 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model"
 )
 
@@ -42,7 +43,7 @@ const rowChunk = 1 << 18
 // waited are evaluated again.
 type evaluator struct {
 	h   *model.Heap
-	r   *analysis.Retention
+	r   *graph.Retention
 	opt Options
 
 	// vals are the values read for the current chunk; an object present
@@ -63,7 +64,7 @@ type evaluator struct {
 // Run answers query q over heap h with its retention r; field values are
 // read from h's dump again (model.EachValues). Rows come
 // in the order of the FROM clause's objects (by index for classes).
-func Run(h *model.Heap, r *analysis.Retention, q *Query, o Options) (*Result, error) {
+func Run(h *model.Heap, r *graph.Retention, q *Query, o Options) (*Result, error) {
 	e := &evaluator{h: h, r: r, opt: o, subqueries: map[*Subquery]Value{}, patterns: map[string]*regexp.Regexp{}}
 	return e.query(q, o.Limit)
 }
@@ -877,7 +878,7 @@ func (e *evaluator) attr(v Value, name string) (Value, error) {
 
 // displayName is how MAT names an object: its class and address.
 func displayName(h *model.Heap, i model.ObjectIndex) string {
-	return analysis.ClassName(h, i) + " @ " + analysis.ObjectID(h, i)
+	return heap.ClassName(h, i) + " @ " + heap.ObjectID(h, i)
 }
 
 // call applies the built-in function name to v.

@@ -3,13 +3,13 @@ package main
 import (
 	"fmt"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
 
 func newCollectionsCommand(g *globalFlags) *cobra.Command {
-	var co analysis.CollectionOptions
+	var co heap.CollectionOptions
 	cmd := &cobra.Command{
 		Use:   "collections FILE",
 		Short: "JDK collections by fill ratio and the bytes their empty slots waste; wasteful arrays",
@@ -67,7 +67,7 @@ all null or constant the index knows.`,
 			if co.Heaps, err = g.selectHeaps(h); err != nil {
 				return err
 			}
-			c, err := analysis.Collections(h, co)
+			c, err := heap.Collections(h, co)
 			if err != nil {
 				return err
 			}

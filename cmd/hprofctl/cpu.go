@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/profile"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -11,7 +11,7 @@ import (
 
 func newCPUCommand(g *globalFlags) *cobra.Command {
 	var (
-		co analysis.CPUOptions
+		co profile.CPUOptions
 		by string
 	)
 	cmd := &cobra.Command{
@@ -53,7 +53,7 @@ pprof and flame graph tools open (this command only).`,
 			if pprof {
 				co.Top = 0
 			}
-			r, err := analysis.CPU(p, co)
+			r, err := profile.CPU(p, co)
 			if err != nil {
 				return err
 			}

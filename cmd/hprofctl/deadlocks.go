@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
@@ -79,7 +79,7 @@ other; with --heap-dump, one more object {"heap", "locks"} follows them.`,
 			if cmd.Flags().Changed("dump") {
 				which = g.dump
 			}
-			var reports []analysis.DeadlockReport
+			var reports []threads.DeadlockReport
 			var errs []error
 			for _, path := range args {
 				bare, err := g.jvmpi.options(path, cmd.ErrOrStderr())
@@ -116,10 +116,10 @@ other; with --heap-dump, one more object {"heap", "locks"} follows them.`,
 			if !exitCode {
 				return nil
 			}
-			switch analysis.DeadlockVerdict(reports) {
-			case analysis.DeadlockFound:
+			switch threads.DeadlockVerdict(reports) {
+			case threads.DeadlockFound:
 				return &ExitError{Code: deadlockExitCode}
-			case analysis.OnlyPossibleDeadlocks:
+			case threads.OnlyPossibleDeadlocks:
 				return &ExitError{Code: possibleDeadlockExitCode}
 			}
 			return nil
@@ -144,7 +144,7 @@ type namedDump struct {
 // heap dump (see agentDeadlocks; standard input is read as a thread dump),
 // or the thread dumps of a text or JSON file, every one of them or only
 // number which (-1: the last; allDumps: every one).
-func fileDeadlocks(cmd *cobra.Command, g *globalFlags, path string, which int) ([]analysis.DeadlockReport, error) {
+func fileDeadlocks(cmd *cobra.Command, g *globalFlags, path string, which int) ([]threads.DeadlockReport, error) {
 	f, format, err := openSniffed(path)
 	if err != nil {
 		return nil, err
@@ -156,16 +156,16 @@ func fileDeadlocks(cmd *cobra.Command, g *globalFlags, path string, which int) (
 		if err != nil {
 			return nil, err
 		}
-		r := analysis.FindDeadlocks(d)
+		r := threads.FindDeadlocks(d)
 		r.Source = path
-		return []analysis.DeadlockReport{r}, nil
+		return []threads.DeadlockReport{r}, nil
 	case (format.Kind == input.KindHPROF || format.Kind == input.KindHPROFASCII) && path != "-":
 		return agentDeadlocks(cmd, g, f, format.Kind, path)
 	}
 	dumps, err := readThreadDumps(cmd, f, which)
-	var reports []analysis.DeadlockReport
+	var reports []threads.DeadlockReport
 	for _, d := range dumps {
-		r := analysis.FindDeadlocks(d.dump)
+		r := threads.FindDeadlocks(d.dump)
 		r.Source = d.source
 		reports = append(reports, r)
 	}

@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/report"
@@ -16,7 +18,7 @@ import (
 // whose limits it prints as notes on stderr. A binary file's heap comes
 // from its index where one can be used (g.load); --dump selects the heap
 // dump of a file holding several.
-func agentDeadlocks(cmd *cobra.Command, g *globalFlags, f *input.File, kind input.Kind, path string) ([]analysis.DeadlockReport, error) {
+func agentDeadlocks(cmd *cobra.Command, g *globalFlags, f *input.File, kind input.Kind, path string) ([]threads.DeadlockReport, error) {
 	var (
 		p   *model.Profile
 		h   *model.Heap
@@ -33,9 +35,9 @@ func agentDeadlocks(cmd *cobra.Command, g *globalFlags, f *input.File, kind inpu
 		return nil, err
 	}
 	if d := model.MonitorDumpThreads(p); d != nil {
-		r := analysis.FindDeadlocks(d)
+		r := threads.FindDeadlocks(d)
 		r.Source = f.Name + " (MONITOR DUMP)"
-		return []analysis.DeadlockReport{r}, nil
+		return []threads.DeadlockReport{r}, nil
 	}
 	if h == nil {
 		return nil, fmt.Errorf("%s: the hprof agent file has no MONITOR DUMP", f.Name)
@@ -44,12 +46,12 @@ func agentDeadlocks(cmd *cobra.Command, g *globalFlags, f *input.File, kind inpu
 	if err != nil {
 		return nil, err
 	}
-	r, notes := analysis.HeapDeadlocks(hl)
+	r, notes := threads.HeapDeadlocks(hl)
 	r.Source = f.Name + " (heap dump)"
 	for _, n := range notes {
 		fmt.Fprintf(cmd.ErrOrStderr(), "hprofctl: note: %s: %s\n", f.Name, n)
 	}
-	return []analysis.DeadlockReport{r}, nil
+	return []threads.DeadlockReport{r}, nil
 }
 
 // writeHeapLocks ties the locks the deadlocks of reports wait for to the
@@ -58,8 +60,8 @@ func agentDeadlocks(cmd *cobra.Command, g *globalFlags, f *input.File, kind inpu
 // objects keep their addresses), and writes each lock's class and shortest
 // retaining path after the reports (report.HeapLocks; CSV writes nothing
 // more, so the heap dump is not read for it).
-func writeHeapLocks(cmd *cobra.Command, g *globalFlags, heapPath string, reports []analysis.DeadlockReport, opt report.Options) error {
-	locks := analysis.DeadlockLocks(reports)
+func writeHeapLocks(cmd *cobra.Command, g *globalFlags, heapPath string, reports []threads.DeadlockReport, opt report.Options) error {
+	locks := threads.DeadlockLocks(reports)
 	if len(locks) == 0 || opt.Format == report.CSV {
 		return nil
 	}
@@ -67,7 +69,7 @@ func writeHeapLocks(cmd *cobra.Command, g *globalFlags, heapPath string, reports
 	if err != nil {
 		return err
 	}
-	p := analysis.ShortestPaths(h, analysis.RetainerOptions{Objects: analysis.LockObjects(h, locks), Paths: 1})
+	p := graph.ShortestPaths(h, graph.RetainerOptions{Objects: threads.LockObjects(h, locks), Paths: 1})
 	labels, err := model.ReadLabels(h, p.Sources(h))
 	if err != nil {
 		return err
@@ -76,6 +78,6 @@ func writeHeapLocks(cmd *cobra.Command, g *globalFlags, heapPath string, reports
 	if err != nil {
 		return err
 	}
-	tied := analysis.TieLocks(h, locks, analysis.DescribePaths(h, p, false, labels, names))
+	tied := threads.TieLocks(h, locks, heap.DescribePaths(h, p, false, labels, names))
 	return report.HeapLocks(cmd.OutOrStdout(), h.Source.File, tied, opt)
 }

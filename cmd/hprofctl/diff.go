@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/dustin/go-humanize"
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -57,24 +57,24 @@ more is listed after the table and under "over_limit" in the JSON. With
 			if g.index != "" {
 				return errors.New("--index names one index file and diff reads two dumps: use --index-dir")
 			}
-			do := analysis.DiffOptions{Top: top}
+			do := heap.DiffOptions{Top: top}
 			if cmd.Flags().Changed("max-growth") {
 				if do.Limit, err = parseGrowth(maxGrowth); err != nil {
 					return err
 				}
 			} else if exitCode {
-				do.Limit = &analysis.GrowthLimit{}
+				do.Limit = &heap.GrowthLimit{}
 			}
 			var (
-				histos [2]analysis.Histo
-				tops   [2]*analysis.TopConsumerReport
+				histos [2]heap.Histo
+				tops   [2]*heap.TopConsumerReport
 			)
 			for k, path := range args {
 				if histos[k], tops[k], err = diffSide(g, path, size, !noRetained); err != nil {
 					return err
 				}
 			}
-			d := analysis.Diff(histos[0], histos[1], tops[0], tops[1], do)
+			d := heap.Diff(histos[0], histos[1], tops[0], tops[1], do)
 			if err := report.Diff(cmd.OutOrStdout(), d, opt); err != nil {
 				return err
 			}
@@ -93,49 +93,49 @@ more is listed after the table and under "over_limit" in the JSON. With
 
 // diffSide reads one dump of a diff: its histogram of every class and,
 // with retained, its top consumers by class.
-func diffSide(g *globalFlags, path string, size model.SizeMode, retained bool) (analysis.Histo, *analysis.TopConsumerReport, error) {
+func diffSide(g *globalFlags, path string, size model.SizeMode, retained bool) (heap.Histo, *heap.TopConsumerReport, error) {
 	if !retained {
 		h, err := g.loadHeap(path, false)
 		if err != nil {
-			return analysis.Histo{}, nil, err
+			return heap.Histo{}, nil, err
 		}
 		heaps, err := g.selectHeaps(h)
 		if err != nil {
-			return analysis.Histo{}, nil, err
+			return heap.Histo{}, nil, err
 		}
-		histo, err := analysis.Histogram(h, analysis.HistoOptions{Size: size, Heaps: heaps})
+		histo, err := heap.Histogram(h, heap.HistoOptions{Size: size, Heaps: heaps})
 		return histo, nil, err
 	}
 	h, r, _, err := g.loadRetention(path, size, false)
 	if err != nil {
-		return analysis.Histo{}, nil, err
+		return heap.Histo{}, nil, err
 	}
 	heaps, err := g.selectHeaps(h)
 	if err != nil {
-		return analysis.Histo{}, nil, err
+		return heap.Histo{}, nil, err
 	}
-	histo, err := analysis.Histogram(h, analysis.HistoOptions{Size: size, Heaps: heaps})
+	histo, err := heap.Histogram(h, heap.HistoOptions{Size: size, Heaps: heaps})
 	if err != nil {
 		return histo, nil, err
 	}
-	top, err := analysis.TopConsumers(h, r, analysis.TopOptions{By: analysis.ByClass, Heaps: heaps})
+	top, err := heap.TopConsumers(h, r, heap.TopOptions{By: heap.ByClass, Heaps: heaps})
 	return histo, &top, err
 }
 
 // parseGrowth reads --max-growth: a size as go-humanize reads it, or a
 // percentage.
-func parseGrowth(s string) (*analysis.GrowthLimit, error) {
+func parseGrowth(s string) (*heap.GrowthLimit, error) {
 	s = strings.TrimSpace(s)
 	if p, ok := strings.CutSuffix(s, "%"); ok {
 		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil || v < 0 {
 			return nil, fmt.Errorf("--max-growth %q: expected a size (10MB, 64MiB) or a percentage (5%%)", s)
 		}
-		return &analysis.GrowthLimit{Percent: v}, nil
+		return &heap.GrowthLimit{Percent: v}, nil
 	}
 	b, err := humanize.ParseBytes(s)
 	if err != nil || b > 1<<62 {
 		return nil, fmt.Errorf("--max-growth %q: expected a size (10MB, 64MiB) or a percentage (5%%)", s)
 	}
-	return &analysis.GrowthLimit{Bytes: int64(b)}, nil
+	return &heap.GrowthLimit{Bytes: int64(b)}, nil
 }

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -43,7 +43,7 @@ objects it dominates ("retained native").`,
 			if err != nil {
 				return err
 			}
-			do := analysis.DominatorOptions{Top: top, Children: children, ByClass: byClass, Size: size}
+			do := heap.DominatorOptions{Top: top, Children: children, ByClass: byClass, Size: size}
 			if do.Class, err = regexpFlag("class", class); err != nil {
 				return err
 			}
@@ -57,7 +57,7 @@ objects it dominates ("retained native").`,
 			if do.Heaps, err = g.selectHeaps(h); err != nil {
 				return err
 			}
-			return report.Dominators(cmd.OutOrStdout(), analysis.Dominators(h, r, do), opt)
+			return report.Dominators(cmd.OutOrStdout(), heap.Dominators(h, r, do), opt)
 		},
 	}
 	cmd.Flags().IntVar(&top, "top", 20, "show only the N objects (or classes) that retain most (0: all)")

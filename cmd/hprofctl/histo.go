@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -36,7 +36,7 @@ input gives no such column).`,
 			if err != nil {
 				return err
 			}
-			ho := analysis.HistoOptions{Sort: sortBy, Top: top, Size: size, ByHeap: byHeap}
+			ho := heap.HistoOptions{Sort: sortBy, Top: top, Size: size, ByHeap: byHeap}
 			if ho.Match, err = regexpFlag("match", match); err != nil {
 				return err
 			}
@@ -46,7 +46,7 @@ input gives no such column).`,
 			}
 			// Native sizes need the objects: an Android dump whose classes
 			// allow them is loaded again with its objects.
-			if !h.HasObjects && args[0] != "-" && analysis.MayHaveNative(h) {
+			if !h.HasObjects && args[0] != "-" && heap.MayHaveNative(h) {
 				if h, err = g.loadHeap(args[0], true); err != nil {
 					return err
 				}
@@ -57,7 +57,7 @@ input gives no such column).`,
 			if ho.Heaps, err = g.selectHeaps(h); err != nil {
 				return err
 			}
-			histo, err := analysis.Histogram(h, ho)
+			histo, err := heap.Histogram(h, ho)
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -33,7 +33,7 @@ objects (NativeAllocationRegistry) adds their count and total size.`,
 			if err != nil {
 				return err
 			}
-			in := analysis.Summarize(h, size)
+			in := heap.Summarize(h, size)
 			in.AddNative(h, native)
 			return report.Info(cmd.OutOrStdout(), in, opt)
 		},

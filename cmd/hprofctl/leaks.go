@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -61,11 +61,11 @@ top objects retain.`,
 			if err != nil {
 				return err
 			}
-			lo := analysis.LeakOptions{Threshold: share, Classes: classes, Strong: strong}
+			lo := heap.LeakOptions{Threshold: share, Classes: classes, Strong: strong}
 			if lo.Heaps, err = g.suspectHeaps(h); err != nil {
 				return err
 			}
-			l := analysis.FindLeaks(h, r, lo)
+			l := heap.FindLeaks(h, r, lo)
 			p := l.Paths()
 			labels, names, err := readPathLabels(h, args[0], p)
 			if err != nil {

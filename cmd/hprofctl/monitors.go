@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/profile"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/hprofctl/hprofctl/report"
@@ -42,13 +42,13 @@ from the capture's side channel.`,
 				if err != nil {
 					return err
 				}
-				return report.Monitors(cmd.OutOrStdout(), analysis.MonitorsFromJVMPI(monitors), opt)
+				return report.Monitors(cmd.OutOrStdout(), profile.MonitorsFromJVMPI(monitors), opt)
 			}
 			p, _, err := g.loadProfile(f, false)
 			if err != nil {
 				return err
 			}
-			r, err := analysis.Monitors(p, depth)
+			r, err := profile.Monitors(p, depth)
 			if err != nil {
 				return err
 			}

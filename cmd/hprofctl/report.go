@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/report/html"
@@ -89,24 +90,24 @@ apply.`,
 			if err != nil {
 				return err
 			}
-			rep := html.Report{Generator: "hprofctl " + versionString(), Info: analysis.Summarize(h, size)}
+			rep := html.Report{Generator: "hprofctl " + versionString(), Info: heap.Summarize(h, size)}
 			rep.Info.AddNative(h, native)
-			rep.Leaks = analysis.FindLeaks(h, r, analysis.LeakOptions{Threshold: share, Classes: 5, Strong: strong, Heaps: suspected})
+			rep.Leaks = heap.FindLeaks(h, r, heap.LeakOptions{Threshold: share, Classes: 5, Strong: strong, Heaps: suspected})
 			labels, names, err := readPathLabels(h, path, rep.Leaks.Paths())
 			if err != nil {
 				return err
 			}
 			rep.Leaks.Describe(h, labels, names)
 			rep.PathRetained = rep.Leaks.PathRetainedBytes(r)
-			rep.Dominators = analysis.Dominators(h, r, analysis.DominatorOptions{Top: reportDominators, Size: size, Heaps: heaps, Native: native})
-			for _, by := range []string{analysis.ByClass, analysis.ByPackage} {
-				t, err := analysis.TopConsumers(h, r, analysis.TopOptions{By: by, Top: top, Heaps: heaps})
+			rep.Dominators = heap.Dominators(h, r, heap.DominatorOptions{Top: reportDominators, Size: size, Heaps: heaps, Native: native})
+			for _, by := range []string{heap.ByClass, heap.ByPackage} {
+				t, err := heap.TopConsumers(h, r, heap.TopOptions{By: by, Top: top, Heaps: heaps})
 				if err != nil {
 					return err
 				}
 				rep.Consumers = append(rep.Consumers, t)
 			}
-			if rep.Histogram, err = analysis.Histogram(h, analysis.HistoOptions{Top: top, Size: size, Heaps: heaps, Native: native}); err != nil {
+			if rep.Histogram, err = heap.Histogram(h, heap.HistoOptions{Top: top, Size: size, Heaps: heaps, Native: native}); err != nil {
 				return err
 			}
 			// Only a binary dump's Thread objects and synchronizers,
@@ -118,11 +119,11 @@ apply.`,
 					return err
 				}
 			}
-			rep.Threads = analysis.ThreadsFromHeap(h, hl, 0)
+			rep.Threads = threads.ThreadsFromHeap(h, hl, 0)
 			// What a thread retains is measured on the tree of reachable
 			// objects alone.
 			if !keepUnreachable {
-				if err := analysis.AddThreadRetention(h, r, rep.Threads); err != nil {
+				if err := threads.AddThreadRetention(h, r, rep.Threads); err != nil {
 					return err
 				}
 			}
@@ -140,16 +141,16 @@ apply.`,
 // those of an hprof agent file's MONITOR DUMP, else those its lock state
 // hl proves, with the notes on what a heap dump cannot tell; nil when it
 // has neither.
-func dumpDeadlocks(h *model.Heap, hl *model.HeapLocks, name string) (*analysis.DeadlockReport, []string) {
+func dumpDeadlocks(h *model.Heap, hl *model.HeapLocks, name string) (*threads.DeadlockReport, []string) {
 	if d := model.MonitorDumpThreads(h.Profile()); d != nil {
-		r := analysis.FindDeadlocks(d)
+		r := threads.FindDeadlocks(d)
 		r.Source = name + " (MONITOR DUMP)"
 		return &r, nil
 	}
 	if hl == nil {
 		return nil, nil
 	}
-	r, notes := analysis.HeapDeadlocks(hl)
+	r, notes := threads.HeapDeadlocks(hl)
 	r.Source = name + " (heap dump)"
 	return &r, notes
 }

@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -53,7 +54,7 @@ of FILE, which standard input cannot give: steps then show "?".`,
 			if includeWeak && excludeWeak {
 				return errors.New("--include-weak and --exclude-weak exclude each other")
 			}
-			ro := analysis.RetainerOptions{Paths: paths, IncludeWeak: includeWeak}
+			ro := graph.RetainerOptions{Paths: paths, IncludeWeak: includeWeak}
 			if ro.Class, err = regexpFlag("class", class); err != nil {
 				return err
 			}
@@ -78,12 +79,12 @@ of FILE, which standard input cannot give: steps then show "?".`,
 				}
 				ro.Objects = append(ro.Objects, i)
 			}
-			p := analysis.ShortestPaths(h, ro)
+			p := graph.ShortestPaths(h, ro)
 			labels, names, err := readPathLabels(h, args[0], p)
 			if err != nil {
 				return err
 			}
-			return report.Retainers(cmd.OutOrStdout(), analysis.DescribePaths(h, p, ro.Class != nil, labels, names), opt)
+			return report.Retainers(cmd.OutOrStdout(), heap.DescribePaths(h, p, ro.Class != nil, labels, names), opt)
 		},
 	}
 	cmd.Flags().StringVar(&class, "class", "", "target every instance of the classes matching this regular expression")
@@ -106,7 +107,7 @@ func base(s string) int {
 // needs: the labeled references of their objects and the names of their
 // root threads. Standard input cannot be read twice: then it returns no
 // labels, and steps show "?".
-func readPathLabels(h *model.Heap, path string, p analysis.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error) {
+func readPathLabels(h *model.Heap, path string, p graph.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error) {
 	if path == "-" {
 		fmt.Fprintln(os.Stderr, "hprofctl: standard input cannot be read twice: field names are shown as ?")
 		return nil, nil, nil

@@ -7,7 +7,8 @@ import (
 	"os"
 	"regexp"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/internal/heapindex"
 	"github.com/hprofctl/hprofctl/model"
@@ -149,7 +150,7 @@ func (g *globalFlags) selectHeaps(h *model.Heap) (model.HeapSelection, error) {
 func (g *globalFlags) suspectHeaps(h *model.Heap) (model.HeapSelection, error) {
 	heaps := g.heaps
 	if len(heaps) == 0 {
-		heaps = analysis.LeakHeaps(h)
+		heaps = heap.LeakHeaps(h)
 	}
 	return h.SelectHeaps(heaps)
 }
@@ -271,7 +272,7 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 // loadRetention loads a heap dump with its objects and builds its
 // dominator tree; from an index it also returns the strong shortest path
 // tree kept there (nil otherwise: the analyses compute it).
-func (g *globalFlags) loadRetention(path string, size model.SizeMode, keepUnreachable bool) (*model.Heap, *analysis.Retention, *analysis.PathTree, error) {
+func (g *globalFlags) loadRetention(path string, size model.SizeMode, keepUnreachable bool) (*model.Heap, *graph.Retention, *graph.PathTree, error) {
 	h, x, err := g.openHeap(path, true)
 	if err != nil {
 		return nil, nil, nil, err
@@ -281,12 +282,12 @@ func (g *globalFlags) loadRetention(path string, size model.SizeMode, keepUnreac
 
 // retentionOf is the dominator tree of heap h: from its index x when it
 // has one (with the strong shortest path tree kept there), else computed.
-func retentionOf(h *model.Heap, x *heapindex.Indexed, size model.SizeMode, keepUnreachable bool) (*model.Heap, *analysis.Retention, *analysis.PathTree, error) {
+func retentionOf(h *model.Heap, x *heapindex.Indexed, size model.SizeMode, keepUnreachable bool) (*model.Heap, *graph.Retention, *graph.PathTree, error) {
 	if x != nil {
 		r, err := x.Retention(size, keepUnreachable)
 		return h, r, x.StrongPaths(), err
 	}
-	r, err := analysis.ComputeRetention(h, analysis.RetentionOptions{Size: size, KeepUnreachable: keepUnreachable})
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: size, KeepUnreachable: keepUnreachable})
 	return h, r, nil, err
 }
 

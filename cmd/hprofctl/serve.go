@@ -12,7 +12,9 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/internal/web"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
@@ -130,8 +132,8 @@ func newServer(g *globalFlags, path, base string) (*web.Server, error) {
 		return nil, err
 	}
 	var (
-		r      *analysis.Retention
-		strong *analysis.PathTree
+		r      *graph.Retention
+		strong *graph.PathTree
 	)
 	var profile *model.Profile
 	if h.Source.Dumps > 0 {
@@ -148,13 +150,13 @@ func newServer(g *globalFlags, path, base string) (*web.Server, error) {
 	d := web.Dump{
 		Path: path, Name: name, Generator: "hprofctl " + versionString(),
 		Heap: h, Retention: r, Strong: strong, Size: size, Profile: profile, Binary: format.Kind == input.KindHPROF,
-		ShowData: func(objs []model.ObjectIndex, strong *analysis.PathTree, o analysis.ShowOptions) (analysis.ShowData, error) {
+		ShowData: func(objs []model.ObjectIndex, strong *graph.PathTree, o heap.ShowOptions) (heap.ShowData, error) {
 			return readShowData(h, path, objs, strong, o)
 		},
-		PathLabels: func(p analysis.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error) {
+		PathLabels: func(p graph.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error) {
 			return readPathLabels(h, path, p)
 		},
-		Deadlocks: func(hl *model.HeapLocks) (*analysis.DeadlockReport, []string) { return dumpDeadlocks(h, hl, name) },
+		Deadlocks: func(hl *model.HeapLocks) (*threads.DeadlockReport, []string) { return dumpDeadlocks(h, hl, name) },
 	}
 	if h.Source.Dumps > 0 {
 		if d.Heaps, err = g.selectHeaps(h); err != nil {

@@ -6,14 +6,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
 
 func newShowCommand(g *globalFlags) *cobra.Command {
-	var so analysis.ShowOptions
+	var so heap.ShowOptions
 	cmd := &cobra.Command{
 		Use:   "show FILE ID...",
 		Short: "One object in full: sizes, GC roots, field values, elements, referrers",
@@ -75,7 +76,7 @@ standard input cannot give.`,
 			if err != nil {
 				return err
 			}
-			return report.Show(cmd.OutOrStdout(), analysis.Show(h, r, objs, d, so), opt)
+			return report.Show(cmd.OutOrStdout(), heap.Show(h, r, objs, d, so), opt)
 		},
 	}
 	cmd.Flags().IntVar(&so.Elements, "elements", 10, "list an array's first N elements")
@@ -90,14 +91,14 @@ standard input cannot give.`,
 // references of their referrers in another, and the paths, from the
 // strong shortest path tree (nil: computed here). Standard input cannot
 // be read twice: then values and labels are missing.
-func readShowData(h *model.Heap, path string, objs []model.ObjectIndex, strong *analysis.PathTree, so analysis.ShowOptions) (analysis.ShowData, error) {
-	var d analysis.ShowData
+func readShowData(h *model.Heap, path string, objs []model.ObjectIndex, strong *graph.PathTree, so heap.ShowOptions) (heap.ShowData, error) {
+	var d heap.ShowData
 	if so.Referrers {
-		d.Referrers, d.ReferrerTotals = analysis.Referrers(h, objs, so.MaxReferrers, so.Heaps)
+		d.Referrers, d.ReferrerTotals = heap.Referrers(h, objs, so.MaxReferrers, so.Heaps)
 	}
 	if so.Path {
 		if strong == nil {
-			strong = analysis.StrongPaths(h)
+			strong = graph.StrongPaths(h)
 		}
 		p, err := strong.Paths(objs)
 		if err != nil {
@@ -107,7 +108,7 @@ func readShowData(h *model.Heap, path string, objs []model.ObjectIndex, strong *
 		if err != nil {
 			return d, err
 		}
-		d.Paths = analysis.PathsByTarget(p, analysis.DescribePaths(h, p, false, labels, names))
+		d.Paths = heap.PathsByTarget(p, heap.DescribePaths(h, p, false, labels, names))
 	}
 	if path == "-" {
 		fmt.Fprintln(os.Stderr, "hprofctl: standard input cannot be read twice: field values are unknown")
@@ -117,11 +118,11 @@ func readShowData(h *model.Heap, path string, objs []model.ObjectIndex, strong *
 	if d.Native, err = nativeSizes(h, path); err != nil {
 		return d, err
 	}
-	if d.Values, err = model.ReadValues(h, analysis.ShowReads(h, objs, so), model.ValueOptions{Elements: analysis.ShowReadElements(so)}); err != nil {
+	if d.Values, err = model.ReadValues(h, heap.ShowReads(h, objs, so), model.ValueOptions{Elements: heap.ShowReadElements(so)}); err != nil {
 		return d, err
 	}
 	if so.Referrers {
-		d.Labels, err = model.ReadLabels(h, analysis.AllReferrers(d.Referrers, objs))
+		d.Labels, err = model.ReadLabels(h, heap.AllReferrers(d.Referrers, objs))
 	}
 	return d, err
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/profile"
 	"github.com/hprofctl/hprofctl/internal/heapindex"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
@@ -13,7 +13,7 @@ import (
 )
 
 func newSitesCommand(g *globalFlags) *cobra.Command {
-	var so analysis.SiteOptions
+	var so profile.SiteOptions
 	cmd := &cobra.Command{
 		Use:   "sites FILE",
 		Short: "Allocation sites: live and allocated bytes per class and stack trace",
@@ -56,7 +56,7 @@ says how the total was obtained.`,
 			if err != nil {
 				return err
 			}
-			r, err := analysis.Sites(p, h, so)
+			r, err := profile.Sites(p, h, so)
 			if err != nil {
 				return err
 			}
@@ -77,7 +77,7 @@ says how the total was obtained.`,
 // index's dominator tree then goes into so.Retention. A binary file is
 // first opened from a fresh index or read without its objects, which is
 // all a site table needs.
-func (g *globalFlags) loadSites(f *input.File, kind input.Kind, path string, so *analysis.SiteOptions) (*model.Profile, *model.Heap, error) {
+func (g *globalFlags) loadSites(f *input.File, kind input.Kind, path string, so *profile.SiteOptions) (*model.Profile, *model.Heap, error) {
 	if path == "-" {
 		p, h, err := g.loadProfile(f, true)
 		if err == nil && p.Sites == nil && h == nil {

@@ -3,14 +3,14 @@ package main
 import (
 	"fmt"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
 
 func newStringsCommand(g *globalFlags) *cobra.Command {
-	var so analysis.StringOptions
+	var so heap.StringOptions
 	cmd := &cobra.Command{
 		Use:   "strings FILE",
 		Short: "Duplicated strings: values held by many String objects, and the bytes the copies waste",
@@ -58,7 +58,7 @@ streamed once): standard input cannot give that.`,
 			if so.Heaps, err = g.selectHeaps(h); err != nil {
 				return err
 			}
-			d, err := analysis.DuplicateStrings(h, so)
+			d, err := heap.DuplicateStrings(h, so)
 			if err != nil {
 				return err
 			}

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
@@ -58,7 +59,7 @@ innermost), object id, retained bytes and class.`,
 			if retained && (format.Kind != input.KindHPROF || args[0] == "-") {
 				return fmt.Errorf("--retained: %s is no binary heap dump read from a file", f.Name)
 			}
-			var rows []analysis.ThreadRow
+			var rows []threads.ThreadRow
 			switch format.Kind {
 			case input.KindJVMPICapture:
 				if rows, err = jvmpiThreads(g, args[0], format.Manifest, depth); err != nil {
@@ -71,7 +72,7 @@ innermost), object id, retained bytes and class.`,
 				if format.Kind == input.KindHPROF && args[0] != "-" {
 					var (
 						h   *model.Heap
-						r   *analysis.Retention
+						r   *graph.Retention
 						err error
 					)
 					if retained {
@@ -88,9 +89,9 @@ innermost), object id, retained bytes and class.`,
 							return err
 						}
 					}
-					rows = analysis.ThreadsFromHeap(h, hl, depth)
+					rows = threads.ThreadsFromHeap(h, hl, depth)
 					if retained {
-						if err := analysis.AddThreadRetention(h, r, rows); err != nil {
+						if err := threads.AddThreadRetention(h, r, rows); err != nil {
 							return err
 						}
 					}
@@ -104,16 +105,16 @@ innermost), object id, retained bytes and class.`,
 					return err
 				}
 				if h != nil {
-					rows = analysis.ThreadsFromHeap(h, nil, depth)
+					rows = threads.ThreadsFromHeap(h, nil, depth)
 				} else {
-					rows = analysis.ThreadsFromProfile(p, depth)
+					rows = threads.ThreadsFromProfile(p, depth)
 				}
 			default:
 				d, err := lastThreadDump(cmd, f.Name, threaddump.NewReader(f, threaddump.Options{Name: f.Name}), g.dump)
 				if err != nil {
 					return err
 				}
-				rows = analysis.ThreadsFromDump(d, depth)
+				rows = threads.ThreadsFromDump(d, depth)
 			}
 			return report.Threads(cmd.OutOrStdout(), rows, opt)
 		},
@@ -126,7 +127,7 @@ innermost), object id, retained bytes and class.`,
 // jvmpiThreads lists the threads of a JVMPI capture (path is its manifest
 // or its buffer): those of a monitor dump with their states and stacks,
 // or those a heap or object dump's side channel announces.
-func jvmpiThreads(g *globalFlags, path, manifest string, depth int) ([]analysis.ThreadRow, error) {
+func jvmpiThreads(g *globalFlags, path, manifest string, depth int) ([]threads.ThreadRow, error) {
 	c, err := jvmpi.LoadCapture(manifest)
 	if err != nil {
 		return nil, err
@@ -136,13 +137,13 @@ func jvmpiThreads(g *globalFlags, path, manifest string, depth int) ([]analysis.
 		if err != nil {
 			return nil, err
 		}
-		return analysis.ThreadsFromDump(d, depth), nil
+		return threads.ThreadsFromDump(d, depth), nil
 	}
 	h, err := g.load(path, false)
 	if err != nil {
 		return nil, err
 	}
-	return analysis.ThreadsFromHeap(h, nil, depth), nil
+	return threads.ThreadsFromHeap(h, nil, depth), nil
 }
 
 // lastThreadDump reads dump number which of a thread-dump file (-1: the

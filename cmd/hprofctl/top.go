@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -37,7 +37,7 @@ java.util.concurrent are two rows.`,
 			if err != nil {
 				return err
 			}
-			to := analysis.TopOptions{By: by, Top: top}
+			to := heap.TopOptions{By: by, Top: top}
 			if err := to.Check(); err != nil {
 				return err
 			}
@@ -48,14 +48,14 @@ java.util.concurrent are two rows.`,
 			if to.Heaps, err = g.selectHeaps(h); err != nil {
 				return err
 			}
-			t, err := analysis.TopConsumers(h, r, to)
+			t, err := heap.TopConsumers(h, r, to)
 			if err != nil {
 				return err
 			}
 			return report.TopConsumers(cmd.OutOrStdout(), t, opt)
 		},
 	}
-	cmd.Flags().StringVar(&by, "by", analysis.ByClass, "group by class, classloader or package")
+	cmd.Flags().StringVar(&by, "by", heap.ByClass, "group by class, classloader or package")
 	cmd.Flags().IntVar(&top, "top", 20, "show only the N groups that retain most (0: all)")
 	cmd.Flags().BoolVar(&keepUnreachable, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
 	return cmd

@@ -11,7 +11,7 @@ import (
 	"io/fs"
 	"time"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/store"
@@ -55,8 +55,8 @@ type Indexed struct {
 	// then analysed in memory); empty otherwise.
 	Unsaved string
 
-	retention *analysis.Retention
-	paths     *analysis.PathTree
+	retention *graph.Retention
+	paths     *graph.PathTree
 	ix        *store.Index
 }
 
@@ -172,7 +172,7 @@ func fromIndex(ix *store.Index, path string) (*Indexed, error) {
 	}
 	h.Source.File = path
 	dumpfile.Attach(h, path)
-	r, t, err := analysis.ReadIndex(ix, h)
+	r, t, err := graph.ReadIndex(ix, h)
 	if err != nil {
 		return nil, err
 	}
@@ -200,9 +200,9 @@ func build(path string, o Options, place *store.Place, id store.Identity, why st
 		defer w.Abort()
 		go func() { heapWritten <- h.WriteIndex(w) }()
 	}
-	pathsDone := make(chan *analysis.PathTree, 1)
-	go func() { pathsDone <- analysis.StrongPaths(h) }()
-	r, err := analysis.ComputeRetention(h, analysis.RetentionOptions{Size: indexedSize})
+	pathsDone := make(chan *graph.PathTree, 1)
+	go func() { pathsDone <- graph.StrongPaths(h) }()
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: indexedSize})
 	paths := <-pathsDone
 	if werr == nil {
 		werr = <-heapWritten
@@ -242,7 +242,7 @@ func load(path string, o Options) (*model.Heap, error) {
 // finish writes the analyses into w, after the heap's sections, and
 // commits the index.
 func (x *Indexed) finish(w *store.Writer) error {
-	if err := analysis.WriteIndex(w, x.retention, x.paths); err != nil {
+	if err := graph.WriteIndex(w, x.retention, x.paths); err != nil {
 		return err
 	}
 	if err := w.Commit(); err != nil {
@@ -255,18 +255,18 @@ func (x *Indexed) finish(w *store.Writer) error {
 // Retention returns the dominator tree with retained sizes in size mode;
 // with keepUnreachable (which the index does not keep) it is built again
 // from the heap, without reading the dump.
-func (x *Indexed) Retention(size model.SizeMode, keepUnreachable bool) (*analysis.Retention, error) {
+func (x *Indexed) Retention(size model.SizeMode, keepUnreachable bool) (*graph.Retention, error) {
 	if x.retention == nil {
 		return nil, errors.New("the file holds no heap dump")
 	}
 	if keepUnreachable && x.retention.Unreachable > 0 {
-		return analysis.ComputeRetention(x.Heap, analysis.RetentionOptions{Size: size, KeepUnreachable: true})
+		return graph.ComputeRetention(x.Heap, graph.RetentionOptions{Size: size, KeepUnreachable: true})
 	}
 	return x.retention.InSize(size), nil
 }
 
 // StrongPaths returns the tree of strong shortest paths from the GC roots.
-func (x *Indexed) StrongPaths() *analysis.PathTree { return x.paths }
+func (x *Indexed) StrongPaths() *graph.PathTree { return x.paths }
 
 // Close unmaps the index; the Heap and trees must not be used after it.
 func (x *Indexed) Close() error {

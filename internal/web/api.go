@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/profile"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/report"
 )
 
@@ -92,12 +94,12 @@ func (s *Server) apiHisto(r *http.Request) (writer, error) {
 		return nil, err
 	}
 	ho.Size, ho.Heaps, ho.Native = s.d.Size, s.d.Heaps, s.d.Native
-	h, err := analysis.Histogram(s.d.Heap, ho)
+	h, err := heap.Histogram(s.d.Heap, ho)
 	return func(w io.Writer, o report.Options) error { return report.Histogram(w, h, o) }, err
 }
 
 func (s *Server) apiDominators(r *http.Request) (writer, error) {
-	do := analysis.DominatorOptions{Size: s.d.Size, Heaps: s.d.Heaps, Native: s.d.Native}
+	do := heap.DominatorOptions{Size: s.d.Size, Heaps: s.d.Heaps, Native: s.d.Native}
 	var err error
 	if do.Top, err = intParam(r, "top", 20); err != nil {
 		return nil, err
@@ -111,7 +113,7 @@ func (s *Server) apiDominators(r *http.Request) (writer, error) {
 	if do.Class, err = regexpParam(r, "class"); err != nil {
 		return nil, err
 	}
-	d := analysis.Dominators(s.d.Heap, s.d.Retention, do)
+	d := heap.Dominators(s.d.Heap, s.d.Retention, do)
 	return func(w io.Writer, o report.Options) error { return report.Dominators(w, d, o) }, nil
 }
 
@@ -120,7 +122,7 @@ func (s *Server) apiShow(r *http.Request) (writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	so := analysis.ShowOptions{Size: s.d.Size, Heaps: s.d.Heaps}
+	so := heap.ShowOptions{Size: s.d.Size, Heaps: s.d.Heaps}
 	if so.Elements, err = intParam(r, "elements", 10); err != nil {
 		return nil, err
 	}
@@ -135,7 +137,7 @@ func (s *Server) apiShow(r *http.Request) (writer, error) {
 	}
 	shown, err := s.show(obj, so)
 	return func(w io.Writer, o report.Options) error {
-		return report.Show(w, []analysis.ShowObject{shown}, o)
+		return report.Show(w, []heap.ShowObject{shown}, o)
 	}, err
 }
 
@@ -169,7 +171,7 @@ func (s *Server) apiThreads(*http.Request) (writer, error) {
 
 func (s *Server) apiDeadlocks(*http.Request) (writer, error) {
 	d, _, err := s.deadlocks()
-	var reports []analysis.DeadlockReport
+	var reports []threads.DeadlockReport
 	if d != nil {
 		reports = append(reports, *d)
 	}
@@ -183,17 +185,17 @@ func (s *Server) apiStrings(r *http.Request) (writer, error) {
 
 // stringsFor finds the duplicate strings as the query asks: min-count
 // and top, as strings's flags.
-func (s *Server) stringsFor(r *http.Request) (analysis.DuplicateStringReport, error) {
+func (s *Server) stringsFor(r *http.Request) (heap.DuplicateStringReport, error) {
 	so := defaultStrings(&s.d)
 	var err error
 	if so.MinCount, err = intParam(r, "min-count", so.MinCount); err != nil {
-		return analysis.DuplicateStringReport{}, err
+		return heap.DuplicateStringReport{}, err
 	}
 	if so.MinCount < 2 {
-		return analysis.DuplicateStringReport{}, badRequest("min-count=%d: want 2 or more", so.MinCount)
+		return heap.DuplicateStringReport{}, badRequest("min-count=%d: want 2 or more", so.MinCount)
 	}
 	if so.Top, err = intParam(r, "top", so.Top); err != nil {
-		return analysis.DuplicateStringReport{}, err
+		return heap.DuplicateStringReport{}, err
 	}
 	return s.strs.get(so)
 }
@@ -205,21 +207,21 @@ func (s *Server) apiCollections(r *http.Request) (writer, error) {
 
 // collectionsFor finds the wasteful collections as the query asks:
 // objects and top, as collections's flags.
-func (s *Server) collectionsFor(r *http.Request) (analysis.CollectionReport, bool, error) {
+func (s *Server) collectionsFor(r *http.Request) (heap.CollectionReport, bool, error) {
 	co := defaultCollections(&s.d)
 	var err error
 	if co.Objects, err = boolParam(r, "objects"); err != nil {
-		return analysis.CollectionReport{}, false, err
+		return heap.CollectionReport{}, false, err
 	}
 	if co.Top, err = intParam(r, "top", co.Top); err != nil {
-		return analysis.CollectionReport{}, false, err
+		return heap.CollectionReport{}, false, err
 	}
 	c, err := s.collections.get(co)
 	return c, co.Objects, err
 }
 
 func (s *Server) apiSites(r *http.Request) (writer, error) {
-	so := analysis.SiteOptions{By: r.URL.Query().Get("by"), Sort: r.URL.Query().Get("sort")}
+	so := profile.SiteOptions{By: r.URL.Query().Get("by"), Sort: r.URL.Query().Get("sort")}
 	if so.By == "" {
 		so.By = "site"
 	}
@@ -245,7 +247,7 @@ func (s *Server) apiCPU(r *http.Request) (writer, error) {
 	if by != "" && by != "trace" && by != "method" {
 		return nil, badRequest("by=%q: want trace or method", by)
 	}
-	var co analysis.CPUOptions
+	var co profile.CPUOptions
 	var err error
 	if co.Depth, err = intParam(r, "depth", 0); err != nil {
 		return nil, err
@@ -253,7 +255,7 @@ func (s *Server) apiCPU(r *http.Request) (writer, error) {
 	if co.Top, err = intParam(r, "top", 0); err != nil {
 		return nil, err
 	}
-	rep, err := analysis.CPU(s.d.Profile, co)
+	rep, err := profile.CPU(s.d.Profile, co)
 	if err != nil {
 		return nil, &httpError{http.StatusNotFound, err.Error()}
 	}

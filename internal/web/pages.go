@@ -5,21 +5,22 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/analysis/oql"
+	"github.com/hprofctl/hprofctl/analysis/profile"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/report/html"
 )
 
 // The ways the pages show an object: its first elements and referrers,
 // and its path from a GC root.
-var objectPage = analysis.ShowOptions{Elements: 100, Referrers: true, MaxReferrers: 100, Path: true}
+var objectPage = heap.ShowOptions{Elements: 100, Referrers: true, MaxReferrers: 100, Path: true}
 
 func (s *Server) overview(*http.Request) (html.Page, error) {
 	d := s.d
 	p := html.OverviewPage{Site: s.site, Info: s.summary()}
 	if d.Retention != nil {
-		p.Dominators = analysis.TreeTotals(d.Retention)
+		p.Dominators = heap.TreeTotals(d.Retention)
 	}
 	return p, nil
 }
@@ -30,7 +31,7 @@ func (s *Server) histogram(r *http.Request) (html.Page, error) {
 		return nil, err
 	}
 	o.Size, o.Heaps, o.Native = s.d.Size, s.d.Heaps, s.d.Native
-	histo, err := analysis.Histogram(s.d.Heap, o)
+	histo, err := heap.Histogram(s.d.Heap, o)
 	if err != nil {
 		return nil, err
 	}
@@ -43,11 +44,11 @@ func (s *Server) dominators(r *http.Request) (html.Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := analysis.DominatorOptions{Top: top, Children: dominatedKids, Size: d.Size, Heaps: d.Heaps, Native: d.Native}
+	o := heap.DominatorOptions{Top: top, Children: dominatedKids, Size: d.Size, Heaps: d.Heaps, Native: d.Native}
 	p := html.DominatorsPage{Site: s.site, Top: top}
 	id := r.URL.Query().Get("expand")
 	if id == "" {
-		p.Report = analysis.Dominators(d.Heap, d.Retention, o)
+		p.Report = heap.Dominators(d.Heap, d.Retention, o)
 		return p, nil
 	}
 	obj, err := s.lookup(id)
@@ -57,11 +58,11 @@ func (s *Server) dominators(r *http.Request) (html.Page, error) {
 	if !d.Retention.Reachable(obj) {
 		return nil, &httpError{http.StatusNotFound, "object " + id + " is unreachable: it is in no dominator tree"}
 	}
-	p.Report = analysis.DominatedBy(d.Heap, d.Retention, obj, o)
-	parent := analysis.DominatorRowOf(d.Heap, d.Retention, obj, o)
+	p.Report = heap.DominatedBy(d.Heap, d.Retention, obj, o)
+	parent := heap.DominatorRowOf(d.Heap, d.Retention, obj, o)
 	p.Parent = &parent
 	for up := d.Retention.ImmediateDominator(obj); up != model.NoObject; up = d.Retention.ImmediateDominator(up) {
-		p.Chain = append(p.Chain, analysis.DominatedObject{ObjectID: analysis.ObjectID(d.Heap, up), Class: analysis.ClassName(d.Heap, up), RetainedBytes: d.Retention.RetainedBytes(up)})
+		p.Chain = append(p.Chain, heap.DominatedObject{ObjectID: heap.ObjectID(d.Heap, up), Class: heap.ClassName(d.Heap, up), RetainedBytes: d.Retention.RetainedBytes(up)})
 	}
 	slices.Reverse(p.Chain)
 	return p, nil
@@ -126,7 +127,7 @@ func (s *Server) sitePage(*http.Request) (html.Page, error) {
 	if !s.site.HasSites {
 		return nil, &httpError{http.StatusNotFound, "the dump holds no allocation sites"}
 	}
-	r, err := s.sites(analysis.SiteOptions{By: "site", Sort: "live"})
+	r, err := s.sites(profile.SiteOptions{By: "site", Sort: "live"})
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +138,7 @@ func (s *Server) cpuPage(*http.Request) (html.Page, error) {
 	if !s.site.HasCPU {
 		return nil, &httpError{http.StatusNotFound, "the dump holds no CPU samples or times"}
 	}
-	r, err := analysis.CPU(s.d.Profile, analysis.CPUOptions{})
+	r, err := profile.CPU(s.d.Profile, profile.CPUOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -145,10 +146,10 @@ func (s *Server) cpuPage(*http.Request) (html.Page, error) {
 }
 
 // sites lists the allocation sites as o asks.
-func (s *Server) sites(o analysis.SiteOptions) (analysis.SitesReport, error) {
+func (s *Server) sites(o profile.SiteOptions) (profile.SitesReport, error) {
 	o.Size = s.d.Size
 	o.Retention = s.d.Retention
-	return analysis.Sites(s.d.Profile, s.d.Heap, o)
+	return profile.Sites(s.d.Profile, s.d.Heap, o)
 }
 
 func (s *Server) diffPage(r *http.Request) (html.Page, error) {
@@ -161,19 +162,19 @@ func (s *Server) diffPage(r *http.Request) (html.Page, error) {
 
 // diffFor compares the base dump with this one, with the query's top
 // (20 rows of each list unless it says otherwise, as the CLI).
-func (s *Server) diffFor(r *http.Request) (analysis.HeapDiff, int, error) {
+func (s *Server) diffFor(r *http.Request) (heap.HeapDiff, int, error) {
 	if s.base == nil {
-		return analysis.HeapDiff{}, 0, &httpError{http.StatusNotFound, "no base dump to compare with: start serve with --base OLD"}
+		return heap.HeapDiff{}, 0, &httpError{http.StatusNotFound, "no base dump to compare with: start serve with --base OLD"}
 	}
 	top, err := intParam(r, "top", 20)
 	if err != nil {
-		return analysis.HeapDiff{}, 0, err
+		return heap.HeapDiff{}, 0, err
 	}
 	sides, err := s.base()
 	if err != nil {
-		return analysis.HeapDiff{}, 0, err
+		return heap.HeapDiff{}, 0, err
 	}
-	return analysis.Diff(sides.Histos[0], sides.Histos[1], sides.Tops[0], sides.Tops[1], analysis.DiffOptions{Top: top}), top, nil
+	return heap.Diff(sides.Histos[0], sides.Histos[1], sides.Tops[0], sides.Tops[1], heap.DiffOptions{Top: top}), top, nil
 }
 
 // queryRows is how many rows the query page lists unless asked otherwise.

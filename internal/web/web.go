@@ -27,7 +27,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/hprofctl/hprofctl/report/html"
@@ -42,20 +44,20 @@ type Dump struct {
 	Path, Name string
 	Generator  string
 	Heap       *model.Heap
-	Retention  *analysis.Retention
+	Retention  *graph.Retention
 	// Strong is the strong shortest path tree kept in the index; nil
 	// computes it on first use.
-	Strong *analysis.PathTree
+	Strong *graph.PathTree
 	Size   model.SizeMode
 	// Binary tells a binary HPROF file, whose lock state can be read.
 	Binary bool
-	// ShowData reads what analysis.Show needs of objs beyond the heap.
-	ShowData func(objs []model.ObjectIndex, strong *analysis.PathTree, o analysis.ShowOptions) (analysis.ShowData, error)
+	// ShowData reads what heap.Show needs of objs beyond the heap.
+	ShowData func(objs []model.ObjectIndex, strong *graph.PathTree, o heap.ShowOptions) (heap.ShowData, error)
 	// PathLabels reads the field names and thread names along paths.
-	PathLabels func(p analysis.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error)
+	PathLabels func(p graph.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error)
 	// Deadlocks finds the deadlocks of the heap from its lock state hl
 	// (nil when it has none), with the notes on what it cannot tell.
-	Deadlocks func(hl *model.HeapLocks) (*analysis.DeadlockReport, []string)
+	Deadlocks func(hl *model.HeapLocks) (*threads.DeadlockReport, []string)
 	// BaseName names an earlier dump of the same application to compare
 	// with (serve --base), "" for none; Base gives both dumps' sides of
 	// the comparison, the base's first.
@@ -67,18 +69,18 @@ type Dump struct {
 	Heaps, Suspected model.HeapSelection
 	// Native are the native sizes an Android dump shows registered to
 	// its objects; nil when it shows none.
-	Native *analysis.NativeSizes
+	Native *heap.NativeSizes
 	// Profile is the file's profiling data (allocation sites, CPU) when
 	// it is not the heap's (an hprof agent ASCII file without a heap
 	// dump); nil takes Heap.Profile().
 	Profile *model.Profile
 }
 
-// DiffSides is what analysis.Diff compares of two dumps, the older first:
+// DiffSides is what heap.Diff compares of two dumps, the older first:
 // their histograms and the classes at the top of their dominator trees.
 type DiffSides struct {
-	Histos [2]analysis.Histo
-	Tops   [2]*analysis.TopConsumerReport
+	Histos [2]heap.Histo
+	Tops   [2]*heap.TopConsumerReport
 }
 
 // Server answers the HTTP requests on one dump.
@@ -87,12 +89,12 @@ type Server struct {
 	site html.Site
 	mux  *http.ServeMux
 
-	strong      func() *analysis.PathTree
+	strong      func() *graph.PathTree
 	heapLocks   func() (*model.HeapLocks, error)
-	threads     func() ([]analysis.ThreadRow, error)
+	threads     func() ([]threads.ThreadRow, error)
 	leaks       *memo[leakQuery, leakResult]
-	strs        *memo[analysis.StringOptions, analysis.DuplicateStringReport]
-	collections *memo[analysis.CollectionOptions, analysis.CollectionReport]
+	strs        *memo[heap.StringOptions, heap.DuplicateStringReport]
+	collections *memo[heap.CollectionOptions, heap.CollectionReport]
 	base        func() (DiffSides, error)
 	// loopbackOnly refuses requests whose Host is not this machine's
 	// loopback name (RequireLoopbackHost).
@@ -136,7 +138,7 @@ type leakQuery struct {
 // leakResult is the leak suspects described, with what each step of their
 // paths retains.
 type leakResult struct {
-	report       analysis.LeakReport
+	report       heap.LeakReport
 	pathRetained [][]int64
 }
 
@@ -163,11 +165,11 @@ func New(d Dump) *Server {
 		s.site.Base = d.BaseName
 		s.base = sync.OnceValues(d.Base)
 	}
-	s.strong = sync.OnceValue(func() *analysis.PathTree {
+	s.strong = sync.OnceValue(func() *graph.PathTree {
 		if d.Strong != nil {
 			return d.Strong
 		}
-		return analysis.StrongPaths(d.Heap)
+		return graph.StrongPaths(d.Heap)
 	})
 	s.heapLocks = sync.OnceValues(func() (*model.HeapLocks, error) {
 		if !d.Binary || !d.Heap.HasObjects {
@@ -177,17 +179,17 @@ func New(d Dump) *Server {
 	})
 	s.threads = sync.OnceValues(s.findThreads)
 	s.leaks = newMemo(s.findLeaks)
-	s.strs = newMemo(func(o analysis.StringOptions) (analysis.DuplicateStringReport, error) {
+	s.strs = newMemo(func(o heap.StringOptions) (heap.DuplicateStringReport, error) {
 		if err := needValues(d.Heap); err != nil {
-			return analysis.DuplicateStringReport{}, err
+			return heap.DuplicateStringReport{}, err
 		}
-		return analysis.DuplicateStrings(d.Heap, o)
+		return heap.DuplicateStrings(d.Heap, o)
 	})
-	s.collections = newMemo(func(o analysis.CollectionOptions) (analysis.CollectionReport, error) {
+	s.collections = newMemo(func(o heap.CollectionOptions) (heap.CollectionReport, error) {
 		if err := needValues(d.Heap); err != nil {
-			return analysis.CollectionReport{}, err
+			return heap.CollectionReport{}, err
 		}
-		return analysis.Collections(d.Heap, o)
+		return heap.Collections(d.Heap, o)
 	})
 	s.routes()
 	return s
@@ -208,12 +210,12 @@ func (s *Server) Warm() {
 
 // defaultStrings and defaultCollections are the options of the strings
 // and collections commands' defaults, which their pages and API share.
-func defaultStrings(d *Dump) analysis.StringOptions {
-	return analysis.StringOptions{MinCount: 2, Top: 20, Size: d.Size, Heaps: d.Heaps}
+func defaultStrings(d *Dump) heap.StringOptions {
+	return heap.StringOptions{MinCount: 2, Top: 20, Size: d.Size, Heaps: d.Heaps}
 }
 
-func defaultCollections(d *Dump) analysis.CollectionOptions {
-	return analysis.CollectionOptions{Top: 20, Size: d.Size, Heaps: d.Heaps}
+func defaultCollections(d *Dump) heap.CollectionOptions {
+	return heap.CollectionOptions{Top: 20, Size: d.Size, Heaps: d.Heaps}
 }
 
 // needValues refuses a dump that records no primitive values.
@@ -406,14 +408,14 @@ func regexpParam(r *http.Request, name string) (*regexp.Regexp, error) {
 // histogramQuery reads the histogram's query: sort, match and top.
 // summary is the overview of the dump, with its native sizes, as info
 // gives it.
-func (s *Server) summary() analysis.Info {
-	in := analysis.Summarize(s.d.Heap, s.d.Size)
+func (s *Server) summary() heap.Info {
+	in := heap.Summarize(s.d.Heap, s.d.Size)
 	in.AddNative(s.d.Heap, s.d.Native)
 	return in
 }
 
-func histogramQuery(r *http.Request, defTop int) (analysis.HistoOptions, error) {
-	var o analysis.HistoOptions
+func histogramQuery(r *http.Request, defTop int) (heap.HistoOptions, error) {
+	var o heap.HistoOptions
 	o.Sort = r.URL.Query().Get("sort")
 	switch o.Sort {
 	case "":
@@ -433,7 +435,7 @@ func histogramQuery(r *http.Request, defTop int) (analysis.HistoOptions, error) 
 // findLeaks finds and describes the leak suspects, as leaks and report do.
 func (s *Server) findLeaks(q leakQuery) (leakResult, error) {
 	d := s.d
-	l := analysis.FindLeaks(d.Heap, d.Retention, analysis.LeakOptions{Threshold: q.threshold, Classes: q.classes, Strong: s.strong(), Heaps: d.Suspected})
+	l := heap.FindLeaks(d.Heap, d.Retention, heap.LeakOptions{Threshold: q.threshold, Classes: q.classes, Strong: s.strong(), Heaps: d.Suspected})
 	labels, names, err := d.PathLabels(l.Paths())
 	if err != nil {
 		return leakResult{}, err
@@ -444,20 +446,20 @@ func (s *Server) findLeaks(q leakQuery) (leakResult, error) {
 
 // findThreads lists the threads with their stacks and what each retains,
 // as threads --retained does.
-func (s *Server) findThreads() ([]analysis.ThreadRow, error) {
+func (s *Server) findThreads() ([]threads.ThreadRow, error) {
 	hl, err := s.heapLocks()
 	if err != nil {
 		return nil, err
 	}
-	rows := analysis.ThreadsFromHeap(s.d.Heap, hl, 0)
-	if err := analysis.AddThreadRetention(s.d.Heap, s.d.Retention, rows); err != nil {
+	rows := threads.ThreadsFromHeap(s.d.Heap, hl, 0)
+	if err := threads.AddThreadRetention(s.d.Heap, s.d.Retention, rows); err != nil {
 		return nil, err
 	}
 	return rows, nil
 }
 
 // deadlocks finds the dump's deadlocks.
-func (s *Server) deadlocks() (*analysis.DeadlockReport, []string, error) {
+func (s *Server) deadlocks() (*threads.DeadlockReport, []string, error) {
 	hl, err := s.heapLocks()
 	if err != nil {
 		return nil, nil, err
@@ -468,13 +470,13 @@ func (s *Server) deadlocks() (*analysis.DeadlockReport, []string, error) {
 
 // show describes one object, with as many referrers and elements as o
 // asks, and its path from a GC root.
-func (s *Server) show(obj model.ObjectIndex, o analysis.ShowOptions) (analysis.ShowObject, error) {
+func (s *Server) show(obj model.ObjectIndex, o heap.ShowOptions) (heap.ShowObject, error) {
 	objs := []model.ObjectIndex{obj}
 	data, err := s.d.ShowData(objs, s.strong(), o)
 	if err != nil {
-		return analysis.ShowObject{}, err
+		return heap.ShowObject{}, err
 	}
-	return analysis.Show(s.d.Heap, s.d.Retention, objs, data, o)[0], nil
+	return heap.Show(s.d.Heap, s.d.Retention, objs, data, o)[0], nil
 }
 
 // writeJSON answers with what a report writer writes in JSON.
