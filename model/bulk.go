@@ -52,7 +52,7 @@ func EachValues(h *Heap, objs []ObjectIndex, fn func(k int, v *ObjectValues) err
 	}
 	return h.dumpReader().Objects(o, func(r *hprof.ObjectReader) error {
 		at := h.placeRecords(objs, visit)
-		workers := indexWorkers(len(at))
+		workers := workersFor(len(at))
 		errs := make([]error, workers)
 		forRanges(len(at), workers, func(w, lo, hi int) {
 			b := bulkReader{h: h, r: r, fn: fn}
