@@ -41,8 +41,8 @@ func (u Unreadable) Records(func(hprof.Source) error) error { return u.Err }
 var errNoDumpReader = errors.New("the heap's dump was not attached for reading it again")
 
 // SetDumpReader attaches r to h: the reader of the dump h was loaded from,
-// through which ReadValues, EachValues, ReadLabels, ReadStrings and
-// ReadHeapLocks read it again.
+// through which ReadValues, EachValues, ReadLabels and ReadStrings read
+// it again.
 func (h *Heap) SetDumpReader(r DumpReader) { h.dump = r }
 
 // dumpReader is the DumpReader attached to h, an Unreadable one when

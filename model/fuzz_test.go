@@ -238,7 +238,7 @@ func deriveAll(t *testing.T, path string) {
 	labels, _ := model.ReadLabels(h, all)
 	names, _ := model.ReadStrings(h, strs)
 	heap.DescribePaths(h, paths, true, labels, names)
-	locks, err := model.ReadHeapLocks(h)
+	locks, err := threads.ReadHeapLocks(h)
 	if err != nil {
 		locks = nil
 	}

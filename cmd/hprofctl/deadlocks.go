@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/hprofctl/hprofctl/analysis/threads"
+	"github.com/hprofctl/hprofctl/model/thread"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
@@ -135,7 +136,7 @@ const allDumps = -2
 
 // namedDump is a thread dump and the name it is reported under.
 type namedDump struct {
-	dump   *threaddump.ThreadDump
+	dump   *thread.Dump
 	source string
 }
 
@@ -177,7 +178,7 @@ func fileDeadlocks(cmd *cobra.Command, g *globalFlags, path string, which int) (
 // kept, with a warning on stderr.
 func readThreadDumps(cmd *cobra.Command, f *input.File, which int) ([]namedDump, error) {
 	r := threaddump.NewReader(f, threaddump.Options{Name: f.Name})
-	var dumps []*threaddump.ThreadDump
+	var dumps []*thread.Dump
 	for r.Next() {
 		dumps = append(dumps, r.Dump())
 	}

@@ -34,7 +34,7 @@ func agentDeadlocks(cmd *cobra.Command, g *globalFlags, f *input.File, kind inpu
 	} else if err = g.mapping.deobfuscate(p, h); err != nil {
 		return nil, err
 	}
-	if d := model.MonitorDumpThreads(p); d != nil {
+	if d := threads.MonitorDumpThreads(p); d != nil {
 		r := threads.FindDeadlocks(d)
 		r.Source = f.Name + " (MONITOR DUMP)"
 		return []threads.DeadlockReport{r}, nil
@@ -42,7 +42,7 @@ func agentDeadlocks(cmd *cobra.Command, g *globalFlags, f *input.File, kind inpu
 	if h == nil {
 		return nil, fmt.Errorf("%s: the hprof agent file has no MONITOR DUMP", f.Name)
 	}
-	hl, err := model.ReadHeapLocks(h)
+	hl, err := threads.ReadHeapLocks(h)
 	if err != nil {
 		return nil, err
 	}

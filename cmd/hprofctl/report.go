@@ -113,9 +113,9 @@ apply.`,
 			// Only a binary dump's Thread objects and synchronizers,
 			// read from the file, name the threads and give their lock
 			// state.
-			var hl *model.HeapLocks
+			var hl *threads.HeapLocks
 			if format.Kind == input.KindHPROF && h.HasObjects {
-				if hl, err = model.ReadHeapLocks(h); err != nil {
+				if hl, err = threads.ReadHeapLocks(h); err != nil {
 					return err
 				}
 			}
@@ -141,8 +141,8 @@ apply.`,
 // those of an hprof agent file's MONITOR DUMP, else those its lock state
 // hl proves, with the notes on what a heap dump cannot tell; nil when it
 // has neither.
-func dumpDeadlocks(h *model.Heap, hl *model.HeapLocks, name string) (*threads.DeadlockReport, []string) {
-	if d := model.MonitorDumpThreads(h.Profile()); d != nil {
+func dumpDeadlocks(h *model.Heap, hl *threads.HeapLocks, name string) (*threads.DeadlockReport, []string) {
+	if d := threads.MonitorDumpThreads(h.Profile()); d != nil {
 		r := threads.FindDeadlocks(d)
 		r.Source = name + " (MONITOR DUMP)"
 		return &r, nil

@@ -156,7 +156,7 @@ func newServer(g *globalFlags, path, base string) (*web.Server, error) {
 		PathLabels: func(p graph.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error) {
 			return readPathLabels(h, path, p)
 		},
-		Deadlocks: func(hl *model.HeapLocks) (*threads.DeadlockReport, []string) { return dumpDeadlocks(h, hl, name) },
+		Deadlocks: func(hl *threads.HeapLocks) (*threads.DeadlockReport, []string) { return dumpDeadlocks(h, hl, name) },
 	}
 	if h.Source.Dumps > 0 {
 		if d.Heaps, err = g.selectHeaps(h); err != nil {

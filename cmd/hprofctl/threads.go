@@ -7,6 +7,7 @@ import (
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/thread"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
@@ -83,9 +84,9 @@ innermost), object id, retained bytes and class.`,
 					if err != nil {
 						return err
 					}
-					var hl *model.HeapLocks
+					var hl *threads.HeapLocks
 					if h.HasObjects {
-						if hl, err = model.ReadHeapLocks(h); err != nil {
+						if hl, err = threads.ReadHeapLocks(h); err != nil {
 							return err
 						}
 					}
@@ -148,8 +149,8 @@ func jvmpiThreads(g *globalFlags, path, manifest string, depth int) ([]threads.T
 
 // lastThreadDump reads dump number which of a thread-dump file (-1: the
 // last); a dump cut short is kept, with a warning.
-func lastThreadDump(cmd *cobra.Command, name string, r *threaddump.Reader, which int) (*threaddump.ThreadDump, error) {
-	var dumps []*threaddump.ThreadDump
+func lastThreadDump(cmd *cobra.Command, name string, r *threaddump.Reader, which int) (*thread.Dump, error) {
+	var dumps []*thread.Dump
 	for r.Next() {
 		dumps = append(dumps, r.Dump())
 	}

@@ -116,7 +116,7 @@ func TestStdinCannotBeReadAgain(t *testing.T) {
 	if !errors.Is(err, dumpfile.ErrStdin) {
 		t.Errorf("EachValues: %v, want %v", err, dumpfile.ErrStdin)
 	}
-	if _, err := model.ReadHeapLocks(h); !errors.Is(err, dumpfile.ErrStdin) {
-		t.Errorf("ReadHeapLocks: %v, want %v", err, dumpfile.ErrStdin)
+	if _, err := model.ReadLabels(h, objs); !errors.Is(err, dumpfile.ErrStdin) {
+		t.Errorf("ReadLabels: %v, want %v", err, dumpfile.ErrStdin)
 	}
 }

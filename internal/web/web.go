@@ -57,7 +57,7 @@ type Dump struct {
 	PathLabels func(p graph.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error)
 	// Deadlocks finds the deadlocks of the heap from its lock state hl
 	// (nil when it has none), with the notes on what it cannot tell.
-	Deadlocks func(hl *model.HeapLocks) (*threads.DeadlockReport, []string)
+	Deadlocks func(hl *threads.HeapLocks) (*threads.DeadlockReport, []string)
 	// BaseName names an earlier dump of the same application to compare
 	// with (serve --base), "" for none; Base gives both dumps' sides of
 	// the comparison, the base's first.
@@ -90,7 +90,7 @@ type Server struct {
 	mux  *http.ServeMux
 
 	strong      func() *graph.PathTree
-	heapLocks   func() (*model.HeapLocks, error)
+	heapLocks   func() (*threads.HeapLocks, error)
 	threads     func() ([]threads.ThreadRow, error)
 	leaks       *memo[leakQuery, leakResult]
 	strs        *memo[heap.StringOptions, heap.DuplicateStringReport]
@@ -171,11 +171,11 @@ func New(d Dump) *Server {
 		}
 		return graph.StrongPaths(d.Heap)
 	})
-	s.heapLocks = sync.OnceValues(func() (*model.HeapLocks, error) {
+	s.heapLocks = sync.OnceValues(func() (*threads.HeapLocks, error) {
 		if !d.Binary || !d.Heap.HasObjects {
 			return nil, nil
 		}
-		return model.ReadHeapLocks(d.Heap)
+		return threads.ReadHeapLocks(d.Heap)
 	})
 	s.threads = sync.OnceValues(s.findThreads)
 	s.leaks = newMemo(s.findLeaks)
