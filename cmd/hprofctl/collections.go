@@ -67,7 +67,7 @@ all null or constant the index knows.`,
 			if co.Heaps, err = g.selectHeaps(h); err != nil {
 				return err
 			}
-			c, err := heap.Collections(h, args[0], co)
+			c, err := heap.Collections(h, co)
 			if err != nil {
 				return err
 			}

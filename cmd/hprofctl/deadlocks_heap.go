@@ -42,7 +42,7 @@ func agentDeadlocks(cmd *cobra.Command, g *globalFlags, f *input.File, kind inpu
 	if h == nil {
 		return nil, fmt.Errorf("%s: the hprof agent file has no MONITOR DUMP", f.Name)
 	}
-	hl, err := threads.ReadHeapLocks(h, path)
+	hl, err := threads.ReadHeapLocks(h)
 	if err != nil {
 		return nil, err
 	}
@@ -70,11 +70,11 @@ func writeHeapLocks(cmd *cobra.Command, g *globalFlags, heapPath string, reports
 		return err
 	}
 	p := graph.ShortestPaths(h, graph.RetainerOptions{Objects: threads.LockObjects(h, locks), Paths: 1})
-	labels, err := model.ReadLabels(h, heapPath, p.Sources(h))
+	labels, err := model.ReadLabels(h, p.Sources(h))
 	if err != nil {
 		return err
 	}
-	names, err := model.ReadStrings(h, heapPath, p.ThreadNameStrings(h, labels))
+	names, err := model.ReadStrings(h, p.ThreadNameStrings(h, labels))
 	if err != nil {
 		return err
 	}

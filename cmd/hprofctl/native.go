@@ -13,7 +13,7 @@ func nativeSizes(h *model.Heap, path string) (*heap.NativeSizes, error) {
 	if path == "-" || h.Source.Lines > 0 || !h.HasObjects || !heap.MayHaveNative(h) {
 		return nil, nil
 	}
-	n, err := heap.RegisteredNative(h, path)
+	n, err := heap.RegisteredNative(h)
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ the objects a query looks into.`,
 			if err != nil {
 				return err
 			}
-			res, err := oql.Run(h, r, args[0], q, oql.Options{Size: size, Limit: limit, Heaps: heaps})
+			res, err := oql.Run(h, r, q, oql.Options{Size: size, Limit: limit, Heaps: heaps})
 			if err != nil {
 				return err
 			}

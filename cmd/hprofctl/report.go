@@ -115,7 +115,7 @@ apply.`,
 			// state.
 			var hl *threads.HeapLocks
 			if format.Kind == input.KindHPROF && h.HasObjects {
-				if hl, err = threads.ReadHeapLocks(h, path); err != nil {
+				if hl, err = threads.ReadHeapLocks(h); err != nil {
 					return err
 				}
 			}

@@ -112,13 +112,13 @@ func readPathLabels(h *model.Heap, path string, p graph.RetainerPaths) (map[mode
 		fmt.Fprintln(os.Stderr, "hprofctl: standard input cannot be read twice: field names are shown as ?")
 		return nil, nil, nil
 	}
-	labels, err := model.ReadLabels(h, path, p.Sources(h))
+	labels, err := model.ReadLabels(h, p.Sources(h))
 	if err != nil {
 		return nil, nil, err
 	}
 	var names map[model.ObjectIndex]string
 	if strs := p.ThreadNameStrings(h, labels); len(strs) > 0 {
-		if names, err = model.ReadStrings(h, path, strs); err != nil {
+		if names, err = model.ReadStrings(h, strs); err != nil {
 			return nil, nil, err
 		}
 	}

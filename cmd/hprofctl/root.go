@@ -9,6 +9,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/internal/heapindex"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/store"
@@ -184,6 +185,7 @@ func (g *globalFlags) readDump(path string, dump int, objects bool) (*model.Heap
 	if err != nil {
 		return nil, nil, err
 	}
+	dumpfile.Attach(h, path)
 	warnTruncated(g.stderr, f.Name, h.Anomalies)
 	h.Deobfuscate(m)
 	return h, nil, nil

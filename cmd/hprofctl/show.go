@@ -118,11 +118,11 @@ func readShowData(h *model.Heap, path string, objs []model.ObjectIndex, strong *
 	if d.Native, err = nativeSizes(h, path); err != nil {
 		return d, err
 	}
-	if d.Values, err = model.ReadValues(h, path, heap.ShowReads(h, objs, so), model.ValueOptions{Elements: heap.ShowReadElements(so)}); err != nil {
+	if d.Values, err = model.ReadValues(h, heap.ShowReads(h, objs, so), model.ValueOptions{Elements: heap.ShowReadElements(so)}); err != nil {
 		return d, err
 	}
 	if so.Referrers {
-		d.Labels, err = model.ReadLabels(h, path, heap.AllReferrers(d.Referrers, objs))
+		d.Labels, err = model.ReadLabels(h, heap.AllReferrers(d.Referrers, objs))
 	}
 	return d, err
 }

@@ -58,7 +58,7 @@ streamed once): standard input cannot give that.`,
 			if so.Heaps, err = g.selectHeaps(h); err != nil {
 				return err
 			}
-			d, err := heap.DuplicateStrings(h, args[0], so)
+			d, err := heap.DuplicateStrings(h, so)
 			if err != nil {
 				return err
 			}

@@ -86,7 +86,7 @@ innermost), object id, retained bytes and class.`,
 					}
 					var hl *threads.HeapLocks
 					if h.HasObjects {
-						if hl, err = threads.ReadHeapLocks(h, args[0]); err != nil {
+						if hl, err = threads.ReadHeapLocks(h); err != nil {
 							return err
 						}
 					}

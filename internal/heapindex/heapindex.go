@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/store"
 	"github.com/hprofctl/hprofctl/parser/input"
@@ -170,6 +171,7 @@ func fromIndex(ix *store.Index, path string) (*Indexed, error) {
 		return nil, err
 	}
 	h.Source.File = path
+	dumpfile.Attach(h, path)
 	r, t, err := graph.ReadIndex(ix, h)
 	if err != nil {
 		return nil, err
@@ -229,7 +231,12 @@ func load(path string, o Options) (*model.Heap, error) {
 	if o.Progress != nil {
 		defer o.Progress(f)()
 	}
-	return model.Load(f, model.LoadOptions{Dump: -1, Objects: true, LeanGC: true})
+	h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true, LeanGC: true})
+	if err != nil {
+		return nil, err
+	}
+	dumpfile.Attach(h, path)
+	return h, nil
 }
 
 // finish writes the analyses into w, after the heap's sections, and

@@ -202,5 +202,5 @@ func (s *Server) runQuery(query string, limit int) (*oql.Result, error) {
 	if err != nil {
 		return nil, badRequest("query: %v", err)
 	}
-	return oql.Run(s.d.Heap, s.d.Retention, s.d.Path, q, oql.Options{Size: s.d.Size, Limit: limit, Heaps: s.d.Heaps})
+	return oql.Run(s.d.Heap, s.d.Retention, q, oql.Options{Size: s.d.Size, Limit: limit, Heaps: s.d.Heaps})
 }

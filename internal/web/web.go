@@ -175,7 +175,7 @@ func New(d Dump) *Server {
 		if !d.Binary || !d.Heap.HasObjects {
 			return nil, nil
 		}
-		return threads.ReadHeapLocks(d.Heap, d.Path)
+		return threads.ReadHeapLocks(d.Heap)
 	})
 	s.threads = sync.OnceValues(s.findThreads)
 	s.leaks = newMemo(s.findLeaks)
@@ -183,13 +183,13 @@ func New(d Dump) *Server {
 		if err := needValues(d.Heap); err != nil {
 			return heap.DuplicateStringReport{}, err
 		}
-		return heap.DuplicateStrings(d.Heap, d.Path, o)
+		return heap.DuplicateStrings(d.Heap, o)
 	})
 	s.collections = newMemo(func(o heap.CollectionOptions) (heap.CollectionReport, error) {
 		if err := needValues(d.Heap); err != nil {
 			return heap.CollectionReport{}, err
 		}
-		return heap.Collections(d.Heap, d.Path, o)
+		return heap.Collections(d.Heap, o)
 	})
 	s.routes()
 	return s
