@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hmac"
@@ -220,8 +221,8 @@ func valueClass(t hprof.Type, v uint64) int {
 	return 0
 }
 
-// uniformClass sorts the elements of a uniform array of n bytes as
-// arrayClass sorts the array: a byte[] of even length repeating a
+// uniformClass sorts the elements of a uniform array of n bytes by the
+// class of the array (see short): a byte[] of even length repeating a
 // surrogate high byte holds surrogates.
 func uniformClass(t hprof.Type, n int64) func([]byte) int {
 	return func(p []byte) int {
@@ -241,34 +242,10 @@ func uniformClass(t hprof.Type, n int64) func([]byte) int {
 // surrogate code unit.
 func isSurrogateHigh(b byte) bool { return b >= 0xD8 && b <= 0xDF }
 
-// arrayClass sorts arrays into the classes a replacement keeps: uniform
-// (two or more elements, all equal) or not, and whether UTF-16 text in it
-// (a char[]'s big-endian units; an even-length byte[]'s little-endian
-// units, as JDK 9+ UTF-16 Strings hold them) has a surrogate.
-func arrayClass(t hprof.Type, es int, b []byte) int {
-	c := 0
-	if uniform(b, es) {
-		c = 1
-	}
-	if hasSurrogate(t, b, 0) {
-		c |= 2
-	}
-	return c
-}
-
 // uniform reports whether b holds two or more elements of es bytes, all
-// equal.
+// equal: whether b equals itself shifted by an element.
 func uniform(b []byte, es int) bool {
-	if len(b) < 2*es {
-		return false
-	}
-	first := b[:es]
-	for p := es; p < len(b); p += es {
-		if string(b[p:p+es]) != string(first) {
-			return false
-		}
-	}
-	return true
+	return len(b) >= 2*es && bytes.Equal(b[es:], b[:len(b)-es])
 }
 
 // highByte reports where the high byte of a UTF-16 unit is, for the
@@ -292,8 +269,8 @@ func hasSurrogate(t hprof.Type, b []byte, pos int64) bool {
 	if !ok || (t == hprof.TypeByte && len(b)%2 != 0) {
 		return false
 	}
-	for i := range b {
-		if (pos+int64(i))%2 == parity && isSurrogateHigh(b[i]) {
+	for i := int((parity - pos%2 + 2) % 2); i < len(b); i += 2 {
+		if isSurrogateHigh(b[i]) {
 			return true
 		}
 	}
@@ -345,7 +322,7 @@ func (k *keyer) array(t hprof.Type, b []byte) {
 			copy(b[p:p+es], b[:es])
 		}
 	case len(b) <= shortArray:
-		k.permuteClass(domainArray, t, b, func(p []byte) int { return arrayClass(t, es, p) })
+		k.short(t, es, b)
 	default:
 		k.keystream(k.digest(t, b), 0, b)
 		unsurrogate(t, b, 0)
@@ -423,4 +400,20 @@ func (k *keyer) chunk(d *bigDigest, t hprof.Type, pos int64, b []byte) {
 	}
 	k.keystream(d.sum[:], pos, b)
 	unsurrogate(t, b, pos)
+}
+
+// short replaces a short array that is not uniform, by the keyed
+// permutation of the arrays of its length and class (cycle walking, as
+// permuteClass). The classes a replacement keeps are: uniform (two or
+// more elements, all equal) or not, and whether UTF-16 text in the array
+// (a char[]'s big-endian units; an even-length byte[]'s little-endian
+// units, as JDK 9+ UTF-16 Strings hold them) has a surrogate.
+func (k *keyer) short(t hprof.Type, es int, b []byte) {
+	want := hasSurrogate(t, b, 0)
+	for {
+		k.permute(domainArray, t, b)
+		if !uniform(b, es) && hasSurrogate(t, b, 0) == want {
+			return
+		}
+	}
 }
