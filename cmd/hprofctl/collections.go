@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/hprofctl/hprofctl/analysis"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -46,28 +44,15 @@ all null or constant the index knows.`,
   hprofctl collections -o json heap.hprof.gz | jq '.collections[0]'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, size, err := g.options()
+			opt, err := g.reportOptions()
 			if err != nil {
 				return err
 			}
-			if co.Top < 0 {
-				return fmt.Errorf("--top %d: must not be negative", co.Top)
-			}
-			if args[0] == "-" {
-				return fmt.Errorf("collections reads the dump twice: standard input cannot be read again")
-			}
-			co.Size = size
-			h, err := g.loadHeap(args[0], true)
+			s, err := g.open(args[0])
 			if err != nil {
 				return err
 			}
-			if err := needValues(h); err != nil {
-				return err
-			}
-			if co.Heaps, err = g.selectHeaps(h); err != nil {
-				return err
-			}
-			c, err := analysis.Collections(h, args[0], co)
+			c, err := s.Collections(co)
 			if err != nil {
 				return err
 			}

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/hprofctl/hprofctl/analysis"
-	"github.com/hprofctl/hprofctl/parser/input"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -38,22 +36,17 @@ pprof and flame graph tools open (this command only).`,
 					return err
 				}
 			}
-			if by != "trace" && by != "method" {
-				return fmt.Errorf("unknown --by %q: expected trace or method", by)
-			}
-			f, err := input.Open(args[0])
-			if err != nil {
+			if err := session.CheckCPUBy(by); err != nil {
 				return err
 			}
-			defer f.Close()
-			p, _, err := g.loadProfile(f, false)
+			s, err := g.open(args[0])
 			if err != nil {
 				return err
 			}
 			if pprof {
 				co.Top = 0
 			}
-			r, err := analysis.CPU(p, co)
+			r, err := s.CPU(co)
 			if err != nil {
 				return err
 			}

@@ -8,11 +8,11 @@ import (
 
 func newDominatorsCommand(g *globalFlags) *cobra.Command {
 	var (
-		top             int
-		class           string
-		children        int
-		byClass         bool
-		keepUnreachable bool
+		top      int
+		class    string
+		children int
+		byClass  bool
+		keep     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "dominators FILE",
@@ -39,31 +39,29 @@ objects it dominates ("retained native").`,
   hprofctl dominators --by-class -o json heap.hprof.gz`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, size, err := g.options()
+			opt, err := g.reportOptions()
 			if err != nil {
 				return err
 			}
-			do := analysis.DominatorOptions{Top: top, Children: children, ByClass: byClass, Size: size}
+			do := analysis.DominatorOptions{Top: top, Children: children, ByClass: byClass}
 			if do.Class, err = regexpFlag("class", class); err != nil {
 				return err
 			}
-			h, r, _, err := g.loadRetention(args[0], size, keepUnreachable)
+			s, err := g.open(args[0], keepUnreachable(keep))
 			if err != nil {
 				return err
 			}
-			if do.Native, err = nativeSizes(h, args[0]); err != nil {
+			d, err := s.Dominators(do)
+			if err != nil {
 				return err
 			}
-			if do.Heaps, err = g.selectHeaps(h); err != nil {
-				return err
-			}
-			return report.Dominators(cmd.OutOrStdout(), analysis.Dominators(h, r, do), opt)
+			return report.Dominators(cmd.OutOrStdout(), d, opt)
 		},
 	}
 	cmd.Flags().IntVar(&top, "top", 20, "show only the N objects (or classes) that retain most (0: all)")
 	cmd.Flags().StringVar(&class, "class", "", "only instances of classes whose name matches this regular expression")
 	cmd.Flags().IntVar(&children, "children", 10, "list up to N immediately dominated objects per row")
 	cmd.Flags().BoolVar(&byClass, "by-class", false, "group the selected objects per class (retained bytes of the union of their retained sets)")
-	cmd.Flags().BoolVar(&keepUnreachable, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
+	cmd.Flags().BoolVar(&keep, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
 	return cmd
 }

@@ -32,32 +32,19 @@ input gives no such column).`,
   hprofctl histo -o csv heap.hprof > histo.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, size, err := g.options()
+			opt, err := g.reportOptions()
 			if err != nil {
 				return err
 			}
-			ho := analysis.HistoOptions{Sort: sortBy, Top: top, Size: size, ByHeap: byHeap}
+			ho := analysis.HistoOptions{Sort: sortBy, Top: top, ByHeap: byHeap}
 			if ho.Match, err = regexpFlag("match", match); err != nil {
 				return err
 			}
-			h, err := g.loadHeap(args[0], byHeap)
+			s, err := g.open(args[0])
 			if err != nil {
 				return err
 			}
-			// Native sizes need the objects: an Android dump whose classes
-			// allow them is loaded again with its objects.
-			if !h.HasObjects && args[0] != "-" && analysis.MayHaveNative(h) {
-				if h, err = g.loadHeap(args[0], true); err != nil {
-					return err
-				}
-			}
-			if ho.Native, err = nativeSizes(h, args[0]); err != nil {
-				return err
-			}
-			if ho.Heaps, err = g.selectHeaps(h); err != nil {
-				return err
-			}
-			histo, err := analysis.Histogram(h, ho)
+			histo, err := s.Histogram(ho)
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/hprofctl/hprofctl/analysis"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -21,20 +20,18 @@ objects (NativeAllocationRegistry) adds their count and total size.`,
   cat heap.hprof | hprofctl info -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, size, err := g.options()
+			opt, err := g.reportOptions()
 			if err != nil {
 				return err
 			}
-			h, err := g.load(args[0], true)
+			s, err := g.open(args[0])
 			if err != nil {
 				return err
 			}
-			native, err := nativeSizes(h, args[0])
+			in, err := s.Info()
 			if err != nil {
 				return err
 			}
-			in := analysis.Summarize(h, size)
-			in.AddNative(h, native)
 			return report.Info(cmd.OutOrStdout(), in, opt)
 		},
 	}

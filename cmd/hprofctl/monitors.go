@@ -1,9 +1,6 @@
 package main
 
 import (
-	"github.com/hprofctl/hprofctl/analysis"
-	"github.com/hprofctl/hprofctl/parser/input"
-	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -32,23 +29,11 @@ from the capture's side channel.`,
 			if err != nil {
 				return err
 			}
-			f, format, err := openSniffed(args[0])
+			s, err := g.open(args[0])
 			if err != nil {
 				return err
 			}
-			defer f.Close()
-			if format.Kind == input.KindJVMPICapture {
-				_, monitors, err := jvmpi.ReadMonitorDump(format.Manifest)
-				if err != nil {
-					return err
-				}
-				return report.Monitors(cmd.OutOrStdout(), analysis.MonitorsFromJVMPI(monitors), opt)
-			}
-			p, _, err := g.loadProfile(f, false)
-			if err != nil {
-				return err
-			}
-			r, err := analysis.Monitors(p, depth)
+			r, err := s.Monitors(depth)
 			if err != nil {
 				return err
 			}

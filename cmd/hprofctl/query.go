@@ -37,26 +37,19 @@ the objects a query looks into.`,
   hprofctl query -o json heap.hprof "SELECT l, l.size, l.elementData.@length FROM java.util.ArrayList l WHERE l.size > 10000"`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, size, err := g.options()
+			opt, err := g.reportOptions()
 			if err != nil {
 				return err
-			}
-			if limit < 0 {
-				return fmt.Errorf("--limit %d: must not be negative", limit)
 			}
 			q, err := oql.Parse(args[1])
 			if err != nil {
 				return fmt.Errorf("query: %w", err)
 			}
-			h, r, _, err := g.loadRetention(args[0], size, false)
+			s, err := g.open(args[0])
 			if err != nil {
 				return err
 			}
-			heaps, err := g.selectHeaps(h)
-			if err != nil {
-				return err
-			}
-			res, err := oql.Run(h, r, args[0], q, oql.Options{Size: size, Limit: limit, Heaps: heaps})
+			res, err := s.Query(q, limit)
 			if err != nil {
 				return err
 			}

@@ -2,13 +2,8 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis"
-	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -57,33 +52,18 @@ of FILE, which standard input cannot give: steps then show "?".`,
 			if ro.Class, err = regexpFlag("class", class); err != nil {
 				return err
 			}
-			h, x, err := g.openHeap(args[0], true)
+			s, err := g.open(args[0])
 			if err != nil {
 				return err
 			}
-			if x != nil {
-				ro.Strong = x.StrongPaths()
-			}
-			if ro.Heaps, err = g.selectHeaps(h); err != nil {
+			if ro.Objects, err = objectIndexes(s, objects, "--object", "--object"); err != nil {
 				return err
 			}
-			for _, s := range objects {
-				id, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(s), "0x"), base(s), 64)
-				if err != nil {
-					return fmt.Errorf("--object %q: %w", s, err)
-				}
-				i, ok := h.Lookup(id)
-				if !ok {
-					return fmt.Errorf("--object %s: no such object in the dump", s)
-				}
-				ro.Objects = append(ro.Objects, i)
-			}
-			p := analysis.ShortestPaths(h, ro)
-			labels, names, err := readPathLabels(h, args[0], p)
+			r, err := s.Retainers(ro)
 			if err != nil {
 				return err
 			}
-			return report.Retainers(cmd.OutOrStdout(), analysis.DescribePaths(h, p, ro.Class != nil, labels, names), opt)
+			return report.Retainers(cmd.OutOrStdout(), r, opt)
 		},
 	}
 	cmd.Flags().StringVar(&class, "class", "", "target every instance of the classes matching this regular expression")
@@ -92,34 +72,4 @@ of FILE, which standard input cannot give: steps then show "?".`,
 	cmd.Flags().BoolVar(&includeWeak, "include-weak", false, "also follow weak, soft, phantom and final references")
 	cmd.Flags().BoolVar(&excludeWeak, "exclude-weak", false, "follow strong references only (the default)")
 	return cmd
-}
-
-// base is the number base of an object id as given: 16 with "0x".
-func base(s string) int {
-	if strings.HasPrefix(strings.ToLower(s), "0x") {
-		return 16
-	}
-	return 10
-}
-
-// readPathLabels reads the dump at path again for what describing paths
-// needs: the labeled references of their objects and the names of their
-// root threads. Standard input cannot be read twice: then it returns no
-// labels, and steps show "?".
-func readPathLabels(h *model.Heap, path string, p analysis.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error) {
-	if path == "-" {
-		fmt.Fprintln(os.Stderr, "hprofctl: standard input cannot be read twice: field names are shown as ?")
-		return nil, nil, nil
-	}
-	labels, err := model.ReadLabels(h, path, p.Sources(h))
-	if err != nil {
-		return nil, nil, err
-	}
-	var names map[model.ObjectIndex]string
-	if strs := p.ThreadNameStrings(h, labels); len(strs) > 0 {
-		if names, err = model.ReadStrings(h, path, strs); err != nil {
-			return nil, nil, err
-		}
-	}
-	return labels, names, nil
 }

@@ -8,9 +8,9 @@ import (
 
 func newTopCommand(g *globalFlags) *cobra.Command {
 	var (
-		by              string
-		top             int
-		keepUnreachable bool
+		by   string
+		top  int
+		keep bool
 	)
 	cmd := &cobra.Command{
 		Use:   "top FILE",
@@ -33,7 +33,7 @@ java.util.concurrent are two rows.`,
   hprofctl top --by classloader -o json heap.hprof.gz`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, size, err := g.options()
+			opt, err := g.reportOptions()
 			if err != nil {
 				return err
 			}
@@ -41,14 +41,11 @@ java.util.concurrent are two rows.`,
 			if err := to.Check(); err != nil {
 				return err
 			}
-			h, r, _, err := g.loadRetention(args[0], size, keepUnreachable)
+			s, err := g.open(args[0], keepUnreachable(keep))
 			if err != nil {
 				return err
 			}
-			if to.Heaps, err = g.selectHeaps(h); err != nil {
-				return err
-			}
-			t, err := analysis.TopConsumers(h, r, to)
+			t, err := s.TopConsumers(to)
 			if err != nil {
 				return err
 			}
@@ -57,6 +54,6 @@ java.util.concurrent are two rows.`,
 	}
 	cmd.Flags().StringVar(&by, "by", analysis.ByClass, "group by class, classloader or package")
 	cmd.Flags().IntVar(&top, "top", 20, "show only the N groups that retain most (0: all)")
-	cmd.Flags().BoolVar(&keepUnreachable, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
+	cmd.Flags().BoolVar(&keep, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
 	return cmd
 }

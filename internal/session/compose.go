@@ -48,15 +48,13 @@ func (s *Session) Leaks(o LeakOptions) (Leaks, error) {
 }
 
 // ReportOptions choose what the HTML report lists: the leak suspects
-// above Threshold (a share of 1), and Top rows of the top consumer tables
-// and the histogram.
+// above Threshold (a share of 1), the Dominators biggest objects, and Top
+// rows of the top consumer tables and the histogram.
 type ReportOptions struct {
-	Threshold float64
-	Top       int
+	Threshold  float64
+	Dominators int
+	Top        int
 }
-
-// reportDominators is how many of the biggest objects the report charts.
-const reportDominators = 10
 
 // reportLeakClasses is how many classes the report lists beneath each
 // leak suspect.
@@ -85,7 +83,7 @@ func (s *Session) Report(o ReportOptions) (html.Report, error) {
 		return rep, err
 	}
 	rep.Leaks, rep.PathRetained = leaks.Report, leaks.PathRetained
-	if rep.Dominators, err = s.Dominators(analysis.DominatorOptions{Top: reportDominators}); err != nil {
+	if rep.Dominators, err = s.Dominators(analysis.DominatorOptions{Top: o.Dominators}); err != nil {
 		return rep, err
 	}
 	for _, by := range []string{analysis.ByClass, analysis.ByPackage} {

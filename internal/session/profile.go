@@ -9,12 +9,20 @@ import (
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 )
 
-// Profile returns the profiling data of an hprof agent file, ASCII or
-// binary, read from the file (Options.Dump picks its MONITOR DUMP, or its
-// heap dump).
+// Profile returns the profiling data of an hprof agent file: a binary
+// file's comes with its heap (from a fresh index, else read without the
+// objects), an ASCII file's is read from it (Options.Dump picks its
+// MONITOR DUMP).
 func (s *Session) Profile() (*model.Profile, error) { return s.profile() }
 
 func (s *Session) readProfile() (*model.Profile, error) {
+	if s.binary() {
+		h, err := s.loadHeap(false)
+		if err != nil {
+			return nil, err
+		}
+		return h.Profile(), nil
+	}
 	p, _, err := s.loadProfile(false)
 	return p, err
 }
@@ -105,8 +113,8 @@ func (s *Session) sitesSource(o *analysis.SiteOptions) (*model.Profile, *model.H
 		if h, err = s.loadHeap(false); err != nil {
 			return nil, nil, err
 		}
-		p = h.Profile()
-	} else if p, err = s.Profile(); err != nil {
+	}
+	if p, err = s.Profile(); err != nil {
 		return nil, nil, err
 	}
 	if p.Sites != nil {

@@ -81,12 +81,12 @@ type Session struct {
 	objects bool
 	index   *indexed
 
-	retention  func() (*analysis.Retention, error)
-	strong     func() (*analysis.PathTree, error)
-	heapLocks  func() (*model.HeapLocks, error)
-	native     func() (*analysis.NativeSizes, error)
-	profile    func() (*model.Profile, error)
-	diffSides  [2]func() (DiffSide, error)
+	retention func() (*analysis.Retention, error)
+	strong    func() (*analysis.PathTree, error)
+	heapLocks func() (*model.HeapLocks, error)
+	native    func() (*analysis.NativeSizes, error)
+	profile   func() (*model.Profile, error)
+	diffSides [2]func() (DiffSide, error)
 }
 
 // Open opens the file at path ("-" for standard input) and tells what it
