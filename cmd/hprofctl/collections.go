@@ -1,7 +1,10 @@
 package main
 
 import (
+	"io"
+
 	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -44,19 +47,10 @@ all null or constant the index knows.`,
   hprofctl collections -o json heap.hprof.gz | jq '.collections[0]'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := g.reportOptions()
-			if err != nil {
-				return err
+			write := func(w io.Writer, c analysis.CollectionReport, opt report.Options) error {
+				return report.Collections(w, c, co.Objects, opt)
 			}
-			s, err := g.open(args[0])
-			if err != nil {
-				return err
-			}
-			c, err := s.Collections(co)
-			if err != nil {
-				return err
-			}
-			return report.Collections(cmd.OutOrStdout(), c, co.Objects, opt)
+			return answer(cmd, g, args[0], func(s *session.Session) (analysis.CollectionReport, error) { return s.Collections(co) }, write)
 		},
 	}
 	cmd.Flags().BoolVar(&co.Objects, "objects", false, "list each collection and wasteful array instead of sums per class")

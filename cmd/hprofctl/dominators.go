@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -39,23 +40,12 @@ objects it dominates ("retained native").`,
   hprofctl dominators --by-class -o json heap.hprof.gz`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := g.reportOptions()
-			if err != nil {
-				return err
-			}
 			do := analysis.DominatorOptions{Top: top, Children: children, ByClass: byClass}
+			var err error
 			if do.Class, err = regexpFlag("class", class); err != nil {
 				return err
 			}
-			s, err := g.open(args[0], keepUnreachable(keep))
-			if err != nil {
-				return err
-			}
-			d, err := s.Dominators(do)
-			if err != nil {
-				return err
-			}
-			return report.Dominators(cmd.OutOrStdout(), d, opt)
+			return answer(cmd, g, args[0], func(s *session.Session) (analysis.DominatorReport, error) { return s.Dominators(do) }, report.Dominators, keepUnreachable(keep))
 		},
 	}
 	cmd.Flags().IntVar(&top, "top", 20, "show only the N objects (or classes) that retain most (0: all)")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -32,23 +33,12 @@ input gives no such column).`,
   hprofctl histo -o csv heap.hprof > histo.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := g.reportOptions()
-			if err != nil {
-				return err
-			}
 			ho := analysis.HistoOptions{Sort: sortBy, Top: top, ByHeap: byHeap}
+			var err error
 			if ho.Match, err = regexpFlag("match", match); err != nil {
 				return err
 			}
-			s, err := g.open(args[0])
-			if err != nil {
-				return err
-			}
-			histo, err := s.Histogram(ho)
-			if err != nil {
-				return err
-			}
-			return report.Histogram(cmd.OutOrStdout(), histo, opt)
+			return answer(cmd, g, args[0], func(s *session.Session) (analysis.Histo, error) { return s.Histogram(ho) }, report.Histogram)
 		},
 	}
 	cmd.Flags().StringVar(&sortBy, "sort", "bytes", "order: bytes, count, name or native")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -20,19 +21,7 @@ objects (NativeAllocationRegistry) adds their count and total size.`,
   cat heap.hprof | hprofctl info -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := g.reportOptions()
-			if err != nil {
-				return err
-			}
-			s, err := g.open(args[0])
-			if err != nil {
-				return err
-			}
-			in, err := s.Info()
-			if err != nil {
-				return err
-			}
-			return report.Info(cmd.OutOrStdout(), in, opt)
+			return answer(cmd, g, args[0], (*session.Session).Info, report.Info)
 		},
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/hprofctl/hprofctl/analysis"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -42,23 +43,15 @@ top objects retain.`,
   hprofctl leaks -o json heap.hprof | jq '.[0].accumulation_point'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := g.reportOptions()
-			if err != nil {
-				return err
-			}
 			share, err := session.ParseThreshold(threshold)
 			if err != nil {
 				return err
 			}
-			s, err := g.open(args[0], keepUnreachable(keep))
-			if err != nil {
-				return err
+			leaks := func(s *session.Session) (analysis.LeakReport, error) {
+				l, err := s.Leaks(session.LeakOptions{Threshold: share, Classes: classes})
+				return l.Report, err
 			}
-			l, err := s.Leaks(session.LeakOptions{Threshold: share, Classes: classes})
-			if err != nil {
-				return err
-			}
-			return report.Leaks(cmd.OutOrStdout(), l.Report, opt)
+			return answer(cmd, g, args[0], leaks, report.Leaks, keepUnreachable(keep))
 		},
 	}
 	cmd.Flags().StringVar(&threshold, "threshold", "10", "report what retains more than this percentage of the heap")

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -25,19 +27,7 @@ from the capture's side channel.`,
   hprofctl monitors monitor-dump.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := g.reportOptions()
-			if err != nil {
-				return err
-			}
-			s, err := g.open(args[0])
-			if err != nil {
-				return err
-			}
-			r, err := s.Monitors(depth)
-			if err != nil {
-				return err
-			}
-			return report.Monitors(cmd.OutOrStdout(), r, opt)
+			return answer(cmd, g, args[0], func(s *session.Session) (analysis.MonitorsReport, error) { return s.Monitors(depth) }, report.Monitors)
 		},
 	}
 	cmd.Flags().IntVar(&depth, "depth", 0, "frames of each stack trace to show (0: all the file has)")

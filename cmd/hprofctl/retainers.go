@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -38,10 +39,6 @@ of FILE, which standard input cannot give: steps then show "?".`,
   hprofctl retainers --class Leak -o json heap.hprof | jq '.paths[0].chain'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := g.reportOptions()
-			if err != nil {
-				return err
-			}
 			if (class == "") == (len(objects) == 0) {
 				return errors.New("give either --class REGEX or --object ID")
 			}
@@ -49,21 +46,17 @@ of FILE, which standard input cannot give: steps then show "?".`,
 				return errors.New("--include-weak and --exclude-weak exclude each other")
 			}
 			ro := analysis.RetainerOptions{Paths: paths, IncludeWeak: includeWeak}
+			var err error
 			if ro.Class, err = regexpFlag("class", class); err != nil {
 				return err
 			}
-			s, err := g.open(args[0])
-			if err != nil {
-				return err
+			retainers := func(s *session.Session) (analysis.Retainers, error) {
+				if ro.Objects, err = objectIndexes(s, objects, "--object", "--object"); err != nil {
+					return analysis.Retainers{}, err
+				}
+				return s.Retainers(ro)
 			}
-			if ro.Objects, err = objectIndexes(s, objects, "--object", "--object"); err != nil {
-				return err
-			}
-			r, err := s.Retainers(ro)
-			if err != nil {
-				return err
-			}
-			return report.Retainers(cmd.OutOrStdout(), r, opt)
+			return answer(cmd, g, args[0], retainers, report.Retainers)
 		},
 	}
 	cmd.Flags().StringVar(&class, "class", "", "target every instance of the classes matching this regular expression")

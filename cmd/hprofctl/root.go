@@ -168,3 +168,22 @@ func (g *globalFlags) closeSessions() error {
 // isTerminal reports whether f is a terminal (not merely a character
 // device: /dev/null is one too).
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// answer is what a command that asks one question does: it opens the
+// file at path (adjusted as adjust says), asks the session question and
+// writes the answer with write in the output format of the flags.
+func answer[T any](cmd *cobra.Command, g *globalFlags, path string, question func(*session.Session) (T, error), write func(io.Writer, T, report.Options) error, adjust ...func(*session.Options)) error {
+	opt, err := g.reportOptions()
+	if err != nil {
+		return err
+	}
+	s, err := g.open(path, adjust...)
+	if err != nil {
+		return err
+	}
+	a, err := question(s)
+	if err != nil {
+		return err
+	}
+	return write(cmd.OutOrStdout(), a, opt)
+}

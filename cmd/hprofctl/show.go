@@ -41,23 +41,14 @@ standard input cannot give.`,
   hprofctl show --elements 100 -o json heap.hprof.gz 0x7a1b2c3d8 | jq '.fields'`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := g.reportOptions()
-			if err != nil {
-				return err
+			show := func(s *session.Session) ([]analysis.ShowObject, error) {
+				objs, err := objectIndexes(s, args[1:], "object id", "object")
+				if err != nil {
+					return nil, err
+				}
+				return s.Show(objs, so)
 			}
-			s, err := g.open(args[0])
-			if err != nil {
-				return err
-			}
-			objs, err := objectIndexes(s, args[1:], "object id", "object")
-			if err != nil {
-				return err
-			}
-			shown, err := s.Show(objs, so)
-			if err != nil {
-				return err
-			}
-			return report.Show(cmd.OutOrStdout(), shown, opt)
+			return answer(cmd, g, args[0], show, report.Show)
 		},
 	}
 	cmd.Flags().IntVar(&so.Elements, "elements", 10, "list an array's first N elements")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -36,19 +37,7 @@ says how the total was obtained.`,
   hprofctl sites -o json --depth 3 java.hprof | jq '.[0]'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := g.reportOptions()
-			if err != nil {
-				return err
-			}
-			s, err := g.open(args[0])
-			if err != nil {
-				return err
-			}
-			r, err := s.Sites(so)
-			if err != nil {
-				return err
-			}
-			return report.Sites(cmd.OutOrStdout(), r, opt)
+			return answer(cmd, g, args[0], func(s *session.Session) (analysis.SitesReport, error) { return s.Sites(so) }, report.Sites)
 		},
 	}
 	f := cmd.Flags()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -31,19 +32,7 @@ streamed once): standard input cannot give that.`,
   hprofctl strings -o json heap.hprof.gz | jq '.[0]'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := g.reportOptions()
-			if err != nil {
-				return err
-			}
-			s, err := g.open(args[0])
-			if err != nil {
-				return err
-			}
-			d, err := s.DuplicateStrings(so)
-			if err != nil {
-				return err
-			}
-			return report.DuplicateStrings(cmd.OutOrStdout(), d, opt)
+			return answer(cmd, g, args[0], func(s *session.Session) (analysis.DuplicateStringReport, error) { return s.DuplicateStrings(so) }, report.DuplicateStrings)
 		},
 	}
 	cmd.Flags().IntVar(&so.MinCount, "min-count", 2, "list only values held by at least N Strings")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/hprofctl/hprofctl/analysis"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -39,19 +40,10 @@ innermost), object id, retained bytes and class.`,
   hprofctl threads -o json jstack.txt | jq '.[] | select(.state == "BLOCKED")'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := g.reportOptions()
-			if err != nil {
-				return err
+			threads := func(s *session.Session) ([]analysis.ThreadRow, error) {
+				return s.Threads(session.ThreadOptions{Depth: depth, Retained: retained})
 			}
-			s, err := g.open(args[0])
-			if err != nil {
-				return err
-			}
-			rows, err := s.Threads(session.ThreadOptions{Depth: depth, Retained: retained})
-			if err != nil {
-				return err
-			}
-			return report.Threads(cmd.OutOrStdout(), rows, opt)
+			return answer(cmd, g, args[0], threads, report.Threads)
 		},
 	}
 	cmd.Flags().IntVar(&depth, "depth", 0, "frames of each stack to show (0: all the file has)")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -33,23 +34,11 @@ java.util.concurrent are two rows.`,
   hprofctl top --by classloader -o json heap.hprof.gz`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := g.reportOptions()
-			if err != nil {
-				return err
-			}
 			to := analysis.TopOptions{By: by, Top: top}
 			if err := to.Check(); err != nil {
 				return err
 			}
-			s, err := g.open(args[0], keepUnreachable(keep))
-			if err != nil {
-				return err
-			}
-			t, err := s.TopConsumers(to)
-			if err != nil {
-				return err
-			}
-			return report.TopConsumers(cmd.OutOrStdout(), t, opt)
+			return answer(cmd, g, args[0], func(s *session.Session) (analysis.TopConsumerReport, error) { return s.TopConsumers(to) }, report.TopConsumers, keepUnreachable(keep))
 		},
 	}
 	cmd.Flags().StringVar(&by, "by", analysis.ByClass, "group by class, classloader or package")
