@@ -112,9 +112,6 @@ func New(s *session.Session, o Options) (*Server, error) {
 		if _, err := s.Retention(); err != nil {
 			return nil, err
 		}
-		if _, err := s.Heaps(); err != nil {
-			return nil, err
-		}
 	}
 	p, err := s.Profile()
 	if err != nil {
