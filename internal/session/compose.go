@@ -105,39 +105,39 @@ func (s *Session) Report(o ReportOptions) (html.Report, error) {
 	return rep, err
 }
 
-// DiffSide is what a diff compares of one dump: its histogram of every
+// diffSide is what a diff compares of one dump: its histogram of every
 // class and, when retained sizes are compared, its top consumers by
 // class.
-type DiffSide struct {
+type diffSide struct {
 	Histo analysis.Histo
 	Top   *analysis.TopConsumerReport
 }
 
-// DiffSide returns the side of a diff this dump is, with the top
+// diffSide returns the side of a diff this dump is, with the top
 // consumers when retained; made once and kept.
-func (s *Session) DiffSide(retained bool) (DiffSide, error) {
+func (s *Session) diffSide(retained bool) (diffSide, error) {
 	if retained {
 		return s.diffSides[1]()
 	}
 	return s.diffSides[0]()
 }
 
-func (s *Session) diffSide(retained bool) (DiffSide, error) {
+func (s *Session) readDiffSide(retained bool) (diffSide, error) {
 	h, err := s.dumpHeap(retained)
 	if err != nil {
-		return DiffSide{}, err
+		return diffSide{}, err
 	}
 	var r *analysis.Retention
 	if retained {
 		if r, err = s.Retention(); err != nil {
-			return DiffSide{}, err
+			return diffSide{}, err
 		}
 	}
 	heaps, err := h.SelectHeaps(s.o.Heaps)
 	if err != nil {
-		return DiffSide{}, err
+		return diffSide{}, err
 	}
-	var side DiffSide
+	var side diffSide
 	if side.Histo, err = analysis.Histogram(h, analysis.HistoOptions{Size: s.o.Size, Heaps: heaps}); err != nil || !retained {
 		return side, err
 	}
@@ -149,10 +149,10 @@ func (s *Session) diffSide(retained bool) (DiffSide, error) {
 // Diff compares two dumps of the same application, older taken before
 // newer, as o asks; with retained the retained sizes too.
 func Diff(older, newer *Session, retained bool, o analysis.DiffOptions) (analysis.HeapDiff, error) {
-	var sides [2]DiffSide
+	var sides [2]diffSide
 	for k, s := range []*Session{older, newer} {
 		var err error
-		if sides[k], err = s.DiffSide(retained); err != nil {
+		if sides[k], err = s.diffSide(retained); err != nil {
 			return analysis.HeapDiff{}, err
 		}
 	}

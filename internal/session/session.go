@@ -83,10 +83,10 @@ type Session struct {
 
 	retention func() (*analysis.Retention, error)
 	strong    func() (*analysis.PathTree, error)
-	heapLocks func() (*model.HeapLocks, error)
+	locks     func() (*model.HeapLocks, error)
 	native    func() (*analysis.NativeSizes, error)
 	profile   func() (*model.Profile, error)
-	diffSides [2]func() (DiffSide, error)
+	diffSides [2]func() (diffSide, error)
 }
 
 // Open opens the file at path ("-" for standard input) and tells what it
@@ -107,11 +107,11 @@ func Open(path string, o Options) (*Session, error) {
 	s := &Session{path: path, name: f.Name, format: format, o: o, first: f}
 	s.retention = sync.OnceValues(s.computeRetention)
 	s.strong = sync.OnceValues(s.computeStrongPaths)
-	s.heapLocks = sync.OnceValues(s.readHeapLocks)
+	s.locks = sync.OnceValues(s.readHeapLocks)
 	s.native = sync.OnceValues(s.readNative)
 	s.profile = sync.OnceValues(s.readProfile)
 	for k, retained := range []bool{false, true} {
-		s.diffSides[k] = sync.OnceValues(func() (DiffSide, error) { return s.diffSide(retained) })
+		s.diffSides[k] = sync.OnceValues(func() (diffSide, error) { return s.readDiffSide(retained) })
 	}
 	return s, nil
 }
@@ -119,14 +119,8 @@ func Open(path string, o Options) (*Session, error) {
 // Name is how the reports name the file: its path, or <stdin>.
 func (s *Session) Name() string { return s.name }
 
-// Path is the path the session was opened with ("-": standard input).
-func (s *Session) Path() string { return s.path }
-
 // Format is what the file holds.
 func (s *Session) Format() input.Format { return s.format }
-
-// Size is the size mode the session counts shallow sizes in.
-func (s *Session) Size() model.SizeMode { return s.o.Size }
 
 // Close unmaps the index and closes the file; nothing the session gave
 // may be used after it.
@@ -336,16 +330,6 @@ func (s *Session) computeStrongPaths() (*analysis.PathTree, error) {
 	return analysis.StrongPaths(h), nil
 }
 
-// Heaps returns the heaps whose objects the questions count and list:
-// those Options.Heaps names, else all.
-func (s *Session) Heaps() (model.HeapSelection, error) {
-	h, err := s.loadHeap(false)
-	if err != nil {
-		return model.HeapSelection{}, err
-	}
-	return h.SelectHeaps(s.o.Heaps)
-}
-
 // suspectHeaps returns the heaps whose objects leaks suspects: those
 // Options.Heaps names, else every heap but those all Android apps share.
 func (s *Session) suspectHeaps(h *model.Heap) (model.HeapSelection, error) {
@@ -356,10 +340,8 @@ func (s *Session) suspectHeaps(h *model.Heap) (model.HeapSelection, error) {
 	return h.SelectHeaps(heaps)
 }
 
-// HeapLocks returns the lock state of a binary heap dump, read from its
+// readHeapLocks reads the lock state of a binary heap dump from its
 // Thread objects and synchronizers; nil for any other file.
-func (s *Session) HeapLocks() (*model.HeapLocks, error) { return s.heapLocks() }
-
 func (s *Session) readHeapLocks() (*model.HeapLocks, error) {
 	if !s.binary() {
 		return nil, nil

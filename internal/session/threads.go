@@ -59,7 +59,7 @@ func (s *Session) Threads(o ThreadOptions) ([]analysis.ThreadRow, error) {
 }
 
 // HeapThreads lists the threads of the heap: named and with their states
-// from the lock state of a binary dump (HeapLocks), and with what each
+// from the lock state of a binary dump, and with what each
 // retains when o asks.
 func (s *Session) HeapThreads(o ThreadOptions) ([]analysis.ThreadRow, error) {
 	var r *analysis.Retention
@@ -73,7 +73,7 @@ func (s *Session) HeapThreads(o ThreadOptions) ([]analysis.ThreadRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	hl, err := s.HeapLocks()
+	hl, err := s.locks()
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +223,7 @@ func (s *Session) bareMonitorDeadlocks() (analysis.DeadlockReport, error) {
 
 // HeapDeadlocks finds the deadlocks of an hprof agent file or heap dump:
 // those of its MONITOR DUMP, else those the heap's lock state proves
-// (HeapLocks), with the notes on what a heap dump cannot tell; nil when
+// with the notes on what a heap dump cannot tell; nil when
 // it has neither.
 func (s *Session) HeapDeadlocks() (*analysis.DeadlockReport, []string, error) {
 	p, err := s.agentProfile()
@@ -235,7 +235,7 @@ func (s *Session) HeapDeadlocks() (*analysis.DeadlockReport, []string, error) {
 		r.Source = s.name + " (MONITOR DUMP)"
 		return &r, nil, nil
 	}
-	hl, err := s.HeapLocks()
+	hl, err := s.locks()
 	if hl == nil || err != nil {
 		return nil, nil, err
 	}
