@@ -11,7 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/profile"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
 	"github.com/hprofctl/hprofctl/parser/input"
@@ -212,33 +215,33 @@ func deriveAll(t *testing.T, path string) {
 		all = append(all, obj)
 	}
 	for _, m := range modes {
-		analysis.Summarize(h, m)
-		if _, err := analysis.Histogram(h, analysis.HistoOptions{Size: m}); err != nil {
+		heap.Summarize(h, m)
+		if _, err := heap.Histogram(h, heap.HistoOptions{Size: m}); err != nil {
 			t.Errorf("histogram: %v", err)
 		}
 		// One tree per mode: the fields one keeps the unreachable objects.
-		r, err := analysis.ComputeRetention(h, analysis.RetentionOptions{Size: m, KeepUnreachable: m == model.SizeFields})
+		r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: m, KeepUnreachable: m == model.SizeFields})
 		if err != nil {
 			t.Errorf("retention: %v", err)
 			return
 		}
-		analysis.Dominators(h, r, analysis.DominatorOptions{Top: 10, Children: 3})
-		analysis.Dominators(h, r, analysis.DominatorOptions{Class: regexp.MustCompile("."), ByClass: true})
-		analysis.FindLeaks(h, r, analysis.LeakOptions{Threshold: 0.1, Classes: 3})
-		_, _ = analysis.SitesFromRoots(h, r, analysis.SiteOptions{Size: m})
-		_, _ = analysis.SitesFromHeap(h, h.Profile(), analysis.SiteOptions{Size: m})
+		heap.Dominators(h, r, heap.DominatorOptions{Top: 10, Children: 3})
+		heap.Dominators(h, r, heap.DominatorOptions{Class: regexp.MustCompile("."), ByClass: true})
+		heap.FindLeaks(h, r, heap.LeakOptions{Threshold: 0.1, Classes: 3})
+		_, _ = profile.SitesFromRoots(h, r, profile.SiteOptions{Size: m})
+		_, _ = profile.SitesFromHeap(h, h.Profile(), profile.SiteOptions{Size: m})
 	}
-	_, _ = analysis.SitesFromProfile(h.Profile(), analysis.SiteOptions{})
-	paths := analysis.ShortestPaths(h, analysis.RetainerOptions{Class: regexp.MustCompile("."), Paths: 2})
+	_, _ = profile.SitesFromProfile(h.Profile(), profile.SiteOptions{})
+	paths := graph.ShortestPaths(h, graph.RetainerOptions{Class: regexp.MustCompile("."), Paths: 2})
 	labels, _ := model.ReadLabels(h, path, all)
 	names, _ := model.ReadStrings(h, path, strs)
-	analysis.DescribePaths(h, paths, true, labels, names)
+	heap.DescribePaths(h, paths, true, labels, names)
 	locks, err := model.ReadHeapLocks(h, path)
 	if err != nil {
 		locks = nil
 	}
-	analysis.ThreadsFromHeap(h, locks, 0)
+	threads.ThreadsFromHeap(h, locks, 0)
 	if locks != nil {
-		analysis.HeapDeadlocks(locks)
+		threads.HeapDeadlocks(locks)
 	}
 }

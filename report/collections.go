@@ -4,24 +4,24 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 // Collections renders the collections and wasteful arrays: per class, or
 // each object (objects). JSON is {"collections": [...], "arrays": [...]};
 // a table or CSV shows the two lists one after the other (CSV: a blank
 // line between them).
-func Collections(w io.Writer, c analysis.CollectionReport, objects bool, o Options) error {
+func Collections(w io.Writer, c heap.CollectionReport, objects bool, o Options) error {
 	if o.Format == JSON {
 		if objects {
 			return writeJSON(w, struct {
-				Collections []analysis.CollectionObject `json:"collections"`
-				Arrays      []analysis.ArrayObject      `json:"arrays"`
+				Collections []heap.CollectionObject `json:"collections"`
+				Arrays      []heap.ArrayObject      `json:"arrays"`
 			}{nonNil(c.Objects), nonNil(c.ArrayObjects)})
 		}
 		return writeJSON(w, struct {
-			Collections []analysis.CollectionClass `json:"collections"`
-			Arrays      []analysis.ArrayClassWaste `json:"arrays"`
+			Collections []heap.CollectionClass `json:"collections"`
+			Arrays      []heap.ArrayClassWaste `json:"arrays"`
 		}{nonNil(c.Classes), nonNil(c.Arrays)})
 	}
 	var colls, arrays grid

@@ -4,17 +4,17 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/google/pprof/profile"
-	"github.com/hprofctl/hprofctl/analysis"
+	pprof "github.com/google/pprof/profile"
+	"github.com/hprofctl/hprofctl/analysis/profile"
 )
 
 // CPU renders a CPU profile ranked by trace: JSON an array of traces with
 // their frames; tables list the frames of every trace shown below.
-func CPU(w io.Writer, r analysis.CPUReport, o Options) error {
+func CPU(w io.Writer, r profile.CPUReport, o Options) error {
 	if o.Format == JSON {
 		rows := r.Rows
 		if rows == nil {
-			rows = []analysis.CPUTrace{}
+			rows = []profile.CPUTrace{}
 		}
 		return writeJSON(w, rows)
 	}
@@ -62,11 +62,11 @@ func CPU(w io.Writer, r analysis.CPUReport, o Options) error {
 
 // CPUMethods renders a CPU profile rolled up by method: self and total
 // (cumulative) shares and counts.
-func CPUMethods(w io.Writer, r analysis.CPUReport, o Options) error {
+func CPUMethods(w io.Writer, r profile.CPUReport, o Options) error {
 	if o.Format == JSON {
 		rows := r.Methods
 		if rows == nil {
-			rows = []analysis.CPUMethod{}
+			rows = []profile.CPUMethod{}
 		}
 		return writeJSON(w, rows)
 	}
@@ -85,26 +85,26 @@ func CPUMethods(w io.Writer, r analysis.CPUReport, o Options) error {
 	return o.render(w, g)
 }
 
-// CPUPprof writes the CPU profile as a gzipped profile.proto, which go
+// CPUPprof writes the CPU profile as a gzipped pprof.proto, which go
 // tool pprof and flame graph tools read: one sample per trace, valued by
 // its samples (CPU SAMPLES), or by its calls and milliseconds (CPU TIME).
-func CPUPprof(w io.Writer, r analysis.CPUReport) error {
-	p := &profile.Profile{}
+func CPUPprof(w io.Writer, r profile.CPUReport) error {
+	p := &pprof.Profile{}
 	if r.Kind == "times" {
-		p.SampleType = []*profile.ValueType{{Type: "calls", Unit: "count"}, {Type: "cpu", Unit: "milliseconds"}}
+		p.SampleType = []*pprof.ValueType{{Type: "calls", Unit: "count"}, {Type: "cpu", Unit: "milliseconds"}}
 		p.DefaultSampleType = "cpu"
 	} else {
-		p.SampleType = []*profile.ValueType{{Type: "samples", Unit: "count"}}
+		p.SampleType = []*pprof.ValueType{{Type: "samples", Unit: "count"}}
 	}
-	functions := map[[2]string]*profile.Function{}
+	functions := map[[2]string]*pprof.Function{}
 	// A frame's location is its method, file and line.
 	type frameKey struct {
 		method, file string
 		line         int32
 	}
-	locations := map[frameKey]*profile.Location{}
+	locations := map[frameKey]*pprof.Location{}
 	for _, t := range r.Rows {
-		s := &profile.Sample{Value: []int64{t.Count}}
+		s := &pprof.Sample{Value: []int64{t.Count}}
 		if r.Kind == "times" {
 			s.Value = append(s.Value, int64(t.SelfPercent*float64(r.Total)/100+0.5))
 		}
@@ -115,11 +115,11 @@ func CPUPprof(w io.Writer, r analysis.CPUReport) error {
 				fk := [2]string{f.Method, f.File}
 				fn := functions[fk]
 				if fn == nil {
-					fn = &profile.Function{ID: uint64(len(p.Function) + 1), Name: f.Method, SystemName: f.Method, Filename: f.File}
+					fn = &pprof.Function{ID: uint64(len(p.Function) + 1), Name: f.Method, SystemName: f.Method, Filename: f.File}
 					functions[fk] = fn
 					p.Function = append(p.Function, fn)
 				}
-				loc = &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: fn, Line: int64(max(f.Line, 0))}}}
+				loc = &pprof.Location{ID: uint64(len(p.Location) + 1), Line: []pprof.Line{{Function: fn, Line: int64(max(f.Line, 0))}}}
 				locations[key] = loc
 				p.Location = append(p.Location, loc)
 			}

@@ -5,25 +5,26 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/pprof/profile"
-	"github.com/hprofctl/hprofctl/analysis"
+	pprof "github.com/google/pprof/profile"
+	"github.com/hprofctl/hprofctl/analysis/profile"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/model"
 )
 
 // cpuSamples is a CPU SAMPLES profile of 3 traces, 2 shown (--top 2); the
 // second trace recurses through app.Work.loop.
-var cpuSamples = analysis.CPUReport{
+var cpuSamples = profile.CPUReport{
 	Kind: "samples", Total: 5_000_000_000, Traces: 3,
-	Rows: []analysis.CPUTrace{
-		{Rank: 1, SelfPercent: 62.5, CumPercent: 62.5, Count: 3_125_000_000, Trace: 300101, Frames: []analysis.StackFrame{
+	Rows: []profile.CPUTrace{
+		{Rank: 1, SelfPercent: 62.5, CumPercent: 62.5, Count: 3_125_000_000, Trace: 300101, Frames: []threads.StackFrame{
 			{Method: "app.Work.loop", File: "Work.java", Line: 42},
 			{Method: "app.Work.loop", File: "Work.java", Line: 40},
 			{Method: "app.Main.main", File: "Main.java", Line: model.LineUnknown}}},
-		{Rank: 2, SelfPercent: 25, CumPercent: 87.5, Count: 1_250_000_000, Trace: 300102, Frames: []analysis.StackFrame{
+		{Rank: 2, SelfPercent: 25, CumPercent: 87.5, Count: 1_250_000_000, Trace: 300102, Frames: []threads.StackFrame{
 			{Method: "java.io.FileOutputStream.writeBytes", File: "FileOutputStream.java", Line: model.LineNative},
 			{Method: "app.Work.loop", File: "Work.java", Line: 42}}},
 	},
-	Methods: []analysis.CPUMethod{
+	Methods: []profile.CPUMethod{
 		{Rank: 1, Method: "app.Work.loop", SelfPercent: 62.5, TotalPercent: 87.5, SelfCount: 3_125_000_000, TotalCount: 4_375_000_000},
 		{Rank: 2, Method: "java.io.FileOutputStream.writeBytes", SelfPercent: 25, TotalPercent: 25, SelfCount: 1_250_000_000, TotalCount: 1_250_000_000},
 		{Rank: 3, Method: "app.Main.main", SelfPercent: 0, TotalPercent: 62.5, SelfCount: 0, TotalCount: 3_125_000_000},
@@ -31,13 +32,13 @@ var cpuSamples = analysis.CPUReport{
 }
 
 // cpuTimes is a CPU TIME profile: counts are calls, Total milliseconds.
-var cpuTimes = analysis.CPUReport{
+var cpuTimes = profile.CPUReport{
 	Kind: "times", Total: 1234, Traces: 2,
-	Rows: []analysis.CPUTrace{
-		{Rank: 1, SelfPercent: 75.04, CumPercent: 75.04, Count: 10, Trace: 7, Frames: []analysis.StackFrame{{Method: "app.Überweisung.buchen", File: "Überweisung.java", Line: 9}}},
-		{Rank: 2, SelfPercent: 24.96, CumPercent: 100, Count: 3, Trace: 8, Frames: []analysis.StackFrame{}},
+	Rows: []profile.CPUTrace{
+		{Rank: 1, SelfPercent: 75.04, CumPercent: 75.04, Count: 10, Trace: 7, Frames: []threads.StackFrame{{Method: "app.Überweisung.buchen", File: "Überweisung.java", Line: 9}}},
+		{Rank: 2, SelfPercent: 24.96, CumPercent: 100, Count: 3, Trace: 8, Frames: []threads.StackFrame{}},
 	},
-	Methods: []analysis.CPUMethod{{Rank: 1, Method: "app.Überweisung.buchen", SelfPercent: 75.04, TotalPercent: 75.04, SelfCount: 10}},
+	Methods: []profile.CPUMethod{{Rank: 1, Method: "app.Überweisung.buchen", SelfPercent: 75.04, TotalPercent: 75.04, SelfCount: 10}},
 }
 
 func TestCPUGolden(t *testing.T) {
@@ -66,7 +67,7 @@ func TestCPUMethodsGolden(t *testing.T) {
 	if len(recs) != 4 || strings.Join(recs[0], ",") != "rank,self,total,self count,total count,method" || recs[1][2] != "87.5" || recs[3][3] != "0" {
 		t.Errorf("CSV %q", recs)
 	}
-	var back []analysis.CPUMethod
+	var back []profile.CPUMethod
 	decodeJSON(t, out["json"], &back)
 	if len(back) != 3 || back[0] != cpuSamples.Methods[0] {
 		t.Errorf("JSON decodes to %+v", back)
@@ -84,7 +85,7 @@ func TestCPUMethodsGolden(t *testing.T) {
 }
 
 func TestCPUEmptyGolden(t *testing.T) {
-	r := analysis.CPUReport{Kind: "samples"}
+	r := profile.CPUReport{Kind: "samples"}
 	out := renderGolden(t, "cpu-empty", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return CPU(w, r, o) })
 	if out["json"] != "[]\n" || out["csv"] != "rank,self,accum,samples,trace,method,frames\n" {
 		t.Errorf("JSON %q and CSV %q, want [] and the header alone", out["json"], out["csv"])
@@ -96,9 +97,9 @@ func TestCPUEmptyGolden(t *testing.T) {
 	if out["json"] != "[]\n" || out["table"] != "no sampled method\n" {
 		t.Errorf("JSON %q and table %q, want [] and the line saying no method", out["json"], out["table"])
 	}
-	times := analysis.CPUReport{Kind: "times"}
+	times := profile.CPUReport{Kind: "times"}
 	for _, c := range []struct {
-		render func(io.Writer, analysis.CPUReport, Options) error
+		render func(io.Writer, profile.CPUReport, Options) error
 		want   string
 	}{
 		{CPU, "CPU TIME: 0 ms in 0 traces\nno timed trace\n"},
@@ -114,20 +115,20 @@ func TestCPUEmptyGolden(t *testing.T) {
 	}
 }
 
-// pprofSample is a decoded profile.proto sample: its values and its
+// pprofSample is a decoded pprof.proto sample: its values and its
 // frames, innermost first, as function name, file and line.
 type pprofSample struct {
 	values string
 	frames string
 }
 
-func decodePprof(t *testing.T, r analysis.CPUReport) (*profile.Profile, []pprofSample) {
+func decodePprof(t *testing.T, r profile.CPUReport) (*pprof.Profile, []pprofSample) {
 	t.Helper()
 	var b strings.Builder
 	if err := CPUPprof(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	p, err := profile.Parse(strings.NewReader(b.String()))
+	p, err := pprof.Parse(strings.NewReader(b.String()))
 	if err != nil {
 		t.Fatalf("the profile does not parse: %v", err)
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
@@ -16,12 +16,12 @@ import (
 // waiting for a lock with an unknown owner. Tables show, per dump, each
 // deadlock's threads, their stacks with their lock lines, and the threads
 // blocked behind it.
-func Deadlocks(w io.Writer, reports []analysis.DeadlockReport, o Options) error {
+func Deadlocks(w io.Writer, reports []threads.DeadlockReport, o Options) error {
 	switch o.Format {
 	case JSON:
 		for _, r := range reports {
 			if r.PossibleDeadlocks == nil {
-				r.PossibleDeadlocks = []analysis.PossibleDeadlock{}
+				r.PossibleDeadlocks = []threads.PossibleDeadlock{}
 			}
 			if err := writeJSON(w, r); err != nil {
 				return err
@@ -47,12 +47,12 @@ func Deadlocks(w io.Writer, reports []analysis.DeadlockReport, o Options) error 
 // lockColumns are the columns that describe a waiting thread.
 var lockColumns = []column{{"thread", text}, {"state", text}, {"waits for", text}, {"lock class", text}, {"lock", text}, {"held by", text}}
 
-func lockRow(name, state string, l analysis.LockRef, heldBy string) []any {
+func lockRow(name, state string, l threads.LockRef, heldBy string) []any {
 	return []any{name, state, strings.ReplaceAll(l.Kind, "_", " "), l.Class, lockName(l), heldBy}
 }
 
 // lockName is a lock's address, or its name when it has none.
-func lockName(l analysis.LockRef) string {
+func lockName(l threads.LockRef) string {
 	switch {
 	case l.ID != "" && l.Name != "":
 		return fmt.Sprintf("%q %s", l.Name, l.ID)
@@ -62,10 +62,10 @@ func lockName(l analysis.LockRef) string {
 	return l.Name
 }
 
-func deadlocksCSV(w io.Writer, reports []analysis.DeadlockReport, o Options) error {
+func deadlocksCSV(w io.Writer, reports []threads.DeadlockReport, o Options) error {
 	g := grid{columns: []column{{"source", text}, {"deadlock", count}, {"role", text}, {"thread", text}, {"state", text},
 		{"lock kind", text}, {"lock class", text}, {"lock id", text}, {"lock name", text}, {"held by", text}}}
-	row := func(source string, deadlock any, role, name, state string, l analysis.LockRef, heldBy string) {
+	row := func(source string, deadlock any, role, name, state string, l threads.LockRef, heldBy string) {
 		g.rows = append(g.rows, []any{source, deadlock, role, name, state, l.Kind, l.Class, l.ID, l.Name, heldBy})
 	}
 	for _, r := range reports {
@@ -81,7 +81,7 @@ func deadlocksCSV(w io.Writer, reports []analysis.DeadlockReport, o Options) err
 			row(r.Source, nil, "owner unknown", b.Name, b.State, b.WaitingFor, "")
 		}
 		for k, p := range r.PossibleDeadlocks {
-			row(r.Source, k+1, "possibly deadlocked, blocked on an unnamed monitor", p.Blocked.Name, p.Blocked.State, analysis.LockRef{Kind: "monitor"}, "")
+			row(r.Source, k+1, "possibly deadlocked, blocked on an unnamed monitor", p.Blocked.Name, p.Blocked.State, threads.LockRef{Kind: "monitor"}, "")
 			for _, b := range p.Waiting {
 				row(r.Source, k+1, "possibly deadlocked, waiting", b.Name, b.State, b.WaitingFor, b.HeldBy)
 			}
@@ -90,7 +90,7 @@ func deadlocksCSV(w io.Writer, reports []analysis.DeadlockReport, o Options) err
 	return o.render(w, g)
 }
 
-func deadlocksTable(w io.Writer, r analysis.DeadlockReport, o Options) error {
+func deadlocksTable(w io.Writer, r threads.DeadlockReport, o Options) error {
 	p := &printer{w: w}
 	head := fmt.Sprintf("%s: %d threads", r.Source, r.Threads)
 	if r.Truncated {
@@ -120,7 +120,7 @@ func deadlocksTable(w io.Writer, r analysis.DeadlockReport, o Options) error {
 			p.line("")
 			p.stack(t)
 		}
-		var behind []analysis.BlockedThread
+		var behind []threads.BlockedThread
 		for _, b := range r.BlockedBehind {
 			if b.Deadlock == k {
 				behind = append(behind, b)
@@ -176,7 +176,7 @@ func (p *printer) line(format string, args ...any) {
 	}
 }
 
-func (p *printer) blockedTable(threads []analysis.BlockedThread, o Options) {
+func (p *printer) blockedTable(threads []threads.BlockedThread, o Options) {
 	g := grid{columns: lockColumns}
 	for _, b := range threads {
 		g.rows = append(g.rows, lockRow(b.Name, b.State, b.WaitingFor, b.HeldBy))
@@ -188,19 +188,19 @@ func (p *printer) blockedTable(threads []analysis.BlockedThread, o Options) {
 
 // stack prints a deadlocked thread's stack as a thread dump does, each
 // frame followed by its lock lines, then the locks tied to no frame.
-func (p *printer) stack(t analysis.DeadlockThread) {
+func (p *printer) stack(t threads.DeadlockThread) {
 	p.line("%q %s, waiting for %s held by %q:", t.Name, t.State, lockText(t.WaitingFor), t.HeldBy)
 	for i, f := range t.Frames {
 		p.line("    at %s", f)
 		for _, l := range t.Locks {
 			if l.Frame == i {
-				p.line("        - %s %s", lockVerb(l), lockText(analysis.LockRefOf(l.Lock)))
+				p.line("        - %s %s", lockVerb(l), lockText(threads.LockRefOf(l.Lock)))
 			}
 		}
 	}
 	for _, l := range t.Locks {
 		if l.Frame < 0 {
-			p.line("    %s %s", lockVerb(l), lockText(analysis.LockRefOf(l.Lock)))
+			p.line("    %s %s", lockVerb(l), lockText(threads.LockRefOf(l.Lock)))
 		}
 	}
 }
@@ -224,7 +224,7 @@ func lockVerb(l threaddump.ThreadLock) string {
 }
 
 // lockText renders a lock as thread dumps do: <0x…> (a CLASS), or <NAME>.
-func lockText(l analysis.LockRef) string {
+func lockText(l threads.LockRef) string {
 	s := "<" + lockName(l) + ">"
 	if l.Class != "" && l.ID != "" {
 		s += " (a " + l.Class + ")"

@@ -6,68 +6,68 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
 // mixedPair is a jstack -l dump of two threads deadlocked through a
 // monitor and a ReentrantLock, with a third thread blocked behind them.
-func mixedPair() analysis.DeadlockReport {
+func mixedPair() threads.DeadlockReport {
 	monitor := threaddump.Lock{Kind: threaddump.LockMonitor, Class: "java.lang.Object", ID: 0x7ff0010}
 	reentrant := threaddump.Lock{Kind: threaddump.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: 0x7ff0020}
-	return analysis.DeadlockReport{
+	return threads.DeadlockReport{
 		Source: "mixed-pair.jstack.txt", Threads: 14,
-		Deadlocks: []analysis.Deadlock{{Threads: []analysis.DeadlockThread{
-			{Name: "monitor-then-lock", State: "WAITING", WaitingFor: analysis.LockRefOf(reentrant), HeldBy: "lock-then-monitor \"β\"",
+		Deadlocks: []threads.Deadlock{{Threads: []threads.DeadlockThread{
+			{Name: "monitor-then-lock", State: "WAITING", WaitingFor: threads.LockRefOf(reentrant), HeldBy: "lock-then-monitor \"β\"",
 				Frames: []string{"jdk.internal.misc.Unsafe.park(Native Method)", "app.MixedPair.a(MixedPair.java:21)"},
 				Locks: []threaddump.ThreadLock{
 					{Lock: reentrant, Action: threaddump.Parks, Frame: 0},
 					{Lock: monitor, Action: threaddump.Holds, Frame: 1},
 				}},
-			{Name: "lock-then-monitor \"β\"", State: "BLOCKED", WaitingFor: analysis.LockRefOf(monitor), HeldBy: "monitor-then-lock",
+			{Name: "lock-then-monitor \"β\"", State: "BLOCKED", WaitingFor: threads.LockRefOf(monitor), HeldBy: "monitor-then-lock",
 				Frames: []string{"app.MixedPair.b(MixedPair.java:33)"},
 				Locks: []threaddump.ThreadLock{
 					{Lock: monitor, Action: threaddump.Enters, Frame: 0},
 					{Lock: reentrant, Action: threaddump.Holds, Frame: -1},
 				}},
 		}}},
-		BlockedBehind: []analysis.BlockedThread{
-			{Name: "bystander", State: "BLOCKED", WaitingFor: analysis.LockRefOf(monitor), HeldBy: "monitor-then-lock", Deadlock: 0},
+		BlockedBehind: []threads.BlockedThread{
+			{Name: "bystander", State: "BLOCKED", WaitingFor: threads.LockRefOf(monitor), HeldBy: "monitor-then-lock", Deadlock: 0},
 		},
-		OwnerUnknown: []analysis.BlockedThread{},
+		OwnerUnknown: []threads.BlockedThread{},
 	}
 }
 
 // rawCycle is the agent's MONITOR DUMP of two threads deadlocked on raw
 // monitors, which have names and no class.
-func rawCycle() analysis.DeadlockReport {
+func rawCycle() threads.DeadlockReport {
 	a := threaddump.Lock{Kind: threaddump.LockRawMonitor, Name: "lock A", ID: 0x1000}
 	b := threaddump.Lock{Kind: threaddump.LockRawMonitor, Name: "lock B"}
-	return analysis.DeadlockReport{
+	return threads.DeadlockReport{
 		Source: "java.hprof.txt", Threads: 3, Truncated: true,
-		Deadlocks: []analysis.Deadlock{{Threads: []analysis.DeadlockThread{
-			{Name: "t1", State: "MW", WaitingFor: analysis.LockRefOf(b), HeldBy: "t2", Frames: []string{},
+		Deadlocks: []threads.Deadlock{{Threads: []threads.DeadlockThread{
+			{Name: "t1", State: "MW", WaitingFor: threads.LockRefOf(b), HeldBy: "t2", Frames: []string{},
 				Locks: []threaddump.ThreadLock{{Lock: a, Action: threaddump.Holds, Frame: -1}, {Lock: b, Action: threaddump.Enters, Frame: -1}}},
-			{Name: "t2", State: "MW", WaitingFor: analysis.LockRefOf(a), HeldBy: "t1", Frames: []string{},
+			{Name: "t2", State: "MW", WaitingFor: threads.LockRefOf(a), HeldBy: "t1", Frames: []string{},
 				Locks: []threaddump.ThreadLock{{Lock: b, Action: threaddump.Holds, Frame: -1}, {Lock: a, Action: threaddump.Enters, Frame: -1}}},
 		}}},
-		BlockedBehind: []analysis.BlockedThread{}, OwnerUnknown: []analysis.BlockedThread{},
+		BlockedBehind: []threads.BlockedThread{}, OwnerUnknown: []threads.BlockedThread{},
 	}
 }
 
 // ownerUnknown is a JSON thread dump with no deadlock, one thread parked
 // on a lock whose owner it does not record, and one in Object.wait.
-func ownerUnknown() analysis.DeadlockReport {
-	return analysis.DeadlockReport{
+func ownerUnknown() threads.DeadlockReport {
+	return threads.DeadlockReport{
 		Source: "busy.json", Threads: 9,
-		Deadlocks: []analysis.Deadlock{}, BlockedBehind: []analysis.BlockedThread{},
-		OwnerUnknown: []analysis.BlockedThread{{Name: "pool-1-thread-1", State: "WAITING", Deadlock: -1,
-			WaitingFor: analysis.LockRef{Kind: "synchronizer", Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", Name: "java.util.concurrent.locks.ReentrantLock$NonfairSync@1b6d3586"}}},
+		Deadlocks: []threads.Deadlock{}, BlockedBehind: []threads.BlockedThread{},
+		OwnerUnknown: []threads.BlockedThread{{Name: "pool-1-thread-1", State: "WAITING", Deadlock: -1,
+			WaitingFor: threads.LockRef{Kind: "synchronizer", Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", Name: "java.util.concurrent.locks.ReentrantLock$NonfairSync@1b6d3586"}}},
 	}
 }
 
 func TestDeadlocksGolden(t *testing.T) {
-	reports := []analysis.DeadlockReport{mixedPair(), rawCycle(), ownerUnknown()}
+	reports := []threads.DeadlockReport{mixedPair(), rawCycle(), ownerUnknown()}
 	out := renderGolden(t, "deadlocks", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Deadlocks(w, reports, o) })
 	wantLines(t, "table", out["table"],
 		"mixed-pair.jstack.txt: 14 threads, 1 deadlock",
@@ -96,7 +96,7 @@ func TestDeadlocksGolden(t *testing.T) {
 	dec := json.NewDecoder(strings.NewReader(out["json"]))
 	var n int
 	for dec.More() {
-		var r analysis.DeadlockReport
+		var r threads.DeadlockReport
 		if err := dec.Decode(&r); err != nil {
 			t.Fatalf("JSON stream: %v\n%s", err, out["json"])
 		}
@@ -111,8 +111,8 @@ func TestDeadlocksGolden(t *testing.T) {
 }
 
 func TestDeadlocksNoneGolden(t *testing.T) {
-	none := []analysis.DeadlockReport{{Source: "busy.jstack.txt", Threads: 12,
-		Deadlocks: []analysis.Deadlock{}, BlockedBehind: []analysis.BlockedThread{}, OwnerUnknown: []analysis.BlockedThread{}}}
+	none := []threads.DeadlockReport{{Source: "busy.jstack.txt", Threads: 12,
+		Deadlocks: []threads.Deadlock{}, BlockedBehind: []threads.BlockedThread{}, OwnerUnknown: []threads.BlockedThread{}}}
 	out := renderGolden(t, "deadlocks-none", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Deadlocks(w, none, o) })
 	if out["table"] != "busy.jstack.txt: 12 threads, no deadlock\n" {
 		t.Errorf("table %q, want the one line that says no deadlock", out["table"])
@@ -126,13 +126,13 @@ func TestDeadlocksNoneGolden(t *testing.T) {
 // threads parked on a ReentrantLock whose owner is BLOCKED on a monitor the
 // heap dump does not name.
 func TestDeadlocksPossibleGolden(t *testing.T) {
-	lock := analysis.LockRef{Kind: "synchronizer", Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: "0xfe086228"}
-	r := []analysis.DeadlockReport{{Source: "mixed.hprof (heap dump)", Threads: 15,
-		Deadlocks: []analysis.Deadlock{}, BlockedBehind: []analysis.BlockedThread{}, OwnerUnknown: []analysis.BlockedThread{},
-		PossibleDeadlocks: []analysis.PossibleDeadlock{{
-			Blocked: analysis.BlockedOwner{Name: "mixed-lock", State: "BLOCKED", Frame: "threads.MixedPair.lockThenMonitor(MixedPair.java:45)",
-				Holds: []analysis.LockRef{lock}},
-			Waiting: []analysis.BlockedThread{
+	lock := threads.LockRef{Kind: "synchronizer", Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: "0xfe086228"}
+	r := []threads.DeadlockReport{{Source: "mixed.hprof (heap dump)", Threads: 15,
+		Deadlocks: []threads.Deadlock{}, BlockedBehind: []threads.BlockedThread{}, OwnerUnknown: []threads.BlockedThread{},
+		PossibleDeadlocks: []threads.PossibleDeadlock{{
+			Blocked: threads.BlockedOwner{Name: "mixed-lock", State: "BLOCKED", Frame: "threads.MixedPair.lockThenMonitor(MixedPair.java:45)",
+				Holds: []threads.LockRef{lock}},
+			Waiting: []threads.BlockedThread{
 				{Name: "mixed-monitor", State: "WAITING", WaitingFor: lock, HeldBy: "mixed-lock", Deadlock: -1},
 				{Name: "mixed-bystander", State: "WAITING", WaitingFor: lock, HeldBy: "mixed-lock", Deadlock: -1},
 			},

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 // listedClasses is how many new or gone classes a table names before it
@@ -16,7 +16,7 @@ const listedClasses = 10
 // CSV the class rows; tables the class rows with the total, the new and
 // gone classes, the top of the dominator tree by class before and after,
 // and what grew past the limit.
-func Diff(w io.Writer, d analysis.HeapDiff, o Options) error {
+func Diff(w io.Writer, d heap.HeapDiff, o Options) error {
 	if o.Format == JSON {
 		return writeJSON(w, d)
 	}

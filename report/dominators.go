@@ -4,20 +4,20 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 // Dominators renders a dominator report. JSON is the array of rows (or of
 // class rows with --by-class); tables list each row's biggest dominated
 // objects below it and end with what the tree leaves out.
-func Dominators(w io.Writer, d analysis.DominatorReport, o Options) error {
+func Dominators(w io.Writer, d heap.DominatorReport, o Options) error {
 	if d.Classes != nil {
 		return dominatorClasses(w, d, o)
 	}
 	if o.Format == JSON {
 		rows := d.Rows
 		if rows == nil {
-			rows = []analysis.DominatorRow{}
+			rows = []heap.DominatorRow{}
 		}
 		return writeJSON(w, rows)
 	}
@@ -77,7 +77,7 @@ func Dominators(w io.Writer, d analysis.DominatorReport, o Options) error {
 }
 
 // dominatorClasses renders the per-class aggregate of --by-class.
-func dominatorClasses(w io.Writer, d analysis.DominatorReport, o Options) error {
+func dominatorClasses(w io.Writer, d heap.DominatorReport, o Options) error {
 	if o.Format == JSON {
 		return writeJSON(w, d.Classes)
 	}
@@ -100,7 +100,7 @@ func dominatorClasses(w io.Writer, d analysis.DominatorReport, o Options) error 
 }
 
 // unreachableNote says, below a table, what the dominator tree left out.
-func unreachableNote(w io.Writer, d analysis.DominatorReport, o Options) error {
+func unreachableNote(w io.Writer, d heap.DominatorReport, o Options) error {
 	if o.Format != Table || d.UnreachableObjects == 0 {
 		return nil
 	}

@@ -4,19 +4,19 @@ import (
 	"io"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 func TestDominatorsGolden(t *testing.T) {
-	d := analysis.DominatorReport{
-		Rows: []analysis.DominatorRow{
+	d := heap.DominatorReport{
+		Rows: []heap.DominatorRow{
 			{ObjectID: "0x7a1b2c3d8", Class: "java.util.HashMap", ShallowBytes: 48, RetainedBytes: sixGiB, RetainedObjects: 2_000_001,
-				ImmediateDominator: analysis.RootID, DominatedCount: 5, Dominated: []analysis.DominatedObject{
+				ImmediateDominator: heap.RootID, DominatedCount: 5, Dominated: []heap.DominatedObject{
 					{ObjectID: "0x7a1b2c408", Class: "java.util.HashMap$Node[]", RetainedBytes: sixGiB - 48 - 1000},
 					{ObjectID: "0x7a1b2c9f0", Class: weirdClass, RetainedBytes: 1000},
 				}},
 			{ObjectID: "0x7a1b30000", Class: "com.exämple.Größe", ShallowBytes: 16, RetainedBytes: 4096, RetainedObjects: 3,
-				ImmediateDominator: "0x7a1b2c3d8", DominatedCount: 1, Dominated: []analysis.DominatedObject{}},
+				ImmediateDominator: "0x7a1b2c3d8", DominatedCount: 1, Dominated: []heap.DominatedObject{}},
 		},
 		Selected: 9, ReachableObjects: 3_000_000, ReachableBytes: 7 << 30,
 		UnreachableObjects: 1234, UnreachableBytes: 56_789,
@@ -29,7 +29,7 @@ func TestDominatorsGolden(t *testing.T) {
 	if len(recs) != 3 {
 		t.Errorf("CSV has %d records, want the header and one row per dominator (the dominated objects are JSON's and the table's):\n%s", len(recs), out["csv"])
 	}
-	var back []analysis.DominatorRow
+	var back []heap.DominatorRow
 	decodeJSON(t, out["json"], &back)
 	if len(back) != 2 || back[0].RetainedBytes != sixGiB || len(back[0].Dominated) != 2 || back[0].Dominated[1].Class != weirdClass {
 		t.Errorf("JSON decodes to %+v", back)
@@ -44,8 +44,8 @@ func TestDominatorsGolden(t *testing.T) {
 }
 
 func TestDominatorsByClassGolden(t *testing.T) {
-	d := analysis.DominatorReport{
-		Classes: []analysis.DominatorClassRow{
+	d := heap.DominatorReport{
+		Classes: []heap.DominatorClassRow{
 			{Class: "java.util.HashMap", Objects: 3, ShallowBytes: 144, RetainedBytes: sixGiB},
 			{Class: weirdClass, Objects: 1, ShallowBytes: 24, RetainedBytes: 1000},
 		},
@@ -56,7 +56,7 @@ func TestDominatorsByClassGolden(t *testing.T) {
 	if len(recs) != 3 || recs[0][4] != "class" || recs[1][3] != "6442451067" || recs[2][4] != weirdClass {
 		t.Errorf("CSV %q", recs)
 	}
-	var back []analysis.DominatorClassRow
+	var back []heap.DominatorClassRow
 	decodeJSON(t, out["json"], &back)
 	if len(back) != 2 || back[0] != d.Classes[0] {
 		t.Errorf("JSON decodes to %+v, want %+v", back, d.Classes)
@@ -64,7 +64,7 @@ func TestDominatorsByClassGolden(t *testing.T) {
 }
 
 func TestDominatorsEmptyGolden(t *testing.T) {
-	d := analysis.DominatorReport{ReachableObjects: 10, ReachableBytes: 480}
+	d := heap.DominatorReport{ReachableObjects: 10, ReachableBytes: 480}
 	out := renderGolden(t, "dominators-empty", allVariants, func(w io.Writer, o Options) error { return Dominators(w, d, o) })
 	if out["json"] != "[]\n" {
 		t.Errorf("JSON %q, want []", out["json"])
@@ -72,7 +72,7 @@ func TestDominatorsEmptyGolden(t *testing.T) {
 	if out["table"] != "no object in the dominator tree matches (reachable heap: 10 objects, 480 B)\n" {
 		t.Errorf("table %q, want the line saying no object matches, with the reachable heap", out["table"])
 	}
-	byClass := analysis.DominatorReport{Classes: []analysis.DominatorClassRow{}, UnreachableObjects: 2, UnreachableBytes: 32}
+	byClass := heap.DominatorReport{Classes: []heap.DominatorClassRow{}, UnreachableObjects: 2, UnreachableBytes: 32}
 	out = renderGolden(t, "dominators-by-class-empty", allVariants, func(w io.Writer, o Options) error { return Dominators(w, byClass, o) })
 	if out["json"] != "[]\n" {
 		t.Errorf("--by-class JSON %q, want []", out["json"])

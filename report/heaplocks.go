@@ -6,23 +6,24 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 )
 
 // HeapLocks renders the locks of the deadlocks tied to the objects at
-// their addresses in the heap dump named heap (analysis.TieLocks), written
+// their addresses in the heap dump named heap (threads.TieLocks), written
 // after the deadlock reports: lines under a heading naming the heap dump,
 // one per lock with its class and a line per retaining path, or one more
 // JSON object {"heap", "locks"} on one line after the reports' stream. CSV
 // writes nothing: its rows are the reports'.
-func HeapLocks(w io.Writer, heap string, locks []analysis.HeapLock, o Options) error {
+func HeapLocks(w io.Writer, heap string, locks []threads.HeapLock, o Options) error {
 	switch o.Format {
 	case CSV:
 		return nil
 	case JSON:
 		return json.NewEncoder(w).Encode(struct {
-			Heap  string              `json:"heap"`
-			Locks []analysis.HeapLock `json:"locks"`
+			Heap  string             `json:"heap"`
+			Locks []threads.HeapLock `json:"locks"`
 		}{heap, locks})
 	}
 	var b strings.Builder
@@ -43,7 +44,7 @@ func HeapLocks(w io.Writer, heap string, locks []analysis.HeapLock, o Options) e
 
 // lockPath writes a retaining path on one line: the root (its kind, and
 // the thread and frame of a stack root), then each step's field and object.
-func lockPath(rp analysis.RetainerPath) string {
+func lockPath(rp heap.RetainerPath) string {
 	root := rp.RootKind
 	if rp.RootThread != "" {
 		root += fmt.Sprintf(" of thread %q", rp.RootThread)

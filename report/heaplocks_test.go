@@ -5,25 +5,26 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 )
 
 // tiedLocks are the two locks of a monitor deadlock tied to a heap dump
 // of the same moment: one held in a static field and by a thread's frame,
 // one at an address where the heap dump holds no object.
-func tiedLocks() []analysis.HeapLock {
-	return []analysis.HeapLock{
-		{Lock: analysis.LockRef{Kind: "monitor", Class: "threads.MonitorPair$Left", ID: "0x7ff001230"}, Class: "threads.MonitorPair$Left",
-			Paths: []analysis.RetainerPath{
-				{RootKind: "sticky-class", Chain: []analysis.PathStep{
+func tiedLocks() []threads.HeapLock {
+	return []threads.HeapLock{
+		{Lock: threads.LockRef{Kind: "monitor", Class: "threads.MonitorPair$Left", ID: "0x7ff001230"}, Class: "threads.MonitorPair$Left",
+			Paths: []heap.RetainerPath{
+				{RootKind: "sticky-class", Chain: []heap.PathStep{
 					{ObjectID: "0x7ff000000", Class: "threads.MonitorPair"},
 					{ObjectID: "0x7ff001230", Class: "threads.MonitorPair$Left", Via: "static LEFT"},
 				}},
-				{RootKind: "java-frame", RootThread: `pair "b"`, RootFrame: "threads.MonitorPair.b(MonitorPair.java:31)", Chain: []analysis.PathStep{
+				{RootKind: "java-frame", RootThread: `pair "b"`, RootFrame: "threads.MonitorPair.b(MonitorPair.java:31)", Chain: []heap.PathStep{
 					{ObjectID: "0x7ff001230", Class: "threads.MonitorPair$Left"},
 				}},
 			}},
-		{Lock: analysis.LockRef{Kind: "monitor", Class: "threads.MonitorPair$Right", ID: "0x7ff004560"}, Paths: []analysis.RetainerPath{}},
+		{Lock: threads.LockRef{Kind: "monitor", Class: "threads.MonitorPair$Right", ID: "0x7ff004560"}, Paths: []heap.RetainerPath{}},
 	}
 }
 
@@ -38,8 +39,8 @@ func TestHeapLocksGolden(t *testing.T) {
 		`    retained by: java-frame of thread "pair \"b\"" at threads.MonitorPair.b(MonitorPair.java:31) -> threads.MonitorPair$Left 0x7ff001230`,
 		"  0x7ff004560: no object at this address in the heap dump")
 	var back struct {
-		Heap  string              `json:"heap"`
-		Locks []analysis.HeapLock `json:"locks"`
+		Heap  string             `json:"heap"`
+		Locks []threads.HeapLock `json:"locks"`
 	}
 	decodeJSON(t, out["json"], &back)
 	if back.Heap != "pair.hprof.gz" || len(back.Locks) != 2 || len(back.Locks[0].Paths) != 2 || back.Locks[1].Class != "" || back.Locks[0].Paths[1].RootThread != `pair "b"` {

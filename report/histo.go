@@ -3,24 +3,24 @@ package report
 import (
 	"io"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 // Histogram renders a class histogram. JSON is an array of rows; tables
 // end with the totals over every matching class. A dump that shows
 // registered native sizes gets a native bytes column.
-func Histogram(w io.Writer, h analysis.Histo, o Options) error {
+func Histogram(w io.Writer, h heap.Histo, o Options) error {
 	if o.Format == JSON {
 		rows := h.Rows
 		if rows == nil {
-			rows = []analysis.HistoRow{}
+			rows = []heap.HistoRow{}
 		}
 		return writeJSON(w, rows)
 	}
 	g := grid{columns: []column{{"#", count}, {"instances", count}, {"shallow bytes", bytes}},
 		none: "no class with objects matches"}
 	// The dump's native sizes take a column after the shallow bytes.
-	lead := func(r analysis.HistoRow) []any {
+	lead := func(r heap.HistoRow) []any {
 		if h.Native {
 			return []any{r.Instances, r.ShallowBytes, r.NativeBytes}
 		}
@@ -38,7 +38,7 @@ func Histogram(w io.Writer, h analysis.Histo, o Options) error {
 		g.columns = append(g.columns, column{name + " bytes", bytes})
 	}
 	g.columns = append(g.columns, column{"class", text})
-	byHeap := func(r analysis.HistoRow) []any {
+	byHeap := func(r heap.HistoRow) []any {
 		var cells []any
 		for _, hc := range r.Heaps {
 			if o.Format == CSV {

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 // weirdClass is a class name that CSV must quote (a comma, quotes and a
@@ -16,14 +16,14 @@ const weirdClass = "com.example.Weird,\"Name\"\nNext"
 const sixGiB = 6<<30 + 123
 
 func TestHistogramGolden(t *testing.T) {
-	rows := []analysis.HistoRow{
+	rows := []heap.HistoRow{
 		{Class: "byte[]", Instances: 1_250_000, ShallowBytes: sixGiB},
 		{Class: weirdClass, Instances: 3, ShallowBytes: 72},
 		{Class: "com.exämple.Größe", Instances: 1, ShallowBytes: 16},
 		{Class: "中文.类", Instances: 2, ShallowBytes: 32},
 	}
-	h := analysis.Histo{Rows: rows, MatchedClasses: 7,
-		Total: analysis.HistoRow{Instances: 1_250_016, ShallowBytes: sixGiB + 72 + 16 + 32 + 4000}}
+	h := heap.Histo{Rows: rows, MatchedClasses: 7,
+		Total: heap.HistoRow{Instances: 1_250_016, ShallowBytes: sixGiB + 72 + 16 + 32 + 4000}}
 	out := renderGolden(t, "histo", allVariants, func(w io.Writer, o Options) error { return Histogram(w, h, o) })
 
 	recs := readCSV(t, out["csv"])
@@ -39,7 +39,7 @@ func TestHistogramGolden(t *testing.T) {
 	if got := recs[2][3]; got != weirdClass {
 		t.Errorf("CSV row 2 class %q, want %q back", got, weirdClass)
 	}
-	var back []analysis.HistoRow
+	var back []heap.HistoRow
 	decodeJSON(t, out["json"], &back)
 	if len(back) != len(rows) || !reflect.DeepEqual(back[0], rows[0]) || back[1].Class != weirdClass || back[3].Class != "中文.类" {
 		t.Errorf("JSON decodes to %+v, want %+v", back, rows)
@@ -47,13 +47,13 @@ func TestHistogramGolden(t *testing.T) {
 	wantContains(t, "table", out["table"], "6.0 GiB", "1,250,000", "total of all 7 classes", "1,250,016", "com.exämple.Größe")
 	wantContains(t, "table --bytes", out["bytes"], "6442451067", "6442455187")
 
-	all := analysis.Histo{Rows: rows[2:], MatchedClasses: 2, Total: analysis.HistoRow{Instances: 3, ShallowBytes: 48}}
+	all := heap.Histo{Rows: rows[2:], MatchedClasses: 2, Total: heap.HistoRow{Instances: 3, ShallowBytes: 48}}
 	out = renderGolden(t, "histo-all", []variant{asTable}, func(w io.Writer, o Options) error { return Histogram(w, all, o) })
 	wantContains(t, "table of every class", out["table"], "total ")
 }
 
 func TestHistogramEmptyGolden(t *testing.T) {
-	out := renderGolden(t, "histo-empty", allVariants, func(w io.Writer, o Options) error { return Histogram(w, analysis.Histo{}, o) })
+	out := renderGolden(t, "histo-empty", allVariants, func(w io.Writer, o Options) error { return Histogram(w, heap.Histo{}, o) })
 	if out["json"] != "[]\n" {
 		t.Errorf("JSON of an empty histogram is %q, want []", out["json"])
 	}

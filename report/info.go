@@ -7,14 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model"
 )
 
 // Info renders a dump summary: JSON is the Info object; a table lists the
 // summary, then the roots, records and anomalies; CSV has one
 // section,name,value row per number, names without the table's indent.
-func Info(w io.Writer, in analysis.Info, o Options) error {
+func Info(w io.Writer, in heap.Info, o Options) error {
 	if o.Format == JSON {
 		return writeJSON(w, in)
 	}
@@ -134,7 +134,7 @@ func Info(w io.Writer, in analysis.Info, o Options) error {
 }
 
 // heapDumps says how many heap dumps the file holds and which was loaded.
-func heapDumps(in analysis.Info) string {
+func heapDumps(in heap.Info) string {
 	if in.Dumps == 0 {
 		return "none"
 	}

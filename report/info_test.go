@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model"
 )
 
 func TestInfoGolden(t *testing.T) {
-	in := analysis.Info{
+	in := heap.Info{
 		File: "/dumps/séance,1.hprof.gz", Format: "hprof", Version: "1.0.2", IDSize: 8,
 		Timestamp:   time.Date(2026, 4, 21, 9, 30, 15, 250_000_000, time.UTC),
 		Compression: "gzip", Producer: "hotspot", BytesRead: 5<<30 + 7, Dumps: 2, Dump: 1,
@@ -46,7 +46,7 @@ func TestInfoGolden(t *testing.T) {
 	if len(want) > 0 {
 		t.Errorf("CSV lacks %v:\n%s", want, out["csv"])
 	}
-	var back analysis.Info
+	var back heap.Info
 	decodeJSON(t, out["json"], &back)
 	if back.BytesRead != in.BytesRead || back.GCRoots["java-frame"] != 26 || len(back.Anomalies) != 2 || !back.Timestamp.Equal(in.Timestamp) {
 		t.Errorf("JSON decodes to %+v", back)
@@ -56,7 +56,7 @@ func TestInfoGolden(t *testing.T) {
 // TestInfoBareGolden renders a dump with no records, roots or anomalies
 // (a bare JVMPI buffer reads so).
 func TestInfoBareGolden(t *testing.T) {
-	in := analysis.Info{File: "heap.bin", Format: "jvmpi-heap", Version: "level 0", IDSize: 4,
+	in := heap.Info{File: "heap.bin", Format: "jvmpi-heap", Version: "level 0", IDSize: 4,
 		Records: map[string]int64{}, SubRecords: map[string]int64{}, GCRoots: map[string]int64{}, Anomalies: []model.Anomaly{}}
 	out := renderGolden(t, "info-bare", allVariants, func(w io.Writer, o Options) error { return Info(w, in, o) })
 	wantLines(t, "table", out["table"], "no anomalies found")
@@ -70,7 +70,7 @@ func TestInfoBareGolden(t *testing.T) {
 // TestInfoASCIIGolden renders the summary of a line-oriented file: lines
 // read beside bytes, and anomalies placed by line.
 func TestInfoASCIIGolden(t *testing.T) {
-	in := analysis.Info{File: "java.hprof.txt", Format: "hprof-ascii", Version: "1.0.1", IDSize: 8,
+	in := heap.Info{File: "java.hprof.txt", Format: "hprof-ascii", Version: "1.0.1", IDSize: 8,
 		Producer: "hprof-agent", BytesRead: 30_000, LinesRead: 622, Dumps: 1, Truncated: true,
 		Records: map[string]int64{}, SubRecords: map[string]int64{}, GCRoots: map[string]int64{},
 		Anomalies: []model.Anomaly{
@@ -79,7 +79,7 @@ func TestInfoASCIIGolden(t *testing.T) {
 		}}
 	out := renderGolden(t, "info-ascii", allVariants, func(w io.Writer, o Options) error { return Info(w, in, o) })
 	wantContains(t, "table", out["table"], "lines read", "622", "line 622", "line 17")
-	var back analysis.Info
+	var back heap.Info
 	decodeJSON(t, out["json"], &back)
 	if back.LinesRead != 622 || len(back.Anomalies) != 2 || back.Anomalies[1].Line != 17 {
 		t.Errorf("JSON decodes to %+v", back)
@@ -89,16 +89,16 @@ func TestInfoASCIIGolden(t *testing.T) {
 // TestInfoHeapsGolden renders an Android dump's summary: a table of its
 // heaps after the summary, heap rows in CSV and a heaps list in JSON.
 func TestInfoHeapsGolden(t *testing.T) {
-	in := analysis.Info{File: "app.hprof", Format: "hprof", Version: "1.0.3", IDSize: 4, Producer: "android",
+	in := heap.Info{File: "app.hprof", Format: "hprof", Version: "1.0.3", IDSize: 4, Producer: "android",
 		Records: map[string]int64{}, SubRecords: map[string]int64{}, GCRoots: map[string]int64{}, Anomalies: []model.Anomaly{},
-		Objects: 43_852, Heaps: []analysis.HeapSummary{
+		Objects: 43_852, Heaps: []heap.HeapSummary{
 			{Name: "zygote", Objects: 40_995, ClassObjects: 3_000, ShallowBytes: 3 << 20},
 			{Name: "app", Objects: 2_857, ClassObjects: 120, ShallowBytes: 250_000},
 		}}
 	out := renderGolden(t, "info-heaps", allVariants, func(w io.Writer, o Options) error { return Info(w, in, o) })
 	wantContains(t, "table", out["table"], "zygote", "40,995", "3.0 MiB")
 	wantContains(t, "csv", out["csv"], "heaps,app objects,2857", "heaps,zygote shallow bytes,3145728")
-	var back analysis.Info
+	var back heap.Info
 	decodeJSON(t, out["json"], &back)
 	if len(back.Heaps) != 2 || back.Heaps[1] != in.Heaps[1] {
 		t.Errorf("JSON heaps %+v", back.Heaps)

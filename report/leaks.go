@@ -5,18 +5,18 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 // Leaks renders leak suspects. JSON is the array of suspects; CSV has one
 // row per suspect; a table lists the suspects, then for each one the
 // biggest classes beneath its accumulation point and its path from a GC
 // root.
-func Leaks(w io.Writer, l analysis.LeakReport, o Options) error {
+func Leaks(w io.Writer, l heap.LeakReport, o Options) error {
 	if o.Format == JSON {
 		suspects := l.Suspects
 		if suspects == nil {
-			suspects = []analysis.LeakSuspect{}
+			suspects = []heap.LeakSuspect{}
 		}
 		return writeJSON(w, suspects)
 	}
@@ -68,7 +68,7 @@ func Leaks(w io.Writer, l analysis.LeakReport, o Options) error {
 }
 
 // leakDetails renders one suspect's biggest classes and path.
-func leakDetails(w io.Writer, n int, s analysis.LeakSuspect, o Options) error {
+func leakDetails(w io.Writer, n int, s heap.LeakSuspect, o Options) error {
 	beneath := "objects it immediately dominates"
 	switch {
 	case s.Instances > 0:
@@ -101,6 +101,6 @@ func leakDetails(w io.Writer, n int, s analysis.LeakSuspect, o Options) error {
 	if _, err := fmt.Fprintf(w, "Suspect %d: shortest path from a GC root to %s\n", n, to); err != nil {
 		return err
 	}
-	return Retainers(w, analysis.Retainers{Targets: 1, Paths: []analysis.RetainerPath{
+	return Retainers(w, heap.Retainers{Targets: 1, Paths: []heap.RetainerPath{
 		{RootKind: s.RootKind, RootThread: s.RootThread, RootFrame: s.RootFrame, Objects: 1, Chain: s.Path}}}, o)
 }

@@ -5,31 +5,31 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 func TestLeaksGolden(t *testing.T) {
-	l := analysis.LeakReport{
+	l := heap.LeakReport{
 		TotalBytes: 7 << 30, Threshold: 0.1,
-		Suspects: []analysis.LeakSuspect{
+		Suspects: []heap.LeakSuspect{
 			{Class: "java.util.HashMap", ObjectID: "0x7a1b2c3d8", RetainedBytes: sixGiB, Percent: 85.71428571428571,
-				AccumulationPoint: &analysis.AccumulationPoint{ObjectID: "0x7a1b2c408", Class: "java.util.HashMap$Node[]", RetainedBytes: sixGiB - 48, Percent: 85.71},
-				BiggestClasses: []analysis.LeakClass{
+				AccumulationPoint: &heap.AccumulationPoint{ObjectID: "0x7a1b2c408", Class: "java.util.HashMap$Node[]", RetainedBytes: sixGiB - 48, Percent: 85.71},
+				BiggestClasses: []heap.LeakClass{
 					{Class: "java.util.HashMap$Node", Objects: 1_000_000, RetainedBytes: sixGiB - 48 - 4096, Percent: 85.7},
 					{Class: weirdClass, Objects: 1, RetainedBytes: 4096, Percent: 0.000053},
 				},
-				Path: []analysis.PathStep{
+				Path: []heap.PathStep{
 					{ObjectID: "0x7a0000000", Class: "fixture.Registry"},
 					{ObjectID: "0x7a1b2c3d8", Class: "java.util.HashMap", Via: "static MAP"},
 					{ObjectID: "0x7a1b2c408", Class: "java.util.HashMap$Node[]", Via: "table"},
 				},
 				RootKind: "sticky-class"},
 			{Class: "com.exämple.Größe", Instances: 12_345, RetainedBytes: 1 << 30, Percent: 14.285714285714286,
-				BiggestClasses: []analysis.LeakClass{{Class: "com.exämple.Größe", Objects: 12_345, RetainedBytes: 1 << 30, Percent: 14.29}},
-				Path:           []analysis.PathStep{{ObjectID: "0x7b0000000", Class: "com.exämple.Größe"}},
+				BiggestClasses: []heap.LeakClass{{Class: "com.exämple.Größe", Objects: 12_345, RetainedBytes: 1 << 30, Percent: 14.29}},
+				Path:           []heap.PathStep{{ObjectID: "0x7b0000000", Class: "com.exämple.Größe"}},
 				RootKind:       "java-frame", RootThread: "main", RootFrame: "app.Main.main(Main.java:7)"},
 			{Class: "fixture.WeakOnly", ObjectID: "0x7c0000000", RetainedBytes: 800 << 20, Percent: 11.160714285714286,
-				BiggestClasses: []analysis.LeakClass{}, Path: []analysis.PathStep{}},
+				BiggestClasses: []heap.LeakClass{}, Path: []heap.PathStep{}},
 		},
 	}
 	out := renderGolden(t, "leaks", allVariants, func(w io.Writer, o Options) error { return Leaks(w, l, o) })
@@ -53,7 +53,7 @@ func TestLeaksGolden(t *testing.T) {
 	if recs[1][1] != "6442451067" || recs[1][2] != "85.71428571428571" || recs[2][3] != "12345 instances" || recs[3][7] != "" {
 		t.Errorf("CSV %q", recs)
 	}
-	var back []analysis.LeakSuspect
+	var back []heap.LeakSuspect
 	decodeJSON(t, out["json"], &back)
 	if len(back) != 3 || back[0].AccumulationPoint == nil || back[0].AccumulationPoint.ObjectID != "0x7a1b2c408" || back[1].Instances != 12_345 || back[2].AccumulationPoint != nil {
 		t.Errorf("JSON decodes to %+v", back)
@@ -61,7 +61,7 @@ func TestLeaksGolden(t *testing.T) {
 }
 
 func TestLeaksNoneGolden(t *testing.T) {
-	l := analysis.LeakReport{TotalBytes: 745 << 10, Threshold: 0.25, KeptUnreachable: true}
+	l := heap.LeakReport{TotalBytes: 745 << 10, Threshold: 0.25, KeptUnreachable: true}
 	out := renderGolden(t, "leaks-none", allVariants, func(w io.Writer, o Options) error { return Leaks(w, l, o) })
 	wantLines(t, "table", out["table"], "No leak suspect: no object or class retains more than 25.00% of the heap, unreachable objects included (745 KiB).")
 	if out["json"] != "[]\n" {

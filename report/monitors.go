@@ -6,14 +6,14 @@ import (
 	"strings"
 
 	"github.com/dustin/go-humanize"
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/profile"
 )
 
 // Monitors renders MONITOR TIME (contended monitors by time, with their
 // traces) and MONITOR DUMP (owner, entry count, waiters). JSON is one
 // object with both; CSV has the contended monitors only when there is no
 // MONITOR DUMP, else the dump's monitors.
-func Monitors(w io.Writer, r analysis.MonitorsReport, o Options) error {
+func Monitors(w io.Writer, r profile.MonitorsReport, o Options) error {
 	if o.Format == JSON {
 		return writeJSON(w, r)
 	}

@@ -5,13 +5,13 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 // Retainers renders paths from GC roots: JSON is {"paths": [...]}; tables
 // and CSV show one row per step, the root first, and tables end with the
 // targets no path reaches.
-func Retainers(w io.Writer, r analysis.Retainers, o Options) error {
+func Retainers(w io.Writer, r heap.Retainers, o Options) error {
 	if o.Format == JSON {
 		return writeJSON(w, r)
 	}

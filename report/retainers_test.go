@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 func TestRetainersGolden(t *testing.T) {
-	r := analysis.Retainers{
-		Paths: []analysis.RetainerPath{
-			{RootKind: "sticky-class", Objects: 98, Chain: []analysis.PathStep{
+	r := heap.Retainers{
+		Paths: []heap.RetainerPath{
+			{RootKind: "sticky-class", Objects: 98, Chain: []heap.PathStep{
 				{ObjectID: "0x7a0000000", Class: "fixture.Registry"},
 				{ObjectID: "0x7a1b2c3d8", Class: "java.util.HashMap", Via: "static MAP"},
 				{ObjectID: "0x7a1b2c408", Class: "java.util.HashMap$Node[]", Via: "table"},
@@ -19,7 +19,7 @@ func TestRetainersGolden(t *testing.T) {
 				{ObjectID: "0x7a1b2d000", Class: weirdClass, Via: "value"},
 			}},
 			{RootKind: "java-frame", RootThread: "fixture-holder «main»", RootFrame: "fixture.StackHolder.run(StackHolder.java:12)", Objects: 2,
-				Chain: []analysis.PathStep{
+				Chain: []heap.PathStep{
 					{ObjectID: "0x7b0000000", Class: "fixture.StackOnly"},
 					{ObjectID: "0x7b0000010", Class: weirdClass, Via: "?"},
 				}},
@@ -36,13 +36,13 @@ func TestRetainersGolden(t *testing.T) {
 	if strings.Join(recs[0], ",") != "path,objects,via,object,class,root" || recs[2][2] != "static MAP" || recs[5][4] != weirdClass || recs[7][0] != "2" {
 		t.Errorf("CSV %q", recs)
 	}
-	var back analysis.Retainers
+	var back heap.Retainers
 	decodeJSON(t, out["json"], &back)
 	if len(back.Paths) != 2 || back.Paths[0].Objects != 98 || back.Paths[1].RootThread != "fixture-holder «main»" || back.Unreached != 3 || !back.Merged {
 		t.Errorf("JSON decodes to %+v", back)
 	}
 
-	one := analysis.Retainers{Targets: 1, Paths: []analysis.RetainerPath{{RootKind: "jni-global", Objects: 1, Chain: []analysis.PathStep{
+	one := heap.Retainers{Targets: 1, Paths: []heap.RetainerPath{{RootKind: "jni-global", Objects: 1, Chain: []heap.PathStep{
 		{ObjectID: "0x7c0000000", Class: "java.lang.Object[]"}, {ObjectID: "0x7c0000100", Class: "fixture.Payload", Via: "[3]"}}}}}
 	out = renderGolden(t, "retainers-object", []variant{asTable, asCSV}, func(w io.Writer, o Options) error { return Retainers(w, one, o) })
 	if recs := readCSV(t, out["csv"]); recs[1][1] != "" {
@@ -51,7 +51,7 @@ func TestRetainersGolden(t *testing.T) {
 }
 
 func TestRetainersEmptyGolden(t *testing.T) {
-	r := analysis.Retainers{Paths: []analysis.RetainerPath{}, Targets: 4, Unreached: 4}
+	r := heap.Retainers{Paths: []heap.RetainerPath{}, Targets: 4, Unreached: 4}
 	out := renderGolden(t, "retainers-unreached", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Retainers(w, r, o) })
 	if out["table"] != "no path from a GC root to any of the 4 targets (unreachable)\n" {
 		t.Errorf("table %q, want the one line saying no path reaches the targets", out["table"])
@@ -67,14 +67,14 @@ func TestRetainersEmptyGolden(t *testing.T) {
 		{1, "no path from a GC root to the target (unreachable)\n"},
 	} {
 		var b strings.Builder
-		if err := Retainers(&b, analysis.Retainers{Paths: []analysis.RetainerPath{}, Targets: c.targets, Unreached: c.targets}, Options{Format: Table}); err != nil {
+		if err := Retainers(&b, heap.Retainers{Paths: []heap.RetainerPath{}, Targets: c.targets, Unreached: c.targets}, Options{Format: Table}); err != nil {
 			t.Fatal(err)
 		}
 		if b.String() != c.want {
 			t.Errorf("%d targets, no path: %q, want %q", c.targets, b.String(), c.want)
 		}
 	}
-	var back analysis.Retainers
+	var back heap.Retainers
 	decodeJSON(t, out["json"], &back)
 	if back.Paths == nil || len(back.Paths) != 0 || back.Targets != 4 {
 		t.Errorf("JSON decodes to %+v, want no paths of 4 targets", back)
@@ -87,10 +87,10 @@ func TestRetainersEmptyGolden(t *testing.T) {
 // thread as what it is, the depth, no method.
 func TestRetainersUnrecordedStackGolden(t *testing.T) {
 	depth, other := int32(2), int32(4)
-	r := analysis.Retainers{Targets: 2, Paths: []analysis.RetainerPath{
+	r := heap.Retainers{Targets: 2, Paths: []heap.RetainerPath{
 		{RootKind: "java-frame", RootThread: "stack-holder", RootThreadAllocator: true,
-			RootFrameDepth: &depth, Objects: 1, Chain: []analysis.PathStep{{ObjectID: "0x50000123", Class: "agentfix.StackOnly"}}},
-		{RootKind: "java-frame", RootFrameDepth: &other, Objects: 1, Chain: []analysis.PathStep{{ObjectID: "0x50000124", Class: "java.util.concurrent.CountDownLatch"}}},
+			RootFrameDepth: &depth, Objects: 1, Chain: []heap.PathStep{{ObjectID: "0x50000123", Class: "agentfix.StackOnly"}}},
+		{RootKind: "java-frame", RootFrameDepth: &other, Objects: 1, Chain: []heap.PathStep{{ObjectID: "0x50000124", Class: "java.util.concurrent.CountDownLatch"}}},
 	}}
 	out := renderGolden(t, "retainers-frame-depth", []variant{asTable, asJSON}, func(w io.Writer, o Options) error { return Retainers(w, r, o) })
 	wantContains(t, "table", out["table"], "java-frame, thread stack-holder (which allocated it), frame 2 of a stack the dump does not record",

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 // Show renders shown objects. JSON is the object itself when there is one,
@@ -15,7 +15,7 @@ import (
 // its fields, elements, referrers and path as tables of their own; CSV has
 // one row per part (the object, a GC root, a field, an element, the
 // count of references to it, a referrer, a path step).
-func Show(w io.Writer, objs []analysis.ShowObject, o Options) error {
+func Show(w io.Writer, objs []heap.ShowObject, o Options) error {
 	if o.Format == JSON {
 		if len(objs) == 1 {
 			return writeJSON(w, objs[0])
@@ -39,7 +39,7 @@ func Show(w io.Writer, objs []analysis.ShowObject, o Options) error {
 }
 
 // showTable writes one object as tables.
-func showTable(w io.Writer, s analysis.ShowObject, o Options) error {
+func showTable(w io.Writer, s heap.ShowObject, o Options) error {
 	summary := grid{columns: []column{{"object", text}, {s.ObjectID, text}}}
 	add := func(name string, value any, k kind) {
 		summary.rows = append(summary.rows, []any{name, o.cell(k, value, false)})
@@ -117,13 +117,13 @@ func showTable(w io.Writer, s analysis.ShowObject, o Options) error {
 		}
 	}
 	if s.Path != nil {
-		return Retainers(w, analysis.Retainers{Paths: []analysis.RetainerPath{*s.Path}, Targets: 1}, o)
+		return Retainers(w, heap.Retainers{Paths: []heap.RetainerPath{*s.Path}, Targets: 1}, o)
 	}
 	return nil
 }
 
 // showCSV is the shown objects as one CSV table.
-func showCSV(objs []analysis.ShowObject) grid {
+func showCSV(objs []heap.ShowObject) grid {
 	g := grid{columns: []column{{"object", text}, {"part", text}, {"name", text}, {"type", text}, {"value", text}, {"class", text}, {"text", text}}}
 	for _, s := range objs {
 		row := func(part, name, typ string, value any, class, txt string) {
@@ -174,7 +174,7 @@ func showCSV(objs []analysis.ShowObject) grid {
 }
 
 // rootText describes a GC root: its kind, thread and frame.
-func rootText(r analysis.ShowRoot) string {
+func rootText(r heap.ShowRoot) string {
 	parts := []string{r.Kind}
 	if r.Thread != "" {
 		parts = append(parts, "thread "+r.Thread)

@@ -5,16 +5,16 @@ import (
 	"io"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 func TestShowGolden(t *testing.T) {
 	length, depth, referrers := int64(1048576), int32(5), int64(1234)
-	objs := []analysis.ShowObject{
+	objs := []heap.ShowObject{
 		{
 			ObjectID: "0x7a0000010", Class: "fixture.Target", ShallowBytes: 88, RetainedBytes: 416, Reachable: true, Read: true,
-			GCRoot: []analysis.ShowRoot{},
-			Fields: []analysis.ShowField{
+			GCRoot: []heap.ShowRoot{},
+			Fields: []heap.ShowField{
 				{Name: "flag", Type: "boolean", Value: true},
 				{Name: "letter", Type: "char", Value: "Q"},
 				{Name: "tiny", Type: "byte", Value: int8(-7)},
@@ -24,7 +24,7 @@ func TestShowGolden(t *testing.T) {
 				{Name: "text", Type: "object", Value: "0x7a0000100", Class: "java.lang.String", Text: "utf16-Ω-text"},
 				{Name: "nothing", Type: "object", Value: nil},
 			},
-			Referrers: []analysis.ShowReferrer{
+			Referrers: []heap.ShowReferrer{
 				{ObjectID: "0x7a0000200", Class: "fixture.ReferrerA", Via: "target"},
 				{ObjectID: "0x7a0000300", Class: weirdClass, Via: "[3]"},
 			},
@@ -32,11 +32,11 @@ func TestShowGolden(t *testing.T) {
 		},
 		{
 			ObjectID: "0x7b0000000", Class: "long[]", ShallowBytes: 8388624, RetainedBytes: 8388624, Reachable: true, Read: true,
-			GCRoot: []analysis.ShowRoot{{Kind: "java-frame", Thread: "holder «main»", Frame: "fixture.Holder.hold(Holder.java:7)", FrameDepth: &depth}},
-			Fields: []analysis.ShowField{}, Length: &length,
-			Elements: []analysis.ShowElement{{Index: 0, Value: int64(0x4649525354)}, {Index: 1, Value: int64(0)}},
-			Path: &analysis.RetainerPath{RootKind: "java-frame", RootThread: "holder «main»", Objects: 1,
-				Chain: []analysis.PathStep{{ObjectID: "0x7b0000000", Class: "long[]"}}},
+			GCRoot: []heap.ShowRoot{{Kind: "java-frame", Thread: "holder «main»", Frame: "fixture.Holder.hold(Holder.java:7)", FrameDepth: &depth}},
+			Fields: []heap.ShowField{}, Length: &length,
+			Elements: []heap.ShowElement{{Index: 0, Value: int64(0x4649525354)}, {Index: 1, Value: int64(0)}},
+			Path: &heap.RetainerPath{RootKind: "java-frame", RootThread: "holder «main»", Objects: 1,
+				Chain: []heap.PathStep{{ObjectID: "0x7b0000000", Class: "long[]"}}},
 		},
 	}
 	out := renderGolden(t, "show", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Show(w, objs, o) })

@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/profile"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/model"
 )
 
@@ -15,11 +16,11 @@ import (
 // every row shown below the table (rolled up by method, the method is a
 // column in place of the trace), CSV has a method column and joins the
 // frames into one.
-func Sites(w io.Writer, r analysis.SitesReport, o Options) error {
+func Sites(w io.Writer, r profile.SitesReport, o Options) error {
 	if o.Format == JSON {
 		rows := r.Rows
 		if rows == nil {
-			rows = []analysis.SiteRow{}
+			rows = []profile.SiteRow{}
 		}
 		return writeJSON(w, rows)
 	}
@@ -27,9 +28,9 @@ func Sites(w io.Writer, r analysis.SitesReport, o Options) error {
 		{"live bytes", bytes}, {"live objs", count}, {"alloc bytes", bytes}, {"alloc objs", count},
 		{"trace", text}, {"class", text}}}
 	switch r.Source {
-	case analysis.SitesFromHeapTraces:
+	case profile.SitesFromHeapTraces:
 		g.none = "no live object carries an allocation trace"
-	case analysis.SitesFromStackRoots:
+	case profile.SitesFromStackRoots:
 		g.none = "no Java stack frame holds an object"
 	default:
 		g.none = "the file lists no allocation site"
@@ -99,10 +100,10 @@ func methodLabel(m string) string {
 
 // FrameString prints a frame as a Java stack trace line does:
 // "pkg.Class.method(File.java:12)", "(Native Method)", "(Unknown Source)".
-func FrameString(f analysis.StackFrame) string { return frameString(f) }
+func FrameString(f threads.StackFrame) string { return frameString(f) }
 
 // frameString prints a frame as a Java stack trace line does.
-func frameString(f analysis.StackFrame) string {
+func frameString(f threads.StackFrame) string {
 	file := f.File
 	if file == "" {
 		file = "Unknown Source"
@@ -119,7 +120,7 @@ func frameString(f analysis.StackFrame) string {
 	return f.Method + "(" + file + ")"
 }
 
-func joinFrames(frames []analysis.StackFrame) string {
+func joinFrames(frames []threads.StackFrame) string {
 	s := make([]string, len(frames))
 	for i, f := range frames {
 		s[i] = frameString(f)
@@ -127,7 +128,7 @@ func joinFrames(frames []analysis.StackFrame) string {
 	return strings.Join(s, "; ")
 }
 
-func writeFrames(w io.Writer, head string, frames []analysis.StackFrame) error {
+func writeFrames(w io.Writer, head string, frames []threads.StackFrame) error {
 	var b strings.Builder
 	b.WriteString(head)
 	b.WriteByte('\n')

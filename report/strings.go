@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 // stringCells is how many characters of a value a table shows; longer
@@ -15,11 +15,11 @@ const stringCells = 80
 
 // DuplicateStrings renders the groups of duplicated Strings. JSON is the
 // array of rows; tables end with the total of all groups.
-func DuplicateStrings(w io.Writer, d analysis.DuplicateStringReport, o Options) error {
+func DuplicateStrings(w io.Writer, d heap.DuplicateStringReport, o Options) error {
 	if o.Format == JSON {
 		rows := d.Rows
 		if rows == nil {
-			rows = []analysis.DuplicateString{}
+			rows = []heap.DuplicateString{}
 		}
 		return writeJSON(w, rows)
 	}

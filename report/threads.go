@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 )
 
 // Threads renders threads with their states and stacks: JSON an array of
@@ -14,14 +14,14 @@ import (
 // Rows with retained sizes (threads --retained) add a retained column, and
 // each stack below the table lists the locals of each frame; in CSV a
 // last column lists them as joinLocals does.
-func Threads(w io.Writer, threads []analysis.ThreadRow, o Options) error {
+func Threads(w io.Writer, rows []threads.ThreadRow, o Options) error {
 	if o.Format == JSON {
-		if threads == nil {
-			threads = []analysis.ThreadRow{}
+		if rows == nil {
+			rows = []threads.ThreadRow{}
 		}
-		return writeJSON(w, threads)
+		return writeJSON(w, rows)
 	}
-	retained := len(threads) > 0 && threads[0].RetainedBytes != nil
+	retained := len(rows) > 0 && rows[0].RetainedBytes != nil
 	g := grid{columns: []column{{"serial", count}, {"name", text}, {"state", text}, {"frames", count}, {"top frame", text}},
 		none: "no thread in the dump"}
 	if o.Format == CSV {
@@ -34,7 +34,7 @@ func Threads(w io.Writer, threads []analysis.ThreadRow, o Options) error {
 			g.columns = append(g.columns, column{"locals", text})
 		}
 	}
-	for _, t := range threads {
+	for _, t := range rows {
 		top := ""
 		if len(t.Frames) > 0 {
 			top = frameString(t.Frames[0])
@@ -54,7 +54,7 @@ func Threads(w io.Writer, threads []analysis.ThreadRow, o Options) error {
 	if err := o.render(w, g); err != nil || o.Format == CSV {
 		return err
 	}
-	for _, t := range threads {
+	for _, t := range rows {
 		if len(t.Frames) == 0 {
 			continue
 		}
@@ -74,7 +74,7 @@ func Threads(w io.Writer, threads []analysis.ThreadRow, o Options) error {
 
 // writeLocalFrames writes a stack as writeFrames does, each frame followed
 // by the objects it holds with their retained sizes.
-func writeLocalFrames(w io.Writer, head string, frames []analysis.StackFrame, o Options) error {
+func writeLocalFrames(w io.Writer, head string, frames []threads.StackFrame, o Options) error {
 	var b strings.Builder
 	b.WriteString(head)
 	b.WriteByte('\n')
@@ -95,7 +95,7 @@ func writeLocalFrames(w io.Writer, head string, frames []analysis.StackFrame, o 
 // frame's depth (0: innermost, the position in the frames column), the
 // object id, its retained bytes and its class, separated by spaces, the
 // class last, whatever it holds.
-func joinLocals(frames []analysis.StackFrame) string {
+func joinLocals(frames []threads.StackFrame) string {
 	var s []string
 	for depth, f := range frames {
 		for _, l := range f.Locals {

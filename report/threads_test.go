@@ -5,20 +5,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/model"
 )
 
 func TestThreadsGolden(t *testing.T) {
-	threads := []analysis.ThreadRow{
-		{Name: "main", Serial: 1, State: "RUNNABLE", Group: "main", Trace: 300001, Frames: []analysis.StackFrame{
+	rows := []threads.ThreadRow{
+		{Name: "main", Serial: 1, State: "RUNNABLE", Group: "main", Trace: 300001, Frames: []threads.StackFrame{
 			{Method: "java.lang.Thread.sleep", Line: model.LineNative},
 			{Method: "app.Main.main", File: "Main.java", Line: 7}}},
-		{Name: "worker \"7\", pool=ä", Serial: 4_000_000_000, State: "BLOCKED", Frames: []analysis.StackFrame{
+		{Name: "worker \"7\", pool=ä", Serial: 4_000_000_000, State: "BLOCKED", Frames: []threads.StackFrame{
 			{Method: "app.Pool.take", File: "Pool.java", Line: model.LineCompiled}}},
-		{Name: "Reference Handler", Serial: 2, Frames: []analysis.StackFrame{}},
+		{Name: "Reference Handler", Serial: 2, Frames: []threads.StackFrame{}},
 	}
-	out := renderGolden(t, "threads", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Threads(w, threads, o) })
+	out := renderGolden(t, "threads", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Threads(w, rows, o) })
 	wantLines(t, "table", out["table"], `"main" serial 1 RUNNABLE:`, "\tat java.lang.Thread.sleep(Native Method)", `"worker \"7\", pool=ä" serial 4000000000 BLOCKED:`)
 	if strings.Contains(out["table"], `"Reference Handler" serial`) {
 		t.Errorf("a thread without frames has no stack below the table:\n%s", out["table"])
@@ -30,7 +30,7 @@ func TestThreadsGolden(t *testing.T) {
 	if recs[1][4] != "java.lang.Thread.sleep(Native Method); app.Main.main(Main.java:7)" || recs[2][1] != `worker "7", pool=ä` || recs[2][0] != "4000000000" || recs[3][3] != "0" {
 		t.Errorf("CSV %q", recs)
 	}
-	var back []analysis.ThreadRow
+	var back []threads.ThreadRow
 	decodeJSON(t, out["json"], &back)
 	if len(back) != 3 || back[0].Group != "main" || back[1].Serial != 4_000_000_000 || back[2].Frames == nil {
 		t.Errorf("JSON decodes to %+v", back)
@@ -49,16 +49,16 @@ func TestThreadsEmptyGolden(t *testing.T) {
 
 func TestThreadsRetainedGolden(t *testing.T) {
 	holder, main := int64(8_389_088), int64(568)
-	threads := []analysis.ThreadRow{
-		{Name: "main", Serial: 1, State: "RUNNABLE", RetainedBytes: &main, Frames: []analysis.StackFrame{
-			{Method: "app.Main.main", File: "Main.java", Line: 7, Locals: []analysis.FrameLocal{}}}},
-		{Name: "holder", Serial: 7, State: "WAITING", RetainedBytes: &holder, Frames: []analysis.StackFrame{
-			{Method: "jdk.internal.misc.Unsafe.park", Line: model.LineNative, Locals: []analysis.FrameLocal{}},
-			{Method: "app.Holder.hold", File: "Holder.java", Line: 12, Locals: []analysis.FrameLocal{
+	rows := []threads.ThreadRow{
+		{Name: "main", Serial: 1, State: "RUNNABLE", RetainedBytes: &main, Frames: []threads.StackFrame{
+			{Method: "app.Main.main", File: "Main.java", Line: 7, Locals: []threads.FrameLocal{}}}},
+		{Name: "holder", Serial: 7, State: "WAITING", RetainedBytes: &holder, Frames: []threads.StackFrame{
+			{Method: "jdk.internal.misc.Unsafe.park", Line: model.LineNative, Locals: []threads.FrameLocal{}},
+			{Method: "app.Holder.hold", File: "Holder.java", Line: 12, Locals: []threads.FrameLocal{
 				{ObjectID: "0x7ff000010", Class: "long[]", RetainedBytes: 8_388_624},
 				{ObjectID: "0x7ff800020", Class: "app.Holder", RetainedBytes: 16}}}}},
 	}
-	out := renderGolden(t, "threads-retained", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Threads(w, threads, o) })
+	out := renderGolden(t, "threads-retained", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Threads(w, rows, o) })
 	wantLines(t, "table", out["table"], `"holder" serial 7 WAITING, retains 8.0 MiB:`, "\tat app.Holder.hold(Holder.java:12)", "\t    local 0x7ff000010 long[], retains 8.0 MiB")
 	wantCSV := "serial,name,state,retained bytes,depth,frames,locals\n" +
 		"1,main,RUNNABLE,568,1,app.Main.main(Main.java:7),\n" +
@@ -70,7 +70,7 @@ func TestThreadsRetainedGolden(t *testing.T) {
 	var back []struct {
 		RetainedBytes *int64 `json:"retained_bytes"`
 		Frames        []struct {
-			Locals *[]analysis.FrameLocal `json:"locals"`
+			Locals *[]threads.FrameLocal `json:"locals"`
 		} `json:"frames"`
 	}
 	decodeJSON(t, out["json"], &back)
@@ -85,18 +85,18 @@ func TestThreadsRetainedGolden(t *testing.T) {
 // class name that CSV must quote.
 func TestThreadsRetainedCSVLocals(t *testing.T) {
 	worker, idle := int64(1_000_016), int64(0)
-	threads := []analysis.ThreadRow{
-		{Name: "worker", Serial: 3, State: "RUNNABLE", RetainedBytes: &worker, Frames: []analysis.StackFrame{
-			{Method: "app.Worker.step", File: "Worker.java", Line: 40, Locals: []analysis.FrameLocal{
+	rows := []threads.ThreadRow{
+		{Name: "worker", Serial: 3, State: "RUNNABLE", RetainedBytes: &worker, Frames: []threads.StackFrame{
+			{Method: "app.Worker.step", File: "Worker.java", Line: 40, Locals: []threads.FrameLocal{
 				{ObjectID: "0x700000010", Class: "byte[]", RetainedBytes: 1_000_016}}},
-			{Method: "app.Worker.loop", File: "Worker.java", Line: 31, Locals: []analysis.FrameLocal{}},
-			{Method: "app.Worker.run", Line: model.LineCompiled, Locals: []analysis.FrameLocal{
+			{Method: "app.Worker.loop", File: "Worker.java", Line: 31, Locals: []threads.FrameLocal{}},
+			{Method: "app.Worker.run", Line: model.LineCompiled, Locals: []threads.FrameLocal{
 				{ObjectID: "0x700000800", Class: weirdClass, RetainedBytes: 24},
 				{ObjectID: "0x700000900", Class: "java.lang.String", RetainedBytes: 0}}}}},
-		{Name: "idle", Serial: 4, RetainedBytes: &idle, Frames: []analysis.StackFrame{}},
+		{Name: "idle", Serial: 4, RetainedBytes: &idle, Frames: []threads.StackFrame{}},
 	}
 	var b strings.Builder
-	if err := Threads(&b, threads, Options{Format: CSV}); err != nil {
+	if err := Threads(&b, rows, Options{Format: CSV}); err != nil {
 		t.Fatal(err)
 	}
 	want := "serial,name,state,retained bytes,depth,frames,locals\n" +

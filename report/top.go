@@ -4,22 +4,22 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 // TopConsumers renders the top of the dominator tree grouped by class,
 // class loader or package. JSON is the array of rows; tables end with the
 // reachable heap the percentages are shares of.
-func TopConsumers(w io.Writer, t analysis.TopConsumerReport, o Options) error {
+func TopConsumers(w io.Writer, t heap.TopConsumerReport, o Options) error {
 	if o.Format == JSON {
 		rows := t.Rows
 		if rows == nil {
-			rows = []analysis.TopConsumerRow{}
+			rows = []heap.TopConsumerRow{}
 		}
 		return writeJSON(w, rows)
 	}
 	name := t.By
-	if t.By == analysis.ByClassLoader {
+	if t.By == heap.ByClassLoader {
 		name = "class loader"
 	}
 	g := grid{columns: []column{{"#", count}, {"objects", count}, {"retained bytes", bytes}, {"percent", percent}, {name, text}},

@@ -10,7 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model"
 )
 
@@ -42,7 +43,7 @@ const rowChunk = 1 << 18
 // waited are evaluated again.
 type evaluator struct {
 	h    *model.Heap
-	r    *analysis.Retention
+	r    *graph.Retention
 	path string
 	opt  Options
 
@@ -64,7 +65,7 @@ type evaluator struct {
 // Run answers query q over heap h with its retention r; field values are
 // read from the dump at path (which standard input cannot be). Rows come
 // in the order of the FROM clause's objects (by index for classes).
-func Run(h *model.Heap, r *analysis.Retention, path string, q *Query, o Options) (*Result, error) {
+func Run(h *model.Heap, r *graph.Retention, path string, q *Query, o Options) (*Result, error) {
 	e := &evaluator{h: h, r: r, path: path, opt: o, subqueries: map[*Subquery]Value{}, patterns: map[string]*regexp.Regexp{}}
 	return e.query(q, o.Limit)
 }
@@ -881,7 +882,7 @@ func (e *evaluator) attr(v Value, name string) (Value, error) {
 
 // displayName is how MAT names an object: its class and address.
 func displayName(h *model.Heap, i model.ObjectIndex) string {
-	return analysis.ClassName(h, i) + " @ " + analysis.ObjectID(h, i)
+	return heap.ClassName(h, i) + " @ " + heap.ObjectID(h, i)
 }
 
 // call applies the built-in function name to v.

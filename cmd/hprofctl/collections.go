@@ -3,14 +3,14 @@ package main
 import (
 	"io"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
 
 func newCollectionsCommand(g *globalFlags) *cobra.Command {
-	var co analysis.CollectionOptions
+	var co heap.CollectionOptions
 	cmd := &cobra.Command{
 		Use:   "collections FILE",
 		Short: "JDK collections by fill ratio and the bytes their empty slots waste; wasteful arrays",
@@ -47,10 +47,10 @@ all null or constant the index knows.`,
   hprofctl collections -o json heap.hprof.gz | jq '.collections[0]'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			write := func(w io.Writer, c analysis.CollectionReport, opt report.Options) error {
+			write := func(w io.Writer, c heap.CollectionReport, opt report.Options) error {
 				return report.Collections(w, c, co.Objects, opt)
 			}
-			return answer(cmd, g, args[0], func(s *session.Session) (analysis.CollectionReport, error) { return s.Collections(co) }, write)
+			return answer(cmd, g, args[0], func(s *session.Session) (heap.CollectionReport, error) { return s.Collections(co) }, write)
 		},
 	}
 	cmd.Flags().BoolVar(&co.Objects, "objects", false, "list each collection and wasteful array instead of sums per class")

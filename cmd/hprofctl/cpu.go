@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/profile"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -9,7 +9,7 @@ import (
 
 func newCPUCommand(g *globalFlags) *cobra.Command {
 	var (
-		co analysis.CPUOptions
+		co profile.CPUOptions
 		by string
 	)
 	cmd := &cobra.Command{

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -77,7 +77,7 @@ other; with --heap-dump, one more object {"heap", "locks"} follows them.`,
 			if cmd.Flags().Changed("dump") {
 				which = g.dump
 			}
-			var reports []analysis.DeadlockReport
+			var reports []threads.DeadlockReport
 			var errs []error
 			for _, path := range args {
 				rs, err := fileDeadlocks(g, path, which)
@@ -100,10 +100,10 @@ other; with --heap-dump, one more object {"heap", "locks"} follows them.`,
 			if !exitCode {
 				return nil
 			}
-			switch analysis.DeadlockVerdict(reports) {
-			case analysis.DeadlockFound:
+			switch threads.DeadlockVerdict(reports) {
+			case threads.DeadlockFound:
 				return &ExitError{Code: deadlockExitCode}
-			case analysis.OnlyPossibleDeadlocks:
+			case threads.OnlyPossibleDeadlocks:
 				return &ExitError{Code: possibleDeadlockExitCode}
 			}
 			return nil
@@ -116,7 +116,7 @@ other; with --heap-dump, one more object {"heap", "locks"} follows them.`,
 
 // fileDeadlocks finds the deadlocks of the file at path (see
 // session.Deadlocks).
-func fileDeadlocks(g *globalFlags, path string, which int) ([]analysis.DeadlockReport, error) {
+func fileDeadlocks(g *globalFlags, path string, which int) ([]threads.DeadlockReport, error) {
 	s, err := g.open(path)
 	if err != nil {
 		return nil, err
@@ -128,7 +128,7 @@ func fileDeadlocks(g *globalFlags, path string, which int) ([]analysis.DeadlockR
 // objects of the heap dump at heapPath (session.TieLocks; its last heap
 // dump, whatever --dump says) and writes each lock's class and shortest
 // retaining path after the reports.
-func writeHeapLocks(cmd *cobra.Command, g *globalFlags, heapPath string, reports []analysis.DeadlockReport, opt report.Options) error {
+func writeHeapLocks(cmd *cobra.Command, g *globalFlags, heapPath string, reports []threads.DeadlockReport, opt report.Options) error {
 	s, err := g.open(heapPath, func(o *session.Options) { o.Dump = -1 })
 	if err != nil {
 		return err

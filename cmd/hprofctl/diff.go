@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/dustin/go-humanize"
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -57,13 +57,13 @@ more is listed after the table and under "over_limit" in the JSON. With
 			if g.index != "" {
 				return errors.New("--index names one index file and diff reads two dumps: use --index-dir")
 			}
-			do := analysis.DiffOptions{Top: top}
+			do := heap.DiffOptions{Top: top}
 			if cmd.Flags().Changed("max-growth") {
 				if do.Limit, err = parseGrowth(maxGrowth); err != nil {
 					return err
 				}
 			} else if exitCode {
-				do.Limit = &analysis.GrowthLimit{}
+				do.Limit = &heap.GrowthLimit{}
 			}
 			var sides [2]*session.Session
 			for k, path := range args {
@@ -93,18 +93,18 @@ more is listed after the table and under "over_limit" in the JSON. With
 
 // parseGrowth reads --max-growth: a size as go-humanize reads it, or a
 // percentage.
-func parseGrowth(s string) (*analysis.GrowthLimit, error) {
+func parseGrowth(s string) (*heap.GrowthLimit, error) {
 	s = strings.TrimSpace(s)
 	if p, ok := strings.CutSuffix(s, "%"); ok {
 		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil || v < 0 {
 			return nil, fmt.Errorf("--max-growth %q: expected a size (10MB, 64MiB) or a percentage (5%%)", s)
 		}
-		return &analysis.GrowthLimit{Percent: v}, nil
+		return &heap.GrowthLimit{Percent: v}, nil
 	}
 	b, err := humanize.ParseBytes(s)
 	if err != nil || b > 1<<62 {
 		return nil, fmt.Errorf("--max-growth %q: expected a size (10MB, 64MiB) or a percentage (5%%)", s)
 	}
-	return &analysis.GrowthLimit{Bytes: int64(b)}, nil
+	return &heap.GrowthLimit{Bytes: int64(b)}, nil
 }

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 )
 
 // inspectPairs are the before and after dumps of fixture.Inspect, one
@@ -15,11 +15,11 @@ import (
 var inspectPairs = []string{"jdk17-inspect-", "jdk25-inspect-"}
 
 // runDiff runs diff with -o json on the inspect pair and decodes it.
-func runDiff(t *testing.T, pair string, args ...string) (analysis.HeapDiff, string, error) {
+func runDiff(t *testing.T, pair string, args ...string) (heap.HeapDiff, string, error) {
 	t.Helper()
 	args = append(append([]string{"diff", "-o", "json"}, args...), fixturePath(t, pair+"before.hprof.gz"), fixturePath(t, pair+"after.hprof.gz"))
 	out, err := runCLI(t, args...)
-	var d analysis.HeapDiff
+	var d heap.HeapDiff
 	if jerr := json.Unmarshal([]byte(out), &d); out != "" && jerr != nil {
 		t.Fatalf("diff %q: %v (%v)", args, jerr, err)
 	}
@@ -41,11 +41,11 @@ func TestDiffInspectMatchesJVMHistograms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := map[string]analysis.DiffRow{}
+			got := map[string]heap.DiffRow{}
 			for _, r := range d.Classes {
 				got[r.Class] = r
 			}
-			var want analysis.DiffRow
+			var want heap.DiffRow
 			var newClasses, goneClasses []string
 			names := map[string]bool{}
 			for n := range before {
@@ -57,7 +57,7 @@ func TestDiffInspectMatchesJVMHistograms(t *testing.T) {
 			changed := 0
 			for n := range names {
 				a, b := before[n], after[n]
-				row := analysis.DiffRow{Class: n, OldInstances: a.Instances, NewInstances: b.Instances, InstancesDelta: b.Instances - a.Instances,
+				row := heap.DiffRow{Class: n, OldInstances: a.Instances, NewInstances: b.Instances, InstancesDelta: b.Instances - a.Instances,
 					OldBytes: a.ShallowBytes, NewBytes: b.ShallowBytes, BytesDelta: b.ShallowBytes - a.ShallowBytes}
 				want.OldBytes += a.ShallowBytes
 				want.NewBytes += b.ShallowBytes
@@ -191,8 +191,8 @@ func TestTopInspect(t *testing.T) {
 	for _, r := range dom {
 		reachable += r.RetainedBytes
 	}
-	for by, first := range map[string]string{"class": "long[]", "package": analysis.PrimitiveArrays, "classloader": analysis.BootstrapLoader} {
-		var rows []analysis.TopConsumerRow
+	for by, first := range map[string]string{"class": "long[]", "package": heap.PrimitiveArrays, "classloader": heap.BootstrapLoader} {
+		var rows []heap.TopConsumerRow
 		out, err := runCLI(t, "top", "--no-index", "--by", by, "--top", "0", "-o", "json", dump)
 		if err != nil || json.Unmarshal([]byte(out), &rows) != nil {
 			t.Fatalf("top --by %s: %v", by, err)

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -40,12 +40,12 @@ objects it dominates ("retained native").`,
   hprofctl dominators --by-class -o json heap.hprof.gz`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			do := analysis.DominatorOptions{Top: top, Children: children, ByClass: byClass}
+			do := heap.DominatorOptions{Top: top, Children: children, ByClass: byClass}
 			var err error
 			if do.Class, err = regexpFlag("class", class); err != nil {
 				return err
 			}
-			return answer(cmd, g, args[0], func(s *session.Session) (analysis.DominatorReport, error) { return s.Dominators(do) }, report.Dominators, keepUnreachable(keep))
+			return answer(cmd, g, args[0], func(s *session.Session) (heap.DominatorReport, error) { return s.Dominators(do) }, report.Dominators, keepUnreachable(keep))
 		},
 	}
 	cmd.Flags().IntVar(&top, "top", 20, "show only the N objects (or classes) that retain most (0: all)")

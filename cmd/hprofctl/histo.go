@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -33,12 +33,12 @@ input gives no such column).`,
   hprofctl histo -o csv heap.hprof > histo.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ho := analysis.HistoOptions{Sort: sortBy, Top: top, ByHeap: byHeap}
+			ho := heap.HistoOptions{Sort: sortBy, Top: top, ByHeap: byHeap}
 			var err error
 			if ho.Match, err = regexpFlag("match", match); err != nil {
 				return err
 			}
-			return answer(cmd, g, args[0], func(s *session.Session) (analysis.Histo, error) { return s.Histogram(ho) }, report.Histogram)
+			return answer(cmd, g, args[0], func(s *session.Session) (heap.Histo, error) { return s.Histogram(ho) }, report.Histogram)
 		},
 	}
 	cmd.Flags().StringVar(&sortBy, "sort", "bytes", "order: bytes, count, name or native")

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -47,7 +47,7 @@ top objects retain.`,
 			if err != nil {
 				return err
 			}
-			leaks := func(s *session.Session) (analysis.LeakReport, error) {
+			leaks := func(s *session.Session) (heap.LeakReport, error) {
 				l, err := s.Leaks(session.LeakOptions{Threshold: share, Classes: classes})
 				return l.Report, err
 			}

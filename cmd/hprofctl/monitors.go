@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/profile"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -27,7 +27,7 @@ from the capture's side channel.`,
   hprofctl monitors monitor-dump.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return answer(cmd, g, args[0], func(s *session.Session) (analysis.MonitorsReport, error) { return s.Monitors(depth) }, report.Monitors)
+			return answer(cmd, g, args[0], func(s *session.Session) (profile.MonitorsReport, error) { return s.Monitors(depth) }, report.Monitors)
 		},
 	}
 	cmd.Flags().IntVar(&depth, "depth", 0, "frames of each stack trace to show (0: all the file has)")

@@ -3,7 +3,8 @@ package main
 import (
 	"errors"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -45,14 +46,14 @@ of FILE, which standard input cannot give: steps then show "?".`,
 			if includeWeak && excludeWeak {
 				return errors.New("--include-weak and --exclude-weak exclude each other")
 			}
-			ro := analysis.RetainerOptions{Paths: paths, IncludeWeak: includeWeak}
+			ro := graph.RetainerOptions{Paths: paths, IncludeWeak: includeWeak}
 			var err error
 			if ro.Class, err = regexpFlag("class", class); err != nil {
 				return err
 			}
-			retainers := func(s *session.Session) (analysis.Retainers, error) {
+			retainers := func(s *session.Session) (heap.Retainers, error) {
 				if ro.Objects, err = objectIndexes(s, objects, "--object", "--object"); err != nil {
-					return analysis.Retainers{}, err
+					return heap.Retainers{}, err
 				}
 				return s.Retainers(ro)
 			}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/report"
@@ -14,7 +14,7 @@ import (
 )
 
 func newShowCommand(g *globalFlags) *cobra.Command {
-	var so analysis.ShowOptions
+	var so heap.ShowOptions
 	cmd := &cobra.Command{
 		Use:   "show FILE ID...",
 		Short: "One object in full: sizes, GC roots, field values, elements, referrers",
@@ -41,7 +41,7 @@ standard input cannot give.`,
   hprofctl show --elements 100 -o json heap.hprof.gz 0x7a1b2c3d8 | jq '.fields'`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			show := func(s *session.Session) ([]analysis.ShowObject, error) {
+			show := func(s *session.Session) ([]heap.ShowObject, error) {
 				objs, err := objectIndexes(s, args[1:], "object id", "object")
 				if err != nil {
 					return nil, err

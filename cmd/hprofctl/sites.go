@@ -1,14 +1,14 @@
 package main
 
 import (
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/profile"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
 
 func newSitesCommand(g *globalFlags) *cobra.Command {
-	var so analysis.SiteOptions
+	var so profile.SiteOptions
 	cmd := &cobra.Command{
 		Use:   "sites FILE",
 		Short: "Allocation sites: live and allocated bytes per class and stack trace",
@@ -37,7 +37,7 @@ says how the total was obtained.`,
   hprofctl sites -o json --depth 3 java.hprof | jq '.[0]'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return answer(cmd, g, args[0], func(s *session.Session) (analysis.SitesReport, error) { return s.Sites(so) }, report.Sites)
+			return answer(cmd, g, args[0], func(s *session.Session) (profile.SitesReport, error) { return s.Sites(so) }, report.Sites)
 		},
 	}
 	f := cmd.Flags()

@@ -1,14 +1,14 @@
 package main
 
 import (
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
 
 func newStringsCommand(g *globalFlags) *cobra.Command {
-	var so analysis.StringOptions
+	var so heap.StringOptions
 	cmd := &cobra.Command{
 		Use:   "strings FILE",
 		Short: "Duplicated strings: values held by many String objects, and the bytes the copies waste",
@@ -32,7 +32,7 @@ streamed once): standard input cannot give that.`,
   hprofctl strings -o json heap.hprof.gz | jq '.[0]'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return answer(cmd, g, args[0], func(s *session.Session) (analysis.DuplicateStringReport, error) { return s.DuplicateStrings(so) }, report.DuplicateStrings)
+			return answer(cmd, g, args[0], func(s *session.Session) (heap.DuplicateStringReport, error) { return s.DuplicateStrings(so) }, report.DuplicateStrings)
 		},
 	}
 	cmd.Flags().IntVar(&so.MinCount, "min-count", 2, "list only values held by at least N Strings")

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -40,10 +40,10 @@ innermost), object id, retained bytes and class.`,
   hprofctl threads -o json jstack.txt | jq '.[] | select(.state == "BLOCKED")'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			threads := func(s *session.Session) ([]analysis.ThreadRow, error) {
+			list := func(s *session.Session) ([]threads.ThreadRow, error) {
 				return s.Threads(session.ThreadOptions{Depth: depth, Retained: retained})
 			}
-			return answer(cmd, g, args[0], threads, report.Threads)
+			return answer(cmd, g, args[0], list, report.Threads)
 		},
 	}
 	cmd.Flags().IntVar(&depth, "depth", 0, "frames of each stack to show (0: all the file has)")

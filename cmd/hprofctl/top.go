@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -34,14 +34,14 @@ java.util.concurrent are two rows.`,
   hprofctl top --by classloader -o json heap.hprof.gz`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			to := analysis.TopOptions{By: by, Top: top}
+			to := heap.TopOptions{By: by, Top: top}
 			if err := to.Check(); err != nil {
 				return err
 			}
-			return answer(cmd, g, args[0], func(s *session.Session) (analysis.TopConsumerReport, error) { return s.TopConsumers(to) }, report.TopConsumers, keepUnreachable(keep))
+			return answer(cmd, g, args[0], func(s *session.Session) (heap.TopConsumerReport, error) { return s.TopConsumers(to) }, report.TopConsumers, keepUnreachable(keep))
 		},
 	}
-	cmd.Flags().StringVar(&by, "by", analysis.ByClass, "group by class, classloader or package")
+	cmd.Flags().StringVar(&by, "by", heap.ByClass, "group by class, classloader or package")
 	cmd.Flags().IntVar(&top, "top", 20, "show only the N groups that retain most (0: all)")
 	cmd.Flags().BoolVar(&keep, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
 	return cmd

@@ -1,7 +1,8 @@
 package session
 
 import (
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/report/html"
 )
 
@@ -16,7 +17,7 @@ type LeakOptions struct {
 // Leaks are the leak suspects with their paths described, and what each
 // step of each path retains.
 type Leaks struct {
-	Report       analysis.LeakReport
+	Report       heap.LeakReport
 	PathRetained [][]int64
 }
 
@@ -31,14 +32,14 @@ func (s *Session) Leaks(o LeakOptions) (Leaks, error) {
 	if err != nil {
 		return Leaks{}, err
 	}
-	lo := analysis.LeakOptions{Threshold: o.Threshold, Classes: o.Classes}
+	lo := heap.LeakOptions{Threshold: o.Threshold, Classes: o.Classes}
 	if lo.Heaps, err = s.suspectHeaps(h); err != nil {
 		return Leaks{}, err
 	}
 	if lo.Strong, err = s.StrongPaths(); err != nil {
 		return Leaks{}, err
 	}
-	l := analysis.FindLeaks(h, r, lo)
+	l := heap.FindLeaks(h, r, lo)
 	labels, names, err := s.pathLabels(h, l.Paths())
 	if err != nil {
 		return Leaks{}, err
@@ -83,17 +84,17 @@ func (s *Session) Report(o ReportOptions) (html.Report, error) {
 		return rep, err
 	}
 	rep.Leaks, rep.PathRetained = leaks.Report, leaks.PathRetained
-	if rep.Dominators, err = s.Dominators(analysis.DominatorOptions{Top: o.Dominators}); err != nil {
+	if rep.Dominators, err = s.Dominators(heap.DominatorOptions{Top: o.Dominators}); err != nil {
 		return rep, err
 	}
-	for _, by := range []string{analysis.ByClass, analysis.ByPackage} {
-		t, err := s.TopConsumers(analysis.TopOptions{By: by, Top: o.Top})
+	for _, by := range []string{heap.ByClass, heap.ByPackage} {
+		t, err := s.TopConsumers(heap.TopOptions{By: by, Top: o.Top})
 		if err != nil {
 			return rep, err
 		}
 		rep.Consumers = append(rep.Consumers, t)
 	}
-	if rep.Histogram, err = s.Histogram(analysis.HistoOptions{Top: o.Top}); err != nil {
+	if rep.Histogram, err = s.Histogram(heap.HistoOptions{Top: o.Top}); err != nil {
 		return rep, err
 	}
 	// What a thread retains is measured on the tree of reachable objects
@@ -109,8 +110,8 @@ func (s *Session) Report(o ReportOptions) (html.Report, error) {
 // class and, when retained sizes are compared, its top consumers by
 // class.
 type diffSide struct {
-	Histo analysis.Histo
-	Top   *analysis.TopConsumerReport
+	Histo heap.Histo
+	Top   *heap.TopConsumerReport
 }
 
 // diffSide returns the side of a diff this dump is, with the top
@@ -127,7 +128,7 @@ func (s *Session) readDiffSide(retained bool) (diffSide, error) {
 	if err != nil {
 		return diffSide{}, err
 	}
-	var r *analysis.Retention
+	var r *graph.Retention
 	if retained {
 		if r, err = s.Retention(); err != nil {
 			return diffSide{}, err
@@ -138,23 +139,23 @@ func (s *Session) readDiffSide(retained bool) (diffSide, error) {
 		return diffSide{}, err
 	}
 	var side diffSide
-	if side.Histo, err = analysis.Histogram(h, analysis.HistoOptions{Size: s.o.Size, Heaps: heaps}); err != nil || !retained {
+	if side.Histo, err = heap.Histogram(h, heap.HistoOptions{Size: s.o.Size, Heaps: heaps}); err != nil || !retained {
 		return side, err
 	}
-	top, err := analysis.TopConsumers(h, r, analysis.TopOptions{By: analysis.ByClass, Heaps: heaps})
+	top, err := heap.TopConsumers(h, r, heap.TopOptions{By: heap.ByClass, Heaps: heaps})
 	side.Top = &top
 	return side, err
 }
 
 // Diff compares two dumps of the same application, older taken before
 // newer, as o asks; with retained the retained sizes too.
-func Diff(older, newer *Session, retained bool, o analysis.DiffOptions) (analysis.HeapDiff, error) {
+func Diff(older, newer *Session, retained bool, o heap.DiffOptions) (heap.HeapDiff, error) {
 	var sides [2]diffSide
 	for k, s := range []*Session{older, newer} {
 		var err error
 		if sides[k], err = s.diffSide(retained); err != nil {
-			return analysis.HeapDiff{}, err
+			return heap.HeapDiff{}, err
 		}
 	}
-	return analysis.Diff(sides[0].Histo, sides[1].Histo, sides[0].Top, sides[1].Top, o), nil
+	return heap.Diff(sides[0].Histo, sides[1].Histo, sides[0].Top, sides[1].Top, o), nil
 }

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/analysis/oql"
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -20,59 +21,59 @@ var (
 // Info sums up the file: format, counts, GC roots, anomalies, and the
 // native sizes an Android dump shows. A file with profiling data only is
 // summed up too.
-func (s *Session) Info() (analysis.Info, error) {
+func (s *Session) Info() (heap.Info, error) {
 	h, err := s.Heap()
 	if err != nil {
-		return analysis.Info{}, err
+		return heap.Info{}, err
 	}
 	native, err := s.nativeSizes(h)
 	if err != nil {
-		return analysis.Info{}, err
+		return heap.Info{}, err
 	}
-	in := analysis.Summarize(h, s.o.Size)
+	in := heap.Summarize(h, s.o.Size)
 	in.AddNative(h, native)
 	return in, nil
 }
 
 // Totals are the dominator tree's totals: what is reachable and what is
 // not.
-func (s *Session) Totals() (analysis.DominatorReport, error) {
+func (s *Session) Totals() (heap.DominatorReport, error) {
 	r, err := s.Retention()
 	if err != nil {
-		return analysis.DominatorReport{}, err
+		return heap.DominatorReport{}, err
 	}
-	return analysis.TreeTotals(r), nil
+	return heap.TreeTotals(r), nil
 }
 
 // Histogram counts the objects by class as o asks; the session gives the
 // size mode, the heaps and the native sizes. The objects are read only
 // when o divides the classes among heaps or the dump may show native
 // sizes.
-func (s *Session) Histogram(o analysis.HistoOptions) (analysis.Histo, error) {
+func (s *Session) Histogram(o heap.HistoOptions) (heap.Histo, error) {
 	h, err := s.dumpHeap(o.ByHeap)
 	if err != nil {
-		return analysis.Histo{}, err
+		return heap.Histo{}, err
 	}
-	if !h.HasObjects && !s.stdin() && analysis.MayHaveNative(h) {
+	if !h.HasObjects && !s.stdin() && heap.MayHaveNative(h) {
 		if h, err = s.dumpHeap(true); err != nil {
-			return analysis.Histo{}, err
+			return heap.Histo{}, err
 		}
 	}
 	if o.Native, err = s.nativeSizes(h); err != nil {
-		return analysis.Histo{}, err
+		return heap.Histo{}, err
 	}
 	if err := checkHistogramSort(o.Sort, o.Native != nil); err != nil {
-		return analysis.Histo{}, err
+		return heap.Histo{}, err
 	}
 	if o.Heaps, err = h.SelectHeaps(s.o.Heaps); err != nil {
-		return analysis.Histo{}, err
+		return heap.Histo{}, err
 	}
 	o.Size = s.o.Size
-	return analysis.Histogram(h, o)
+	return heap.Histogram(h, o)
 }
 
 // retained is the heap with its objects and dominator tree.
-func (s *Session) retained() (*model.Heap, *analysis.Retention, error) {
+func (s *Session) retained() (*model.Heap, *graph.Retention, error) {
 	h, err := s.dumpHeap(true)
 	if err != nil {
 		return nil, nil, err
@@ -83,7 +84,7 @@ func (s *Session) retained() (*model.Heap, *analysis.Retention, error) {
 
 // dominatorOptions completes o with what the session gives: size mode,
 // heaps and native sizes.
-func (s *Session) dominatorOptions(h *model.Heap, o analysis.DominatorOptions) (analysis.DominatorOptions, error) {
+func (s *Session) dominatorOptions(h *model.Heap, o heap.DominatorOptions) (heap.DominatorOptions, error) {
 	var err error
 	if o.Native, err = s.nativeSizes(h); err != nil {
 		return o, err
@@ -94,44 +95,44 @@ func (s *Session) dominatorOptions(h *model.Heap, o analysis.DominatorOptions) (
 }
 
 // Dominators lists the objects that retain most, as o asks.
-func (s *Session) Dominators(o analysis.DominatorOptions) (analysis.DominatorReport, error) {
+func (s *Session) Dominators(o heap.DominatorOptions) (heap.DominatorReport, error) {
 	h, r, err := s.retained()
 	if err != nil {
-		return analysis.DominatorReport{}, err
+		return heap.DominatorReport{}, err
 	}
 	if o, err = s.dominatorOptions(h, o); err != nil {
-		return analysis.DominatorReport{}, err
+		return heap.DominatorReport{}, err
 	}
-	return analysis.Dominators(h, r, o), nil
+	return heap.Dominators(h, r, o), nil
 }
 
 // Dominated is one object of the dominator tree with what it immediately
 // dominates and the chain of its dominators.
 type Dominated struct {
 	// Report lists what the object immediately dominates.
-	Report analysis.DominatorReport
+	Report heap.DominatorReport
 	// Object is the object's own row.
-	Object analysis.DominatorRow
+	Object heap.DominatorRow
 	// Chain are its dominators, the top of the tree first.
-	Chain []analysis.DominatedObject
+	Chain []heap.DominatedObject
 }
 
 // DominatedBy describes obj in the dominator tree, as o asks; the error
 // wraps ErrUnreachable when obj is in no dominator tree.
-func (s *Session) DominatedBy(obj model.ObjectIndex, o analysis.DominatorOptions) (Dominated, error) {
+func (s *Session) DominatedBy(obj model.ObjectIndex, o heap.DominatorOptions) (Dominated, error) {
 	h, r, err := s.retained()
 	if err != nil {
 		return Dominated{}, err
 	}
 	if !r.Reachable(obj) {
-		return Dominated{}, fmt.Errorf("object %s: %w", analysis.ObjectID(h, obj), ErrUnreachable)
+		return Dominated{}, fmt.Errorf("object %s: %w", heap.ObjectID(h, obj), ErrUnreachable)
 	}
 	if o, err = s.dominatorOptions(h, o); err != nil {
 		return Dominated{}, err
 	}
-	d := Dominated{Report: analysis.DominatedBy(h, r, obj, o), Object: analysis.DominatorRowOf(h, r, obj, o)}
+	d := Dominated{Report: heap.DominatedBy(h, r, obj, o), Object: heap.DominatorRowOf(h, r, obj, o)}
 	for up := r.ImmediateDominator(obj); up != model.NoObject; up = r.ImmediateDominator(up) {
-		d.Chain = append(d.Chain, analysis.DominatedObject{ObjectID: analysis.ObjectID(h, up), Class: analysis.ClassName(h, up), RetainedBytes: r.RetainedBytes(up)})
+		d.Chain = append(d.Chain, heap.DominatedObject{ObjectID: heap.ObjectID(h, up), Class: heap.ClassName(h, up), RetainedBytes: r.RetainedBytes(up)})
 	}
 	slices.Reverse(d.Chain)
 	return d, nil
@@ -139,18 +140,18 @@ func (s *Session) DominatedBy(obj model.ObjectIndex, o analysis.DominatorOptions
 
 // TopConsumers groups the objects at the top of the dominator tree as o
 // asks.
-func (s *Session) TopConsumers(o analysis.TopOptions) (analysis.TopConsumerReport, error) {
+func (s *Session) TopConsumers(o heap.TopOptions) (heap.TopConsumerReport, error) {
 	if err := o.Check(); err != nil {
-		return analysis.TopConsumerReport{}, err
+		return heap.TopConsumerReport{}, err
 	}
 	h, r, err := s.retained()
 	if err != nil {
-		return analysis.TopConsumerReport{}, err
+		return heap.TopConsumerReport{}, err
 	}
 	if o.Heaps, err = h.SelectHeaps(s.o.Heaps); err != nil {
-		return analysis.TopConsumerReport{}, err
+		return heap.TopConsumerReport{}, err
 	}
-	return analysis.TopConsumers(h, r, o)
+	return heap.TopConsumers(h, r, o)
 }
 
 // Lookup finds the object of an id; the error wraps ErrNoSuchObject when
@@ -169,32 +170,32 @@ func (s *Session) Lookup(id uint64) (model.ObjectIndex, error) {
 
 // Retainers finds the shortest paths from GC roots to the targets o names
 // and describes their steps.
-func (s *Session) Retainers(o analysis.RetainerOptions) (analysis.Retainers, error) {
+func (s *Session) Retainers(o graph.RetainerOptions) (heap.Retainers, error) {
 	h, err := s.dumpHeap(true)
 	if err != nil {
-		return analysis.Retainers{}, err
+		return heap.Retainers{}, err
 	}
 	if !o.IncludeWeak {
 		if o.Strong, err = s.StrongPaths(); err != nil {
-			return analysis.Retainers{}, err
+			return heap.Retainers{}, err
 		}
 	}
 	if o.Heaps, err = h.SelectHeaps(s.o.Heaps); err != nil {
-		return analysis.Retainers{}, err
+		return heap.Retainers{}, err
 	}
-	p := analysis.ShortestPaths(h, o)
+	p := graph.ShortestPaths(h, o)
 	labels, names, err := s.pathLabels(h, p)
 	if err != nil {
-		return analysis.Retainers{}, err
+		return heap.Retainers{}, err
 	}
-	return analysis.DescribePaths(h, p, o.Class != nil, labels, names), nil
+	return heap.DescribePaths(h, p, o.Class != nil, labels, names), nil
 }
 
 // pathLabels reads the dump again for what describing paths needs: the
 // labeled references of their objects and the names of their root
 // threads. Standard input cannot be read twice: then it returns no
 // labels, and steps show "?".
-func (s *Session) pathLabels(h *model.Heap, p analysis.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error) {
+func (s *Session) pathLabels(h *model.Heap, p graph.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error) {
 	if s.stdin() {
 		s.noteln("standard input cannot be read twice: field names are shown as ?")
 		return nil, nil, nil
@@ -214,7 +215,7 @@ func (s *Session) pathLabels(h *model.Heap, p analysis.RetainerPaths) (map[model
 
 // Show describes each of objs as o asks: sizes, roots, field values,
 // elements, referrers and a path from a GC root.
-func (s *Session) Show(objs []model.ObjectIndex, o analysis.ShowOptions) ([]analysis.ShowObject, error) {
+func (s *Session) Show(objs []model.ObjectIndex, o heap.ShowOptions) ([]heap.ShowObject, error) {
 	if err := checkCount("elements", o.Elements, 0); err != nil {
 		return nil, err
 	}
@@ -233,17 +234,17 @@ func (s *Session) Show(objs []model.ObjectIndex, o analysis.ShowOptions) ([]anal
 	if err != nil {
 		return nil, err
 	}
-	return analysis.Show(h, r, objs, d, o), nil
+	return heap.Show(h, r, objs, d, o), nil
 }
 
 // showData reads what Show needs beyond the heap: the values of the
 // objects and of what they reference in one batch, the labeled references
 // of their referrers in another, and the paths. Standard input cannot be
 // read twice: then values and labels are missing.
-func (s *Session) showData(h *model.Heap, objs []model.ObjectIndex, o analysis.ShowOptions) (analysis.ShowData, error) {
-	var d analysis.ShowData
+func (s *Session) showData(h *model.Heap, objs []model.ObjectIndex, o heap.ShowOptions) (heap.ShowData, error) {
+	var d heap.ShowData
 	if o.Referrers {
-		d.Referrers, d.ReferrerTotals = analysis.Referrers(h, objs, o.MaxReferrers, o.Heaps)
+		d.Referrers, d.ReferrerTotals = heap.Referrers(h, objs, o.MaxReferrers, o.Heaps)
 	}
 	if o.Path {
 		strong, err := s.StrongPaths()
@@ -258,7 +259,7 @@ func (s *Session) showData(h *model.Heap, objs []model.ObjectIndex, o analysis.S
 		if err != nil {
 			return d, err
 		}
-		d.Paths = analysis.PathsByTarget(p, analysis.DescribePaths(h, p, false, labels, names))
+		d.Paths = heap.PathsByTarget(p, heap.DescribePaths(h, p, false, labels, names))
 	}
 	if s.stdin() {
 		s.noteln("standard input cannot be read twice: field values are unknown")
@@ -268,11 +269,11 @@ func (s *Session) showData(h *model.Heap, objs []model.ObjectIndex, o analysis.S
 	if d.Native, err = s.nativeSizes(h); err != nil {
 		return d, err
 	}
-	if d.Values, err = model.ReadValues(h, s.path, analysis.ShowReads(h, objs, o), model.ValueOptions{Elements: analysis.ShowReadElements(o)}); err != nil {
+	if d.Values, err = model.ReadValues(h, s.path, heap.ShowReads(h, objs, o), model.ValueOptions{Elements: heap.ShowReadElements(o)}); err != nil {
 		return d, err
 	}
 	if o.Referrers {
-		d.Labels, err = model.ReadLabels(h, s.path, analysis.AllReferrers(d.Referrers, objs))
+		d.Labels, err = model.ReadLabels(h, s.path, heap.AllReferrers(d.Referrers, objs))
 	}
 	return d, err
 }
@@ -294,38 +295,38 @@ func (s *Session) valueHeap(question string) (*model.Heap, error) {
 }
 
 // DuplicateStrings groups the Strings by value as o asks.
-func (s *Session) DuplicateStrings(o analysis.StringOptions) (analysis.DuplicateStringReport, error) {
+func (s *Session) DuplicateStrings(o heap.StringOptions) (heap.DuplicateStringReport, error) {
 	if err := checkCount("min-count", o.MinCount, 2); err != nil {
-		return analysis.DuplicateStringReport{}, err
+		return heap.DuplicateStringReport{}, err
 	}
 	if err := checkCount("top", o.Top, 0); err != nil {
-		return analysis.DuplicateStringReport{}, err
+		return heap.DuplicateStringReport{}, err
 	}
 	h, err := s.valueHeap("strings")
 	if err != nil {
-		return analysis.DuplicateStringReport{}, err
+		return heap.DuplicateStringReport{}, err
 	}
 	o.Size = s.o.Size
 	if o.Heaps, err = h.SelectHeaps(s.o.Heaps); err != nil {
-		return analysis.DuplicateStringReport{}, err
+		return heap.DuplicateStringReport{}, err
 	}
-	return analysis.DuplicateStrings(h, s.path, o)
+	return heap.DuplicateStrings(h, s.path, o)
 }
 
 // Collections measures the collections and wasteful arrays as o asks.
-func (s *Session) Collections(o analysis.CollectionOptions) (analysis.CollectionReport, error) {
+func (s *Session) Collections(o heap.CollectionOptions) (heap.CollectionReport, error) {
 	if err := checkCount("top", o.Top, 0); err != nil {
-		return analysis.CollectionReport{}, err
+		return heap.CollectionReport{}, err
 	}
 	h, err := s.valueHeap("collections")
 	if err != nil {
-		return analysis.CollectionReport{}, err
+		return heap.CollectionReport{}, err
 	}
 	o.Size = s.o.Size
 	if o.Heaps, err = h.SelectHeaps(s.o.Heaps); err != nil {
-		return analysis.CollectionReport{}, err
+		return heap.CollectionReport{}, err
 	}
-	return analysis.Collections(h, s.path, o)
+	return heap.Collections(h, s.path, o)
 }
 
 // Query answers an OQL query with at most limit rows (0: all).

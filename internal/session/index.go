@@ -13,7 +13,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/store"
 	"github.com/hprofctl/hprofctl/parser/input"
@@ -58,8 +58,8 @@ type indexed struct {
 	// then analysed in memory); empty otherwise.
 	Unsaved string
 
-	retention *analysis.Retention
-	paths     *analysis.PathTree
+	retention *graph.Retention
+	paths     *graph.PathTree
 	ix        *store.Index
 }
 
@@ -175,7 +175,7 @@ func fromIndex(ix *store.Index, path string) (*indexed, error) {
 		return nil, err
 	}
 	h.Source.File = path
-	r, t, err := analysis.ReadIndex(ix, h)
+	r, t, err := graph.ReadIndex(ix, h)
 	if err != nil {
 		return nil, err
 	}
@@ -203,9 +203,9 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 		defer w.Abort()
 		go func() { heapWritten <- h.WriteIndex(w) }()
 	}
-	pathsDone := make(chan *analysis.PathTree, 1)
-	go func() { pathsDone <- analysis.StrongPaths(h) }()
-	r, err := analysis.ComputeRetention(h, analysis.RetentionOptions{Size: indexedSize})
+	pathsDone := make(chan *graph.PathTree, 1)
+	go func() { pathsDone <- graph.StrongPaths(h) }()
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: indexedSize})
 	paths := <-pathsDone
 	if werr == nil {
 		werr = <-heapWritten
@@ -240,7 +240,7 @@ func loadForIndex(path string, o indexOptions) (*model.Heap, error) {
 // finish writes the analyses into w, after the heap's sections, and
 // commits the index.
 func (x *indexed) finish(w *store.Writer) error {
-	if err := analysis.WriteIndex(w, x.retention, x.paths); err != nil {
+	if err := graph.WriteIndex(w, x.retention, x.paths); err != nil {
 		return err
 	}
 	if err := w.Commit(); err != nil {
@@ -253,12 +253,12 @@ func (x *indexed) finish(w *store.Writer) error {
 // retentionIn returns the dominator tree with retained sizes in size mode;
 // with keepUnreachable (which the index does not keep) it is built again
 // from the heap, without reading the dump.
-func (x *indexed) retentionIn(size model.SizeMode, keepUnreachable bool) (*analysis.Retention, error) {
+func (x *indexed) retentionIn(size model.SizeMode, keepUnreachable bool) (*graph.Retention, error) {
 	if x.retention == nil {
 		return nil, errors.New("the file holds no heap dump")
 	}
 	if keepUnreachable && x.retention.Unreachable > 0 {
-		return analysis.ComputeRetention(x.Heap, analysis.RetentionOptions{Size: size, KeepUnreachable: true})
+		return graph.ComputeRetention(x.Heap, graph.RetentionOptions{Size: size, KeepUnreachable: true})
 	}
 	return x.retention.InSize(size), nil
 }

@@ -3,7 +3,7 @@ package session
 import (
 	"fmt"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/profile"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
@@ -53,42 +53,42 @@ func (s *Session) loadProfile(objects bool) (*model.Profile, *model.Heap, error)
 
 // CPU ranks the stack traces of the agent's CPU samples or times as o
 // asks.
-func (s *Session) CPU(o analysis.CPUOptions) (analysis.CPUReport, error) {
+func (s *Session) CPU(o profile.CPUOptions) (profile.CPUReport, error) {
 	p, err := s.Profile()
 	if err != nil {
-		return analysis.CPUReport{}, err
+		return profile.CPUReport{}, err
 	}
-	return analysis.CPU(p, o)
+	return profile.CPU(p, o)
 }
 
 // Monitors reads the monitor contention and state: an hprof agent file's
 // MONITOR TIME and MONITOR DUMP, or a JVMPI monitor dump capture's
 // monitors; depth is how many frames of each trace to keep (0: all).
-func (s *Session) Monitors(depth int) (analysis.MonitorsReport, error) {
+func (s *Session) Monitors(depth int) (profile.MonitorsReport, error) {
 	if s.format.Kind == input.KindJVMPICapture {
 		_, monitors, err := jvmpi.ReadMonitorDump(s.format.Manifest)
 		if err != nil {
-			return analysis.MonitorsReport{}, err
+			return profile.MonitorsReport{}, err
 		}
-		return analysis.MonitorsFromJVMPI(monitors), nil
+		return profile.MonitorsFromJVMPI(monitors), nil
 	}
 	p, err := s.Profile()
 	if err != nil {
-		return analysis.MonitorsReport{}, err
+		return profile.MonitorsReport{}, err
 	}
-	return analysis.Monitors(p, depth)
+	return profile.Monitors(p, depth)
 }
 
 // Sites ranks the allocation sites as o asks, from the best source the
-// file has (analysis.Sites); the session gives the size mode and, from
+// file has (profile.Sites); the session gives the size mode and, from
 // its index, the dominator tree.
-func (s *Session) Sites(o analysis.SiteOptions) (analysis.SitesReport, error) {
+func (s *Session) Sites(o profile.SiteOptions) (profile.SitesReport, error) {
 	o.Size = s.o.Size
 	p, h, err := s.sitesSource(&o)
 	if err != nil {
-		return analysis.SitesReport{}, err
+		return profile.SitesReport{}, err
 	}
-	return analysis.Sites(p, h, o)
+	return profile.Sites(p, h, o)
 }
 
 // sitesSource reads what Sites ranks: the profile and, when it has no site
@@ -96,7 +96,7 @@ func (s *Session) Sites(o analysis.SiteOptions) (analysis.SitesReport, error) {
 // missing) where it can; the index's dominator tree then goes into
 // o.Retention. A binary file is first opened from a fresh index or read
 // without its objects, which is all a site table needs.
-func (s *Session) sitesSource(o *analysis.SiteOptions) (*model.Profile, *model.Heap, error) {
+func (s *Session) sitesSource(o *profile.SiteOptions) (*model.Profile, *model.Heap, error) {
 	if s.stdin() {
 		p, h, err := s.loadProfile(true)
 		if err == nil && p.Sites == nil && h == nil {

@@ -21,7 +21,8 @@ import (
 	"io"
 	"sync"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
@@ -81,10 +82,10 @@ type Session struct {
 	objects bool
 	index   *indexed
 
-	retention func() (*analysis.Retention, error)
-	strong    func() (*analysis.PathTree, error)
+	retention func() (*graph.Retention, error)
+	strong    func() (*graph.PathTree, error)
 	locks     func() (*model.HeapLocks, error)
-	native    func() (*analysis.NativeSizes, error)
+	native    func() (*heap.NativeSizes, error)
 	profile   func() (*model.Profile, error)
 	diffSides [2]func() (diffSide, error)
 }
@@ -295,9 +296,9 @@ func (s *Session) warnTruncated(file string, anomalies []model.Anomaly) {
 
 // Retention returns the dominator tree with retained sizes, in the
 // session's size mode: from the index when there is one, else built.
-func (s *Session) Retention() (*analysis.Retention, error) { return s.retention() }
+func (s *Session) Retention() (*graph.Retention, error) { return s.retention() }
 
-func (s *Session) computeRetention() (*analysis.Retention, error) {
+func (s *Session) computeRetention() (*graph.Retention, error) {
 	h, err := s.dumpHeap(true)
 	if err != nil {
 		return nil, err
@@ -305,7 +306,7 @@ func (s *Session) computeRetention() (*analysis.Retention, error) {
 	if x := s.indexOf(); x != nil {
 		return x.retentionIn(s.o.Size, s.o.KeepUnreachable)
 	}
-	return analysis.ComputeRetention(h, analysis.RetentionOptions{Size: s.o.Size, KeepUnreachable: s.o.KeepUnreachable})
+	return graph.ComputeRetention(h, graph.RetentionOptions{Size: s.o.Size, KeepUnreachable: s.o.KeepUnreachable})
 }
 
 // indexOf returns the index the heap came from; nil when none.
@@ -317,9 +318,9 @@ func (s *Session) indexOf() *indexed {
 
 // StrongPaths returns the tree of strong shortest paths from the GC
 // roots: the index's, else built.
-func (s *Session) StrongPaths() (*analysis.PathTree, error) { return s.strong() }
+func (s *Session) StrongPaths() (*graph.PathTree, error) { return s.strong() }
 
-func (s *Session) computeStrongPaths() (*analysis.PathTree, error) {
+func (s *Session) computeStrongPaths() (*graph.PathTree, error) {
 	h, err := s.dumpHeap(true)
 	if err != nil {
 		return nil, err
@@ -327,7 +328,7 @@ func (s *Session) computeStrongPaths() (*analysis.PathTree, error) {
 	if x := s.indexOf(); x != nil {
 		return x.paths, nil
 	}
-	return analysis.StrongPaths(h), nil
+	return graph.StrongPaths(h), nil
 }
 
 // suspectHeaps returns the heaps whose objects leaks suspects: those
@@ -335,7 +336,7 @@ func (s *Session) computeStrongPaths() (*analysis.PathTree, error) {
 func (s *Session) suspectHeaps(h *model.Heap) (model.HeapSelection, error) {
 	heaps := s.o.Heaps
 	if len(heaps) == 0 {
-		heaps = analysis.LeakHeaps(h)
+		heaps = heap.LeakHeaps(h)
 	}
 	return h.SelectHeaps(heaps)
 }
@@ -356,19 +357,19 @@ func (s *Session) readHeapLocks() (*model.HeapLocks, error) {
 // nativeSizes returns the native sizes an Android dump shows registered to
 // the objects of h; nil when h lacks its objects, the dump records no
 // primitive values, shows none, or cannot be read again (standard input).
-func (s *Session) nativeSizes(h *model.Heap) (*analysis.NativeSizes, error) {
-	if s.stdin() || h.Source.Lines > 0 || !h.HasObjects || !analysis.MayHaveNative(h) {
+func (s *Session) nativeSizes(h *model.Heap) (*heap.NativeSizes, error) {
+	if s.stdin() || h.Source.Lines > 0 || !h.HasObjects || !heap.MayHaveNative(h) {
 		return nil, nil
 	}
 	return s.native()
 }
 
-func (s *Session) readNative() (*analysis.NativeSizes, error) {
+func (s *Session) readNative() (*heap.NativeSizes, error) {
 	h, err := s.Heap()
 	if err != nil {
 		return nil, err
 	}
-	n, err := analysis.RegisteredNative(h, s.path)
+	n, err := heap.RegisteredNative(h, s.path)
 	if err != nil {
 		return nil, err
 	}

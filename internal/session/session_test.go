@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/parser/input"
 )
 
@@ -47,7 +47,7 @@ func TestOpenTellsFormatAndKeepsProducts(t *testing.T) {
 	if r1 != r2 || p1 != p2 || p1 == nil {
 		t.Error("the dominator tree or the path tree was made twice")
 	}
-	h, err := s.Histogram(analysis.HistoOptions{})
+	h, err := s.Histogram(heap.HistoOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +68,8 @@ func TestOptionErrors(t *testing.T) {
 	}{
 		{func() error { _, err := ParseThreshold("0"); return err }(), `--threshold "0": want a percentage above 0 and at most 100`, `threshold="0": want`},
 		{CheckCPUBy("frame"), `--by "frame": want trace or method`, `by="frame"`},
-		{func() error { _, err := s.Histogram(analysis.HistoOptions{Sort: "size"}); return err }(), `--sort "size": want bytes, count or name`, `sort="size"`},
-		{func() error { _, err := s.DuplicateStrings(analysis.StringOptions{MinCount: 1}); return err }(), "--min-count 1: want 2 or more", "min-count=1"},
+		{func() error { _, err := s.Histogram(heap.HistoOptions{Sort: "size"}); return err }(), `--sort "size": want bytes, count or name`, `sort="size"`},
+		{func() error { _, err := s.DuplicateStrings(heap.StringOptions{MinCount: 1}); return err }(), "--min-count 1: want 2 or more", "min-count=1"},
 		{func() error { _, err := s.Leaks(LeakOptions{Threshold: 0.1, Classes: -1}); return err }(), "--classes -1: want 0 or more", "classes=-1"},
 	} {
 		var oe *OptionError
@@ -77,7 +77,7 @@ func TestOptionErrors(t *testing.T) {
 			t.Errorf("%v: want %q, named %q as a parameter", tc.err, tc.flag, tc.param)
 		}
 	}
-	if _, err := s.Histogram(analysis.HistoOptions{Sort: "native"}); err != nil {
+	if _, err := s.Histogram(heap.HistoOptions{Sort: "native"}); err != nil {
 		t.Errorf("sort native: %v", err)
 	}
 	if v, err := ParseThreshold("10%"); v != 0.1 || err != nil {

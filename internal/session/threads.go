@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
@@ -28,7 +30,7 @@ type ThreadOptions struct {
 // records one and its stack, by what the file holds: a binary heap dump
 // (HeapThreads), an hprof agent file, a JVMPI capture, or thread dumps
 // (Options.Dump picks one; -1: the last).
-func (s *Session) Threads(o ThreadOptions) ([]analysis.ThreadRow, error) {
+func (s *Session) Threads(o ThreadOptions) ([]threads.ThreadRow, error) {
 	kind := s.format.Kind
 	if o.Retained && (kind != input.KindHPROF || s.stdin()) {
 		return nil, fmt.Errorf("--retained: %s is no binary heap dump read from a file", s.name)
@@ -47,22 +49,22 @@ func (s *Session) Threads(o ThreadOptions) ([]analysis.ThreadRow, error) {
 			return nil, err
 		}
 		if h != nil {
-			return analysis.ThreadsFromHeap(h, nil, o.Depth), nil
+			return threads.ThreadsFromHeap(h, nil, o.Depth), nil
 		}
-		return analysis.ThreadsFromProfile(p, o.Depth), nil
+		return threads.ThreadsFromProfile(p, o.Depth), nil
 	}
 	dumps, err := s.ThreadDumps(s.o.Dump)
 	if err != nil {
 		return nil, err
 	}
-	return analysis.ThreadsFromDump(dumps[0].Dump, o.Depth), nil
+	return threads.ThreadsFromDump(dumps[0].Dump, o.Depth), nil
 }
 
 // HeapThreads lists the threads of the heap: named and with their states
 // from the lock state of a binary dump, and with what each
 // retains when o asks.
-func (s *Session) HeapThreads(o ThreadOptions) ([]analysis.ThreadRow, error) {
-	var r *analysis.Retention
+func (s *Session) HeapThreads(o ThreadOptions) ([]threads.ThreadRow, error) {
+	var r *graph.Retention
 	if o.Retained {
 		var err error
 		if _, r, err = s.retained(); err != nil {
@@ -77,9 +79,9 @@ func (s *Session) HeapThreads(o ThreadOptions) ([]analysis.ThreadRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := analysis.ThreadsFromHeap(h, hl, o.Depth)
+	rows := threads.ThreadsFromHeap(h, hl, o.Depth)
 	if o.Retained {
-		if err := analysis.AddThreadRetention(h, r, rows); err != nil {
+		if err := threads.AddThreadRetention(h, r, rows); err != nil {
 			return nil, err
 		}
 	}
@@ -89,7 +91,7 @@ func (s *Session) HeapThreads(o ThreadOptions) ([]analysis.ThreadRow, error) {
 // captureThreads lists the threads of a JVMPI capture: those of a monitor
 // dump with their states and stacks, or those a heap or object dump's side
 // channel announces.
-func (s *Session) captureThreads(depth int) ([]analysis.ThreadRow, error) {
+func (s *Session) captureThreads(depth int) ([]threads.ThreadRow, error) {
 	c, err := jvmpi.LoadCapture(s.format.Manifest)
 	if err != nil {
 		return nil, err
@@ -99,13 +101,13 @@ func (s *Session) captureThreads(depth int) ([]analysis.ThreadRow, error) {
 		if err != nil {
 			return nil, err
 		}
-		return analysis.ThreadsFromDump(d, depth), nil
+		return threads.ThreadsFromDump(d, depth), nil
 	}
 	h, err := s.loadHeap(false)
 	if err != nil {
 		return nil, err
 	}
-	return analysis.ThreadsFromHeap(h, nil, depth), nil
+	return threads.ThreadsFromHeap(h, nil, depth), nil
 }
 
 // ThreadDump is a thread dump and the name it is reported under.
@@ -162,7 +164,7 @@ func (s *Session) ThreadDumps(which int) ([]ThreadDump, error) {
 // notes written as notes; standard input is read as thread dumps), or the
 // thread dumps of a text or JSON file, every one of them or only number
 // which (-1: the last; AllDumps: every one).
-func (s *Session) Deadlocks(which int) ([]analysis.DeadlockReport, error) {
+func (s *Session) Deadlocks(which int) ([]threads.DeadlockReport, error) {
 	kind := s.format.Kind
 	switch {
 	case kind == input.KindJVMPIBare:
@@ -170,15 +172,15 @@ func (s *Session) Deadlocks(which int) ([]analysis.DeadlockReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []analysis.DeadlockReport{r}, nil
+		return []threads.DeadlockReport{r}, nil
 	case kind == input.KindJVMPICapture:
 		d, _, err := jvmpi.ReadMonitorDump(s.format.Manifest)
 		if err != nil {
 			return nil, err
 		}
-		r := analysis.FindDeadlocks(d)
+		r := threads.FindDeadlocks(d)
 		r.Source = s.path
-		return []analysis.DeadlockReport{r}, nil
+		return []threads.DeadlockReport{r}, nil
 	case (kind == input.KindHPROF || kind == input.KindHPROFASCII) && !s.stdin():
 		r, notes, err := s.HeapDeadlocks()
 		if err != nil {
@@ -190,12 +192,12 @@ func (s *Session) Deadlocks(which int) ([]analysis.DeadlockReport, error) {
 		for _, n := range notes {
 			s.noteln("note: %s: %s", s.name, n)
 		}
-		return []analysis.DeadlockReport{*r}, nil
+		return []threads.DeadlockReport{*r}, nil
 	}
 	dumps, err := s.ThreadDumps(which)
-	var reports []analysis.DeadlockReport
+	var reports []threads.DeadlockReport
 	for _, d := range dumps {
-		r := analysis.FindDeadlocks(d.Dump)
+		r := threads.FindDeadlocks(d.Dump)
 		r.Source = d.Source
 		reports = append(reports, r)
 	}
@@ -204,19 +206,19 @@ func (s *Session) Deadlocks(which int) ([]analysis.DeadlockReport, error) {
 
 // bareMonitorDeadlocks finds the deadlocks of a bare JVMPI monitor dump
 // buffer.
-func (s *Session) bareMonitorDeadlocks() (analysis.DeadlockReport, error) {
+func (s *Session) bareMonitorDeadlocks() (threads.DeadlockReport, error) {
 	s.mu.Lock()
 	f, err := s.read()
 	s.mu.Unlock()
 	if err != nil {
-		return analysis.DeadlockReport{}, err
+		return threads.DeadlockReport{}, err
 	}
 	defer f.Close()
 	d, _, err := jvmpi.ReadMonitorBuffer(f, f.Name, *s.o.Bare)
 	if err != nil {
-		return analysis.DeadlockReport{}, err
+		return threads.DeadlockReport{}, err
 	}
-	r := analysis.FindDeadlocks(d)
+	r := threads.FindDeadlocks(d)
 	r.Source = f.Name
 	return r, nil
 }
@@ -225,13 +227,13 @@ func (s *Session) bareMonitorDeadlocks() (analysis.DeadlockReport, error) {
 // those of its MONITOR DUMP, else those the heap's lock state proves
 // with the notes on what a heap dump cannot tell; nil when
 // it has neither.
-func (s *Session) HeapDeadlocks() (*analysis.DeadlockReport, []string, error) {
+func (s *Session) HeapDeadlocks() (*threads.DeadlockReport, []string, error) {
 	p, err := s.agentProfile()
 	if err != nil {
 		return nil, nil, err
 	}
 	if d := model.MonitorDumpThreads(p); d != nil {
-		r := analysis.FindDeadlocks(d)
+		r := threads.FindDeadlocks(d)
 		r.Source = s.name + " (MONITOR DUMP)"
 		return &r, nil, nil
 	}
@@ -239,7 +241,7 @@ func (s *Session) HeapDeadlocks() (*analysis.DeadlockReport, []string, error) {
 	if hl == nil || err != nil {
 		return nil, nil, err
 	}
-	r, notes := analysis.HeapDeadlocks(hl)
+	r, notes := threads.HeapDeadlocks(hl)
 	r.Source = s.name + " (heap dump)"
 	return &r, notes, nil
 }
@@ -263,15 +265,15 @@ func (s *Session) agentProfile() (*model.Profile, error) {
 type TiedLocks struct {
 	// Heap names the heap dump.
 	Heap  string
-	Locks []analysis.HeapLock
+	Locks []threads.HeapLock
 }
 
 // TieLocks ties the locks the deadlocks of reports wait for to the objects
 // at their addresses in this heap dump, taken from the same process at
 // the same moment (jcmd GC.heap_dump -all runs no GC, so objects keep
 // their addresses); nil when the deadlocks wait for no lock.
-func (s *Session) TieLocks(reports []analysis.DeadlockReport) (*TiedLocks, error) {
-	locks := analysis.DeadlockLocks(reports)
+func (s *Session) TieLocks(reports []threads.DeadlockReport) (*TiedLocks, error) {
+	locks := threads.DeadlockLocks(reports)
 	if len(locks) == 0 {
 		return nil, nil
 	}
@@ -279,10 +281,10 @@ func (s *Session) TieLocks(reports []analysis.DeadlockReport) (*TiedLocks, error
 	if err != nil {
 		return nil, err
 	}
-	p := analysis.ShortestPaths(h, analysis.RetainerOptions{Objects: analysis.LockObjects(h, locks), Paths: 1})
+	p := graph.ShortestPaths(h, graph.RetainerOptions{Objects: threads.LockObjects(h, locks), Paths: 1})
 	labels, names, err := s.pathLabels(h, p)
 	if err != nil {
 		return nil, err
 	}
-	return &TiedLocks{Heap: h.Source.File, Locks: analysis.TieLocks(h, locks, analysis.DescribePaths(h, p, false, labels, names))}, nil
+	return &TiedLocks{Heap: h.Source.File, Locks: threads.TieLocks(h, locks, heap.DescribePaths(h, p, false, labels, names))}, nil
 }

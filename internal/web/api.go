@@ -5,7 +5,9 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/profile"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 )
@@ -92,7 +94,7 @@ func (s *Server) apiHisto(r *http.Request) (writer, error) {
 }
 
 func (s *Server) apiDominators(r *http.Request) (writer, error) {
-	var do analysis.DominatorOptions
+	var do heap.DominatorOptions
 	var err error
 	if do.Top, err = intParam(r, "top", 20); err != nil {
 		return nil, err
@@ -115,7 +117,7 @@ func (s *Server) apiShow(r *http.Request) (writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	var so analysis.ShowOptions
+	var so heap.ShowOptions
 	if so.Elements, err = intParam(r, "elements", 10); err != nil {
 		return nil, err
 	}
@@ -130,7 +132,7 @@ func (s *Server) apiShow(r *http.Request) (writer, error) {
 	}
 	shown, err := s.show(obj, so)
 	return func(w io.Writer, o report.Options) error {
-		return report.Show(w, []analysis.ShowObject{shown}, o)
+		return report.Show(w, []heap.ShowObject{shown}, o)
 	}, err
 }
 
@@ -163,7 +165,7 @@ func (s *Server) apiThreads(*http.Request) (writer, error) {
 
 func (s *Server) apiDeadlocks(*http.Request) (writer, error) {
 	d, _, err := s.s.HeapDeadlocks()
-	var reports []analysis.DeadlockReport
+	var reports []threads.DeadlockReport
 	if d != nil {
 		reports = append(reports, *d)
 	}
@@ -177,14 +179,14 @@ func (s *Server) apiStrings(r *http.Request) (writer, error) {
 
 // stringsFor finds the duplicate strings as the query asks: min-count
 // and top, as strings's flags.
-func (s *Server) stringsFor(r *http.Request) (analysis.DuplicateStringReport, error) {
+func (s *Server) stringsFor(r *http.Request) (heap.DuplicateStringReport, error) {
 	so := defaultStrings
 	var err error
 	if so.MinCount, err = intParam(r, "min-count", so.MinCount); err != nil {
-		return analysis.DuplicateStringReport{}, err
+		return heap.DuplicateStringReport{}, err
 	}
 	if so.Top, err = intParam(r, "top", so.Top); err != nil {
-		return analysis.DuplicateStringReport{}, err
+		return heap.DuplicateStringReport{}, err
 	}
 	return s.strs.get(so)
 }
@@ -196,21 +198,21 @@ func (s *Server) apiCollections(r *http.Request) (writer, error) {
 
 // collectionsFor finds the wasteful collections as the query asks:
 // objects and top, as collections's flags.
-func (s *Server) collectionsFor(r *http.Request) (analysis.CollectionReport, bool, error) {
+func (s *Server) collectionsFor(r *http.Request) (heap.CollectionReport, bool, error) {
 	co := defaultCollections
 	var err error
 	if co.Objects, err = boolParam(r, "objects"); err != nil {
-		return analysis.CollectionReport{}, false, err
+		return heap.CollectionReport{}, false, err
 	}
 	if co.Top, err = intParam(r, "top", co.Top); err != nil {
-		return analysis.CollectionReport{}, false, err
+		return heap.CollectionReport{}, false, err
 	}
 	c, err := s.collections.get(co)
 	return c, co.Objects, err
 }
 
 func (s *Server) apiSites(r *http.Request) (writer, error) {
-	so := analysis.SiteOptions{By: r.URL.Query().Get("by"), Sort: r.URL.Query().Get("sort")}
+	so := profile.SiteOptions{By: r.URL.Query().Get("by"), Sort: r.URL.Query().Get("sort")}
 	if so.By == "" {
 		so.By = "site"
 	}
@@ -236,7 +238,7 @@ func (s *Server) apiCPU(r *http.Request) (writer, error) {
 	if err := session.CheckCPUBy(by); err != nil {
 		return nil, err
 	}
-	var co analysis.CPUOptions
+	var co profile.CPUOptions
 	var err error
 	if co.Depth, err = intParam(r, "depth", 0); err != nil {
 		return nil, err

@@ -4,15 +4,16 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/analysis/oql"
+	"github.com/hprofctl/hprofctl/analysis/profile"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report/html"
 )
 
 // The ways the pages show an object: its first elements and referrers,
 // and its path from a GC root.
-var objectPage = analysis.ShowOptions{Elements: 100, Referrers: true, MaxReferrers: 100, Path: true}
+var objectPage = heap.ShowOptions{Elements: 100, Referrers: true, MaxReferrers: 100, Path: true}
 
 func (s *Server) overview(*http.Request) (html.Page, error) {
 	in, err := s.s.Info()
@@ -45,7 +46,7 @@ func (s *Server) dominators(r *http.Request) (html.Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := analysis.DominatorOptions{Top: top, Children: dominatedKids}
+	o := heap.DominatorOptions{Top: top, Children: dominatedKids}
 	p := html.DominatorsPage{Site: s.site, Top: top}
 	id := r.URL.Query().Get("expand")
 	if id == "" {
@@ -120,7 +121,7 @@ func (s *Server) sitePage(*http.Request) (html.Page, error) {
 	if !s.site.HasSites {
 		return nil, &httpError{http.StatusNotFound, "the dump holds no allocation sites"}
 	}
-	r, err := s.s.Sites(analysis.SiteOptions{By: "site", Sort: "live"})
+	r, err := s.s.Sites(profile.SiteOptions{By: "site", Sort: "live"})
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +132,7 @@ func (s *Server) cpuPage(*http.Request) (html.Page, error) {
 	if !s.site.HasCPU {
 		return nil, &httpError{http.StatusNotFound, "the dump holds no CPU samples or times"}
 	}
-	r, err := s.s.CPU(analysis.CPUOptions{})
+	r, err := s.s.CPU(profile.CPUOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -148,15 +149,15 @@ func (s *Server) diffPage(r *http.Request) (html.Page, error) {
 
 // diffFor compares the base dump with this one, with the query's top
 // (20 rows of each list unless it says otherwise, as the CLI).
-func (s *Server) diffFor(r *http.Request) (analysis.HeapDiff, int, error) {
+func (s *Server) diffFor(r *http.Request) (heap.HeapDiff, int, error) {
 	if s.base == nil {
-		return analysis.HeapDiff{}, 0, &httpError{http.StatusNotFound, "no base dump to compare with: start serve with --base OLD"}
+		return heap.HeapDiff{}, 0, &httpError{http.StatusNotFound, "no base dump to compare with: start serve with --base OLD"}
 	}
 	top, err := intParam(r, "top", 20)
 	if err != nil {
-		return analysis.HeapDiff{}, 0, err
+		return heap.HeapDiff{}, 0, err
 	}
-	d, err := session.Diff(s.base, s.s, true, analysis.DiffOptions{Top: top})
+	d, err := session.Diff(s.base, s.s, true, heap.DiffOptions{Top: top})
 	return d, top, err
 }
 

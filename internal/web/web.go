@@ -27,7 +27,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/report"
@@ -51,9 +52,9 @@ type Server struct {
 	mux  *http.ServeMux
 
 	leaks       *memo[session.LeakOptions, session.Leaks]
-	threads     func() ([]analysis.ThreadRow, error)
-	strs        *memo[analysis.StringOptions, analysis.DuplicateStringReport]
-	collections *memo[analysis.CollectionOptions, analysis.CollectionReport]
+	threads     func() ([]threads.ThreadRow, error)
+	strs        *memo[heap.StringOptions, heap.DuplicateStringReport]
+	collections *memo[heap.CollectionOptions, heap.CollectionReport]
 	// loopbackOnly refuses requests whose Host is not this machine's
 	// loopback name (RequireLoopbackHost).
 	loopbackOnly bool
@@ -122,7 +123,7 @@ func New(s *session.Session, o Options) (*Server, error) {
 		srv.site.Base = o.Base.Name()
 	}
 	srv.leaks = newMemo(s.Leaks)
-	srv.threads = sync.OnceValues(func() ([]analysis.ThreadRow, error) {
+	srv.threads = sync.OnceValues(func() ([]threads.ThreadRow, error) {
 		return s.HeapThreads(session.ThreadOptions{Retained: true})
 	})
 	srv.strs = newMemo(s.DuplicateStrings)
@@ -148,8 +149,8 @@ func (s *Server) Warm() {
 // which their pages and API share.
 var (
 	defaultLeaks       = session.LeakOptions{Threshold: leakThreshold, Classes: leakClasses}
-	defaultStrings     = analysis.StringOptions{MinCount: 2, Top: 20}
-	defaultCollections = analysis.CollectionOptions{Top: 20}
+	defaultStrings     = heap.StringOptions{MinCount: 2, Top: 20}
+	defaultCollections = heap.CollectionOptions{Top: 20}
 )
 
 func (s *Server) routes() {
@@ -347,8 +348,8 @@ func regexpParam(r *http.Request, name string) (*regexp.Regexp, error) {
 }
 
 // histogramQuery reads the histogram's query: sort, match and top.
-func histogramQuery(r *http.Request, defTop int) (analysis.HistoOptions, error) {
-	o := analysis.HistoOptions{Sort: r.URL.Query().Get("sort")}
+func histogramQuery(r *http.Request, defTop int) (heap.HistoOptions, error) {
+	o := heap.HistoOptions{Sort: r.URL.Query().Get("sort")}
 	if o.Sort == "" {
 		o.Sort = "bytes"
 	}
@@ -362,10 +363,10 @@ func histogramQuery(r *http.Request, defTop int) (analysis.HistoOptions, error) 
 
 // show describes one object, with as many referrers and elements as o
 // asks, and its path from a GC root.
-func (s *Server) show(obj model.ObjectIndex, o analysis.ShowOptions) (analysis.ShowObject, error) {
+func (s *Server) show(obj model.ObjectIndex, o heap.ShowOptions) (heap.ShowObject, error) {
 	shown, err := s.s.Show([]model.ObjectIndex{obj}, o)
 	if err != nil {
-		return analysis.ShowObject{}, err
+		return heap.ShowObject{}, err
 	}
 	return shown[0], nil
 }

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 )
@@ -150,7 +150,7 @@ func TestRoutesAnswer(t *testing.T) {
 // that the histogram counts the fixture program's 100 Payloads.
 func TestAPIEqualsSession(t *testing.T) {
 	s, srv := fixtureServer(t)
-	histo, err := s.Histogram(analysis.HistoOptions{Sort: "count", Top: 3})
+	histo, err := s.Histogram(heap.HistoOptions{Sort: "count", Top: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

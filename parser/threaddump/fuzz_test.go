@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
@@ -32,7 +32,7 @@ func FuzzReader(f *testing.F) {
 					}
 				}
 			}
-			rep := analysis.FindDeadlocks(d)
+			rep := threads.FindDeadlocks(d)
 			for _, dl := range rep.Deadlocks {
 				if len(dl.Threads) == 0 {
 					t.Fatal("empty deadlock")

@@ -23,7 +23,8 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/report"
 )
 
@@ -34,26 +35,26 @@ type Report struct {
 	// VERSION"; the page says nothing else about when or where it was
 	// written, so the same dump gives the same bytes.
 	Generator string
-	Info      analysis.Info
+	Info      heap.Info
 	// Leaks are the suspects, their paths described (LeakReport.Describe),
 	// and PathRetained what each step of each path retains
 	// (LeakReport.PathRetainedBytes); nil leaves the steps' sizes out.
-	Leaks        analysis.LeakReport
+	Leaks        heap.LeakReport
 	PathRetained [][]int64
 	// Dominators are the objects at the top of the dominator tree that
 	// retain most, charted and listed.
-	Dominators analysis.DominatorReport
+	Dominators heap.DominatorReport
 	// Consumers are top consumer reports, one table each (by class, by
 	// package, ...), in this order.
-	Consumers []analysis.TopConsumerReport
-	Histogram analysis.Histo
+	Consumers []heap.TopConsumerReport
+	Histogram heap.Histo
 	// Threads are the dump's threads with their stacks, and with what
 	// they retain when AddThreadRetention ran.
-	Threads []analysis.ThreadRow
+	Threads []threads.ThreadRow
 	// Deadlocks is what the dump's lock state shows, with the notes on
 	// what it cannot tell; nil when the file holds no lock state to
 	// search (no binary heap dump).
-	Deadlocks     *analysis.DeadlockReport
+	Deadlocks     *threads.DeadlockReport
 	DeadlockNotes []string
 }
 
@@ -147,14 +148,14 @@ type view struct {
 // suspectView is a leak suspect with its path's steps.
 type suspectView struct {
 	N int
-	analysis.LeakSuspect
+	heap.LeakSuspect
 	Steps []stepView
 }
 
 // stepView is one step of a suspect's path and what it retains, when
 // Known.
 type stepView struct {
-	analysis.PathStep
+	heap.PathStep
 	Retained int64
 	Known    bool
 }
@@ -172,7 +173,7 @@ type bar struct {
 	Y, BarY, LabelY int
 	Len             string
 	LabelX          string
-	Row             analysis.DominatorRow
+	Row             heap.DominatorRow
 	Percent         float64
 }
 
@@ -186,7 +187,7 @@ const (
 	barHeight  = 14
 )
 
-func newChart(d analysis.DominatorReport) chart {
+func newChart(d heap.DominatorReport) chart {
 	c := chart{Width: chartWidth, Height: len(d.Rows)*rowHeight + 4}
 	if len(d.Rows) == 0 {
 		return c
@@ -209,7 +210,7 @@ func newChart(d analysis.DominatorReport) chart {
 func pct(p float64) string { return strconv.FormatFloat(p, 'f', 2, 64) + "%" }
 
 // lockText names a lock: its kind, class and address or name.
-func lockText(l analysis.LockRef) string {
+func lockText(l threads.LockRef) string {
 	parts := []string{strings.ReplaceAll(l.Kind, "_", " ")}
 	if l.Class != "" {
 		parts = append(parts, l.Class)
@@ -248,7 +249,7 @@ type stateCount struct {
 
 // stateCounts counts threads by state, in the order states first appear;
 // threads whose state the dump does not give count as "unknown".
-func stateCounts(threads []analysis.ThreadRow) []stateCount {
+func stateCounts(threads []threads.ThreadRow) []stateCount {
 	var out []stateCount
 	at := map[string]int{}
 	for _, t := range threads {

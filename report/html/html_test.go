@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/model"
 )
 
@@ -23,35 +24,35 @@ const hostile = `<img src=x onerror="alert(1)"><script>alert(2)</script>'&`
 // deadlock, and anomalies.
 func hostileReport() Report {
 	retained := int64(4096)
-	lock := analysis.LockRef{Kind: "synchronizer", Class: hostile, ID: "0x10", Name: hostile}
-	blocked := analysis.BlockedThread{Name: hostile, WaitingFor: lock, HeldBy: hostile, State: hostile}
+	lock := threads.LockRef{Kind: "synchronizer", Class: hostile, ID: "0x10", Name: hostile}
+	blocked := threads.BlockedThread{Name: hostile, WaitingFor: lock, HeldBy: hostile, State: hostile}
 	return Report{
 		Generator: "hprofctl test",
-		Info: analysis.Info{File: hostile, Format: "hprof", Version: hostile, Producer: hostile, Layout: hostile,
+		Info: heap.Info{File: hostile, Format: "hprof", Version: hostile, Producer: hostile, Layout: hostile,
 			GCRoots: map[string]int64{hostile: 1}, Anomalies: []model.Anomaly{{Kind: hostile, Count: 1, Offset: 7, Detail: hostile}}},
-		Leaks: analysis.LeakReport{TotalBytes: 10000, Threshold: 0.1, Suspects: []analysis.LeakSuspect{{
+		Leaks: heap.LeakReport{TotalBytes: 10000, Threshold: 0.1, Suspects: []heap.LeakSuspect{{
 			Class: hostile, ObjectID: "0x1", RetainedBytes: 5000, Percent: 50,
-			AccumulationPoint: &analysis.AccumulationPoint{ObjectID: "0x2", Class: hostile, RetainedBytes: 4000, Percent: 40},
-			BiggestClasses:    []analysis.LeakClass{{Class: hostile, Objects: 2, RetainedBytes: 3000, Percent: 30}},
-			Path:              []analysis.PathStep{{ObjectID: "0x1", Class: hostile}, {ObjectID: "0x2", Class: hostile, Via: hostile}},
+			AccumulationPoint: &heap.AccumulationPoint{ObjectID: "0x2", Class: hostile, RetainedBytes: 4000, Percent: 40},
+			BiggestClasses:    []heap.LeakClass{{Class: hostile, Objects: 2, RetainedBytes: 3000, Percent: 30}},
+			Path:              []heap.PathStep{{ObjectID: "0x1", Class: hostile}, {ObjectID: "0x2", Class: hostile, Via: hostile}},
 			RootKind:          hostile, RootThread: hostile, RootFrame: hostile,
 		}, {Class: hostile, Instances: 3, RetainedBytes: 2000, Percent: 20}}},
 		PathRetained: [][]int64{{5000, 4000}, nil},
-		Dominators: analysis.DominatorReport{ReachableBytes: 10000, ReachableObjects: 9,
-			Rows: []analysis.DominatorRow{{ObjectID: "0x1", Class: hostile, RetainedBytes: 5000}, {ObjectID: "0x3", Class: hostile, RetainedBytes: 100}}},
-		Consumers: []analysis.TopConsumerReport{{By: analysis.ByClass, Groups: 2, TotalBytes: 10000, Rows: []analysis.TopConsumerRow{{Name: hostile, Objects: 1, RetainedBytes: 5000, Percent: 50}}}},
-		Histogram: analysis.Histo{MatchedClasses: 1, Rows: []analysis.HistoRow{{Class: hostile, Instances: 1, ShallowBytes: 16}}},
-		Threads: []analysis.ThreadRow{{Name: hostile, State: hostile, RetainedBytes: &retained, Frames: []analysis.StackFrame{{
-			Method: hostile, File: hostile, Line: 3, Locals: []analysis.FrameLocal{{ObjectID: "0x4", Class: hostile, RetainedBytes: 64}},
+		Dominators: heap.DominatorReport{ReachableBytes: 10000, ReachableObjects: 9,
+			Rows: []heap.DominatorRow{{ObjectID: "0x1", Class: hostile, RetainedBytes: 5000}, {ObjectID: "0x3", Class: hostile, RetainedBytes: 100}}},
+		Consumers: []heap.TopConsumerReport{{By: heap.ByClass, Groups: 2, TotalBytes: 10000, Rows: []heap.TopConsumerRow{{Name: hostile, Objects: 1, RetainedBytes: 5000, Percent: 50}}}},
+		Histogram: heap.Histo{MatchedClasses: 1, Rows: []heap.HistoRow{{Class: hostile, Instances: 1, ShallowBytes: 16}}},
+		Threads: []threads.ThreadRow{{Name: hostile, State: hostile, RetainedBytes: &retained, Frames: []threads.StackFrame{{
+			Method: hostile, File: hostile, Line: 3, Locals: []threads.FrameLocal{{ObjectID: "0x4", Class: hostile, RetainedBytes: 64}},
 		}}}},
-		Deadlocks: &analysis.DeadlockReport{Source: hostile, Threads: 3,
-			Deadlocks: []analysis.Deadlock{{Threads: []analysis.DeadlockThread{
+		Deadlocks: &threads.DeadlockReport{Source: hostile, Threads: 3,
+			Deadlocks: []threads.Deadlock{{Threads: []threads.DeadlockThread{
 				{Name: hostile, State: hostile, WaitingFor: lock, HeldBy: hostile, Frames: []string{hostile}},
 				{Name: hostile, State: hostile, WaitingFor: lock, HeldBy: hostile, Frames: []string{hostile}},
 			}}},
-			BlockedBehind:     []analysis.BlockedThread{blocked},
-			OwnerUnknown:      []analysis.BlockedThread{blocked},
-			PossibleDeadlocks: []analysis.PossibleDeadlock{{Blocked: analysis.BlockedOwner{Name: hostile, State: hostile, Frame: hostile, Holds: []analysis.LockRef{lock}}, Waiting: []analysis.BlockedThread{blocked}}},
+			BlockedBehind:     []threads.BlockedThread{blocked},
+			OwnerUnknown:      []threads.BlockedThread{blocked},
+			PossibleDeadlocks: []threads.PossibleDeadlock{{Blocked: threads.BlockedOwner{Name: hostile, State: hostile, Frame: hostile, Holds: []threads.LockRef{lock}}, Waiting: []threads.BlockedThread{blocked}}},
 		},
 		DeadlockNotes: []string{hostile},
 	}
@@ -133,7 +134,7 @@ func TestReportEmpty(t *testing.T) {
 // TestReportChartGeometry checks the bars of the chart: the biggest object
 // spans barSpace, the others in proportion, each row below the last.
 func TestReportChartGeometry(t *testing.T) {
-	c := newChart(analysis.DominatorReport{ReachableBytes: 2000, Rows: []analysis.DominatorRow{{RetainedBytes: 1000}, {RetainedBytes: 250}, {RetainedBytes: 0}}})
+	c := newChart(heap.DominatorReport{ReachableBytes: 2000, Rows: []heap.DominatorRow{{RetainedBytes: 1000}, {RetainedBytes: 250}, {RetainedBytes: 0}}})
 	if c.Width != chartWidth || c.Height != 3*rowHeight+4 || len(c.Bars) != 3 {
 		t.Fatalf("chart %dx%d with %d bars, want %dx%d with 3", c.Width, c.Height, len(c.Bars), chartWidth, 3*rowHeight+4)
 	}

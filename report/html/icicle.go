@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/hprofctl/hprofctl/analysis/profile"
 	"github.com/hprofctl/hprofctl/report"
 )
 
@@ -55,7 +55,7 @@ func (n *callNode) child(name string) *callNode {
 
 // newIcicle lays out the call tree of the traces of r, outermost frame
 // first.
-func newIcicle(r analysis.CPUReport) icicle {
+func newIcicle(r profile.CPUReport) icicle {
 	root := &callNode{name: "all"}
 	for _, t := range r.Rows {
 		root.count += t.Count

@@ -3,11 +3,14 @@ package html
 import (
 	"embed"
 
-	"github.com/dustin/go-humanize"
+	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/profile"
+	"github.com/hprofctl/hprofctl/analysis/threads"
+
 	"html/template"
 	"io"
 
-	"github.com/hprofctl/hprofctl/analysis"
+	"github.com/dustin/go-humanize"
 	"github.com/hprofctl/hprofctl/analysis/oql"
 	"github.com/hprofctl/hprofctl/report"
 )
@@ -56,15 +59,15 @@ type Page interface {
 // its dominator tree.
 type OverviewPage struct {
 	Site
-	Info       analysis.Info
-	Dominators analysis.DominatorReport
+	Info       heap.Info
+	Dominators heap.DominatorReport
 }
 
 // HistogramPage is the class histogram as asked: Sort, Match and Top are
 // the query that chose the rows (Top 0: all), echoed in the page's form.
 type HistogramPage struct {
 	Site
-	Histogram analysis.Histo
+	Histogram heap.Histo
 	Sort      string
 	Match     string
 	Top       int
@@ -75,9 +78,9 @@ type HistogramPage struct {
 // Chain, the dominators above Parent from the top of the tree down.
 type DominatorsPage struct {
 	Site
-	Report analysis.DominatorReport
-	Parent *analysis.DominatorRow
-	Chain  []analysis.DominatedObject
+	Report heap.DominatorReport
+	Parent *heap.DominatorRow
+	Chain  []heap.DominatedObject
 	Top    int
 }
 
@@ -85,62 +88,62 @@ type DominatorsPage struct {
 // tells it.
 type ObjectPage struct {
 	Site
-	Object analysis.ShowObject
+	Object heap.ShowObject
 }
 
 // LeaksPage is the leak suspects, their paths described, and what each
 // step of each path retains (as in Report).
 type LeaksPage struct {
 	Site
-	Leaks        analysis.LeakReport
+	Leaks        heap.LeakReport
 	PathRetained [][]int64
 }
 
 // ThreadsPage is the threads with their stacks and what each retains.
 type ThreadsPage struct {
 	Site
-	Threads []analysis.ThreadRow
+	Threads []threads.ThreadRow
 }
 
 // DeadlocksPage is what the dump's lock state shows, with the notes on
 // what it cannot tell; Deadlocks is nil when it holds no lock state.
 type DeadlocksPage struct {
 	Site
-	Deadlocks *analysis.DeadlockReport
+	Deadlocks *threads.DeadlockReport
 	Notes     []string
 }
 
 // StringsPage is the String values held by several Strings.
 type StringsPage struct {
 	Site
-	Strings analysis.DuplicateStringReport
+	Strings heap.DuplicateStringReport
 }
 
 // CollectionsPage is the collections and arrays that waste memory, per
 // class.
 type CollectionsPage struct {
 	Site
-	Collections analysis.CollectionReport
+	Collections heap.CollectionReport
 }
 
 // SitesPage is an hprof agent file's allocation sites.
 type SitesPage struct {
 	Site
-	Sites analysis.SitesReport
+	Sites profile.SitesReport
 }
 
 // CPUPage is an hprof agent file's CPU samples or times, as a table and
 // as an icicle graph of the call stacks.
 type CPUPage struct {
 	Site
-	CPU analysis.CPUReport
+	CPU profile.CPUReport
 }
 
 // DiffPage is what changed since the base dump, Top rows of each list
 // (0: all).
 type DiffPage struct {
 	Site
-	Diff analysis.HeapDiff
+	Diff heap.HeapDiff
 	Top  int
 }
 
@@ -205,7 +208,7 @@ var serveFuncs = template.FuncMap{
 	"value": report.ValueText,
 	"deref": func(n *int64) int64 { return *n },
 	// The chart draws the ten biggest rows; the table lists them all.
-	"bars": func(d analysis.DominatorReport) chart {
+	"bars": func(d heap.DominatorReport) chart {
 		d.Rows = d.Rows[:min(len(d.Rows), 10)]
 		return newChart(d)
 	},

@@ -1,0 +1,104 @@
+package graph
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/store"
+)
+
+// The sections a Retention and the strong shortest path tree are kept in,
+// in an index file.
+const (
+	sectionRetentionMeta = "retention.meta"
+	sectionIdom          = "retention.idom"
+	sectionRetainedBytes = "retention.retained-bytes"
+	sectionRetainedCount = "retention.retained-count"
+	sectionStrongParent  = "paths.strong-parent"
+)
+
+// retentionMeta is what a Retention keeps besides its per-object arrays.
+type retentionMeta struct {
+	Size             model.SizeMode
+	Unreachable      int64
+	UnreachableBytes int64
+	// ReachableBytes is the retained size of the virtual root.
+	ReachableBytes int64
+	// Large lists the retained sizes from 4 GiB up as pairs of an object
+	// and a size.
+	Large [][2]int64
+}
+
+// WriteIndex writes the dominator tree r (built without KeepUnreachable)
+// and the strong shortest path tree t into the index w.
+func WriteIndex(w *store.Writer, r *Retention, t *PathTree) error {
+	if r.KeptUnreachable {
+		return errors.New("a dominator tree that keeps unreachable objects is not indexed")
+	}
+	m := retentionMeta{Size: r.size, Unreachable: r.Unreachable, UnreachableBytes: r.UnreachableBytes, ReachableBytes: r.reachedBytes}
+	for i, v := range r.retainedBytes.large {
+		m.Large = append(m.Large, [2]int64{int64(i), v})
+	}
+	slices.SortFunc(m.Large, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	return errors.Join(
+		w.WriteJSON(sectionRetentionMeta, &m),
+		store.WriteArray(w, sectionIdom, r.idom),
+		store.WriteArray(w, sectionRetainedBytes, r.retainedBytes.small),
+		store.WriteArray(w, sectionRetainedCount, r.retainedCount),
+		store.WriteArray(w, sectionStrongParent, t.parent),
+	)
+}
+
+// ReadIndex returns the dominator tree and the strong shortest path tree
+// that WriteIndex wrote into ix for heap h (read from the same index). The
+// arrays are ix's mapping: ix must stay open while they are used.
+func ReadIndex(ix *store.Index, h *model.Heap) (*Retention, *PathTree, error) {
+	var m retentionMeta
+	if err := ix.JSON(sectionRetentionMeta, &m); err != nil {
+		return nil, nil, err
+	}
+	n := h.NumObjects()
+	if m.Unreachable < 0 || m.Unreachable > int64(n) {
+		return nil, nil, fmt.Errorf("%w: %d unreachable objects of %d", store.ErrCorrupt, m.Unreachable, n)
+	}
+	r := &Retention{heap: h, size: m.Size, Unreachable: m.Unreachable, UnreachableBytes: m.UnreachableBytes,
+		reachedObjects: int64(n) - m.Unreachable, reachedBytes: m.ReachableBytes}
+	t := &PathTree{}
+	var err error
+	store.Load(ix, sectionIdom, &r.idom, &err)
+	store.Load(ix, sectionRetainedBytes, &r.retainedBytes.small, &err)
+	store.Load(ix, sectionRetainedCount, &r.retainedCount, &err)
+	store.Load(ix, sectionStrongParent, &t.parent, &err)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(r.idom) != n || len(t.parent) != n || len(r.retainedBytes.small) != n || len(r.retainedCount) != n {
+		return nil, nil, fmt.Errorf("%w: the dominator tree's arrays do not fit %d objects", store.ErrCorrupt, n)
+	}
+	r.retainedBytes.large = make(map[int]int64, len(m.Large))
+	for _, l := range m.Large {
+		if l[0] < 0 || l[0] >= int64(n) {
+			return nil, nil, fmt.Errorf("%w: retained sizes from 4 GiB up name object %d of %d", store.ErrCorrupt, l[0], n)
+		}
+		r.retainedBytes.large[int(l[0])] = l[1]
+	}
+	return r, t, nil
+}
+
+// InSize returns r with retained sizes in size mode: r itself when they
+// are, else a copy whose sizes are added up again over the same tree
+// (the tree does not depend on sizes). r must not keep its unreachable
+// objects: the tree no longer tells them apart.
+func (r *Retention) InSize(size model.SizeMode) *Retention {
+	if size == r.size {
+		return r
+	}
+	c := *r
+	c.size = size
+	c.retainedBytes, c.reachedBytes = c.addUpRetained(size, func(visit func(model.ObjectIndex)) { treeBottomUp(c.idom, visit) })
+	c.UnreachableBytes = unreachableBytes(c.heap, c.idom, NotReached, size)
+	return &c
+}

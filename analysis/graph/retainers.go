@@ -1,0 +1,644 @@
+package graph
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"sync/atomic"
+
+	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/store"
+)
+
+// RetainerOptions choose the targets and paths of Retainers.
+type RetainerOptions struct {
+	// Objects are the target objects; Class, when set, targets every
+	// instance of the matching classes instead, and their paths are
+	// merged by class chain.
+	Objects []model.ObjectIndex
+	Class   *regexp.Regexp
+	// Paths is how many paths to show per target object, or merged
+	// paths for a class target.
+	Paths int
+	// IncludeWeak follows Reference.referent edges too.
+	IncludeWeak bool
+	// Strong is the tree of strong shortest paths when it was computed
+	// before (kept in an index); nil computes it. Not used with
+	// IncludeWeak.
+	Strong *PathTree
+	// Heaps selects the Android heaps whose instances Class targets;
+	// Objects are taken as given.
+	Heaps model.HeapSelection
+}
+
+// PathTree is the breadth-first tree of the retention graph from the GC
+// roots and system classes: per object, the object before it on a
+// shortest path from a root.
+type PathTree struct {
+	parent []uint32
+}
+
+// StrongPaths computes the tree of shortest paths over strong references.
+func StrongPaths(h *model.Heap) *PathTree {
+	return &PathTree{parent: shortestPathTree(h, false)}
+}
+
+// Paths gives a shortest path from a GC root to each of objs, in their
+// order, from the tree alone: the one whose last retainer is the
+// target's parent in the tree, the first object in breadth-first order
+// that references it. ShortestPaths may pick another of the same length:
+// it takes the last retainer of least object index, which costs a pass
+// over every reference. A tree that does not lead from an object to a
+// root (a corrupt index) is an error.
+func (t *PathTree) Paths(objs []model.ObjectIndex) (RetainerPaths, error) {
+	var out RetainerPaths
+	for _, obj := range objs {
+		out.Targets++
+		if int(obj) >= len(t.parent) {
+			return RetainerPaths{}, fmt.Errorf("paths: object %d of %d", obj, len(t.parent))
+		}
+		if t.parent[obj] == noParent {
+			out.Unreached++
+			continue
+		}
+		c, err := t.chain(obj)
+		if err != nil {
+			return RetainerPaths{}, err
+		}
+		out.Chains = append(out.Chains, c)
+		out.Objects = append(out.Objects, 1)
+	}
+	return out, nil
+}
+
+// chain is chainTo of the tree, reached object obj, checked: it first
+// counts the steps up to the root, so that a parent out of range or a
+// cycle is found before anything is allocated for it.
+func (t *PathTree) chain(obj model.ObjectIndex) ([]model.ObjectIndex, error) {
+	n := len(t.parent)
+	steps := 1
+	for x := obj; t.parent[x] != rootParent; x = model.ObjectIndex(t.parent[x]) {
+		if int(t.parent[x]) >= n || steps >= n {
+			return nil, fmt.Errorf("%w: the shortest path tree does not lead from object %d to a root", store.ErrCorrupt, obj)
+		}
+		steps++
+	}
+	c := make([]model.ObjectIndex, steps)
+	for x, k := obj, steps-1; k >= 0; x, k = model.ObjectIndex(t.parent[x]), k-1 {
+		c[k] = x
+	}
+	return c, nil
+}
+
+// Tree returns the shortest path tree o asks for: Strong when it is given
+// and IncludeWeak is not, else one computed now.
+func (o RetainerOptions) Tree(h *model.Heap) *PathTree {
+	return &PathTree{parent: o.tree(h)}
+}
+
+// ChainTo is the path of the tree from a root to obj, nil when no root
+// reaches obj or the tree does not lead from it to a root.
+func (t *PathTree) ChainTo(obj model.ObjectIndex) []model.ObjectIndex {
+	return chainTo(t.parent, obj)
+}
+
+// tree returns the shortest path tree o asks for.
+func (o RetainerOptions) tree(h *model.Heap) []uint32 {
+	if o.Strong != nil && !o.IncludeWeak {
+		return o.Strong.parent
+	}
+	return shortestPathTree(h, o.IncludeWeak)
+}
+
+// RetainerPaths are shortest paths from GC roots, before their steps are
+// labeled: each chain runs from a GC root object to a target.
+type RetainerPaths struct {
+	Chains [][]model.ObjectIndex
+	// Objects counts, per chain, the targets whose shortest path has
+	// the same class chain (1 for object targets).
+	Objects []int64
+	// Unreached counts the targets no path reaches.
+	Unreached int64
+	// Targets counts the targets.
+	Targets int64
+}
+
+// noParent and rootParent mark, in the breadth-first search, objects not
+// reached and GC root objects.
+const (
+	noParent   = model.None
+	rootParent = model.None - 1
+)
+
+// ShortestPaths finds shortest paths from the GC roots (and system classes)
+// to the targets by a breadth-first search over the retention graph
+// (strong references and each object's class; with IncludeWeak also
+// referents). For an object target it gives up to Paths paths, each
+// through a different last retainer, shortest first, leaving out the
+// retainers the target itself holds; for a class target,
+// one shortest path per instance, merged by class chain, the chains
+// holding most instances first.
+func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
+	parent := o.tree(h)
+	paths := max(o.Paths, 1)
+	if o.Class != nil {
+		return classPaths(h, o, parent, paths)
+	}
+	var out RetainerPaths
+	targets := lastRetainers(h, o, parent, &out)
+	// The paths are ranked by their lengths, and only those kept are
+	// made: a target's last retainers may lie deep in a long list, where
+	// a path for each of thousands would not fit in memory.
+	depths := newTreeDepths(parent)
+	for _, t := range o.Objects {
+		if retainers, ok := targets[t]; ok {
+			for _, c := range targetPaths(parent, depths, t, retainers, paths) {
+				out.Chains = append(out.Chains, c)
+				out.Objects = append(out.Objects, 1)
+			}
+		}
+	}
+	return out
+}
+
+// classPaths is ShortestPaths for a class target: one shortest path per
+// instance of the matching classes in the selected heaps, merged by class
+// chain, up to paths chains, those holding most instances first.
+func classPaths(h *model.Heap, o RetainerOptions, parent []uint32, paths int) RetainerPaths {
+	var out RetainerPaths
+	match := MatchingClasses(h, o.Class)
+	type group struct {
+		example model.ObjectIndex
+		count   int64
+	}
+	keys := newChainKeys(h, parent)
+	groups := map[uint32]*group{}
+	var order []uint32
+	for i := range h.NumObjects() {
+		obj := model.ObjectIndex(i)
+		c := h.ClassOf(obj)
+		if c == model.NoClass || !match[c] || IsClassObject(h, obj) || !o.Heaps.Has(obj) {
+			continue
+		}
+		out.Targets++
+		if parent[obj] == noParent {
+			out.Unreached++
+			continue
+		}
+		k := keys.of(obj)
+		gr, ok := groups[k]
+		if !ok {
+			gr = &group{example: obj}
+			groups[k] = gr
+			order = append(order, k)
+		}
+		gr.count++
+	}
+	sort.SliceStable(order, func(a, b int) bool { return groups[order[a]].count > groups[order[b]].count })
+	for _, k := range order[:min(paths, len(order))] {
+		out.Chains = append(out.Chains, chainTo(parent, groups[k].example))
+		out.Objects = append(out.Objects, groups[k].count)
+	}
+	return out
+}
+
+// lastRetainers maps each reached object target of o to its last
+// retainers: every reached object referencing it (through a referent
+// too with IncludeWeak), in object order. It counts the targets and the
+// unreached ones in out.
+func lastRetainers(h *model.Heap, o RetainerOptions, parent []uint32, out *RetainerPaths) map[model.ObjectIndex][]model.ObjectIndex {
+	// isTarget keeps the pass over every reference below from looking
+	// each one up in the map.
+	targets := map[model.ObjectIndex][]model.ObjectIndex{}
+	isTarget := NewObjectBits(h.NumObjects())
+	for _, t := range o.Objects {
+		out.Targets++
+		if parent[t] == noParent {
+			out.Unreached++
+			continue
+		}
+		targets[t] = nil
+		isTarget.Add(t)
+	}
+	g := retentionGraph{h: h}
+	weak := h.Referents()
+	for i := range h.NumObjects() {
+		u := model.ObjectIndex(i)
+		if parent[u] == noParent {
+			continue
+		}
+		g.forEachSucc(u, func(s model.ObjectIndex) {
+			if !isTarget.Has(s) {
+				return
+			}
+			if prev, ok := targets[s]; ok && s != u && (len(prev) == 0 || prev[len(prev)-1] != u) {
+				targets[s] = append(prev, u)
+			}
+		})
+		if o.IncludeWeak {
+			for w := sort.Search(len(weak), func(w int) bool { return weak[w].From >= u }); w < len(weak) && weak[w].From == u; w++ {
+				if to := weak[w].To; isTarget.Has(to) {
+					targets[to] = append(targets[to], u)
+				}
+			}
+		}
+	}
+	return targets
+}
+
+// targetPaths gives up to paths shortest paths to target t, which a root
+// reaches, each through another of its last retainers, shortest first.
+func targetPaths(parent []uint32, depths *treeDepths, t model.ObjectIndex, retainers []model.ObjectIndex, paths int) [][]model.ObjectIndex {
+	type lastRetainer struct {
+		u      model.ObjectIndex
+		length int
+	}
+	var last []lastRetainer
+	if parent[t] == rootParent {
+		last = append(last, lastRetainer{u: model.NoObject, length: 1})
+	}
+	for _, u := range retainers {
+		last = append(last, lastRetainer{u: u, length: depths.of(u) + 2})
+	}
+	sort.SliceStable(last, func(a, b int) bool { return last[a].length < last[b].length })
+	// A last retainer whose own shortest path runs through the target is
+	// held by the target: the chain through it would come back to the
+	// target, a cycle rather than a way the target is kept alive.
+	held := &treeDescendants{parent: parent, top: t, depth: depths.of(t), below: map[model.ObjectIndex]bool{}}
+	var out [][]model.ObjectIndex
+	for _, l := range last {
+		if len(out) == paths {
+			break
+		}
+		c := []model.ObjectIndex{t}
+		if l.u != model.NoObject {
+			if held.has(l.u, l.length-2) {
+				continue
+			}
+			c = append(chainTo(parent, l.u), t)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// treeDescendants tells which objects lie below top in a shortest path
+// tree. Answers are kept for every object climbed through, so that the
+// many retainers of one target that hang below it in the same long list
+// are each climbed once.
+type treeDescendants struct {
+	parent []uint32
+	top    model.ObjectIndex
+	depth  int // top's depth
+	below  map[model.ObjectIndex]bool
+}
+
+// has reports whether top is on the tree path from a root to u, which
+// lies at the given depth; u itself counts as below when it is top.
+func (s *treeDescendants) has(u model.ObjectIndex, depth int) bool {
+	var climbed []model.ObjectIndex
+	x, d, found := u, depth, false
+	for {
+		if x == s.top {
+			found = true
+			break
+		}
+		if d <= s.depth {
+			break
+		}
+		if b, ok := s.below[x]; ok {
+			found = b
+			break
+		}
+		climbed = append(climbed, x)
+		x, d = model.ObjectIndex(s.parent[x]), d-1
+	}
+	for _, y := range climbed {
+		s.below[y] = found
+	}
+	return found
+}
+
+// treeDepths are the depths in a shortest path tree (0 for a root) of
+// the objects asked for, and of those on their paths, kept as they are
+// found: the paths of many objects of one long list share most of their
+// objects, and each is climbed once.
+type treeDepths struct {
+	parent []uint32
+	depth  map[model.ObjectIndex]int
+}
+
+func newTreeDepths(parent []uint32) *treeDepths {
+	return &treeDepths{parent: parent, depth: map[model.ObjectIndex]int{}}
+}
+
+// of is the depth of u, which a root reaches. It climbs to a root or to
+// an object of known depth, then climbs again to note the depth of each
+// object on the way.
+func (d *treeDepths) of(u model.ObjectIndex) int {
+	x, steps, known := u, 0, 0
+	for {
+		if k, ok := d.depth[x]; ok {
+			known = k
+			break
+		}
+		if d.parent[x] == rootParent {
+			break
+		}
+		x = model.ObjectIndex(d.parent[x])
+		steps++
+	}
+	for y, k := u, known+steps; k > known; y, k = model.ObjectIndex(d.parent[y]), k-1 {
+		d.depth[y] = k
+	}
+	d.depth[x] = known
+	return known + steps
+}
+
+// Sources lists the objects whose labeled references and root threads
+// describing the paths needs: every chain element but the last, and the
+// thread objects of the roots the chains start at.
+func (p RetainerPaths) Sources(h *model.Heap) []model.ObjectIndex {
+	seen := map[model.ObjectIndex]bool{}
+	var out []model.ObjectIndex
+	add := func(i model.ObjectIndex) {
+		if i != model.NoObject && !seen[i] {
+			seen[i] = true
+			out = append(out, i)
+		}
+	}
+	for _, c := range p.Chains {
+		for _, x := range c[:len(c)-1] {
+			add(x)
+		}
+		if rt, ok := RootOf(h, c[0]); ok && rt.Thread >= 0 {
+			add(h.Threads[rt.Thread].Object)
+		}
+	}
+	return out
+}
+
+// ThreadNameStrings lists the java.lang.String objects that the "name"
+// fields of the root threads of the paths reference, given the labeled
+// references of Sources.
+func (p RetainerPaths) ThreadNameStrings(h *model.Heap, labels map[model.ObjectIndex][]model.LabeledRef) []model.ObjectIndex {
+	var out []model.ObjectIndex
+	for _, c := range p.Chains {
+		if rt, ok := RootOf(h, c[0]); ok && rt.Thread >= 0 {
+			if s := ThreadNameString(h, rt.Thread, labels); s != model.NoObject {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// ThreadNameString is the java.lang.String object that the "name" field
+// of thread's object references, by the labeled references labels;
+// NoObject when they do not say.
+func ThreadNameString(h *model.Heap, thread int32, labels map[model.ObjectIndex][]model.LabeledRef) model.ObjectIndex {
+	for _, l := range labels[h.Threads[thread].Object] {
+		if l.Label == "name" {
+			return l.To
+		}
+	}
+	return model.NoObject
+}
+
+// RootOf returns the first GC root record naming object i.
+func RootOf(h *model.Heap, i model.ObjectIndex) (model.Root, bool) {
+	for _, rt := range h.Roots {
+		if rt.Object == i {
+			return rt, true
+		}
+	}
+	return model.Root{}, false
+}
+
+// shortestPathTree is the breadth-first tree of the retention graph from
+// the GC roots and system classes (with includeWeak, referents count as
+// edges too): the parent of an object is the one before it on a shortest
+// path, rootParent for the roots, noParent for the objects no root
+// reaches.
+//
+// The tree is the one a first-in first-out queue gives, taking the roots
+// in gcRoots order and each object's successors in forEachSucc order, then
+// its referents: the parent of an object is the first object in queue
+// order that references it. The search goes one level (one distance from
+// the roots) at a time, which is that queue cut where its distance grows,
+// so only two levels are held at once, not the queue; the big levels are
+// searched in parallel (see searchLevel).
+func shortestPathTree(h *model.Heap, includeWeak bool) []uint32 {
+	p := pathSearch{g: retentionGraph{h: h}, parent: make([]uint32, h.NumObjects())}
+	if includeWeak {
+		p.weak = h.Referents()
+	}
+	for i := range p.parent {
+		p.parent[i] = noParent
+	}
+	if parallel.Workers() > 1 {
+		p.reached = make([]uint64, (len(p.parent)+63)/64)
+	}
+	var level, next []model.ObjectIndex
+	for _, s := range p.g.gcRoots() {
+		p.parent[s] = rootParent
+		p.markReached(s)
+		level = append(level, s)
+	}
+	for len(level) > 0 {
+		next = p.searchLevel(level, next[:0])
+		level, next = next, level
+	}
+	return p.parent
+}
+
+// pathSearch is the state of shortestPathTree's search.
+type pathSearch struct {
+	g retentionGraph
+	// weak are the referent edges the search follows, nil for none.
+	weak   []model.WeakRef
+	parent []uint32
+	// reached has a bit per object, set once the object has its parent;
+	// nil when every level is searched serially. It tells the parents
+	// that earlier levels set from the claims that a parallel level makes
+	// meanwhile in parent.
+	reached []uint64
+	// found are the objects each part of a parallel level found, kept
+	// from level to level for their memory.
+	found [][]model.ObjectIndex
+}
+
+// parallelLevel is the least level size searched in parallel: on smaller
+// ones handing out the work costs more than it saves.
+var parallelLevel = 1 << 13
+
+// levelParts is how many parts per goroutine a level searched in
+// parallel is cut into, so that parts with objects of many references do
+// not hold the others up.
+const levelParts = 8
+
+// forEachSucc calls fn for every successor of u: its retention graph
+// successors, then, when the search follows them, its referents.
+func (p *pathSearch) forEachSucc(u model.ObjectIndex, fn func(model.ObjectIndex)) {
+	p.g.forEachSucc(u, fn)
+	if p.weak != nil {
+		for w := sort.Search(len(p.weak), func(w int) bool { return p.weak[w].From >= u }); w < len(p.weak) && p.weak[w].From == u; w++ {
+			fn(p.weak[w].To)
+		}
+	}
+}
+
+func (p *pathSearch) markReached(s model.ObjectIndex) {
+	if p.reached != nil {
+		p.reached[s/64] |= 1 << (s % 64)
+	}
+}
+
+// searchLevel gives a parent to every object that the objects of level
+// reference and that has none, and appends those objects to next in the
+// order a first-in first-out queue would have taken them.
+//
+// A big level is searched in parallel, in parts of consecutive objects,
+// in two passes. First each part claims the objects its objects reference
+// that have no parent yet: parent[s] becomes the least position in level
+// of an object referencing s, lowered atomically, and each part notes in
+// order the objects for which it lowered the claim. Then each part keeps,
+// of what it noted, the objects whose final claim lies in the part, each
+// once: the first time noted, which is the first reference of the
+// claiming object to it. The claiming object is the first one of level
+// that references s, which is the queue's parent, and the kept objects in
+// part order are in the order the queue took them.
+func (p *pathSearch) searchLevel(level, next []model.ObjectIndex) []model.ObjectIndex {
+	workers := parallel.Workers()
+	if workers == 1 || len(level) < parallelLevel {
+		for _, u := range level {
+			p.forEachSucc(u, func(s model.ObjectIndex) {
+				if p.parent[s] == noParent {
+					p.parent[s] = uint32(u)
+					p.markReached(s)
+					next = append(next, s)
+				}
+			})
+		}
+		return next
+	}
+	parts := min(workers*levelParts, len(level))
+	for len(p.found) < parts {
+		p.found = append(p.found, nil)
+	}
+	partStart := func(k int) int { return k * len(level) / parts }
+	parallel.ForChunks(parts, 1, func(_, k, _ int) {
+		found := p.found[k][:0]
+		for pos := partStart(k); pos < partStart(k+1); pos++ {
+			p.forEachSucc(level[pos], func(s model.ObjectIndex) {
+				if p.reached[s/64]&(1<<(s%64)) == 0 && parallel.LowerTo(&p.parent[s], uint32(pos)) {
+					found = append(found, s)
+				}
+			})
+		}
+		p.found[k] = found
+	})
+	parallel.ForChunks(parts, 1, func(_, k, _ int) {
+		lo, hi := uint32(partStart(k)), uint32(partStart(k+1))
+		kept := p.found[k][:0]
+		for _, s := range p.found[k] {
+			// Once the claim's owner has set s's bit it turns the claim
+			// into s's parent, which may look like a position of this
+			// part: the bit, set first, tells.
+			claim := atomic.LoadUint32(&p.parent[s])
+			bit := uint64(1) << (s % 64)
+			if claim >= lo && claim < hi && atomic.OrUint64(&p.reached[s/64], bit)&bit == 0 {
+				atomic.StoreUint32(&p.parent[s], uint32(level[claim]))
+				kept = append(kept, s)
+			}
+		}
+		p.found[k] = kept
+	})
+	for _, found := range p.found[:parts] {
+		next = append(next, found...)
+	}
+	return next
+}
+
+// chainTo is the path of the shortest path tree from a root to obj, nil
+// when no root reaches obj.
+func chainTo(parent []uint32, obj model.ObjectIndex) []model.ObjectIndex {
+	if parent[obj] == noParent {
+		return nil
+	}
+	var c []model.ObjectIndex
+	for x := obj; ; x = model.ObjectIndex(parent[x]) {
+		c = append(c, x)
+		if parent[x] == rootParent {
+			break
+		}
+		// A tree read from a damaged index may loop or point nowhere:
+		// no path rather than a hang or a crash.
+		if int(parent[x]) >= len(parent) || len(c) > len(parent) {
+			return nil
+		}
+	}
+	for a, b := 0, len(c)-1; a < b; a, b = a+1, b-1 {
+		c[a], c[b] = c[b], c[a]
+	}
+	return c
+}
+
+// chainKeys numbers the class chains of the shortest-path tree: two
+// objects get the same key when the paths from their roots pass through
+// objects of the same classes (class objects counting by the class they
+// stand for). Keys are memoized per object, so keying every instance of a
+// class costs one visit of each tree node.
+type chainKeys struct {
+	h      *model.Heap
+	parent []uint32
+	memo   map[model.ObjectIndex]uint32
+	ids    map[chainLink]uint32
+	stack  []model.ObjectIndex
+}
+
+// chainLink is a chain's last class (class objects flagged by the high
+// bit) after the chain of its parent.
+type chainLink struct {
+	parent uint32
+	class  uint32
+}
+
+func newChainKeys(h *model.Heap, parent []uint32) *chainKeys {
+	return &chainKeys{h: h, parent: parent, memo: map[model.ObjectIndex]uint32{}, ids: map[chainLink]uint32{}}
+}
+
+// of returns the key of the chain from a root to obj, which a root
+// reaches.
+func (k *chainKeys) of(obj model.ObjectIndex) uint32 {
+	k.stack = k.stack[:0]
+	x := obj
+	key := uint32(0)
+	for {
+		if m, ok := k.memo[x]; ok {
+			key = m
+			break
+		}
+		k.stack = append(k.stack, x)
+		if k.parent[x] == rootParent {
+			break
+		}
+		x = model.ObjectIndex(k.parent[x])
+	}
+	for i := len(k.stack) - 1; i >= 0; i-- {
+		y := k.stack[i]
+		link := chainLink{parent: key, class: uint32(k.h.ClassOf(y))}
+		if c, ok := k.h.ClassObjectOf(y); ok && k.h.Classes[c].Object == y {
+			link.class = uint32(c) | 1<<31
+		}
+		id, ok := k.ids[link]
+		if !ok {
+			id = uint32(len(k.ids) + 1)
+			k.ids[link] = id
+		}
+		k.memo[y] = id
+		key = id
+	}
+	return key
+}

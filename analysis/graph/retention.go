@@ -1,0 +1,729 @@
+package graph
+
+import (
+	"errors"
+	"math"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
+	"github.com/hprofctl/hprofctl/model"
+)
+
+// The retention graph is the strong reference graph of a heap under a
+// virtual root:
+//
+//   - the virtual root references every GC root object, and the class
+//     object of every class the bootstrap loader defined (loader id 0):
+//     such "system classes" live as long as the JVM, which is also how
+//     Eclipse MAT treats them;
+//   - every object references what model.Heap.Refs lists (instance
+//     fields, array elements, a class object's super, loader, signers,
+//     protection domain, statics and constants) and its own class object,
+//     so a class, its statics and its loader are retained by the instances
+//     when nothing else holds them (as in MAT);
+//   - Reference.referent edges (model.Heap.Referents) are not strong and
+//     are left out.
+//
+// Objects the virtual root does not reach are unreachable: garbage the
+// JVM had not collected yet. They are counted and left out of the tree,
+// unless RetentionOptions.KeepUnreachable hangs them under the virtual
+// root: first those no other unreachable object references, then, for
+// unreachable cycles, the lowest-indexed object of what is left.
+
+// RetentionOptions choose how the dominator tree is built.
+type RetentionOptions struct {
+	// Size chooses the shallow sizes retained sizes add up.
+	Size model.SizeMode
+	// KeepUnreachable treats unreachable objects as reachable from the
+	// virtual root instead of leaving them out.
+	KeepUnreachable bool
+}
+
+// Retention is the dominator tree of a heap's strong reference graph and
+// the retained size of every reachable object. Object x dominates object y
+// when every path from the virtual root to y passes through x; the objects
+// x dominates are what the JVM would free if x were freed, and their
+// shallow sizes add up to x's retained size.
+//
+// Every slice is indexed by object. The depth-first numbering the tree is
+// computed over does not outlive ComputeRetention.
+type Retention struct {
+	heap *model.Heap
+	// size is the size mode of the retained sizes.
+	size model.SizeMode
+	// idom is each object's immediate dominator: an object, VirtualRoot,
+	// or NotReached for the objects out of the tree.
+	idom []model.ObjectIndex
+	// retainedBytes and retainedCount are 0 for the objects out of the
+	// tree.
+	retainedBytes retainedSizes
+	retainedCount []uint32
+	// reachedObjects and reachedBytes are the virtual root's retained
+	// object count and size: those of the whole tree.
+	reachedObjects int64
+	reachedBytes   int64
+
+	// Unreachable counts the objects the virtual root does not reach
+	// (before KeepUnreachable hangs them under it), UnreachableBytes sums
+	// their shallow sizes.
+	Unreachable      int64
+	UnreachableBytes int64
+	// KeptUnreachable reports whether the unreachable objects were kept.
+	KeptUnreachable bool
+}
+
+// The immediate dominators that are no object: the virtual root, and the
+// mark of an object out of the tree. ComputeRetention refuses heaps whose
+// object indexes could reach them.
+const (
+	VirtualRoot = model.NoObject
+	NotReached  = model.NoObject - 1
+)
+
+// largeGraph is the object count above which ComputeRetention collects
+// its work arrays before it allocates its results.
+const largeGraph = 1 << 20
+
+// errGraphTooLarge is returned for graphs whose edge count does not fit the
+// 32-bit offsets of the predecessor table.
+var errGraphTooLarge = errors.New("retention: more than 4 billion references")
+
+// ComputeRetention builds the dominator tree of h's strong reference graph
+// (h must have been loaded with its objects) with the semi-NCA algorithm:
+// semidominators as Lengauer and Tarjan compute them (with path
+// compression), then immediate dominators as nearest common ancestors in
+// the tree built so far. Every traversal is iterative, so chains millions
+// of objects deep are fine. The passes over every reference run in
+// parallel. Memory: about six 32-bit words per object and one per
+// reference while the tree is built; three words per object remain (the
+// immediate dominator, the retained count and size).
+func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
+	if !h.HasObjects {
+		return nil, errors.New("retention: the heap was loaded without its objects")
+	}
+	g := retentionGraph{h: h}
+	n := h.NumObjects()
+	if n >= math.MaxUint32-1 {
+		return nil, errGraphTooLarge
+	}
+	r := &Retention{heap: h, size: o.Size}
+	order := make([]uint32, n)
+	parent := make([]uint32, 1, n+1)
+	g.rootRefs = g.gcRoots()
+	g.depthFirst(order, &parent, g.rootRefs)
+	reached := len(parent) - 1
+	r.Unreachable = int64(n - reached)
+	r.UnreachableBytes = unreachableBytes(h, order, 0, o.Size)
+	if o.KeepUnreachable && r.Unreachable > 0 {
+		r.KeptUnreachable = true
+		extra := g.unreachableTops(order)
+		g.depthFirst(order, &parent, extra)
+		g.rootRefs = append(g.rootRefs, extra...)
+		for i := range n {
+			if order[i] == 0 {
+				g.rootRefs = append(g.rootRefs, model.ObjectIndex(i))
+				g.depthFirst(order, &parent, []model.ObjectIndex{model.ObjectIndex(i)})
+			}
+		}
+	}
+	lowest, predStart, preds, err := g.predecessors(order, parent)
+	if err != nil {
+		return nil, err
+	}
+	semi := semidominators(parent, lowest, predStart, preds)
+	predStart, preds = nil, nil
+	idom := nearestCommonDominators(parent, semi)
+	semi = nil
+	// The predecessor table and the work arrays are garbage now: collect
+	// them before the result arrays are allocated, so that these reuse
+	// their memory instead of growing the heap — for a graph big enough
+	// for that to matter: on a small one the forced collection costs more
+	// than the whole tree.
+	if n > largeGraph {
+		runtime.GC()
+	}
+	r.keepTree(order, idom)
+	return r, nil
+}
+
+// keepTree turns the immediate dominators by preorder number that the
+// computation leaves (idom) into the results by object, and adds up the
+// retained counts and sizes; order is each object's preorder number.
+func (r *Retention) keepTree(order, idom []uint32) {
+	n := r.heap.NumObjects()
+	vertex := make([]model.ObjectIndex, len(idom))
+	vertex[0] = VirtualRoot
+	for i, p := range order {
+		if p != 0 {
+			vertex[p] = model.ObjectIndex(i)
+		}
+	}
+	r.idom = make([]model.ObjectIndex, n)
+	for i := range r.idom {
+		r.idom[i] = NotReached
+	}
+	for p := 1; p < len(idom); p++ {
+		r.idom[vertex[p]] = vertex[idom[p]]
+	}
+	// The reverse preorder lists every object after those it dominates.
+	bottomUp := func(visit func(model.ObjectIndex)) {
+		for p := len(vertex) - 1; p > 0; p-- {
+			visit(vertex[p])
+		}
+	}
+	r.retainedCount = make([]uint32, n)
+	bottomUp(func(i model.ObjectIndex) {
+		r.retainedCount[i]++
+		if d := r.idom[i]; d != VirtualRoot {
+			r.retainedCount[d] += r.retainedCount[i]
+		} else {
+			r.reachedObjects += int64(r.retainedCount[i])
+		}
+	})
+	r.retainedBytes, r.reachedBytes = r.addUpRetained(r.size, bottomUp)
+}
+
+// addUpRetained returns the retained size of every object in size mode,
+// and that of the virtual root: an object's shallow size plus the retained
+// sizes of those it immediately dominates, added up in the order bottomUp
+// visits the objects of the tree: each after every object it dominates.
+func (r *Retention) addUpRetained(size model.SizeMode, bottomUp func(visit func(model.ObjectIndex))) (retainedSizes, int64) {
+	bytes := newRetainedSizes(len(r.idom))
+	var root int64
+	bottomUp(func(i model.ObjectIndex) {
+		b := bytes.at(int(i)) + ShallowBytes(r.heap, i, size)
+		bytes.set(int(i), b)
+		if d := r.idom[i]; d != VirtualRoot {
+			bytes.set(int(d), bytes.at(int(d))+b)
+		} else {
+			root += b
+		}
+	})
+	return bytes, root
+}
+
+// treeBottomUp visits every object in the tree of idom after all the
+// objects it dominates, without a depth-first numbering: it counts the
+// objects each one immediately dominates, then, from every object that
+// dominates none, visits it and climbs to its dominator as long as that
+// one has no object left to wait for. Every object is visited once, so
+// it takes two passes over idom and one word per object.
+func treeBottomUp(idom []model.ObjectIndex, visit func(model.ObjectIndex)) {
+	// waiting counts the objects an object immediately dominates that are
+	// not visited yet; visited objects are marked done.
+	const done = math.MaxUint32
+	waiting := make([]uint32, len(idom))
+	for _, d := range idom {
+		if d != VirtualRoot && d != NotReached {
+			waiting[d]++
+		}
+	}
+	for i, d := range idom {
+		if d == NotReached || waiting[i] != 0 {
+			continue
+		}
+		for x := model.ObjectIndex(i); ; {
+			visit(x)
+			waiting[x] = done
+			d := idom[x]
+			if d == VirtualRoot {
+				break
+			}
+			if waiting[d]--; waiting[d] != 0 {
+				break
+			}
+			x = d
+		}
+	}
+}
+
+// retentionGraph enumerates the successors of the retention graph.
+type retentionGraph struct {
+	h *model.Heap
+	// rootRefs are the objects the virtual root references.
+	rootRefs []model.ObjectIndex
+}
+
+// gcRoots lists the GC root objects and the system class objects, once
+// each, in the order the dump names them.
+func (g *retentionGraph) gcRoots() []model.ObjectIndex {
+	h := g.h
+	seen := make(map[model.ObjectIndex]bool)
+	var out []model.ObjectIndex
+	add := func(i model.ObjectIndex) {
+		if i != model.NoObject && !seen[i] {
+			seen[i] = true
+			out = append(out, i)
+		}
+	}
+	for _, rt := range h.Roots {
+		add(rt.Object)
+	}
+	for c := range h.Classes {
+		if cl := &h.Classes[c]; cl.Loader == 0 {
+			add(cl.Object)
+		}
+	}
+	return out
+}
+
+// classObject returns the class object of object i's class, NoObject when
+// the dump lacks it.
+func (g *retentionGraph) classObject(i model.ObjectIndex) model.ObjectIndex {
+	c := g.h.ClassOf(i)
+	if c == model.NoClass {
+		return model.NoObject
+	}
+	return g.h.Classes[c].Object
+}
+
+// forEachSucc calls fn for every successor of object i: its references
+// first, then its class object.
+func (g *retentionGraph) forEachSucc(i model.ObjectIndex, fn func(model.ObjectIndex)) {
+	for _, s := range g.h.Refs(i) {
+		fn(s)
+	}
+	if c := g.classObject(i); c != model.NoObject {
+		fn(c)
+	}
+}
+
+// depthFirst numbers the objects reachable from starts (as children of the
+// virtual root) that have no number yet, in depth-first preorder after the
+// numbers already given, recording each one's tree parent.
+func (g *retentionGraph) depthFirst(order []uint32, parent *[]uint32, starts []model.ObjectIndex) {
+	var stack frameStack
+	visit := func(obj model.ObjectIndex, from uint32) {
+		num := uint32(len(*parent))
+		order[obj] = num
+		*parent = append(*parent, from)
+		stack.push(dfsFrame{obj: obj, num: num})
+	}
+	for _, s := range starts {
+		if order[s] != 0 {
+			continue
+		}
+		visit(s, 0)
+		for stack.depth > 0 {
+			// Descend to the top frame's next unnumbered successor, or
+			// leave the frame when it has none left. The cursor counts
+			// the references looked at, and one more for the class object.
+			f := stack.top()
+			refs := g.h.Refs(f.obj)
+			k := int(f.cursor)
+			for k < len(refs) && order[refs[k]] != 0 {
+				k++
+			}
+			if k < len(refs) {
+				f.cursor = uint32(k + 1)
+				visit(refs[k], f.num)
+				continue
+			}
+			if k == len(refs) {
+				f.cursor = uint32(k + 1)
+				if c := g.classObject(f.obj); c != model.NoObject && order[c] == 0 {
+					visit(c, f.num)
+					continue
+				}
+			}
+			stack.pop()
+		}
+	}
+}
+
+// dfsFrame is an object on the path of a depth-first walk: its preorder
+// number, and how many of its successors were looked at.
+type dfsFrame struct {
+	obj    model.ObjectIndex
+	num    uint32
+	cursor uint32
+}
+
+// frameBlock is how many frames a block of a frameStack holds.
+const frameBlock = 1 << 10
+
+// frameStack is the path of a depth-first walk, which on a heap can be
+// millions of objects deep, kept in fixed-size blocks: growing it never
+// copies the frames it holds, and a block once allocated serves again
+// whenever the walk comes back to that depth.
+type frameStack struct {
+	blocks [][]dfsFrame
+	depth  int
+}
+
+func (s *frameStack) push(f dfsFrame) {
+	b := s.depth / frameBlock
+	if b == len(s.blocks) {
+		s.blocks = append(s.blocks, make([]dfsFrame, frameBlock))
+	}
+	s.blocks[b][s.depth%frameBlock] = f
+	s.depth++
+}
+
+// top returns the frame on top, which stays where it is (pushing does not
+// move it) until it is popped.
+func (s *frameStack) top() *dfsFrame {
+	d := s.depth - 1
+	return &s.blocks[d/frameBlock][d%frameBlock]
+}
+
+func (s *frameStack) pop() { s.depth-- }
+
+// unreachableTops lists the unnumbered objects that no other unnumbered
+// object references.
+func (g *retentionGraph) unreachableTops(order []uint32) []model.ObjectIndex {
+	referenced := make([]uint64, (len(order)+63)/64)
+	for i, p := range order {
+		if p == 0 {
+			g.forEachSucc(model.ObjectIndex(i), func(s model.ObjectIndex) {
+				if model.ObjectIndex(i) != s {
+					referenced[s/64] |= 1 << (s % 64)
+				}
+			})
+		}
+	}
+	var tops []model.ObjectIndex
+	for i, p := range order {
+		if p == 0 && referenced[i/64]&(1<<(i%64)) == 0 {
+			tops = append(tops, model.ObjectIndex(i))
+		}
+	}
+	return tops
+}
+
+// predecessors prepares the reversed graph over preorder numbers for
+// semidominators. A predecessor v of w numbered below w counts only
+// through its number, so lowest[w] keeps the least of them (the tree
+// parent included: it is one) and only the predecessors numbered above w
+// are listed, in CSR form: preds[predStart[w]:predStart[w+1]]. That leaves
+// out the tree edges and most others, a large part of the table. The
+// virtual root's children get the virtual root as lowest and nothing else:
+// their semidominator and immediate dominator are the virtual root
+// whatever else references them.
+//
+// Both passes over the references run on ranges of objects in parallel,
+// the counts, least numbers and list positions taken atomically. Which
+// range gets to a target first decides the order of its list: see
+// semidominators for why that order does not matter.
+func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart, preds []uint32, err error) {
+	numbered := len(parent)
+	lowest = make([]uint32, numbered)
+	copy(lowest, parent)
+	for _, s := range g.rootRefs {
+		lowest[order[s]] = 0
+	}
+	predStart = make([]uint32, numbered+1)
+	totals := make([]uint64, parallel.Workers())
+	parallel.ForChunks(len(order), parallel.ObjectChunk, func(worker, lo, hi int) {
+		var total uint64
+		// lowest[w] is 0 for the virtual root's children only, whatever
+		// else runs: the numbers compared with it are at least 1.
+		count := func(from uint32, s model.ObjectIndex) {
+			w := order[s]
+			switch {
+			case from < w:
+				parallel.LowerTo(&lowest[w], from)
+			case from > w && atomic.LoadUint32(&lowest[w]) != 0:
+				atomic.AddUint32(&predStart[w+1], 1)
+				total++
+			}
+		}
+		for i := lo; i < hi; i++ {
+			if from := order[i]; from != 0 {
+				for _, s := range g.h.Refs(model.ObjectIndex(i)) {
+					count(from, s)
+				}
+				if c := g.classObject(model.ObjectIndex(i)); c != model.NoObject {
+					count(from, c)
+				}
+			}
+		}
+		totals[worker] += total
+	})
+	var total uint64
+	for _, t := range totals {
+		total += t
+	}
+	if total > math.MaxUint32 {
+		return nil, nil, nil, errGraphTooLarge
+	}
+	for w := 1; w <= numbered; w++ {
+		predStart[w] += predStart[w-1]
+	}
+	preds = make([]uint32, total)
+	parallel.ForChunks(len(order), parallel.ObjectChunk, func(_, lo, hi int) {
+		fill := func(from uint32, s model.ObjectIndex) {
+			if w := order[s]; from > w && lowest[w] != 0 {
+				preds[atomic.AddUint32(&predStart[w], 1)-1] = from
+			}
+		}
+		for i := lo; i < hi; i++ {
+			if from := order[i]; from != 0 {
+				for _, s := range g.h.Refs(model.ObjectIndex(i)) {
+					fill(from, s)
+				}
+				if c := g.classObject(model.ObjectIndex(i)); c != model.NoObject {
+					fill(from, c)
+				}
+			}
+		}
+	})
+	// fill advanced each start to the next one's: shift back.
+	copy(predStart[1:], predStart[:numbered])
+	predStart[0] = 0
+	return lowest, predStart, preds, nil
+}
+
+// semidominators computes the semidominator of every vertex, as a preorder
+// number, by Lengauer and Tarjan's method with path compression: vertices
+// are processed in reverse preorder, and a processed vertex hangs in a
+// forest under its tree parent. A vertex is processed exactly when its
+// number exceeds the one being processed, so the forest needs no separate
+// marks, and only processed vertices have their ancestor and label read.
+// lowest (see predecessors) becomes the semidominators, in place.
+//
+// The semidominator of w is the least of lowest[w] and, for each listed
+// predecessor v, the least semidominator on the forest path from v up to
+// (not including) its tree's root. Path compression only shortens such
+// paths, folding the labels of the vertices it skips into the label of
+// the vertex that skips them, so what a path yields does not depend on
+// which paths were compressed before: the semidominators come out the
+// same whatever the order of a vertex's predecessor list.
+func semidominators(parent, lowest, predStart, preds []uint32) []uint32 {
+	n := len(parent)
+	semi := lowest
+	// label[v] is the least semidominator on the forest path from v up to
+	// (not including) the root of its forest tree.
+	label := make([]uint32, n)
+	// ancestor[v], v's forest parent, is set when v is processed, into
+	// predStart[v+1]: only the lists of the vertices processed already end
+	// there.
+	ancestor := predStart[1:]
+	var path []uint32
+	for w := uint32(n - 1); w > 0; w-- {
+		s := semi[w]
+		for _, v := range preds[predStart[w]:predStart[w+1]] {
+			path = path[:0]
+			for x := v; ancestor[x] > w; x = ancestor[x] {
+				path = append(path, x)
+			}
+			for k := len(path) - 1; k >= 0; k-- {
+				x := path[k]
+				a := ancestor[x]
+				label[x] = min(label[x], label[a])
+				ancestor[x] = ancestor[a]
+			}
+			s = min(s, label[v])
+		}
+		semi[w] = s
+		label[w] = s
+		ancestor[w] = parent[w]
+	}
+	return semi
+}
+
+// nearestCommonDominators turns tree parents and semidominators into
+// immediate dominators, in place of parent: in preorder, the immediate
+// dominator of w is the deepest dominator-tree ancestor of its parent that
+// is not below its semidominator.
+func nearestCommonDominators(parent, semi []uint32) []uint32 {
+	idom := parent
+	for w := 1; w < len(idom); w++ {
+		x := idom[w]
+		for x > semi[w] {
+			x = idom[x]
+		}
+		idom[w] = x
+	}
+	return idom
+}
+
+// ShallowBytes is h.ShallowBytes without its class-object lookup for the
+// objects that are not class objects.
+func ShallowBytes(h *model.Heap, i model.ObjectIndex, mode model.SizeMode) int64 {
+	c := h.ClassOf(i)
+	if c == model.NoClass || h.Classes[c].Name == "java.lang.Class" {
+		return h.ShallowBytes(i, mode)
+	}
+	if h.Classes[c].IsArray() {
+		return h.ArrayBytes(c, int64(h.ArrayLength(i)), mode)
+	}
+	return h.InstanceBytes(c, mode)
+}
+
+// Reachable reports whether object i is in the dominator tree.
+func (r *Retention) Reachable(i model.ObjectIndex) bool { return r.idom[i] != NotReached }
+
+// ImmediateDominators is every object's immediate dominator, indexed by
+// object: an object, VirtualRoot, or NotReached for the objects out of
+// the tree. It is the Retention's own slice: callers must not change it.
+func (r *Retention) ImmediateDominators() []model.ObjectIndex { return r.idom }
+
+// ImmediateDominator returns the immediate dominator of reachable object
+// i, NoObject when it is the virtual root.
+func (r *Retention) ImmediateDominator(i model.ObjectIndex) model.ObjectIndex {
+	return r.idom[i]
+}
+
+// RetainedBytes is the retained size of reachable object i: the shallow
+// sizes of the objects it dominates, its own included.
+func (r *Retention) RetainedBytes(i model.ObjectIndex) int64 {
+	return r.retainedBytes.at(int(i))
+}
+
+// RetainedObjects counts the objects reachable object i dominates, itself
+// included.
+func (r *Retention) RetainedObjects(i model.ObjectIndex) int64 {
+	return int64(r.retainedCount[i])
+}
+
+// ReachableObjects counts the objects in the tree.
+func (r *Retention) ReachableObjects() int64 { return r.reachedObjects }
+
+// ReachableBytes is the retained size of the virtual root: the shallow
+// sizes of every object in the tree.
+func (r *Retention) ReachableBytes() int64 { return r.reachedBytes }
+
+// TopLevel lists the objects the virtual root immediately dominates, by
+// index.
+func (r *Retention) TopLevel() []model.ObjectIndex {
+	var out []model.ObjectIndex
+	for i, d := range r.idom {
+		if d == VirtualRoot {
+			out = append(out, model.ObjectIndex(i))
+		}
+	}
+	return out
+}
+
+// RetainedTotal adds up the retained bytes of objs, objects none of which
+// dominates another (so that no byte counts twice).
+func (r *Retention) RetainedTotal(objs []model.ObjectIndex) int64 {
+	var total int64
+	for _, obj := range objs {
+		total += r.RetainedBytes(obj)
+	}
+	return total
+}
+
+// TopLevelIn returns the reachable objects that s selects and that no
+// other object s selects dominates: the top of the dominator tree as seen
+// from the selected heaps. With every object selected it is TopLevel.
+func (r *Retention) TopLevelIn(s model.HeapSelection) []model.ObjectIndex {
+	if s.All() {
+		return r.TopLevel()
+	}
+	// covered[i] is 1 when object i or one of its dominators is selected,
+	// 2 when none is, 0 while unknown.
+	covered := make([]uint8, len(r.idom))
+	var chain []model.ObjectIndex
+	state := func(i model.ObjectIndex) uint8 {
+		for chain = chain[:0]; ; i = r.idom[i] {
+			if i == VirtualRoot || i == NotReached {
+				break
+			}
+			if covered[i] != 0 {
+				break
+			}
+			if s.Has(i) {
+				covered[i] = 1
+				break
+			}
+			chain = append(chain, i)
+		}
+		v := uint8(2)
+		if i != VirtualRoot && i != NotReached {
+			v = covered[i]
+		}
+		for _, j := range chain {
+			covered[j] = v
+		}
+		return v
+	}
+	var out []model.ObjectIndex
+	for i, d := range r.idom {
+		if d == NotReached || !s.Has(model.ObjectIndex(i)) {
+			continue
+		}
+		if d == VirtualRoot || state(d) == 2 {
+			out = append(out, model.ObjectIndex(i))
+		}
+	}
+	return out
+}
+
+// Dominated returns, for each of the given reachable objects, the objects
+// it immediately dominates, by index; one pass over the tree serves them
+// all.
+func (r *Retention) Dominated(parents []model.ObjectIndex) map[model.ObjectIndex][]model.ObjectIndex {
+	out := make(map[model.ObjectIndex][]model.ObjectIndex, len(parents))
+	wanted := NewObjectBits(len(r.idom))
+	for _, i := range parents {
+		wanted.Add(i)
+	}
+	for i, d := range r.idom {
+		if d != VirtualRoot && d != NotReached && wanted.Has(d) {
+			out[d] = append(out[d], model.ObjectIndex(i))
+		}
+	}
+	return out
+}
+
+// ObjectBits is a set of objects, one bit each.
+type ObjectBits []uint64
+
+// NewObjectBits is an empty set of the objects below n.
+func NewObjectBits(n int) ObjectBits { return make(ObjectBits, (n+63)/64) }
+
+// Add puts object i in the set.
+func (b ObjectBits) Add(i model.ObjectIndex) { b[i/64] |= 1 << (i % 64) }
+
+// Has reports whether object i is in the set.
+func (b ObjectBits) Has(i model.ObjectIndex) bool { return b[i/64]&(1<<(i%64)) != 0 }
+
+// retainedSizes holds one retained size per object in 4 bytes:
+// sizes from 4 GiB up, which only the few objects near the top of the tree
+// of a big heap reach, are kept apart.
+type retainedSizes struct {
+	small []uint32
+	large map[int]int64
+}
+
+const largeRetained = math.MaxUint32
+
+func newRetainedSizes(n int) retainedSizes {
+	return retainedSizes{small: make([]uint32, n), large: map[int]int64{}}
+}
+
+func (s retainedSizes) at(p int) int64 {
+	if v := s.small[p]; v != largeRetained {
+		return int64(v)
+	}
+	return s.large[p]
+}
+
+func (s retainedSizes) set(p int, v int64) {
+	if v >= 0 && v < largeRetained {
+		if s.small[p] == largeRetained {
+			delete(s.large, p)
+		}
+		s.small[p] = uint32(v)
+		return
+	}
+	s.small[p] = largeRetained
+	s.large[p] = v
+}
+
+// unreachableBytes sums the shallow sizes of the objects whose mark is
+// unreached: those without a preorder number (0) in an order, or
+// NotReached in a tree's immediate dominators.
+func unreachableBytes[T comparable](h *model.Heap, marks []T, unreached T, size model.SizeMode) int64 {
+	var total int64
+	for i, m := range marks {
+		if m == unreached {
+			total += ShallowBytes(h, model.ObjectIndex(i), size)
+		}
+	}
+	return total
+}

@@ -1,0 +1,510 @@
+package heap
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/model"
+)
+
+// CollectionOptions choose what Collections lists.
+type CollectionOptions struct {
+	// Objects lists each collection and each wasteful array instead of
+	// sums per class.
+	Objects bool
+	// Top keeps the Top rows of each list that waste most; 0 keeps all.
+	Top  int
+	Size model.SizeMode
+	// Heaps selects the Android heaps whose collections and arrays count.
+	Heaps model.HeapSelection
+}
+
+// CollectionClass sums the collections of one class.
+type CollectionClass struct {
+	Class     string `json:"class"`
+	Instances int64  `json:"instances"`
+	// Empty counts the instances of size 0.
+	Empty    int64 `json:"empty"`
+	Size     int64 `json:"size"`
+	Capacity int64 `json:"capacity"`
+	// FillRatio is Size / Capacity (1 when Capacity is 0).
+	FillRatio   float64 `json:"fill_ratio"`
+	WastedBytes int64   `json:"wasted_bytes"`
+}
+
+// CollectionObject is one collection.
+type CollectionObject struct {
+	ObjectID    string  `json:"object_id"`
+	Class       string  `json:"class"`
+	Size        int64   `json:"size"`
+	Capacity    int64   `json:"capacity"`
+	FillRatio   float64 `json:"fill_ratio"`
+	WastedBytes int64   `json:"wasted_bytes"`
+}
+
+// ArrayClassWaste sums the wasteful arrays of one array class: those of
+// length 0, object arrays of nulls only, and primitive arrays of two or
+// more elements that all hold one value; the bytes are their shallow
+// sizes.
+type ArrayClassWaste struct {
+	Class           string `json:"class"`
+	ZeroLength      int64  `json:"zero_length"`
+	ZeroLengthBytes int64  `json:"zero_length_bytes"`
+	AllNull         int64  `json:"all_null"`
+	AllNullBytes    int64  `json:"all_null_bytes"`
+	Constant        int64  `json:"constant"`
+	ConstantBytes   int64  `json:"constant_bytes"`
+}
+
+// The kinds of wasteful arrays.
+const (
+	ArrayZeroLength = "zero-length"
+	ArrayAllNull    = "all-null"
+	ArrayConstant   = "constant"
+)
+
+// ArrayObject is one wasteful array.
+type ArrayObject struct {
+	ObjectID string `json:"object_id"`
+	Class    string `json:"class"`
+	Length   int64  `json:"length"`
+	// Kind is ArrayZeroLength, ArrayAllNull or ArrayConstant.
+	Kind  string `json:"kind"`
+	Bytes int64  `json:"bytes"`
+	// Value is a constant array's value (as show prints it), nil for the
+	// other kinds.
+	Value any `json:"value"`
+}
+
+// CollectionReport is the result of Collections: sums per class, or with
+// CollectionOptions.Objects the objects themselves.
+type CollectionReport struct {
+	Classes      []CollectionClass
+	Arrays       []ArrayClassWaste
+	Objects      []CollectionObject
+	ArrayObjects []ArrayObject
+	// Collections and WastedBytes count and sum every collection found,
+	// ArrayBytes every wasteful array, whatever rows are shown.
+	Collections int64
+	WastedBytes int64
+	ArrayBytes  int64
+}
+
+// collectionRule says how the JDK class of a collection keeps its size
+// and its slots.
+type collectionRule struct {
+	// size is the int field that holds the number of elements, "" where
+	// it is derived (below).
+	size string
+	// array is the field of the backing array, "" for a collection of
+	// linked nodes (its capacity is its size).
+	array string
+	// hashed marks a hash table: its empty slots are the null buckets,
+	// as entries that collide share one. Otherwise the slots past the
+	// size are empty.
+	hashed bool
+	// pairs marks a table of keys and values side by side
+	// (IdentityHashMap): its capacity is half the array's length.
+	pairs bool
+	// via names the field of the map that backs a set: the set's size
+	// and capacity are the map's, and the map is not counted apart.
+	via string
+}
+
+// collectionRules are the JDK collections Collections knows, by the
+// name of the class whose fields it reads; subclasses (LinkedHashMap,
+// Stack, a program's own) follow the rule of the nearest one. Sizes
+// derived from other fields: ArrayDeque (head and tail),
+// ConcurrentHashMap (baseCount plus its counter cells),
+// CopyOnWriteArrayList (its array is always exactly full).
+var collectionRules = map[string]collectionRule{
+	"java.util.HashMap":                                 {size: "size", array: "table", hashed: true},
+	"java.util.Hashtable":                               {size: "count", array: "table", hashed: true},
+	"java.util.WeakHashMap":                             {size: "size", array: "table", hashed: true},
+	"java.util.concurrent.ConcurrentHashMap":            {array: "table", hashed: true},
+	"java.util.IdentityHashMap":                         {size: "size", array: "table", pairs: true},
+	"java.util.ArrayList":                               {size: "size", array: "elementData"},
+	"java.util.Vector":                                  {size: "elementCount", array: "elementData"},
+	"java.util.PriorityQueue":                           {size: "size", array: "queue"},
+	"java.util.concurrent.PriorityBlockingQueue":        {size: "size", array: "queue"},
+	"java.util.concurrent.ArrayBlockingQueue":           {size: "count", array: "items"},
+	"java.util.concurrent.CopyOnWriteArrayList":         {array: "array"},
+	"java.util.ArrayDeque":                              {array: "elements"},
+	"java.util.TreeMap":                                 {size: "size"},
+	"java.util.LinkedList":                              {size: "size"},
+	"java.util.HashSet":                                 {via: "map"},
+	"java.util.TreeSet":                                 {via: "m"},
+	"java.util.concurrent.ConcurrentHashMap$KeySetView": {via: "map"},
+}
+
+// collectionState is what Collections learns of one collection.
+// It holds no pointers, so that the collector need not scan the
+// millions of them a big heap has.
+type collectionState struct {
+	// class is the JDK class whose rule applies, as an index into
+	// jdkClasses.
+	class    int16
+	read     bool
+	size     int64
+	capacity int64
+	empty    int64
+	// backing is a set's map; cells a ConcurrentHashMap's counter cells.
+	backing model.ObjectIndex
+	cells   model.ObjectIndex
+}
+
+// rule is the rule the collection follows.
+func (st *collectionState) rule() collectionRule { return jdkRules[st.class] }
+
+// jdkClasses are the names of collectionRules, sorted; jdkRules their
+// rules in the same order.
+var (
+	jdkClasses = slices.Sorted(maps.Keys(collectionRules))
+	jdkRules   = func() []collectionRule {
+		rules := make([]collectionRule, len(jdkClasses))
+		for k, name := range jdkClasses {
+			rules[k] = collectionRules[name]
+		}
+		return rules
+	}()
+)
+
+// Collections measures the heap's JDK collections (size, capacity, fill
+// ratio, bytes wasted on empty slots: empty slots times the size of a
+// reference) and its wasteful arrays, reading the collections' fields
+// from the dump at path (model.EachValues): which arrays are all null or
+// constant the heap knows (model.Heap.ArrayContents); a constant array's
+// value is read only to list it. Sums are per class, most wasted first.
+func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionReport, error) {
+	var rep CollectionReport
+	// jdkOf[c] is the place in jdkClasses of the JDK class whose rule
+	// class c follows, -1 for none.
+	jdkOf := make([]int16, len(h.Classes))
+	for c := range h.Classes {
+		jdkOf[c] = -1
+		for k := range h.Supers(model.ClassIndex(c)) {
+			if j, ok := slices.BinarySearch(jdkClasses, h.Classes[k].Name); ok {
+				jdkOf[c] = int16(j)
+				break
+			}
+		}
+	}
+	ref := int64(h.Layout.Ref)
+	if o.Size == model.SizeFields || ref == 0 {
+		ref = int64(h.Source.IDSize)
+	}
+	// The heap knows each array's length and whether its elements are
+	// all equal; only the collections, and with o.Objects the listed
+	// constant arrays (for their value), are read from the dump.
+	expect := 0
+	for c := range h.Classes {
+		if jdkOf[c] >= 0 {
+			expect += int(h.Classes[c].Instances)
+		}
+	}
+	colls := make([]model.ObjectIndex, 0, min(expect, h.NumObjects()))
+	var wasteful []wastefulArray // in object order
+	classClass := h.ClassClass()
+	for i := range h.NumObjects() {
+		obj := model.ObjectIndex(i)
+		c := h.ClassOf(obj)
+		if c == model.NoClass || c == classClass || !o.Heaps.Has(obj) {
+			continue
+		}
+		cl := &h.Classes[c]
+		switch {
+		case jdkOf[c] >= 0:
+			colls = append(colls, obj)
+		case cl.IsArray():
+			length := h.ArrayLength(obj)
+			if length == 0 {
+				wasteful = append(wasteful, wastefulArray{obj, zeroLength})
+				continue
+			}
+			if _, uniform, recorded := h.ArrayContents(obj); !uniform || !recorded {
+				continue
+			}
+			switch {
+			case cl.Elem == model.TypeObject:
+				wasteful = append(wasteful, wastefulArray{obj, allNull})
+			case length >= 2:
+				wasteful = append(wasteful, wastefulArray{obj, constantElements})
+			}
+		}
+	}
+	states := make([]collectionState, len(colls))
+	err := model.EachValues(h, path, colls, func(k int, v *model.ObjectValues) error {
+		obj := colls[k]
+		st := &states[k]
+		st.class, st.read = jdkOf[h.ClassOf(obj)], true
+		jdkClass := jdkClasses[st.class]
+		rule := st.rule()
+		st.backing, st.cells = model.NoObject, model.NoObject
+		intField := func(name string) int64 {
+			f, _ := v.Field(name)
+			return int64(int32(f.Bits))
+		}
+		var table model.ObjectIndex = model.NoObject
+		if rule.array != "" {
+			if f, ok := v.Field(rule.array); ok && f.Ref != model.NoObject && h.Classes[h.ClassOf(f.Ref)].IsArray() {
+				table = f.Ref
+			}
+		}
+		length := int64(0)
+		if table != model.NoObject {
+			length = int64(h.ArrayLength(table))
+		}
+		switch {
+		case rule.via != "":
+			f, _ := v.Field(rule.via)
+			st.backing = f.Ref
+			return nil
+		case jdkClass == "java.util.ArrayDeque":
+			head, tail := intField("head"), intField("tail")
+			if length > 0 {
+				st.size = ((tail-head)%length + length) % length
+			}
+		case jdkClass == "java.util.concurrent.CopyOnWriteArrayList":
+			st.size = length
+		case jdkClass == "java.util.concurrent.ConcurrentHashMap":
+			f, _ := v.Field("baseCount")
+			st.size = int64(f.Bits)
+			if c, ok := v.Field("counterCells"); ok {
+				st.cells = c.Ref
+			}
+		default:
+			st.size = intField(rule.size)
+		}
+		switch {
+		case rule.array == "":
+			st.capacity = st.size
+		case rule.pairs:
+			st.capacity = length / 2
+			st.empty = max(length-2*st.size, 0)
+		case rule.hashed:
+			st.capacity = length
+			if table != model.NoObject {
+				st.empty = length - int64(len(h.Refs(table)))
+			}
+		default:
+			st.capacity = length
+			st.empty = max(length-st.size, 0)
+		}
+		return nil
+	})
+	if err != nil {
+		return rep, err
+	}
+	if err := addCounterCells(h, path, states); err != nil {
+		return rep, err
+	}
+	// A set takes its backing map's size and slots; the map is then not
+	// counted on its own.
+	owned := map[model.ObjectIndex]bool{}
+	for k := range states {
+		st := &states[k]
+		if !st.read || st.rule().via == "" {
+			continue
+		}
+		if n, ok := slices.BinarySearch(colls, st.backing); ok && states[n].read && states[n].rule().via == "" {
+			b := states[n]
+			st.size, st.capacity, st.empty = b.size, b.capacity, b.empty
+			owned[st.backing] = true
+		}
+	}
+	// Rows are made only for what is listed: per class, or the objects
+	// that waste most (in object order among equals).
+	byClass := map[string]*CollectionClass{}
+	className := make([]string, len(h.Classes))
+	type listed struct {
+		k      int
+		wasted int64
+	}
+	var objects []listed
+	for k, obj := range colls {
+		st := states[k]
+		if !st.read || owned[obj] {
+			continue
+		}
+		wasted := st.empty * ref
+		rep.Collections++
+		rep.WastedBytes += wasted
+		if o.Objects {
+			objects = append(objects, listed{k, wasted})
+			continue
+		}
+		c := h.ClassOf(obj)
+		if className[c] == "" {
+			className[c] = ClassName(h, obj)
+		}
+		cc := byClass[className[c]]
+		if cc == nil {
+			cc = &CollectionClass{Class: className[c]}
+			byClass[className[c]] = cc
+		}
+		cc.Instances++
+		if st.size == 0 {
+			cc.Empty++
+		}
+		cc.Size += st.size
+		cc.Capacity += st.capacity
+		cc.WastedBytes += wasted
+	}
+	for _, cc := range byClass {
+		cc.FillRatio = fillRatio(cc.Size, cc.Capacity)
+		rep.Classes = append(rep.Classes, *cc)
+	}
+	slices.SortFunc(rep.Classes, func(x, y CollectionClass) int {
+		return cmp.Or(cmp.Compare(y.WastedBytes, x.WastedBytes), cmp.Compare(y.Instances, x.Instances), cmp.Compare(x.Class, y.Class))
+	})
+	slices.SortStableFunc(objects, func(x, y listed) int { return cmp.Compare(y.wasted, x.wasted) })
+	for _, l := range topRows(objects, o.Top) {
+		st, obj := states[l.k], colls[l.k]
+		rep.Objects = append(rep.Objects, CollectionObject{ObjectID: ObjectID(h, obj), Class: ClassName(h, obj), Size: st.size,
+			Capacity: st.capacity, FillRatio: fillRatio(st.size, st.capacity), WastedBytes: l.wasted})
+	}
+	rep.Classes = topRows(rep.Classes, o.Top)
+	return rep, arrayRows(h, path, &rep, wasteful, o)
+}
+
+// addCounterCells adds to each ConcurrentHashMap's size the values of
+// its counter cells, the part of the count that threads added under
+// contention.
+func addCounterCells(h *model.Heap, path string, states []collectionState) error {
+	var owner []int
+	var cells []model.ObjectIndex
+	for k := range states {
+		if c := states[k].cells; c != model.NoObject {
+			for _, cell := range h.Refs(c) {
+				owner = append(owner, k)
+				cells = append(cells, cell)
+			}
+		}
+	}
+	if len(cells) == 0 {
+		return nil
+	}
+	values := make([]int64, len(cells))
+	err := model.EachValues(h, path, cells, func(k int, v *model.ObjectValues) error {
+		if f, ok := v.Field("value"); ok && v.Length < 0 {
+			values[k] = int64(f.Bits)
+		}
+		return nil
+	})
+	for k, v := range values {
+		states[owner[k]].size += v
+	}
+	return err
+}
+
+// wastefulArray is an array of length 0, of nulls only or of one
+// constant value, as kind says.
+type wastefulArray struct {
+	obj  model.ObjectIndex
+	kind arrayWaste
+}
+
+// arrayWaste is a kind of wasteful array; arrayKinds names each.
+type arrayWaste uint8
+
+const (
+	zeroLength arrayWaste = iota
+	allNull
+	constantElements
+)
+
+var arrayKinds = [...]string{zeroLength: ArrayZeroLength, allNull: ArrayAllNull, constantElements: ArrayConstant}
+
+// arrayRows fills the array part of rep from the wasteful arrays, in
+// object order: sums per class, or the arrays that waste most, with the
+// value of each listed constant array read from the dump at path.
+func arrayRows(h *model.Heap, path string, rep *CollectionReport, wasteful []wastefulArray, o CollectionOptions) error {
+	byClass := map[string]*ArrayClassWaste{}
+	className := make([]string, len(h.Classes))
+	type listed struct {
+		wastefulArray
+		bytes int64
+	}
+	var objects []listed
+	for _, w := range wasteful {
+		b := graph.ShallowBytes(h, w.obj, o.Size)
+		rep.ArrayBytes += b
+		if o.Objects {
+			objects = append(objects, listed{w, b})
+			continue
+		}
+		c := h.ClassOf(w.obj)
+		if className[c] == "" {
+			className[c] = ClassName(h, w.obj)
+		}
+		a := byClass[className[c]]
+		if a == nil {
+			a = &ArrayClassWaste{Class: className[c]}
+			byClass[className[c]] = a
+		}
+		switch w.kind {
+		case zeroLength:
+			a.ZeroLength++
+			a.ZeroLengthBytes += b
+		case allNull:
+			a.AllNull++
+			a.AllNullBytes += b
+		case constantElements:
+			a.Constant++
+			a.ConstantBytes += b
+		}
+	}
+	for _, a := range byClass {
+		rep.Arrays = append(rep.Arrays, *a)
+	}
+	total := func(a ArrayClassWaste) int64 { return a.ZeroLengthBytes + a.AllNullBytes + a.ConstantBytes }
+	slices.SortFunc(rep.Arrays, func(x, y ArrayClassWaste) int {
+		return cmp.Or(cmp.Compare(total(y), total(x)), cmp.Compare(x.Class, y.Class))
+	})
+	rep.Arrays = topRows(rep.Arrays, o.Top)
+	slices.SortStableFunc(objects, func(x, y listed) int { return cmp.Compare(y.bytes, x.bytes) })
+	objects = topRows(objects, o.Top)
+	var constant []model.ObjectIndex
+	for _, l := range objects {
+		if l.kind == constantElements {
+			constant = append(constant, l.obj)
+		}
+	}
+	values := make([]any, len(constant))
+	err := model.EachValues(h, path, constant, func(k int, v *model.ObjectValues) error {
+		if v.HasElements() {
+			values[k] = fieldValue(v.Element(0))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, l := range objects {
+		row := ArrayObject{ObjectID: ObjectID(h, l.obj), Class: ClassName(h, l.obj), Length: int64(h.ArrayLength(l.obj)), Kind: arrayKinds[l.kind], Bytes: l.bytes}
+		if l.kind == constantElements {
+			row.Value, values = values[0], values[1:]
+		}
+		rep.ArrayObjects = append(rep.ArrayObjects, row)
+	}
+	return nil
+}
+
+// fillRatio is size / capacity, 1 for a capacity of 0 (nothing is
+// empty).
+func fillRatio(size, capacity int64) float64 {
+	if capacity <= 0 {
+		return 1
+	}
+	return float64(size) / float64(capacity)
+}
+
+// topRows keeps the first n rows; n 0 keeps all.
+func topRows[T any](rows []T, n int) []T {
+	if n > 0 && len(rows) > n {
+		return rows[:n]
+	}
+	return rows
+}

@@ -1,0 +1,376 @@
+package heap
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/model"
+)
+
+// DominatorOptions select the rows of a dominator report.
+type DominatorOptions struct {
+	// Top keeps the Top rows that retain most; 0 keeps all.
+	Top int
+	// Class, when set, selects every reachable instance of the matching
+	// classes instead of the objects the virtual root immediately
+	// dominates.
+	Class *regexp.Regexp
+	// Children lists, for each row, up to Children of the objects it
+	// immediately dominates, biggest first.
+	Children int
+	// ByClass aggregates the selected objects per class (MAT's "group by
+	// class"); a class's retained bytes are those of the union of its
+	// selected objects' retained sets, so an object dominated by another
+	// selected object of its class adds nothing more.
+	ByClass bool
+	// Size chooses the shallow sizes (as the Retention was built).
+	Size model.SizeMode
+	// Native, when it holds any, adds the registered native sizes each
+	// row retains (RetainedNative).
+	Native *NativeSizes
+	// Heaps selects the Android heaps whose objects are listed; the top
+	// of the tree is then the selected objects no other selected object
+	// dominates. Retained sizes stay those of the whole graph.
+	Heaps model.HeapSelection
+}
+
+// DominatedObject is one object a dominator row immediately dominates.
+type DominatedObject struct {
+	ObjectID      string `json:"object_id"`
+	Class         string `json:"class"`
+	RetainedBytes int64  `json:"retained_bytes"`
+	// RetainedNativeBytes sums the native sizes registered to the
+	// objects it dominates.
+	RetainedNativeBytes int64 `json:"retained_native_bytes,omitempty"`
+}
+
+// DominatorRow is one object of a dominator report.
+type DominatorRow struct {
+	ObjectID           string            `json:"object_id"`
+	Class              string            `json:"class"`
+	Heap               string            `json:"heap,omitempty"`
+	ShallowBytes       int64             `json:"shallow_bytes"`
+	RetainedBytes      int64             `json:"retained_bytes"`
+	RetainedObjects    int64             `json:"retained_objects"`
+	ImmediateDominator string            `json:"immediate_dominator"`
+	Dominated          []DominatedObject `json:"dominated"`
+	// DominatedCount counts every object it immediately dominates, of
+	// which Dominated lists the biggest.
+	DominatedCount int `json:"dominated_count"`
+
+	// RetainedNativeBytes sums the native sizes registered to the
+	// objects it dominates.
+	RetainedNativeBytes int64 `json:"retained_native_bytes,omitempty"`
+}
+
+// DominatorClassRow aggregates the selected objects of one class.
+type DominatorClassRow struct {
+	Class         string `json:"class"`
+	Objects       int64  `json:"objects"`
+	ShallowBytes  int64  `json:"shallow_bytes"`
+	RetainedBytes int64  `json:"retained_bytes"`
+	// RetainedNativeBytes sums the native sizes the class's selected
+	// objects retain, counted once as RetainedBytes is.
+	RetainedNativeBytes int64 `json:"retained_native_bytes,omitempty"`
+}
+
+// DominatorReport is the result of Dominators.
+type DominatorReport struct {
+	Rows []DominatorRow
+	// Classes is the per-class aggregate, non-nil exactly with ByClass.
+	Classes []DominatorClassRow
+	// Selected counts the objects selected before Top cut the list.
+	Selected int
+	// Totals of the tree, and what it leaves out.
+	ReachableObjects, ReachableBytes     int64
+	UnreachableObjects, UnreachableBytes int64
+	KeptUnreachable                      bool
+	// Native reports whether the dump shows native sizes,
+	// ReachableNativeBytes what of them the tree holds.
+	Native               bool
+	ReachableNativeBytes int64
+}
+
+// RootID is how reports name the virtual root above the GC roots.
+const RootID = "root"
+
+// ObjectID formats an object's id as reports show it: "0x" and hex.
+func ObjectID(h *model.Heap, i model.ObjectIndex) string {
+	if i == model.NoObject {
+		return RootID
+	}
+	return fmt.Sprintf("0x%x", h.ObjectID(i))
+}
+
+// HeapName is the Android heap object i lies in: model.NoHeap for an
+// object that no heap switch precedes, "" for a dump without heaps.
+func HeapName(h *model.Heap, i model.ObjectIndex) string {
+	k := h.HeapNumber(i)
+	switch {
+	case k < 0:
+		return ""
+	case k < len(h.HeapNames()):
+		return h.HeapNames()[k]
+	}
+	return model.NoHeap
+}
+
+// ClassName is the name of object i's class; for a class object, the
+// class it is the object of, as "class NAME".
+func ClassName(h *model.Heap, i model.ObjectIndex) string {
+	if c, ok := h.ClassObjectOf(i); ok && h.Classes[c].Object == i {
+		return "class " + h.Classes[c].Name
+	}
+	if c := h.ClassOf(i); c != model.NoClass {
+		return h.Classes[c].Name
+	}
+	return "<unknown class>"
+}
+
+// Dominators lists the objects that retain most: by default the objects
+// the virtual root immediately dominates (the top of the dominator tree,
+// whose retained sizes add up to the reachable heap), or with Class every
+// reachable instance of the matching classes.
+func Dominators(h *model.Heap, r *graph.Retention, o DominatorOptions) DominatorReport {
+	out := TreeTotals(r)
+	var selected []model.ObjectIndex
+	if o.Class == nil {
+		selected = r.TopLevelIn(o.Heaps)
+	} else {
+		match := graph.MatchingClasses(h, o.Class)
+		for i := range h.NumObjects() {
+			obj := model.ObjectIndex(i)
+			if c := h.ClassOf(obj); c != model.NoClass && match[c] && r.Reachable(obj) && !graph.IsClassObject(h, obj) && o.Heaps.Has(obj) {
+				selected = append(selected, obj)
+			}
+		}
+	}
+	out.Selected = len(selected)
+	retained := out.addNative(r, o.Native)
+	if o.ByClass {
+		out.Classes = byClass(h, r, selected, o, retained)
+		return out
+	}
+	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o, retained)
+	return out
+}
+
+// addNative notes in the report whether there are native sizes and what
+// of them the tree holds, and returns what each object retains of them.
+func (d *DominatorReport) addNative(r *graph.Retention, n *NativeSizes) map[model.ObjectIndex]int64 {
+	if !n.Any() {
+		return nil
+	}
+	d.Native = true
+	for k, o := range n.Owners {
+		if r.Reachable(o) {
+			d.ReachableNativeBytes = addBytes(d.ReachableNativeBytes, n.Bytes[k])
+		}
+	}
+	return RetainedNative(r, n)
+}
+
+// TreeTotals is a DominatorReport of no row: the totals of the tree r
+// and what it leaves out.
+func TreeTotals(r *graph.Retention) DominatorReport {
+	return DominatorReport{
+		ReachableObjects: r.ReachableObjects(), ReachableBytes: r.ReachableBytes(),
+		UnreachableObjects: r.Unreachable, UnreachableBytes: r.UnreachableBytes,
+		KeptUnreachable: r.KeptUnreachable,
+	}
+}
+
+// DominatedBy lists, as Dominators lists the top of the tree, the objects
+// the reachable object parent immediately dominates: the o.Top of them
+// that retain most (0: all), each with its own biggest o.Children. The
+// tree's totals are the whole tree's; o.Class and o.ByClass do not apply.
+func DominatedBy(h *model.Heap, r *graph.Retention, parent model.ObjectIndex, o DominatorOptions) DominatorReport {
+	out := TreeTotals(r)
+	selected := r.Dominated([]model.ObjectIndex{parent})[parent]
+	out.Selected = len(selected)
+	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o, out.addNative(r, o.Native))
+	return out
+}
+
+// DominatorRowOf describes the reachable object obj as a row of
+// Dominators, with its biggest o.Children.
+func DominatorRowOf(h *model.Heap, r *graph.Retention, obj model.ObjectIndex, o DominatorOptions) DominatorRow {
+	var d DominatorReport
+	return dominatorRows(h, r, []model.ObjectIndex{obj}, o, d.addNative(r, o.Native))[0]
+}
+
+// dominatorRows describes the selected objects, in their order, each with
+// the biggest o.Children of the objects it immediately dominates, and
+// what they retain of the native sizes (retainedNative, nil for none).
+func dominatorRows(h *model.Heap, r *graph.Retention, selected []model.ObjectIndex, o DominatorOptions, retainedNative map[model.ObjectIndex]int64) []DominatorRow {
+	var rows []DominatorRow
+	children := r.Dominated(selected)
+	for _, obj := range selected {
+		row := DominatorRow{
+			ObjectID:           ObjectID(h, obj),
+			Class:              ClassName(h, obj),
+			Heap:               HeapName(h, obj),
+			ShallowBytes:       graph.ShallowBytes(h, obj, o.Size),
+			RetainedBytes:      r.RetainedBytes(obj),
+			RetainedObjects:    r.RetainedObjects(obj),
+			ImmediateDominator: ObjectID(h, r.ImmediateDominator(obj)),
+			Dominated:          []DominatedObject{},
+		}
+		row.RetainedNativeBytes = retainedNative[obj]
+		kids := children[obj]
+		row.DominatedCount = len(kids)
+		if o.Children == 0 {
+			kids = nil
+		}
+		for _, k := range biggest(r, kids, max(o.Children, 0)) {
+			row.Dominated = append(row.Dominated, DominatedObject{ObjectID: ObjectID(h, k), Class: ClassName(h, k), RetainedBytes: r.RetainedBytes(k), RetainedNativeBytes: retainedNative[k]})
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// retainedObject is an object with its retained size, for sorting.
+type retainedObject struct {
+	bytes int64
+	obj   model.ObjectIndex
+}
+
+// bigger orders by retained size, biggest first, then by index.
+func bigger(a, b retainedObject) bool {
+	if a.bytes != b.bytes {
+		return a.bytes > b.bytes
+	}
+	return a.obj < b.obj
+}
+
+// biggest returns the top objects (all when top is 0) that retain most,
+// biggest first. It keeps a heap of top entries, so picking a few of
+// millions costs one pass.
+func biggest(r *graph.Retention, objs []model.ObjectIndex, top int) []model.ObjectIndex {
+	if top <= 0 || top > len(objs) {
+		top = len(objs)
+	}
+	// best is a min-heap (by bigger) of the top entries seen so far.
+	best := make([]retainedObject, 0, top)
+	for _, obj := range objs {
+		e := retainedObject{r.RetainedBytes(obj), obj}
+		if len(best) < top {
+			best = append(best, e)
+			for k := len(best) - 1; k > 0 && bigger(best[(k-1)/2], best[k]); k = (k - 1) / 2 {
+				best[k], best[(k-1)/2] = best[(k-1)/2], best[k]
+			}
+			continue
+		}
+		if !bigger(e, best[0]) {
+			continue
+		}
+		best[0] = e
+		for k := 0; ; {
+			least := k
+			for _, c := range []int{2*k + 1, 2*k + 2} {
+				if c < len(best) && bigger(best[least], best[c]) {
+					least = c
+				}
+			}
+			if least == k {
+				break
+			}
+			best[k], best[least] = best[least], best[k]
+			k = least
+		}
+	}
+	sort.Slice(best, func(a, b int) bool { return bigger(best[a], best[b]) })
+	out := make([]model.ObjectIndex, len(best))
+	for k, e := range best {
+		out[k] = e.obj
+	}
+	return out
+}
+
+// byClass sums the selected objects per class, biggest retained first.
+func byClass(h *model.Heap, r *graph.Retention, objs []model.ObjectIndex, o DominatorOptions, retainedNative map[model.ObjectIndex]int64) []DominatorClassRow {
+	nested := nestedInSameClass(h, r, objs)
+	index := map[string]int{}
+	rows := []DominatorClassRow{}
+	for _, obj := range objs {
+		name := ClassName(h, obj)
+		k, ok := index[name]
+		if !ok {
+			k = len(rows)
+			index[name] = k
+			rows = append(rows, DominatorClassRow{Class: name})
+		}
+		rows[k].Objects++
+		rows[k].ShallowBytes += graph.ShallowBytes(h, obj, o.Size)
+		if !nested.has(obj) {
+			rows[k].RetainedBytes += r.RetainedBytes(obj)
+			rows[k].RetainedNativeBytes = addBytes(rows[k].RetainedNativeBytes, retainedNative[obj])
+		}
+	}
+	sort.SliceStable(rows, func(a, b int) bool {
+		if rows[a].RetainedBytes != rows[b].RetainedBytes {
+			return rows[a].RetainedBytes > rows[b].RetainedBytes
+		}
+		return rows[a].Class < rows[b].Class
+	})
+	if o.Top > 0 && len(rows) > o.Top {
+		rows = rows[:o.Top]
+	}
+	return rows
+}
+
+// objectSet is a set of objects.
+type objectSet map[model.ObjectIndex]bool
+
+func (s objectSet) has(i model.ObjectIndex) bool { return s[i] }
+
+// nestedInSameClass returns the objects of objs that another object of
+// objs with the same class dominates. Each class's walk up the dominator
+// tree stops at the first node it has seen before, so every node is
+// visited at most once per class.
+func nestedInSameClass(h *model.Heap, r *graph.Retention, objs []model.ObjectIndex) objectSet {
+	byName := map[string][]model.ObjectIndex{}
+	for _, obj := range objs {
+		name := ClassName(h, obj)
+		byName[name] = append(byName[name], obj)
+	}
+	nested := objectSet{}
+	for _, group := range byName {
+		if len(group) < 2 {
+			continue
+		}
+		selected := objectSet{}
+		for _, obj := range group {
+			selected[obj] = true
+		}
+		// below[x] says whether a selected object strictly dominates x.
+		below := map[model.ObjectIndex]bool{}
+		var path []model.ObjectIndex
+		for _, obj := range group {
+			path = path[:0]
+			inside := false
+			for x := r.ImmediateDominator(obj); x != model.NoObject; x = r.ImmediateDominator(x) {
+				if b, ok := below[x]; ok {
+					inside = b || selected[x]
+					break
+				}
+				if selected[x] {
+					inside = true
+					break
+				}
+				path = append(path, x)
+			}
+			for i := len(path) - 1; i >= 0; i-- {
+				below[path[i]] = inside
+				inside = inside || selected[path[i]]
+			}
+			if inside {
+				nested[obj] = true
+			}
+		}
+	}
+	return nested
+}
