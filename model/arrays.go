@@ -64,9 +64,9 @@ func rankArrays(isArray []uint64) ([]uint32, int) {
 	return rank, count
 }
 
-// index returns the position of array i in lengths, and false when object
-// i is no array.
-func (a *arrayLengths) index(i int) (int, bool) {
+// position returns the position of array i in lengths, and false when
+// object i is no array.
+func (a *arrayLengths) position(i int) (int, bool) {
 	k := i >> 6
 	bit := uint64(1) << (i & 63)
 	if a.isArray[k]&bit == 0 {
@@ -82,7 +82,7 @@ func (a *arrayLengths) index(i int) (int, bool) {
 // at returns the length of object i: its element count for an array, 0
 // for any other object.
 func (a *arrayLengths) at(i int) uint32 {
-	if r, ok := a.index(i); ok {
+	if r, ok := a.position(i); ok {
 		return a.lengths[r]
 	}
 	return 0
@@ -90,7 +90,7 @@ func (a *arrayLengths) at(i int) uint32 {
 
 // set changes the length of array i; other objects keep having none.
 func (a *arrayLengths) set(i int, n uint32) {
-	if r, ok := a.index(i); ok {
+	if r, ok := a.position(i); ok {
 		a.lengths[r] = n
 	}
 }
@@ -202,7 +202,7 @@ func (d *elementDigest) info(length uint32) uint64 {
 // gatherArrayContents returns the contents of the arrays of a, in its
 // order: info holds one entry per array arrival, arrivals marks the
 // arrivals that are arrays (duplicates left out of order included), and
-// order maps object index to arrival.
+// order maps each object's number to its arrival.
 func gatherArrayContents(a *arrayLengths, info *chunkList[uint64], arrivals []uint64, order []uint32) arrayContents {
 	rank, _ := rankArrays(arrivals)
 	byArrival := arrayLengths{isArray: arrivals, rank: rank}
@@ -220,7 +220,7 @@ func gatherArrayContents(a *arrayLengths, info *chunkList[uint64], arrivals []ui
 			r++
 			continue
 		}
-		if k, ok := byArrival.index(int(arrival)); ok {
+		if k, ok := byArrival.position(int(arrival)); ok {
 			v := info.at(k)
 			c.digests[r] = uint32(v)
 			if v&contentRecorded != 0 {
@@ -251,7 +251,7 @@ func (c *arrayContents) check(n int) error {
 // forget drops what is known of the elements of array i, whose length
 // changed after they were read.
 func (c *arrayContents) forget(a *arrayLengths, i int) {
-	if r, ok := a.index(i); ok && r < len(c.digests) {
+	if r, ok := a.position(i); ok && r < len(c.digests) {
 		c.digests[r] = 0
 		c.recorded[r>>6] &^= 1 << (r & 63)
 		c.uniform[r>>6] &^= 1 << (r & 63)

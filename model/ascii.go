@@ -97,7 +97,7 @@ func LoadASCII(src io.Reader, name string, dump int) (*Profile, error) {
 		case hprofascii.KindMonitorDumpThread:
 			if t := rec.MonitorThread; monitorDump != nil {
 				monitorDump.Threads = append(monitorDump.Threads, MonitorThread{Serial: t.Thread, Trace: t.Trace,
-					State: agentThreadState(string(t.State)), Suspended: t.Suspended, Interrupted: t.Interrupted, InNative: t.InNative})
+					State: hprofascii.ThreadState(t.State), Suspended: t.Suspended, Interrupted: t.Interrupted, InNative: t.InNative})
 			}
 		case hprofascii.KindMonitorDumpMonitor:
 			if m := rec.Monitor; monitorDump != nil {
@@ -164,24 +164,4 @@ func monitorName(m hprofascii.MonitorRef) MonitorName {
 		n.Class = hprofascii.JavaName(m.Class)
 	}
 	return n
-}
-
-// agentThreadState maps the status codes of the agent's MONITOR DUMP to
-// java.lang.Thread.State names.
-func agentThreadState(code string) string {
-	switch code {
-	case "R":
-		return "RUNNABLE"
-	case "MW":
-		return "BLOCKED"
-	case "CW":
-		return "WAITING"
-	case "SL":
-		return "TIMED_WAITING"
-	case "ZO":
-		return "TERMINATED"
-	case "NS":
-		return "NEW"
-	}
-	return ""
 }

@@ -61,7 +61,7 @@ func EachValues(h *Heap, path string, objs []ObjectIndex, fn func(k int, v *Obje
 		return err
 	}
 	at := h.placeRecords(objs, visit)
-	workers := indexWorkers(len(at))
+	workers := workersFor(len(at))
 	errs := make([]error, workers)
 	forRanges(len(at), workers, func(w, lo, hi int) {
 		b := bulkReader{h: h, f: f, size: st.Size(), fn: fn}

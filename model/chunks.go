@@ -12,7 +12,7 @@ type chunkList[T any] struct {
 	// chunks are kept at their full length; the last one is tail, of
 	// which the part before n is used.
 	chunks [][]T
-	// tail is the chunk being filled and tailStart the list index of its
+	// tail is the chunk being filled and tailStart the list position of its
 	// first element: append then costs one comparison and one store,
 	// where appending to the last chunk's slice would rewrite its header.
 	tail      []T

@@ -1,8 +1,9 @@
-// Package model holds a Java heap as a compact index-based graph: objects
-// under dense integer indices (their order is the order of their ids),
-// per-object attributes in flat slices, references in one CSR array, and
-// classes, GC roots, threads and stack traces beside them. It is built
-// while a parser streams a dump and is read by the analyses.
+// Package model holds a Java heap as a compact graph of numbered objects:
+// objects under dense integer numbers, ObjectIndex (their order is the
+// order of their ids), per-object attributes in flat slices, references
+// in one CSR array, and classes, GC roots, threads and stack traces
+// beside them. It is built while a parser streams a dump and is read by
+// the analyses.
 package model
 
 import (
@@ -121,7 +122,7 @@ type Root struct {
 	Kind   RootKind
 	Object ObjectIndex
 	ID     uint64 // the id the dump names (kept when Object is NoObject)
-	Thread int32  // index into Heap.Threads, -1 if none
+	Thread int32  // position in Heap.Threads, -1 if none
 	Frame  int32  // frame depth in the thread's stack, -1 if unknown
 }
 
@@ -297,7 +298,7 @@ func (h *Heap) ArrayLength(i ObjectIndex) uint32 { return h.arrays.at(int(i)) }
 // an object that is no array and for an array whose elements the dump
 // does not record in full.
 func (h *Heap) ArrayContents(i ObjectIndex) (digest uint32, uniform, recorded bool) {
-	r, ok := h.arrays.index(int(i))
+	r, ok := h.arrays.position(int(i))
 	if !ok || r >= len(h.contents.digests) || h.contents.recorded[r>>6]&(1<<(r&63)) == 0 {
 		return 0, false, false
 	}

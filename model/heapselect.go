@@ -95,7 +95,7 @@ func (h *Heap) heapNumber(i ObjectIndex) int {
 	return int(h.switchHeap[k])
 }
 
-// HeapNumber returns the heap object i was dumped in, as an index into
+// HeapNumber returns the heap object i was dumped in, as a position in
 // HeapNames, or len(HeapNames) for an object no HEAP_DUMP_INFO precedes
 // (NoHeap); -1 for a dump without heaps or a heap loaded without record
 // offsets.

@@ -39,8 +39,8 @@ type Profile struct {
 	// Truncated is set when the file ended inside a record or section.
 	Truncated bool
 
-	traceIndex  map[uint32]int
-	threadIndex map[uint32]int
+	traceBySerial  map[uint32]int
+	threadBySerial map[uint32]int
 	// deobfuscated is set once Deobfuscate has mapped the names.
 	deobfuscated bool
 }
@@ -190,13 +190,13 @@ type HeapSummary struct {
 // Trace returns the trace with the given serial, nil when the file has
 // none.
 func (p *Profile) Trace(serial uint32) *Trace {
-	if p.traceIndex == nil {
-		p.traceIndex = make(map[uint32]int, len(p.Traces))
+	if p.traceBySerial == nil {
+		p.traceBySerial = make(map[uint32]int, len(p.Traces))
 		for i, t := range p.Traces {
-			p.traceIndex[t.Serial] = i
+			p.traceBySerial[t.Serial] = i
 		}
 	}
-	if i, ok := p.traceIndex[serial]; ok {
+	if i, ok := p.traceBySerial[serial]; ok {
 		return &p.Traces[i]
 	}
 	return nil
@@ -204,13 +204,13 @@ func (p *Profile) Trace(serial uint32) *Trace {
 
 // Thread returns the thread with the given serial, nil when unknown.
 func (p *Profile) Thread(serial uint32) *ProfileThread {
-	if p.threadIndex == nil {
-		p.threadIndex = make(map[uint32]int, len(p.Threads))
+	if p.threadBySerial == nil {
+		p.threadBySerial = make(map[uint32]int, len(p.Threads))
 		for i, t := range p.Threads {
-			p.threadIndex[t.Serial] = i
+			p.threadBySerial[t.Serial] = i
 		}
 	}
-	if i, ok := p.threadIndex[serial]; ok {
+	if i, ok := p.threadBySerial[serial]; ok {
 		return &p.Threads[i]
 	}
 	return nil

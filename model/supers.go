@@ -13,7 +13,7 @@ import (
 // streams (chainDumped) and, once every CLASS_DUMP is read, cuts each loop
 // (cutSuperLoops) and reports the other links (reportArraySupers,
 // reportObjectSupers). The layout package, which gets the classes with
-// their superclasses by index, orders them with a cycle-safe walk of its
+// their superclasses by position, orders them with a cycle-safe walk of its
 // own.
 
 // maxReportedLoops bounds the loops a superclass-loop anomaly spells out.

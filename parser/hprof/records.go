@@ -250,7 +250,7 @@ type Trace struct {
 
 // AllocSites is the hprof agent's allocation-site table.
 type AllocSites struct {
-	Flags              uint16
+	Flags              uint16 // read through Incremental, SortedByAllocation, GCForced
 	CutoffRatio        uint32 // raw bits; meaningless in JVMTI-agent files
 	LiveBytes          uint32
 	LiveInstances      uint32
@@ -302,7 +302,7 @@ type CPUSample struct {
 
 // ControlSettings is the agent's CONTROL_SETTINGS record.
 type ControlSettings struct {
-	Flags    uint32 // 0x1 allocation traces, 0x2 CPU sampling
+	Flags    uint32 // read through AllocTraces and CPUSampling
 	MaxDepth uint16
 }
 

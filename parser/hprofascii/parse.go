@@ -488,9 +488,9 @@ func (r *Reader) monitorThread(line []byte) bool {
 	v.Trace = s.u32()
 	s.lit(", status:")
 	s.blanks()
-	v.Suspended = s.has("S|")
-	v.Interrupted = s.has("intr|")
-	v.InNative = s.has("native|")
+	v.Suspended = s.has(flagSuspended)
+	v.Interrupted = s.has(flagInterrupted)
+	v.InNative = s.has(flagInNative)
 	v.State = s.b
 	if !s.ok || bytes.ContainsAny(v.State, " \t|") {
 		return r.bad(line, "MONITOR DUMP thread line")

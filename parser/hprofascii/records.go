@@ -288,9 +288,10 @@ type MonitorThread struct {
 	Suspended   bool
 	Interrupted bool
 	InNative    bool
-	// State is R (runnable), MW (blocked entering a monitor), CW
-	// (waiting), SL (sleeping), ZO (terminated), NS (not started) or UN
-	// (unknown); empty when the JVMPI agent printed none.
+	// State is one of the Status codes: R (runnable), MW (blocked
+	// entering a monitor), CW (waiting), SL (sleeping), ZO (terminated),
+	// NS (not started) or UN (unknown); empty when the JVMPI agent
+	// printed none. ThreadState names it.
 	State []byte
 }
 

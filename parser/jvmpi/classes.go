@@ -106,7 +106,7 @@ type ClassTable struct {
 	byID map[uint64]*ClassInfo
 }
 
-// NewClassTable indexes classes by class id; a repeated id, or super_id
+// NewClassTable makes a table of classes by class id; a repeated id, or super_id
 // links that loop, is an error, so every superclass chain of a table ends.
 func NewClassTable(classes []ClassInfo) (*ClassTable, error) {
 	t := &ClassTable{byID: make(map[uint64]*ClassInfo, len(classes))}

@@ -7,8 +7,8 @@ import (
 	"sync"
 )
 
-// objectTable collects objects in arrival order while a dump streams; index
-// turns it into the Heap's id-ordered tables.
+// objectTable collects objects in arrival order while a dump streams;
+// resolve turns it into the Heap's id-ordered tables.
 type objectTable struct {
 	ids      chunkList[uint64]
 	classOf  chunkList[ClassIndex]
@@ -46,7 +46,7 @@ func (t *objectTable) reset() {
 	*t = objectTable{refs: refStore{wide: t.refs.wide}, trackOffsets: t.trackOffsets}
 }
 
-// add appends an object and returns its arrival index.
+// add appends an object and returns its arrival number.
 func (t *objectTable) add(id uint64, class ClassIndex, length uint32) int {
 	t.ids.append(id)
 	t.classOf.append(class)
@@ -150,19 +150,19 @@ func (s *refStore) get(i int) uint64 {
 	return s.base + uint64(v)<<3
 }
 
-// indexResult reports what indexing found.
-type indexResult struct {
+// resolveResult reports what resolve found.
+type resolveResult struct {
 	dangling      int64  // references to ids that are not in the dump
 	firstDangling uint64 // one such id
 	duplicates    int64  // objects whose id was seen before (later ones dropped)
 	firstDup      uint64
 }
 
-// index sorts the objects by id into h and resolves references to indices.
-// Deferred references (objects whose class layout came late) are given as
-// extra per-arrival lists in late.
-func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error) {
-	var res indexResult
+// resolve sorts the objects by id into h and resolves references to
+// object numbers (ObjectIndex). Deferred references (objects whose class
+// layout came late) are given as extra per-arrival lists in late.
+func (t *objectTable) resolve(h *Heap, late map[int][]uint64) (resolveResult, error) {
+	var res resolveResult
 	n := t.ids.len()
 	total := uint64(t.refs.len())
 	for _, l := range late {
@@ -218,7 +218,7 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 	}
 
 	h.lookup = newIDLookup(h.ids)
-	res.dangling, res.firstDangling = t.resolveRefs(h, order, late, int(total), indexWorkers(n))
+	res.dangling, res.firstDangling = t.resolveRefs(h, order, late, int(total), workersFor(n))
 	h.referents = t.resolveReferents(h, order)
 	t.reset()
 	collect()
@@ -227,7 +227,7 @@ func (t *objectTable) index(h *Heap, late map[int][]uint64) (indexResult, error)
 
 // resolveRefs fills h.refStart and h.refs with the references of the
 // objects in order (total of them, late ones included), each resolved to
-// its object's index; references to ids not in h are dropped and
+// its object's number; references to ids not in h are dropped and
 // counted, and the first of them (in object order) returned.
 //
 // The objects are cut into workers ranges resolved side by side. A
@@ -305,13 +305,13 @@ func (t *objectTable) resolveRefs(h *Heap, order []uint32, late map[int][]uint64
 }
 
 // minRange is the fewest objects worth a goroutine of their own in
-// index's passes; a variable so that tests can send small heaps through
+// resolve's passes; a variable so that tests can send small heaps through
 // every path of the parallel passes.
 var minRange = 1 << 16
 
-// indexWorkers is how many goroutines index's passes over n objects use:
+// workersFor is how many goroutines resolve's passes over n objects use:
 // one per processor the process may run on, fewer for a small heap.
-func indexWorkers(n int) int {
+func workersFor(n int) int {
 	return max(1, min(runtime.GOMAXPROCS(0), n/minRange))
 }
 
@@ -341,7 +341,7 @@ func forRanges(n, workers int, fn func(k, lo, hi int)) {
 }
 
 // resolveReferents turns the pending referents into WeakRefs ordered by
-// the Reference object's index; referents not in the dump are dropped.
+// the Reference object's number; referents not in the dump are dropped.
 func (t *objectTable) resolveReferents(h *Heap, order []uint32) []WeakRef {
 	if len(t.referents) == 0 {
 		return nil
@@ -368,7 +368,7 @@ func (t *objectTable) resolveReferents(h *Heap, order []uint32) []WeakRef {
 	return out
 }
 
-// sortOrder returns the arrival indices ordered by (id, arrival). Dumps
+// sortOrder returns the arrival numbers ordered by (id, arrival). Dumps
 // arrive nearly sorted — HotSpot writes class objects, then the heap in
 // address order; parallel dumps a few such runs — so the longest ascending
 // run is kept as it is, the rest sorted, and the two merged.
@@ -428,7 +428,7 @@ func sortOrder(ids *chunkList[uint64]) []uint32 {
 // by side.
 func gather[T any](src *chunkList[T], order []uint32) []T {
 	out := make([]T, len(order))
-	forRanges(len(order), indexWorkers(len(order)), func(_, lo, hi int) {
+	forRanges(len(order), workersFor(len(order)), func(_, lo, hi int) {
 		for i, a := range order[lo:hi] {
 			out[lo+i] = src.at(int(a))
 		}
@@ -453,7 +453,7 @@ type splitTable struct {
 // joined where a run goes on across ranges.
 func gatherSplit[T uint64 | int64](src *chunkList[T], order []uint32) splitTable {
 	t := splitTable{low: make([]uint32, len(order))}
-	workers := indexWorkers(len(order))
+	workers := workersFor(len(order))
 	parts := make([]splitTable, workers)
 	forRanges(len(order), workers, func(k, lo, hi int) {
 		part := splitTable{low: t.low}
@@ -547,8 +547,9 @@ func newIDLookup(ids splitTable) *idLookup {
 	return l
 }
 
-// find returns the index of id. The search compares the low 32 bits
-// only, within the part of id's bucket that has id's high bits.
+// find returns the position of id in the table, its object's number.
+// The search compares the low 32 bits only, within the part of id's
+// bucket that has id's high bits.
 func (l *idLookup) find(id uint64) (int, bool) {
 	if len(l.bucket) == 0 || id < l.min {
 		return 0, false

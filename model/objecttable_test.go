@@ -170,15 +170,15 @@ func TestResolveRefs(t *testing.T) {
 	// The serial resolution: objects sorted by id, the first arrival of
 	// an id kept, each reference looked up in a map.
 	var order []uint32
-	index := map[uint64]ObjectIndex{}
+	objectOf := map[uint64]ObjectIndex{}
 	sorted := make([]uint32, objects)
 	for a := range sorted {
 		sorted[a] = uint32(a)
 	}
 	slices.SortStableFunc(sorted, func(a, b uint32) int { return cmp.Compare(ids[a], ids[b]) })
 	for _, a := range sorted {
-		if _, dup := index[ids[a]]; !dup {
-			index[ids[a]] = ObjectIndex(len(order))
+		if _, dup := objectOf[ids[a]]; !dup {
+			objectOf[ids[a]] = ObjectIndex(len(order))
 			order = append(order, a)
 		}
 	}
@@ -189,7 +189,7 @@ func TestResolveRefs(t *testing.T) {
 	for _, a := range order {
 		wantStart = append(wantStart, uint32(len(wantRefs)))
 		for _, r := range refs[a] {
-			if i, ok := index[r]; ok {
+			if i, ok := objectOf[r]; ok {
 				wantRefs = append(wantRefs, i)
 			} else {
 				wantDangling++
@@ -218,10 +218,10 @@ func TestResolveRefs(t *testing.T) {
 	}
 }
 
-// TestParallelIndexEqualsSerial loads JVM dumps with index's passes cut
+// TestParallelResolveEqualsSerial loads JVM dumps with resolve's passes cut
 // into ranges of one object upwards, on several processors, and finds
 // every table equal to that of a load in one range.
-func TestParallelIndexEqualsSerial(t *testing.T) {
+func TestParallelResolveEqualsSerial(t *testing.T) {
 	defer func(m, procs int) { minRange, _ = m, runtime.GOMAXPROCS(procs) }(minRange, runtime.GOMAXPROCS(0))
 	for _, name := range []string{"jdk17-default.hprof.gz", "jdk17-jmap-live.hprof.gz", "jdk25-coh.hprof.gz"} {
 		minRange = 1 << 40

@@ -43,15 +43,15 @@ func benchTable(n int) (*objectTable, map[int][]uint64) {
 	return t, map[int][]uint64{}
 }
 
-// BenchmarkIndexTable measures index on 8 M objects: sorting, gathering
+// BenchmarkResolveTable measures resolve on 8 M objects: sorting, gathering
 // and resolving the references.
-func BenchmarkIndexTable(b *testing.B) {
+func BenchmarkResolveTable(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		t, late := benchTable(8 << 20)
 		b.StartTimer()
 		h := Heap{Classes: benchClasses()}
-		if _, err := t.index(&h, late); err != nil {
+		if _, err := t.resolve(&h, late); err != nil {
 			b.Fatal(err)
 		}
 	}
