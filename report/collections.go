@@ -12,28 +12,67 @@ import (
 // a table or CSV shows the two lists one after the other (CSV: a blank
 // line between them).
 func Collections(w io.Writer, c heap.CollectionReport, objects bool, o Options) error {
-	if o.Format == JSON {
-		if objects {
-			return writeJSON(w, struct {
-				Collections []heap.CollectionObject `json:"collections"`
-				Arrays      []heap.ArrayObject      `json:"arrays"`
-			}{nonNil(c.Objects), nonNil(c.ArrayObjects)})
-		}
+	return Generate(w, collections{c, objects}, o)
+}
+
+// collections is a collection report as a Document: per class, or each
+// object.
+type collections struct {
+	heap.CollectionReport
+	objects bool
+}
+
+// JSON writes the two lists.
+func (c collections) JSON(w io.Writer) error {
+	if c.objects {
 		return writeJSON(w, struct {
-			Collections []heap.CollectionClass `json:"collections"`
-			Arrays      []heap.ArrayClassWaste `json:"arrays"`
-		}{nonNil(c.Classes), nonNil(c.Arrays)})
+			Collections []heap.CollectionObject `json:"collections"`
+			Arrays      []heap.ArrayObject      `json:"arrays"`
+		}{nonNil(c.Objects), nonNil(c.ArrayObjects)})
 	}
-	var colls, arrays grid
-	// Tables show the fill ratio as a percentage, CSV as the ratio.
-	fill, fillTitle := func(r float64) any { return r }, "fill ratio"
-	if o.Format == Table {
-		fill, fillTitle = func(r float64) any { return r * 100 }, "fill"
+	return writeJSON(w, struct {
+		Collections []heap.CollectionClass `json:"collections"`
+		Arrays      []heap.ArrayClassWaste `json:"arrays"`
+	}{nonNil(c.Classes), nonNil(c.Arrays)})
+}
+
+// CSV writes the two lists, a blank line between them; the fill is a
+// ratio.
+func (c collections) CSV(w io.Writer, o Options) error {
+	colls, arrays := c.grids("fill ratio")
+	return writeTwo(w, colls, arrays, o.writeCSV)
+}
+
+// Table writes the two lists with their totals; the fill is a
+// percentage.
+func (c collections) Table(w io.Writer, o Options) error {
+	colls, arrays := c.grids("fill")
+	colls.footer = make([]any, len(colls.columns))
+	colls.footer[len(colls.columns)-2] = c.WastedBytes
+	colls.footer[len(colls.columns)-1] = fmt.Sprintf("all %s collections", o.cell(count, c.Collections, false))
+	arrays.footer = make([]any, len(arrays.columns))
+	arrays.footer[len(arrays.columns)-1] = "all such arrays: " + o.cell(bytes, c.ArrayBytes, false)
+	return writeTwo(w, colls, arrays, o.writeTable)
+}
+
+// writeTwo writes a and b with write, a blank line between them.
+func writeTwo(w io.Writer, a, b grid, write func(io.Writer, grid) error) error {
+	if err := write(w, a); err != nil {
+		return err
 	}
-	if objects {
-		colls = grid{columns: []column{{"object", text}, {"size", count}, {"capacity", count}, {fillTitle, percent}, {"wasted bytes", bytes}, {"class", text}}}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
+	return write(w, b)
+}
+
+// grids is the collections and the arrays, per class or each object;
+// fill titles the fill column.
+func (c collections) grids(fill string) (colls, arrays grid) {
+	if c.objects {
+		colls = grid{columns: []column{{"object", text}, {"size", count}, {"capacity", count}, {fill, ratio}, {"wasted bytes", bytes}, {"class", text}}}
 		for _, r := range c.Objects {
-			colls.rows = append(colls.rows, []any{r.ObjectID, r.Size, r.Capacity, fill(r.FillRatio), r.WastedBytes, r.Class})
+			colls.rows = append(colls.rows, []any{r.ObjectID, r.Size, r.Capacity, r.FillRatio, r.WastedBytes, r.Class})
 		}
 		arrays = grid{columns: []column{{"object", text}, {"length", count}, {"kind", text}, {"bytes", bytes}, {"value", text}, {"class", text}}}
 		for _, r := range c.ArrayObjects {
@@ -44,9 +83,9 @@ func Collections(w io.Writer, c heap.CollectionReport, objects bool, o Options) 
 			arrays.rows = append(arrays.rows, []any{r.ObjectID, r.Length, r.Kind, r.Bytes, value, r.Class})
 		}
 	} else {
-		colls = grid{columns: []column{{"instances", count}, {"empty", count}, {"size", count}, {"capacity", count}, {fillTitle, percent}, {"wasted bytes", bytes}, {"class", text}}}
+		colls = grid{columns: []column{{"instances", count}, {"empty", count}, {"size", count}, {"capacity", count}, {fill, ratio}, {"wasted bytes", bytes}, {"class", text}}}
 		for _, r := range c.Classes {
-			colls.rows = append(colls.rows, []any{r.Instances, r.Empty, r.Size, r.Capacity, fill(r.FillRatio), r.WastedBytes, r.Class})
+			colls.rows = append(colls.rows, []any{r.Instances, r.Empty, r.Size, r.Capacity, r.FillRatio, r.WastedBytes, r.Class})
 		}
 		arrays = grid{columns: []column{{"zero-length", count}, {"bytes", bytes}, {"all-null", count}, {"bytes", bytes}, {"constant", count}, {"bytes", bytes}, {"class", text}}}
 		for _, r := range c.Arrays {
@@ -55,20 +94,7 @@ func Collections(w io.Writer, c heap.CollectionReport, objects bool, o Options) 
 	}
 	colls.none = "no JDK collection in the heap"
 	arrays.none = "no array of length 0, of nulls only or of one constant value"
-	if o.Format == Table {
-		colls.footer = make([]any, len(colls.columns))
-		colls.footer[len(colls.columns)-2] = c.WastedBytes
-		colls.footer[len(colls.columns)-1] = fmt.Sprintf("all %s collections", o.cell(count, c.Collections, false))
-		arrays.footer = make([]any, len(arrays.columns))
-		arrays.footer[len(arrays.columns)-1] = "all such arrays: " + o.cell(bytes, c.ArrayBytes, false)
-	}
-	if err := o.render(w, colls); err != nil {
-		return err
-	}
-	if _, err := fmt.Fprintln(w); err != nil {
-		return err
-	}
-	return o.render(w, arrays)
+	return colls, arrays
 }
 
 // nonNil is rows, or an empty list for JSON's [] instead of null.

@@ -9,37 +9,33 @@ import (
 )
 
 // CPU renders a CPU profile ranked by trace: JSON an array of traces with
-// their frames; tables list the frames of every trace shown below.
+// their frames; tables list the frames of every trace shown below; Pprof
+// is the profile.proto of CPUPprof.
 func CPU(w io.Writer, r profile.CPUReport, o Options) error {
-	if o.Format == JSON {
-		rows := r.Rows
-		if rows == nil {
-			rows = []profile.CPUTrace{}
-		}
-		return writeJSON(w, rows)
+	return Generate(w, cpuTraces{r}, o)
+}
+
+// cpuTraces is a CPU profile ranked by trace, as a Document.
+type cpuTraces struct{ profile.CPUReport }
+
+// JSON writes the traces.
+func (r cpuTraces) JSON(w io.Writer) error { return writeJSON(w, nonNil(r.Rows)) }
+
+// Pprof writes the profile.proto of the traces.
+func (r cpuTraces) Pprof(w io.Writer) error { return CPUPprof(w, r.CPUReport) }
+
+// CSV writes the traces, each with its frames in one column.
+func (r cpuTraces) CSV(w io.Writer, o Options) error {
+	g := r.grid()
+	g.columns = append(g.columns, column{"frames", text})
+	for k, t := range r.Rows {
+		g.rows[k] = append(g.rows[k], joinFrames(t.Frames))
 	}
-	countTitle, none := "samples", "no sampled trace"
-	if r.Kind == "times" {
-		countTitle, none = "calls", "no timed trace"
-	}
-	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"accum", percent}, {countTitle, count}, {"trace", text}, {"method", text}}, none: none}
-	if o.Format == CSV {
-		g.columns = append(g.columns, column{"frames", text})
-	}
-	for _, t := range r.Rows {
-		top := "<empty trace>"
-		if len(t.Frames) > 0 {
-			top = t.Frames[0].Method
-		}
-		row := []any{t.Rank, t.SelfPercent, t.CumPercent, t.Count, traceLabel(t.Trace), top}
-		if o.Format == CSV {
-			row = append(row, joinFrames(t.Frames))
-		}
-		g.rows = append(g.rows, row)
-	}
-	if o.Format == CSV {
-		return o.render(w, g)
-	}
+	return o.writeCSV(w, g)
+}
+
+// Table writes the total, the traces, and the frames of each below.
+func (r cpuTraces) Table(w io.Writer, o Options) error {
 	total := fmt.Sprintf("CPU SAMPLES: %d samples in %d traces\n", r.Total, r.Traces)
 	if r.Kind == "times" {
 		total = fmt.Sprintf("CPU TIME: %d ms in %d traces\n", r.Total, r.Traces)
@@ -47,7 +43,7 @@ func CPU(w io.Writer, r profile.CPUReport, o Options) error {
 	if _, err := io.WriteString(w, total); err != nil {
 		return err
 	}
-	if err := o.render(w, g); err != nil {
+	if err := o.writeTable(w, r.grid()); err != nil {
 		return err
 	}
 	for _, t := range r.Rows {
@@ -60,16 +56,48 @@ func CPU(w io.Writer, r profile.CPUReport, o Options) error {
 	return nil
 }
 
-// CPUMethods renders a CPU profile rolled up by method: self and total
-// (cumulative) shares and counts.
-func CPUMethods(w io.Writer, r profile.CPUReport, o Options) error {
-	if o.Format == JSON {
-		rows := r.Methods
-		if rows == nil {
-			rows = []profile.CPUMethod{}
-		}
-		return writeJSON(w, rows)
+// grid is the traces, each with its innermost method.
+func (r cpuTraces) grid() grid {
+	countTitle, none := "samples", "no sampled trace"
+	if r.Kind == "times" {
+		countTitle, none = "calls", "no timed trace"
 	}
+	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"accum", percent}, {countTitle, count}, {"trace", text}, {"method", text}}, none: none}
+	for _, t := range r.Rows {
+		top := "<empty trace>"
+		if len(t.Frames) > 0 {
+			top = t.Frames[0].Method
+		}
+		g.rows = append(g.rows, []any{t.Rank, t.SelfPercent, t.CumPercent, t.Count, traceLabel(t.Trace), top})
+	}
+	return g
+}
+
+// CPUMethods renders a CPU profile rolled up by method: self and total
+// (cumulative) shares and counts; Pprof is the traces' profile.proto all
+// the same (CPUPprof).
+func CPUMethods(w io.Writer, r profile.CPUReport, o Options) error {
+	return Generate(w, cpuMethods{r}, o)
+}
+
+// cpuMethods is a CPU profile rolled up by method, as a Document.
+type cpuMethods struct{ profile.CPUReport }
+
+// JSON writes the methods.
+func (r cpuMethods) JSON(w io.Writer) error { return writeJSON(w, nonNil(r.Methods)) }
+
+// Pprof writes the profile.proto of the traces.
+func (r cpuMethods) Pprof(w io.Writer) error { return CPUPprof(w, r.CPUReport) }
+
+// CSV writes the methods.
+func (r cpuMethods) CSV(w io.Writer, o Options) error { return o.writeCSV(w, r.grid()) }
+
+// Table writes the methods.
+func (r cpuMethods) Table(w io.Writer, o Options) error { return o.writeTable(w, r.grid()) }
+
+// grid is the methods: for CPU TIME without a total count, which calls
+// of the innermost method do not give.
+func (r cpuMethods) grid() grid {
 	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"total", percent}, {"self count", count}, {"total count", count}, {"method", text}},
 		none: "no sampled method"}
 	if r.Kind == "times" {
@@ -82,10 +110,10 @@ func CPUMethods(w io.Writer, r profile.CPUReport, o Options) error {
 		}
 		g.rows = append(g.rows, []any{m.Rank, m.SelfPercent, m.TotalPercent, m.SelfCount, m.TotalCount, m.Method})
 	}
-	return o.render(w, g)
+	return g
 }
 
-// CPUPprof writes the CPU profile as a gzipped pprof.proto, which go
+// CPUPprof writes the CPU profile as a gzipped profile.proto, which go
 // tool pprof and flame graph tools read: one sample per trace, valued by
 // its samples (CPU SAMPLES), or by its calls and milliseconds (CPU TIME).
 func CPUPprof(w io.Writer, r profile.CPUReport) error {
@@ -106,7 +134,7 @@ func CPUPprof(w io.Writer, r profile.CPUReport) error {
 	for _, t := range r.Rows {
 		s := &pprof.Sample{Value: []int64{t.Count}}
 		if r.Kind == "times" {
-			s.Value = append(s.Value, int64(t.SelfPercent*float64(r.Total)/100+0.5))
+			s.Value = append(s.Value, r.Milliseconds(t))
 		}
 		for _, f := range t.Frames {
 			key := frameKey{f.Method, f.File, f.Line}

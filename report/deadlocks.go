@@ -17,21 +17,29 @@ import (
 // deadlock's threads, their stacks with their lock lines, and the threads
 // blocked behind it.
 func Deadlocks(w io.Writer, reports []threads.DeadlockReport, o Options) error {
-	switch o.Format {
-	case JSON:
-		for _, r := range reports {
-			if r.PossibleDeadlocks == nil {
-				r.PossibleDeadlocks = []threads.PossibleDeadlock{}
-			}
-			if err := writeJSON(w, r); err != nil {
-				return err
-			}
+	return Generate(w, deadlocks(reports), o)
+}
+
+// deadlocks is the deadlock reports of one or more thread dumps, as a
+// Document.
+type deadlocks []threads.DeadlockReport
+
+// JSON writes one object per dump, one after the other.
+func (d deadlocks) JSON(w io.Writer) error {
+	for _, r := range d {
+		if r.PossibleDeadlocks == nil {
+			r.PossibleDeadlocks = []threads.PossibleDeadlock{}
 		}
-		return nil
-	case CSV:
-		return deadlocksCSV(w, reports, o)
+		if err := writeJSON(w, r); err != nil {
+			return err
+		}
 	}
-	for k, r := range reports {
+	return nil
+}
+
+// Table writes each dump's deadlocks, a blank line between dumps.
+func (d deadlocks) Table(w io.Writer, o Options) error {
+	for k, r := range d {
 		if k > 0 {
 			if _, err := fmt.Fprintln(w); err != nil {
 				return err
@@ -47,6 +55,7 @@ func Deadlocks(w io.Writer, reports []threads.DeadlockReport, o Options) error {
 // lockColumns are the columns that describe a waiting thread.
 var lockColumns = []column{{"thread", text}, {"state", text}, {"waits for", text}, {"lock class", text}, {"lock", text}, {"held by", text}}
 
+// lockRow is a waiting thread as a row of lockColumns.
 func lockRow(name, state string, l threads.LockRef, heldBy string) []any {
 	return []any{name, state, strings.ReplaceAll(l.Kind, "_", " "), l.Class, lockName(l), heldBy}
 }
@@ -62,15 +71,17 @@ func lockName(l threads.LockRef) string {
 	return l.Name
 }
 
-func deadlocksCSV(w io.Writer, reports []threads.DeadlockReport, o Options) error {
+// CSV writes one row per thread of a deadlock, blocked behind one,
+// possibly deadlocked, or waiting for a lock with an unknown owner.
+func (d deadlocks) CSV(w io.Writer, o Options) error {
 	g := grid{columns: []column{{"source", text}, {"deadlock", count}, {"role", text}, {"thread", text}, {"state", text},
 		{"lock kind", text}, {"lock class", text}, {"lock id", text}, {"lock name", text}, {"held by", text}}}
 	row := func(source string, deadlock any, role, name, state string, l threads.LockRef, heldBy string) {
 		g.rows = append(g.rows, []any{source, deadlock, role, name, state, l.Kind, l.Class, l.ID, l.Name, heldBy})
 	}
-	for _, r := range reports {
-		for k, d := range r.Deadlocks {
-			for _, t := range d.Threads {
+	for _, r := range d {
+		for k, dl := range r.Deadlocks {
+			for _, t := range dl.Threads {
 				row(r.Source, k+1, "deadlocked", t.Name, t.State, t.WaitingFor, t.HeldBy)
 			}
 		}
@@ -87,9 +98,12 @@ func deadlocksCSV(w io.Writer, reports []threads.DeadlockReport, o Options) erro
 			}
 		}
 	}
-	return o.render(w, g)
+	return o.writeCSV(w, g)
 }
 
+// deadlocksTable writes one dump's deadlocks: each one's threads, their
+// stacks and the threads blocked behind it, the possible deadlocks and
+// the waits on locks whose owner the dump does not record.
 func deadlocksTable(w io.Writer, r threads.DeadlockReport, o Options) error {
 	p := &printer{w: w}
 	head := fmt.Sprintf("%s: %d threads", r.Source, r.Threads)
@@ -114,19 +128,13 @@ func deadlocksTable(w io.Writer, r threads.DeadlockReport, o Options) error {
 			g.rows = append(g.rows, lockRow(t.Name, t.State, t.WaitingFor, t.HeldBy))
 		}
 		if p.err == nil {
-			p.err = o.render(w, g)
+			p.err = o.writeTable(w, g)
 		}
 		for _, t := range d.Threads {
 			p.line("")
 			p.stack(t)
 		}
-		var behind []threads.BlockedThread
-		for _, b := range r.BlockedBehind {
-			if b.Deadlock == k {
-				behind = append(behind, b)
-			}
-		}
-		if len(behind) > 0 {
+		if behind := r.BlockedBehindDeadlock(k); len(behind) > 0 {
 			p.line("")
 			p.line("Blocked behind deadlock %d (not part of it):", k+1)
 			p.blockedTable(behind, o)
@@ -182,7 +190,7 @@ func (p *printer) blockedTable(threads []threads.BlockedThread, o Options) {
 		g.rows = append(g.rows, lockRow(b.Name, b.State, b.WaitingFor, b.HeldBy))
 	}
 	if p.err == nil {
-		p.err = o.render(p.w, g)
+		p.err = o.writeTable(p.w, g)
 	}
 }
 

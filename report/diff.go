@@ -17,18 +17,23 @@ const listedClasses = 10
 // gone classes, the top of the dominator tree by class before and after,
 // and what grew past the limit.
 func Diff(w io.Writer, d heap.HeapDiff, o Options) error {
-	if o.Format == JSON {
-		return writeJSON(w, d)
-	}
-	g := grid{columns: []column{{"#", count}, {"old instances", count}, {"new instances", count}, {"instances delta", countDelta},
-		{"old bytes", bytes}, {"new bytes", bytes}, {"bytes delta", bytesDelta}, {"class", text}},
-		none: "no class changed"}
-	for i, r := range d.Classes {
-		g.rows = append(g.rows, []any{i + 1, r.OldInstances, r.NewInstances, r.InstancesDelta, r.OldBytes, r.NewBytes, r.BytesDelta, r.Class})
-	}
-	if o.Format == CSV {
-		return o.render(w, g)
-	}
+	return Generate(w, diffReport{d}, o)
+}
+
+// diffReport is what changed between two dumps, as a Document.
+type diffReport struct{ heap.HeapDiff }
+
+// JSON writes the whole diff.
+func (d diffReport) JSON(w io.Writer) error { return writeJSON(w, d.HeapDiff) }
+
+// CSV writes the class rows.
+func (d diffReport) CSV(w io.Writer, o Options) error { return o.writeCSV(w, d.classes()) }
+
+// Table writes the class rows with the total, the new and gone classes,
+// the retained sizes at the top of the dominator tree and what grew past
+// the limit.
+func (d diffReport) Table(w io.Writer, o Options) error {
+	g := d.classes()
 	label := "total"
 	if len(d.Classes) < d.ChangedClasses {
 		label += fmt.Sprintf(" (%d of %d changed classes shown)", len(d.Classes), d.ChangedClasses)
@@ -38,7 +43,7 @@ func Diff(w io.Writer, d heap.HeapDiff, o Options) error {
 	if len(g.rows) == 0 {
 		g.none = fmt.Sprintf("no class changed (%s instances, %s in both)", o.cell(count, t.NewInstances, false), o.cell(bytes, t.NewBytes, false))
 	}
-	if err := o.render(w, g); err != nil {
+	if err := o.writeTable(w, g); err != nil {
 		return err
 	}
 	if err := classList(w, "new classes", d.NewClasses); err != nil {
@@ -48,20 +53,7 @@ func Diff(w io.Writer, d heap.HeapDiff, o Options) error {
 		return err
 	}
 	if d.Retained != nil {
-		if _, err := fmt.Fprintln(w, "\nretained at the top of the dominator tree, by class:"); err != nil {
-			return err
-		}
-		rg := grid{columns: []column{{"#", count}, {"old objects", count}, {"new objects", count}, {"old retained", bytes}, {"new retained", bytes}, {"retained delta", bytesDelta}, {"class", text}},
-			none: "no change"}
-		for i, r := range d.Retained {
-			rg.rows = append(rg.rows, []any{i + 1, r.OldObjects, r.NewObjects, r.OldRetainedBytes, r.NewRetainedBytes, r.RetainedDelta, r.Class})
-		}
-		label := "reachable heap"
-		if len(d.Retained) < d.ChangedRetained {
-			label += fmt.Sprintf(" (%d of %d changed classes shown)", len(d.Retained), d.ChangedRetained)
-		}
-		rg.footer = []any{"", nil, nil, d.OldReachableBytes, d.NewReachableBytes, d.NewReachableBytes - d.OldReachableBytes, label}
-		if err := o.render(w, rg); err != nil {
+		if err := d.retainedTable(w, o); err != nil {
 			return err
 		}
 	}
@@ -76,6 +68,36 @@ func Diff(w io.Writer, d heap.HeapDiff, o Options) error {
 		_, err = fmt.Fprintf(w, "grew more than the limit (%s): %s\n", limit, strings.Join(d.OverLimit, ", "))
 	}
 	return err
+}
+
+// classes is the class rows.
+func (d diffReport) classes() grid {
+	g := grid{columns: []column{{"#", count}, {"old instances", count}, {"new instances", count}, {"instances delta", countDelta},
+		{"old bytes", bytes}, {"new bytes", bytes}, {"bytes delta", bytesDelta}, {"class", text}},
+		none: "no class changed"}
+	for i, r := range d.Classes {
+		g.rows = append(g.rows, []any{i + 1, r.OldInstances, r.NewInstances, r.InstancesDelta, r.OldBytes, r.NewBytes, r.BytesDelta, r.Class})
+	}
+	return g
+}
+
+// retainedTable writes the retained sizes at the top of the dominator
+// tree by class, before and after, with the reachable heap.
+func (d diffReport) retainedTable(w io.Writer, o Options) error {
+	if _, err := fmt.Fprintln(w, "\nretained at the top of the dominator tree, by class:"); err != nil {
+		return err
+	}
+	g := grid{columns: []column{{"#", count}, {"old objects", count}, {"new objects", count}, {"old retained", bytes}, {"new retained", bytes}, {"retained delta", bytesDelta}, {"class", text}},
+		none: "no change"}
+	for i, r := range d.Retained {
+		g.rows = append(g.rows, []any{i + 1, r.OldObjects, r.NewObjects, r.OldRetainedBytes, r.NewRetainedBytes, r.RetainedDelta, r.Class})
+	}
+	label := "reachable heap"
+	if len(d.Retained) < d.ChangedRetained {
+		label += fmt.Sprintf(" (%d of %d changed classes shown)", len(d.Retained), d.ChangedRetained)
+	}
+	g.footer = []any{"", nil, nil, d.OldReachableBytes, d.NewReachableBytes, d.ReachableDelta(), label}
+	return o.writeTable(w, g)
 }
 
 // classList writes a line naming the classes of a list, the first

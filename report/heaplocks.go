@@ -17,18 +17,33 @@ import (
 // JSON object {"heap", "locks"} on one line after the reports' stream. CSV
 // writes nothing: its rows are the reports'.
 func HeapLocks(w io.Writer, heap string, locks []threads.HeapLock, o Options) error {
-	switch o.Format {
-	case CSV:
-		return nil
-	case JSON:
-		return json.NewEncoder(w).Encode(struct {
-			Heap  string             `json:"heap"`
-			Locks []threads.HeapLock `json:"locks"`
-		}{heap, locks})
-	}
+	return Generate(w, heapLocks{heap, locks}, o)
+}
+
+// heapLocks is the locks of the deadlocks tied to the objects of the
+// heap dump named heap, as a Document.
+type heapLocks struct {
+	heap  string
+	locks []threads.HeapLock
+}
+
+// JSON writes one object {"heap", "locks"} on one line.
+func (h heapLocks) JSON(w io.Writer) error {
+	return json.NewEncoder(w).Encode(struct {
+		Heap  string             `json:"heap"`
+		Locks []threads.HeapLock `json:"locks"`
+	}{h.heap, h.locks})
+}
+
+// CSV writes nothing: the deadlock reports' rows are all there is.
+func (h heapLocks) CSV(io.Writer, Options) error { return nil }
+
+// Table writes a heading naming the heap dump, then each lock with its
+// class and a line per retaining path.
+func (h heapLocks) Table(w io.Writer, _ Options) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nLocks of the deadlocks in the heap dump %s:\n", heap)
-	for _, t := range locks {
+	fmt.Fprintf(&b, "\nLocks of the deadlocks in the heap dump %s:\n", h.heap)
+	for _, t := range h.locks {
 		if t.Class == "" {
 			fmt.Fprintf(&b, "  %s: no object at this address in the heap dump\n", t.Lock.ID)
 			continue

@@ -54,9 +54,23 @@ type IndexSummary struct {
 
 // Index renders what `hprofctl index` did.
 func Index(w io.Writer, s IndexSummary, o Options) error {
-	if o.Format == JSON {
-		return writeJSON(w, s)
-	}
+	return Generate(w, indexSummary{s}, o)
+}
+
+// indexSummary is an IndexSummary as a Document.
+type indexSummary struct{ IndexSummary }
+
+// JSON writes the summary.
+func (s indexSummary) JSON(w io.Writer) error { return writeJSON(w, s.IndexSummary) }
+
+// CSV writes one row per line of the table, with exact numbers.
+func (s indexSummary) CSV(w io.Writer, o Options) error { return o.writeCSV(w, s.grid(o, true)) }
+
+// Table writes the summary, sizes made readable.
+func (s indexSummary) Table(w io.Writer, o Options) error { return o.writeTable(w, s.grid(o, false)) }
+
+// grid is the summary as name and value rows.
+func (s indexSummary) grid(o Options, forCSV bool) grid {
 	state := "fresh: used as it was"
 	if s.Built {
 		state = "built in " + seconds(time.Duration(s.Seconds*float64(time.Second)))
@@ -69,15 +83,15 @@ func Index(w io.Writer, s IndexSummary, o Options) error {
 		{"dump", s.Dump},
 		{"index", s.Index},
 		{"state", state},
-		{"index size", o.cell(bytes, s.IndexBytes, o.Format == CSV)},
-		{"dump size", o.cell(bytes, s.DumpBytes, o.Format == CSV)},
-		{"objects", o.cell(count, s.Objects, o.Format == CSV)},
-		{"references", o.cell(count, s.References, o.Format == CSV)},
-		{"classes", o.cell(count, s.Classes, o.Format == CSV)},
+		{"index size", o.cell(bytes, s.IndexBytes, forCSV)},
+		{"dump size", o.cell(bytes, s.DumpBytes, forCSV)},
+		{"objects", o.cell(count, s.Objects, forCSV)},
+		{"references", o.cell(count, s.References, forCSV)},
+		{"classes", o.cell(count, s.Classes, forCSV)},
 	} {
 		g.rows = append(g.rows, []any{r[0], r[1]})
 	}
-	return o.render(w, g)
+	return g
 }
 
 // seconds prints a duration in seconds to a tenth (milliseconds below

@@ -15,9 +15,17 @@ import (
 // summary, then the roots, records and anomalies; CSV has one
 // section,name,value row per number, names without the table's indent.
 func Info(w io.Writer, in heap.Info, o Options) error {
-	if o.Format == JSON {
-		return writeJSON(w, in)
-	}
+	return Generate(w, info{in}, o)
+}
+
+// info is a dump summary as a Document.
+type info struct{ heap.Info }
+
+// JSON writes the summary.
+func (in info) JSON(w io.Writer) error { return writeJSON(w, in.Info) }
+
+// summary is the name and value of each line of the summary.
+func (in info) summary() [][]any {
 	summary := [][]any{
 		{"file", in.File},
 		{"format", fmt.Sprintf("%s %s", in.Format, in.Version)},
@@ -31,7 +39,7 @@ func Info(w io.Writer, in heap.Info, o Options) error {
 		summary = append(summary, []any{"lines read", in.LinesRead})
 	}
 	summary = append(summary, [][]any{
-		{"heap dumps", heapDumps(in)},
+		{"heap dumps", heapDumps(in.Info)},
 		{"objects", in.Objects},
 		{"  instances", in.Instances},
 		{"  arrays", in.Arrays},
@@ -46,42 +54,50 @@ func Info(w io.Writer, in heap.Info, o Options) error {
 	if in.NativeAllocations > 0 {
 		summary = append(summary, []any{"native (registered)", in.NativeBytes}, []any{"  allocations", in.NativeAllocations})
 	}
-	summary = append(summary, [][]any{
+	return append(summary, [][]any{
 		{"layout", in.Layout},
 		{"layout from", in.LayoutReason},
 		{"truncated", fmt.Sprint(in.Truncated)},
 	}...)
-	if o.Format == CSV {
-		g := grid{columns: []column{{"section", text}, {"name", text}, {"value", text}}}
-		for _, r := range summary {
-			g.rows = append(g.rows, []any{"summary", strings.TrimSpace(r[0].(string)), o.cell(count, r[1], true)})
-		}
-		for _, sec := range []struct {
-			name string
-			m    map[string]int64
-		}{{"gc_roots", in.GCRoots}, {"records", in.Records}, {"sub_records", in.SubRecords}} {
-			for _, k := range sortedKeys(sec.m) {
-				g.rows = append(g.rows, []any{sec.name, k, o.cell(count, sec.m[k], true)})
-			}
-		}
-		for _, hp := range in.Heaps {
-			for _, v := range []struct {
-				name string
-				n    int64
-			}{{"objects", hp.Objects}, {"class objects", hp.ClassObjects}, {"shallow bytes", hp.ShallowBytes}, {"native bytes", hp.NativeBytes}} {
-				if v.name == "native bytes" && in.NativeAllocations == 0 {
-					continue
-				}
-				g.rows = append(g.rows, []any{"heaps", hp.Name + " " + v.name, o.cell(count, v.n, true)})
-			}
-		}
-		for _, a := range in.Anomalies {
-			g.rows = append(g.rows, []any{"anomalies", a.Kind, fmt.Sprintf("%d: %s", a.Count, a.Detail)})
-		}
-		return o.render(w, g)
+}
+
+// CSV writes the summary, the roots, records and sub-records, the heaps
+// and the anomalies as section,name,value rows.
+func (in info) CSV(w io.Writer, o Options) error {
+	g := grid{columns: []column{{"section", text}, {"name", text}, {"value", text}}}
+	for _, r := range in.summary() {
+		g.rows = append(g.rows, []any{"summary", strings.TrimSpace(r[0].(string)), o.cell(count, r[1], true)})
 	}
+	for _, sec := range []struct {
+		name string
+		m    map[string]int64
+	}{{"gc_roots", in.GCRoots}, {"records", in.Records}, {"sub_records", in.SubRecords}} {
+		for _, k := range sortedKeys(sec.m) {
+			g.rows = append(g.rows, []any{sec.name, k, o.cell(count, sec.m[k], true)})
+		}
+	}
+	for _, hp := range in.Heaps {
+		for _, v := range []struct {
+			name string
+			n    int64
+		}{{"objects", hp.Objects}, {"class objects", hp.ClassObjects}, {"shallow bytes", hp.ShallowBytes}, {"native bytes", hp.NativeBytes}} {
+			if v.name == "native bytes" && in.NativeAllocations == 0 {
+				continue
+			}
+			g.rows = append(g.rows, []any{"heaps", hp.Name + " " + v.name, o.cell(count, v.n, true)})
+		}
+	}
+	for _, a := range in.Anomalies {
+		g.rows = append(g.rows, []any{"anomalies", a.Kind, fmt.Sprintf("%d: %s", a.Count, a.Detail)})
+	}
+	return o.writeCSV(w, g)
+}
+
+// Table writes the summary, the heaps, the roots, records and
+// sub-records, and the anomalies, one table each.
+func (in info) Table(w io.Writer, o Options) error {
 	g := grid{columns: []column{{"dump", text}, {"", text}}}
-	for _, r := range summary {
+	for _, r := range in.summary() {
 		v := r[1]
 		if n, ok := v.(int64); ok {
 			k := count
@@ -92,22 +108,11 @@ func Info(w io.Writer, in heap.Info, o Options) error {
 		}
 		g.rows = append(g.rows, []any{r[0], v})
 	}
-	if err := o.render(w, g); err != nil {
+	if err := o.writeTable(w, g); err != nil {
 		return err
 	}
 	if len(in.Heaps) > 0 {
-		g := grid{columns: []column{{"heap", text}, {"objects", count}, {"class objects", count}, {"shallow heap", bytes}}}
-		if in.NativeAllocations > 0 {
-			g.columns = append(g.columns, column{"native (registered)", bytes})
-		}
-		for _, hp := range in.Heaps {
-			row := []any{hp.Name, hp.Objects, hp.ClassObjects, hp.ShallowBytes}
-			if in.NativeAllocations > 0 {
-				row = append(row, hp.NativeBytes)
-			}
-			g.rows = append(g.rows, row)
-		}
-		if err := o.render(w, g); err != nil {
+		if err := o.writeTable(w, in.heaps()); err != nil {
 			return err
 		}
 	}
@@ -122,7 +127,7 @@ func Info(w io.Writer, in heap.Info, o Options) error {
 		for _, k := range sortedKeys(sec.m) {
 			g.rows = append(g.rows, []any{k, sec.m[k]})
 		}
-		if err := o.render(w, g); err != nil {
+		if err := o.writeTable(w, g); err != nil {
 			return err
 		}
 	}
@@ -130,7 +135,23 @@ func Info(w io.Writer, in heap.Info, o Options) error {
 	for _, a := range in.Anomalies {
 		g.rows = append(g.rows, []any{a.Kind, a.Count, anomalyPlace(a), a.Detail})
 	}
-	return o.render(w, g)
+	return o.writeTable(w, g)
+}
+
+// heaps is the table of an Android dump's heaps.
+func (in info) heaps() grid {
+	g := grid{columns: []column{{"heap", text}, {"objects", count}, {"class objects", count}, {"shallow heap", bytes}}}
+	if in.NativeAllocations > 0 {
+		g.columns = append(g.columns, column{"native (registered)", bytes})
+	}
+	for _, hp := range in.Heaps {
+		row := []any{hp.Name, hp.Objects, hp.ClassObjects, hp.ShallowBytes}
+		if in.NativeAllocations > 0 {
+			row = append(row, hp.NativeBytes)
+		}
+		g.rows = append(g.rows, row)
+	}
+	return g
 }
 
 // heapDumps says how many heap dumps the file holds and which was loaded.

@@ -13,19 +13,58 @@ import (
 // biggest classes beneath its accumulation point and its path from a GC
 // root.
 func Leaks(w io.Writer, l heap.LeakReport, o Options) error {
-	if o.Format == JSON {
-		suspects := l.Suspects
-		if suspects == nil {
-			suspects = []heap.LeakSuspect{}
-		}
-		return writeJSON(w, suspects)
+	return Generate(w, leaks{l}, o)
+}
+
+// leaks is a leak report as a Document.
+type leaks struct{ heap.LeakReport }
+
+// JSON writes the suspects.
+func (l leaks) JSON(w io.Writer) error { return writeJSON(w, nonNil(l.Suspects)) }
+
+// CSV writes one row per suspect.
+func (l leaks) CSV(w io.Writer, o Options) error { return o.writeCSV(w, l.grid(o, true)) }
+
+// Table writes the threshold, the suspects, and each one's biggest
+// classes and path.
+func (l leaks) Table(w io.Writer, o Options) error {
+	g := l.grid(o, false)
+	heap := "reachable heap"
+	if l.KeptUnreachable {
+		heap = "heap, unreachable objects included"
 	}
+	if l.Heaps != nil {
+		heap = "memory the top objects of heap " + strings.Join(l.Heaps, ", ") + " retain"
+	}
+	threshold, total := o.cell(ratio, l.Threshold, false), o.cell(bytes, l.TotalBytes, false)
+	g.none = fmt.Sprintf("No leak suspect: no object or class retains more than %s of the %s (%s).", threshold, heap, total)
+	if len(l.Suspects) > 0 {
+		if _, err := fmt.Fprintf(w, "Leak suspects: retaining more than %s of the %s (%s)\n", threshold, heap, total); err != nil {
+			return err
+		}
+	}
+	if err := o.writeTable(w, g); err != nil {
+		return err
+	}
+	for k, s := range l.Suspects {
+		if err := leakDetails(w, k+1, s, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// grid is one row per suspect, with its heap on an Android dump.
+func (l leaks) grid(o Options, forCSV bool) grid {
 	g := grid{columns: []column{{"#", count}, {"retained bytes", bytes}, {"% of heap", percent}, {"suspect", text}, {"class", text},
 		{"accumulation point", text}, {"accumulation class", text}, {"accumulated bytes", bytes}}}
+	if l.Heaps != nil {
+		g.columns = append(g.columns, column{"heap", text})
+	}
 	for k, s := range l.Suspects {
 		suspect := s.ObjectID
 		if s.Instances > 0 {
-			suspect = fmt.Sprintf("%s instances", o.cell(count, s.Instances, o.Format == CSV))
+			suspect = fmt.Sprintf("%s instances", o.cell(count, s.Instances, forCSV))
 		}
 		row := []any{k + 1, s.RetainedBytes, s.Percent, suspect, s.Class, "", "", nil}
 		if a := s.AccumulationPoint; a != nil {
@@ -36,35 +75,7 @@ func Leaks(w io.Writer, l heap.LeakReport, o Options) error {
 		}
 		g.rows = append(g.rows, row)
 	}
-	if l.Heaps != nil {
-		g.columns = append(g.columns, column{"heap", text})
-	}
-	if o.Format == CSV {
-		return o.render(w, g)
-	}
-	heap := "reachable heap"
-	if l.KeptUnreachable {
-		heap = "heap, unreachable objects included"
-	}
-	if l.Heaps != nil {
-		heap = "memory the top objects of heap " + strings.Join(l.Heaps, ", ") + " retain"
-	}
-	threshold, total := o.cell(percent, 100*l.Threshold, false), o.cell(bytes, l.TotalBytes, false)
-	g.none = fmt.Sprintf("No leak suspect: no object or class retains more than %s of the %s (%s).", threshold, heap, total)
-	if len(l.Suspects) > 0 {
-		if _, err := fmt.Fprintf(w, "Leak suspects: retaining more than %s of the %s (%s)\n", threshold, heap, total); err != nil {
-			return err
-		}
-	}
-	if err := o.render(w, g); err != nil {
-		return err
-	}
-	for k, s := range l.Suspects {
-		if err := leakDetails(w, k+1, s, o); err != nil {
-			return err
-		}
-	}
-	return nil
+	return g
 }
 
 // leakDetails renders one suspect's biggest classes and path.
@@ -84,7 +95,7 @@ func leakDetails(w io.Writer, n int, s heap.LeakSuspect, o Options) error {
 	for _, c := range s.BiggestClasses {
 		g.rows = append(g.rows, []any{c.Objects, c.RetainedBytes, c.Percent, c.Class})
 	}
-	if err := o.render(w, g); err != nil {
+	if err := o.writeTable(w, g); err != nil {
 		return err
 	}
 	if len(s.Path) == 0 {
@@ -101,6 +112,6 @@ func leakDetails(w io.Writer, n int, s heap.LeakSuspect, o Options) error {
 	if _, err := fmt.Fprintf(w, "Suspect %d: shortest path from a GC root to %s\n", n, to); err != nil {
 		return err
 	}
-	return Retainers(w, heap.Retainers{Targets: 1, Paths: []heap.RetainerPath{
-		{RootKind: s.RootKind, RootThread: s.RootThread, RootFrame: s.RootFrame, Objects: 1, Chain: s.Path}}}, o)
+	return retainers{heap.Retainers{Targets: 1, Paths: []heap.RetainerPath{
+		{RootKind: s.RootKind, RootThread: s.RootThread, RootFrame: s.RootFrame, Objects: 1, Chain: s.Path}}}}.Table(w, o)
 }

@@ -14,27 +14,32 @@ import (
 // object with both; CSV has the contended monitors only when there is no
 // MONITOR DUMP, else the dump's monitors.
 func Monitors(w io.Writer, r profile.MonitorsReport, o Options) error {
-	if o.Format == JSON {
-		return writeJSON(w, r)
+	return Generate(w, monitors{r}, o)
+}
+
+// monitors is the monitor contention and state of an agent file, as a
+// Document.
+type monitors struct{ profile.MonitorsReport }
+
+// JSON writes both tables in one object.
+func (r monitors) JSON(w io.Writer) error { return writeJSON(w, r.MonitorsReport) }
+
+// CSV writes the MONITOR DUMP's monitors, or the contended monitors when
+// it has none.
+func (r monitors) CSV(w io.Writer, o Options) error {
+	if len(r.Monitors) > 0 {
+		return o.writeCSV(w, r.dump())
 	}
-	contended := grid{columns: []column{{"rank", count}, {"self", percent}, {"accum", percent}, {"count", count}, {"trace", text}, {"thread", text}, {"monitor", text}}}
-	for _, m := range r.Contended {
-		contended.rows = append(contended.rows, []any{m.Rank, m.SelfPercent, m.CumPercent, m.Count, traceLabel(m.Trace), m.Thread, m.Monitor})
-	}
-	dump := grid{columns: []column{{"monitor", text}, {"owner", text}, {"entry count", count}, {"waiting to enter", text}, {"waiting to be notified", text}},
-		none: "no monitor in use"}
-	for _, m := range r.Monitors {
-		dump.rows = append(dump.rows, []any{m.Monitor, m.Owner, int64(m.EntryCount), strings.Join(m.WaitingToEnter, ", "), strings.Join(m.WaitingToBeNotified, ", ")})
-	}
-	if o.Format == CSV {
-		if len(r.Monitors) > 0 {
-			return o.render(w, dump)
-		}
-		return o.render(w, contended)
-	}
+	return o.writeCSV(w, r.contended())
+}
+
+// Table writes MONITOR TIME with the trace of each monitor below it, then
+// MONITOR DUMP, or one line when the file has neither.
+func (r monitors) Table(w io.Writer, o Options) error {
+	dump := r.dump()
 	if len(r.Contended) == 0 && r.MonitorDumps == 0 {
 		dump.none = "no contended monitor and no monitor in use"
-		return o.render(w, dump)
+		return o.writeTable(w, dump)
 	}
 	if len(r.Contended) > 0 {
 		total := fmt.Sprintf("%s ms of contention", humanize.Comma(r.TotalMS))
@@ -44,7 +49,7 @@ func Monitors(w io.Writer, r profile.MonitorsReport, o Options) error {
 		if _, err := fmt.Fprintf(w, "MONITOR TIME: %s\n", total); err != nil {
 			return err
 		}
-		if err := o.render(w, contended); err != nil {
+		if err := o.writeTable(w, r.contended()); err != nil {
 			return err
 		}
 		for _, m := range r.Contended {
@@ -68,5 +73,24 @@ func Monitors(w io.Writer, r profile.MonitorsReport, o Options) error {
 	if _, err := io.WriteString(w, head); err != nil {
 		return err
 	}
-	return o.render(w, dump)
+	return o.writeTable(w, dump)
+}
+
+// contended is MONITOR TIME's table.
+func (r monitors) contended() grid {
+	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"accum", percent}, {"count", count}, {"trace", text}, {"thread", text}, {"monitor", text}}}
+	for _, m := range r.Contended {
+		g.rows = append(g.rows, []any{m.Rank, m.SelfPercent, m.CumPercent, m.Count, traceLabel(m.Trace), m.Thread, m.Monitor})
+	}
+	return g
+}
+
+// dump is MONITOR DUMP's table.
+func (r monitors) dump() grid {
+	g := grid{columns: []column{{"monitor", text}, {"owner", text}, {"entry count", count}, {"waiting to enter", text}, {"waiting to be notified", text}},
+		none: "no monitor in use"}
+	for _, m := range r.Monitors {
+		g.rows = append(g.rows, []any{m.Monitor, m.Owner, int64(m.EntryCount), strings.Join(m.WaitingToEnter, ", "), strings.Join(m.WaitingToBeNotified, ", ")})
+	}
+	return g
 }

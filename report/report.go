@@ -1,6 +1,12 @@
 // Package report renders analysis results for people (tables with
 // human-readable sizes) and for scripts (JSON and CSV with exact numbers).
-// It formats and never computes.
+// It formats and never computes: every share, total and roll-up it shows
+// is a field or a method of the analysis result.
+//
+// Each report (Histogram, Dominators, CPU, ...) wraps its result in a
+// Document, which writes itself as a table, as CSV and as JSON, and hands
+// it to Generate, the one place that picks the method by the output
+// format.
 package report
 
 import (
@@ -8,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/dustin/go-humanize"
@@ -18,18 +25,26 @@ import (
 // Format is an output format.
 type Format string
 
-// The output formats every command offers.
+// The output formats every command offers, and Pprof, which only a CPU
+// profile offers.
 const (
 	Table Format = "table"
 	JSON  Format = "json"
 	CSV   Format = "csv"
+	// Pprof is a gzipped profile.proto (go tool pprof).
+	Pprof Format = "pprof"
 )
 
-// ParseFormat checks an -o/--output value.
-func ParseFormat(s string) (Format, error) {
+// ParseFormat checks an -o/--output value: table, json, csv, or one of
+// also, the formats a command offers beyond them.
+func ParseFormat(s string, also ...Format) (Format, error) {
 	switch f := Format(s); f {
 	case Table, JSON, CSV:
 		return f, nil
+	default:
+		if slices.Contains(also, f) {
+			return f, nil
+		}
 	}
 	return "", fmt.Errorf("unknown output format %q: expected table, json or csv", s)
 }
@@ -41,6 +56,44 @@ type Options struct {
 	ExactBytes bool
 }
 
+// Document is a result ready to be written in every output format. Each
+// report of this package is one; Generate picks the format, so a new
+// report is a new Document and a new format a new method of it.
+type Document interface {
+	// Table writes the document for people: sizes made readable, the
+	// rows in a table with its totals, the details below it.
+	Table(w io.Writer, o Options) error
+	// CSV writes the rows for scripts, with exact numbers.
+	CSV(w io.Writer, o Options) error
+	// JSON writes the whole result for scripts.
+	JSON(w io.Writer) error
+}
+
+// ProfileDocument is a Document that can also be written as a gzipped
+// profile.proto (Pprof).
+type ProfileDocument interface {
+	Document
+	Pprof(w io.Writer) error
+}
+
+// Generate writes d in the format o asks for: the one place that
+// dispatches on the output format.
+func Generate(w io.Writer, d Document, o Options) error {
+	switch o.Format {
+	case JSON:
+		return d.JSON(w)
+	case CSV:
+		return d.CSV(w, o)
+	case Pprof:
+		p, ok := d.(ProfileDocument)
+		if !ok {
+			return fmt.Errorf("output format %q: only a CPU profile is written as a profile.proto", o.Format)
+		}
+		return p.Pprof(w)
+	}
+	return d.Table(w, o)
+}
+
 // kind says how a column's values are printed.
 type kind int
 
@@ -49,6 +102,9 @@ const (
 	count
 	bytes
 	percent
+	// ratio is a fraction: a percentage in tables, the fraction itself
+	// in CSV.
+	ratio
 	// countDelta and bytesDelta are signed changes: printed with their
 	// sign in tables.
 	countDelta
@@ -97,6 +153,9 @@ func (o Options) cell(k kind, v any, forCSV bool) string {
 		if forCSV {
 			return strconv.FormatFloat(x, 'f', -1, 64)
 		}
+		if k == ratio {
+			x *= 100
+		}
 		return strconv.FormatFloat(x, 'f', 2, 64) + "%"
 	case nil:
 		return ""
@@ -104,30 +163,33 @@ func (o Options) cell(k kind, v any, forCSV bool) string {
 	return fmt.Sprint(v)
 }
 
-// render writes g as a table or as CSV; a table without rows is the line
-// g.none.
-func (o Options) render(w io.Writer, g grid) error {
-	if o.Format == CSV {
-		cw := csv.NewWriter(w)
-		head := make([]string, len(g.columns))
-		for i, c := range g.columns {
-			head[i] = c.title
+// writeCSV writes g as CSV: a header and the rows, without a footer; a
+// grid without rows is its header alone.
+func (o Options) writeCSV(w io.Writer, g grid) error {
+	cw := csv.NewWriter(w)
+	head := make([]string, len(g.columns))
+	for i, c := range g.columns {
+		head[i] = c.title
+	}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for _, r := range g.rows {
+		rec := make([]string, len(r))
+		for i, v := range r {
+			rec[i] = o.cell(g.columns[i].kind, v, true)
 		}
-		if err := cw.Write(head); err != nil {
+		if err := cw.Write(rec); err != nil {
 			return err
 		}
-		for _, r := range g.rows {
-			rec := make([]string, len(r))
-			for i, v := range r {
-				rec[i] = o.cell(g.columns[i].kind, v, true)
-			}
-			if err := cw.Write(rec); err != nil {
-				return err
-			}
-		}
-		cw.Flush()
-		return cw.Error()
 	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeTable writes g as a table with its footer; a grid without rows is
+// the line g.none.
+func (o Options) writeTable(w io.Writer, g grid) error {
 	if len(g.rows) == 0 {
 		none := g.none
 		if none == "" {

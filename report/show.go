@@ -16,15 +16,25 @@ import (
 // one row per part (the object, a GC root, a field, an element, the
 // count of references to it, a referrer, a path step).
 func Show(w io.Writer, objs []heap.ShowObject, o Options) error {
-	if o.Format == JSON {
-		if len(objs) == 1 {
-			return writeJSON(w, objs[0])
-		}
-		return writeJSON(w, objs)
+	return Generate(w, shown(objs), o)
+}
+
+// shown is shown objects as a Document.
+type shown []heap.ShowObject
+
+// JSON writes the object, or the array of them.
+func (objs shown) JSON(w io.Writer) error {
+	if len(objs) == 1 {
+		return writeJSON(w, objs[0])
 	}
-	if o.Format == CSV {
-		return o.render(w, showCSV(objs))
-	}
+	return writeJSON(w, []heap.ShowObject(objs))
+}
+
+// CSV writes one row per part of each object.
+func (objs shown) CSV(w io.Writer, o Options) error { return o.writeCSV(w, showCSV(objs)) }
+
+// Table writes each object as tables, a blank line between objects.
+func (objs shown) Table(w io.Writer, o Options) error {
 	for k, s := range objs {
 		if k > 0 {
 			if _, err := fmt.Fprintln(w); err != nil {
@@ -72,7 +82,7 @@ func showTable(w io.Writer, s heap.ShowObject, o Options) error {
 	if !s.Read {
 		add("values", "unknown: the dump could not be read again", text)
 	}
-	if err := o.render(w, summary); err != nil {
+	if err := o.writeTable(w, summary); err != nil {
 		return err
 	}
 	if len(s.Fields) > 0 {
@@ -84,7 +94,7 @@ func showTable(w io.Writer, s heap.ShowObject, o Options) error {
 			}
 			g.rows = append(g.rows, []any{name, f.Type, valueText(f.Value), f.Class, quoted(f.Text)})
 		}
-		if err := o.render(w, g); err != nil {
+		if err := o.writeTable(w, g); err != nil {
 			return err
 		}
 	}
@@ -93,7 +103,7 @@ func showTable(w io.Writer, s heap.ShowObject, o Options) error {
 		for _, e := range s.Elements {
 			g.rows = append(g.rows, []any{e.Index, valueText(e.Value), e.Class, quoted(e.Text)})
 		}
-		if err := o.render(w, g); err != nil {
+		if err := o.writeTable(w, g); err != nil {
 			return err
 		}
 		if s.Length != nil && int64(len(s.Elements)) < *s.Length {
@@ -107,7 +117,7 @@ func showTable(w io.Writer, s heap.ShowObject, o Options) error {
 		for _, r := range s.Referrers {
 			g.rows = append(g.rows, []any{r.ObjectID, r.Class, r.Via})
 		}
-		if err := o.render(w, g); err != nil {
+		if err := o.writeTable(w, g); err != nil {
 			return err
 		}
 		if s.ReferrersTotal != nil && int64(len(s.Referrers)) < *s.ReferrersTotal {
@@ -117,7 +127,7 @@ func showTable(w io.Writer, s heap.ShowObject, o Options) error {
 		}
 	}
 	if s.Path != nil {
-		return Retainers(w, heap.Retainers{Paths: []heap.RetainerPath{*s.Path}, Targets: 1}, o)
+		return retainers{heap.Retainers{Paths: []heap.RetainerPath{*s.Path}, Targets: 1}}.Table(w, o)
 	}
 	return nil
 }

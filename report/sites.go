@@ -17,43 +17,35 @@ import (
 // column in place of the trace), CSV has a method column and joins the
 // frames into one.
 func Sites(w io.Writer, r profile.SitesReport, o Options) error {
-	if o.Format == JSON {
-		rows := r.Rows
-		if rows == nil {
-			rows = []profile.SiteRow{}
-		}
-		return writeJSON(w, rows)
+	return Generate(w, sites{r}, o)
+}
+
+// sites is an allocation-site table as a Document.
+type sites struct{ profile.SitesReport }
+
+// JSON writes the rows.
+func (r sites) JSON(w io.Writer) error { return writeJSON(w, nonNil(r.Rows)) }
+
+// CSV writes the rows with their trace, allocating method and frames.
+func (r sites) CSV(w io.Writer, o Options) error {
+	g := r.grid()
+	g.columns = append(g.columns, column{"method", text}, column{"frames", text})
+	for k, s := range r.Rows {
+		g.rows[k] = append(g.rows[k], s.Method, joinFrames(s.Frames))
 	}
-	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"accum", percent},
-		{"live bytes", bytes}, {"live objs", count}, {"alloc bytes", bytes}, {"alloc objs", count},
-		{"trace", text}, {"class", text}}}
-	switch r.Source {
-	case profile.SitesFromHeapTraces:
-		g.none = "no live object carries an allocation trace"
-	case profile.SitesFromStackRoots:
-		g.none = "no Java stack frame holds an object"
-	default:
-		g.none = "the file lists no allocation site"
-	}
-	byMethod := r.By == "method"
-	switch {
-	case o.Format == CSV:
-		g.columns = append(g.columns, column{"method", text}, column{"frames", text})
-	case byMethod:
+	return o.writeCSV(w, g)
+}
+
+// Table writes where the numbers come from, the rows (rolled up by
+// method, the method in place of the trace) with the total, and the
+// stack trace of each row below.
+func (r sites) Table(w io.Writer, o Options) error {
+	g := r.grid()
+	if r.By == "method" {
 		g.columns[7] = column{"method", text}
-	}
-	for _, s := range r.Rows {
-		row := []any{s.Rank, s.Percent, s.CumPercent, s.LiveBytes, s.LiveInstances, s.AllocBytes, s.AllocInstances, traceLabel(s.Trace), s.Class}
-		switch {
-		case o.Format == CSV:
-			row = append(row, s.Method, joinFrames(s.Frames))
-		case byMethod:
-			row[7] = methodLabel(s.Method)
+		for k, s := range r.Rows {
+			g.rows[k][7] = methodLabel(s.Method)
 		}
-		g.rows = append(g.rows, row)
-	}
-	if o.Format == CSV {
-		return o.render(w, g)
 	}
 	label := "total"
 	if len(r.Rows) < r.Sites {
@@ -68,7 +60,7 @@ func Sites(w io.Writer, r profile.SitesReport, o Options) error {
 			return err
 		}
 	}
-	if err := o.render(w, g); err != nil {
+	if err := o.writeTable(w, g); err != nil {
 		return err
 	}
 	for _, s := range r.Rows {
@@ -87,6 +79,26 @@ func Sites(w io.Writer, r profile.SitesReport, o Options) error {
 		}
 	}
 	return nil
+}
+
+// grid is the rows with their trace, the line a table without rows
+// prints saying why the source has none.
+func (r sites) grid() grid {
+	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"accum", percent},
+		{"live bytes", bytes}, {"live objs", count}, {"alloc bytes", bytes}, {"alloc objs", count},
+		{"trace", text}, {"class", text}}}
+	switch r.Source {
+	case profile.SitesFromHeapTraces:
+		g.none = "no live object carries an allocation trace"
+	case profile.SitesFromStackRoots:
+		g.none = "no Java stack frame holds an object"
+	default:
+		g.none = "the file lists no allocation site"
+	}
+	for _, s := range r.Rows {
+		g.rows = append(g.rows, []any{s.Rank, s.Percent, s.CumPercent, s.LiveBytes, s.LiveInstances, s.AllocBytes, s.AllocInstances, traceLabel(s.Trace), s.Class})
+	}
+	return g
 }
 
 // methodLabel names an allocating method, or says that the trace does

@@ -15,43 +15,60 @@ import (
 // each stack below the table lists the locals of each frame; in CSV a
 // last column lists them as joinLocals does.
 func Threads(w io.Writer, rows []threads.ThreadRow, o Options) error {
-	if o.Format == JSON {
-		if rows == nil {
-			rows = []threads.ThreadRow{}
-		}
-		return writeJSON(w, rows)
+	return Generate(w, threadRows(rows), o)
+}
+
+// threadRows is threads as a Document.
+type threadRows []threads.ThreadRow
+
+// JSON writes the threads with their frames.
+func (rows threadRows) JSON(w io.Writer) error { return writeJSON(w, nonNil(rows)) }
+
+// retained tells rows with retained sizes (threads --retained).
+func (rows threadRows) retained() bool {
+	return len(rows) > 0 && rows[0].RetainedBytes != nil
+}
+
+// CSV writes one row per thread: its depth, its frames in one column, and
+// with retained sizes its locals in a last one.
+func (rows threadRows) CSV(w io.Writer, o Options) error {
+	g := grid{columns: []column{{"serial", count}, {"name", text}, {"state", text}, {"depth", count}, {"frames", text}}}
+	if rows.retained() {
+		g.columns = append(g.columns[:3], append([]column{{"retained bytes", bytes}}, g.columns[3:]...)...)
+		g.columns = append(g.columns, column{"locals", text})
 	}
-	retained := len(rows) > 0 && rows[0].RetainedBytes != nil
+	for _, t := range rows {
+		row := []any{int64(t.Serial), t.Name, t.State, len(t.Frames), joinFrames(t.Frames)}
+		if rows.retained() {
+			row = append(row[:3], append([]any{*t.RetainedBytes}, row[3:]...)...)
+			row = append(row, joinLocals(t.Frames))
+		}
+		g.rows = append(g.rows, row)
+	}
+	return o.writeCSV(w, g)
+}
+
+// Table writes one row per thread with its top frame, then each stack
+// below the table.
+func (rows threadRows) Table(w io.Writer, o Options) error {
+	retained := rows.retained()
 	g := grid{columns: []column{{"serial", count}, {"name", text}, {"state", text}, {"frames", count}, {"top frame", text}},
 		none: "no thread in the dump"}
-	if o.Format == CSV {
-		g.columns[4] = column{"frames", text}
-		g.columns[3] = column{"depth", count}
-	}
 	if retained {
 		g.columns = append(g.columns[:3], append([]column{{"retained bytes", bytes}}, g.columns[3:]...)...)
-		if o.Format == CSV {
-			g.columns = append(g.columns, column{"locals", text})
-		}
 	}
 	for _, t := range rows {
 		top := ""
 		if len(t.Frames) > 0 {
 			top = frameString(t.Frames[0])
 		}
-		if o.Format == CSV {
-			top = joinFrames(t.Frames)
-		}
 		row := []any{int64(t.Serial), t.Name, t.State, len(t.Frames), top}
 		if retained {
 			row = append(row[:3], append([]any{*t.RetainedBytes}, row[3:]...)...)
-			if o.Format == CSV {
-				row = append(row, joinLocals(t.Frames))
-			}
 		}
 		g.rows = append(g.rows, row)
 	}
-	if err := o.render(w, g); err != nil || o.Format == CSV {
+	if err := o.writeTable(w, g); err != nil {
 		return err
 	}
 	for _, t := range rows {

@@ -11,13 +11,34 @@ import (
 // class loader or package. JSON is the array of rows; tables end with the
 // reachable heap the percentages are shares of.
 func TopConsumers(w io.Writer, t heap.TopConsumerReport, o Options) error {
-	if o.Format == JSON {
-		rows := t.Rows
-		if rows == nil {
-			rows = []heap.TopConsumerRow{}
-		}
-		return writeJSON(w, rows)
+	return Generate(w, topConsumers{t}, o)
+}
+
+// topConsumers is a top consumer report as a Document.
+type topConsumers struct{ heap.TopConsumerReport }
+
+// JSON writes the rows.
+func (t topConsumers) JSON(w io.Writer) error { return writeJSON(w, nonNil(t.Rows)) }
+
+// CSV writes the rows.
+func (t topConsumers) CSV(w io.Writer, o Options) error { return o.writeCSV(w, t.grid()) }
+
+// Table writes the rows and the reachable heap they are shares of.
+func (t topConsumers) Table(w io.Writer, o Options) error {
+	g := t.grid()
+	label := "reachable heap"
+	if len(t.Rows) < t.Groups {
+		label += fmt.Sprintf(" (%d of %d groups shown)", len(t.Rows), t.Groups)
 	}
+	if t.KeptUnreachable {
+		label += ", unreachable objects kept"
+	}
+	g.footer = []any{"", t.TopLevelObjects, t.TotalBytes, nil, label}
+	return o.writeTable(w, g)
+}
+
+// grid is the rows, the group column named for what groups them.
+func (t topConsumers) grid() grid {
 	name := t.By
 	if t.By == heap.ByClassLoader {
 		name = "class loader"
@@ -27,15 +48,5 @@ func TopConsumers(w io.Writer, t heap.TopConsumerReport, o Options) error {
 	for i, r := range t.Rows {
 		g.rows = append(g.rows, []any{i + 1, r.Objects, r.RetainedBytes, r.Percent, r.Name})
 	}
-	if o.Format == Table {
-		label := "reachable heap"
-		if len(t.Rows) < t.Groups {
-			label += fmt.Sprintf(" (%d of %d groups shown)", len(t.Rows), t.Groups)
-		}
-		if t.KeptUnreachable {
-			label += ", unreachable objects kept"
-		}
-		g.footer = []any{"", t.TopLevelObjects, t.TotalBytes, nil, label}
-	}
-	return o.render(w, g)
+	return g
 }

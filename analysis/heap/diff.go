@@ -82,6 +82,12 @@ type HeapDiff struct {
 	ChangedRetained int `json:"-"`
 }
 
+// ReachableDelta is how the reachable heap changed (with Retained): the
+// retained size of the new virtual root less the old one's.
+func (d HeapDiff) ReachableDelta() int64 {
+	return d.NewReachableBytes - d.OldReachableBytes
+}
+
 // Diff compares the class histograms of two dumps of one application
 // (every class: made without Top or Match), and, when both are given, the
 // by-class top consumers of each (every group: without Top). Classes are

@@ -79,3 +79,13 @@ func TestDiff(t *testing.T) {
 		t.Errorf("a dump against itself: %+v", d)
 	}
 }
+
+// TestDiffReachableDelta: the reachable heap's change is the new root's
+// retained size less the old one's, negative when it shrank.
+func TestDiffReachableDelta(t *testing.T) {
+	for _, c := range []struct{ old, cur, want int64 }{{5000, 27000, 22000}, {27000, 5000, -22000}, {0, 0, 0}} {
+		if got := (HeapDiff{OldReachableBytes: c.old, NewReachableBytes: c.cur}).ReachableDelta(); got != c.want {
+			t.Errorf("%d to %d bytes: delta %d, want %d", c.old, c.cur, got, c.want)
+		}
+	}
+}

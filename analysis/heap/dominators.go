@@ -93,6 +93,15 @@ type DominatorReport struct {
 	ReachableNativeBytes int64
 }
 
+// ReachablePercent is what retained bytes are of the reachable heap, in
+// percent; 0 when it is empty.
+func (d DominatorReport) ReachablePercent(retained int64) float64 {
+	if d.ReachableBytes <= 0 {
+		return 0
+	}
+	return 100 * float64(retained) / float64(d.ReachableBytes)
+}
+
 // RootID is how reports name the virtual root above the GC roots.
 const RootID = "root"
 

@@ -62,6 +62,15 @@ type Histo struct {
 	HeapNames []string
 }
 
+// ShallowPercent is row r's share of the shallow bytes of every class
+// that matched (Total), in percent; 0 when they are none.
+func (h Histo) ShallowPercent(r HistoRow) float64 {
+	if h.Total.ShallowBytes <= 0 {
+		return 0
+	}
+	return 100 * float64(r.ShallowBytes) / float64(h.Total.ShallowBytes)
+}
+
 // Histogram counts the instances and shallow bytes of every class with at
 // least one object in the dump, reachable or not, as jmap -histo does;
 // class objects count as instances of java.lang.Class.

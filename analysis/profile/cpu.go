@@ -1,7 +1,9 @@
 package profile
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/hprofctl/hprofctl/analysis/threads"
@@ -151,4 +153,68 @@ func CPU(p *model.Profile, o CPUOptions) (CPUReport, error) {
 		}
 	}
 	return r, nil
+}
+
+// Milliseconds is the time of trace t of a CPU TIME profile, in whole
+// milliseconds: the agent prints each trace's share of the total, not its
+// time, so the time is the share of Total, rounded to the nearest.
+func (r CPUReport) Milliseconds(t CPUTrace) int64 {
+	return int64(t.SelfPercent*float64(r.Total)/100 + 0.5)
+}
+
+// CallNode is a frame of a CPU profile's call tree: the frame's name, the
+// samples (calls, for CPU TIME) of the traces through it at this place
+// and their share of the whole tree's, and its callees.
+type CallNode struct {
+	Name    string
+	Count   int64
+	Percent float64
+	// Callees are ordered from the biggest count, ties by name, so the
+	// same profile gives the same tree.
+	Callees []*CallNode
+}
+
+// CallTree merges the traces of r (Rows, those kept) into one tree, the
+// outermost frame below the root, each frame under its caller: frames
+// that name gives the same name to, at the same place under the same
+// callers, are one node. The root stands for all the traces and has no
+// name.
+func (r CPUReport) CallTree(name func(threads.StackFrame) string) *CallNode {
+	root := &CallNode{}
+	for _, t := range r.Rows {
+		root.Count += t.Count
+		n := root
+		for i := len(t.Frames) - 1; i >= 0; i-- {
+			n = n.callee(name(t.Frames[i]))
+			n.Count += t.Count
+		}
+	}
+	root.finish(root.Count)
+	return root
+}
+
+// callee is n's callee of that name, added when it has none.
+func (n *CallNode) callee(name string) *CallNode {
+	for _, c := range n.Callees {
+		if c.Name == name {
+			return c
+		}
+	}
+	c := &CallNode{Name: name}
+	n.Callees = append(n.Callees, c)
+	return c
+}
+
+// finish sets the shares of n and the nodes below it, of whole, and
+// orders every node's callees.
+func (n *CallNode) finish(whole int64) {
+	if whole > 0 {
+		n.Percent = 100 * float64(n.Count) / float64(whole)
+	}
+	slices.SortStableFunc(n.Callees, func(a, b *CallNode) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Name, b.Name))
+	})
+	for _, c := range n.Callees {
+		c.finish(whole)
+	}
 }

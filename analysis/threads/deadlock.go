@@ -85,6 +85,18 @@ type DeadlockReport struct {
 	Truncated bool `json:"truncated"`
 }
 
+// BlockedBehindDeadlock is the part of BlockedBehind blocked behind
+// deadlock k (an index in Deadlocks), in BlockedBehind's order.
+func (r DeadlockReport) BlockedBehindDeadlock(k int) []BlockedThread {
+	var behind []BlockedThread
+	for _, b := range r.BlockedBehind {
+		if b.Deadlock == k {
+			behind = append(behind, b)
+		}
+	}
+	return behind
+}
+
 // Verdict is what deadlock reports found, from the least to the worst.
 type Verdict int
 

@@ -191,6 +191,30 @@ func TestDeadlockCases(t *testing.T) {
 	}
 }
 
+// TestBlockedBehindDeadlock divides the threads blocked behind two
+// deadlocks by deadlock, each in BlockedBehind's order.
+func TestBlockedBehindDeadlock(t *testing.T) {
+	r := threads.FindDeadlocks(&threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
+		th("y1", 2, enters(monitorD), holds(monitorC, 1)),
+		th("behind-x", 1, enters(monitorA)),
+		th("x1", 2, enters(monitorB), holds(monitorA, 1)),
+		th("x2", 2, enters(monitorA), holds(monitorB, 1)),
+		th("y2", 2, enters(monitorC), holds(monitorD, 1)),
+		th("behind-y", 1, enters(monitorD)),
+	}})
+	if got := cycles(r); !slices.Equal(got, []string{"y1>y2", "x1>x2"}) {
+		t.Fatalf("deadlocks %q, want y1>y2 and x1>x2", got)
+	}
+	for k, want := range [][]string{{"behind-y->y2"}, {"behind-x->x1"}} {
+		if got := blocked(r.BlockedBehindDeadlock(k)); !slices.Equal(got, want) {
+			t.Errorf("blocked behind deadlock %d: %q, want %q", k, got, want)
+		}
+	}
+	if got := r.BlockedBehindDeadlock(2); got != nil {
+		t.Errorf("blocked behind a deadlock that is not there: %q", blocked(got))
+	}
+}
+
 // waitingThread is a thread blocked in Object.wait() (top frame), which a
 // JSON dump shows holding the monitors of its lower frames.
 func waitingThread(name string, locks ...threaddump.ThreadLock) threaddump.ThreadSnapshot {

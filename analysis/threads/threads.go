@@ -25,6 +25,33 @@ type ThreadRow struct {
 	RetainedBytes *int64 `json:"retained_bytes,omitzero"`
 }
 
+// ThreadStateCount is how many threads are in one state.
+type ThreadStateCount struct {
+	State   string
+	Threads int
+}
+
+// ThreadStates counts threads by state, in the order the states first
+// appear; threads whose state the dump does not give count as "unknown".
+func ThreadStates(threads []ThreadRow) []ThreadStateCount {
+	var out []ThreadStateCount
+	at := map[string]int{}
+	for _, t := range threads {
+		s := t.State
+		if s == "" {
+			s = "unknown"
+		}
+		k, ok := at[s]
+		if !ok {
+			k = len(out)
+			at[s] = k
+			out = append(out, ThreadStateCount{State: s})
+		}
+		out[k].Threads++
+	}
+	return out
+}
+
 // ThreadsFromHeap lists the threads of a binary dump: those the heap
 // dump roots (ROOT_THREAD_OBJ with their STACK TRACE) and those the agent
 // announced (START_THREAD); a thread the agent saw end is TERMINATED.

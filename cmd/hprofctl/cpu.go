@@ -28,13 +28,9 @@ pprof and flame graph tools open (this command only).`,
   hprofctl cpu -o pprof java.hprof.txt > cpu.pb.gz && go tool pprof -top cpu.pb.gz`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			pprof := g.output == "pprof"
-			var opt report.Options
-			if !pprof {
-				var err error
-				if opt, err = g.reportOptions(); err != nil {
-					return err
-				}
+			opt, err := g.reportOptions(report.Pprof)
+			if err != nil {
+				return err
 			}
 			if err := session.CheckCPUBy(by); err != nil {
 				return err
@@ -43,17 +39,15 @@ pprof and flame graph tools open (this command only).`,
 			if err != nil {
 				return err
 			}
-			if pprof {
+			if opt.Format == report.Pprof {
+				// A profile.proto holds every trace.
 				co.Top = 0
 			}
 			r, err := s.CPU(co)
 			if err != nil {
 				return err
 			}
-			switch {
-			case pprof:
-				return report.CPUPprof(cmd.OutOrStdout(), r)
-			case by == "method":
+			if by == "method" {
 				return report.CPUMethods(cmd.OutOrStdout(), r, opt)
 			}
 			return report.CPU(cmd.OutOrStdout(), r, opt)

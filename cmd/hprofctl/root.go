@@ -96,8 +96,10 @@ func regexpFlag(flag, expr string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-func (g *globalFlags) reportOptions() (report.Options, error) {
-	f, err := report.ParseFormat(g.output)
+// reportOptions are the report options of the global flags; also are the
+// output formats a command offers beyond table, json and csv.
+func (g *globalFlags) reportOptions(also ...report.Format) (report.Options, error) {
+	f, err := report.ParseFormat(g.output, also...)
 	return report.Options{Format: f, ExactBytes: g.bytes}, err
 }
 

@@ -100,20 +100,14 @@ var funcs = template.FuncMap{
 	},
 	"pct":      pct,
 	"fraction": func(f float64) string { return pct(100 * f) },
-	"share": func(part, whole int64) float64 {
-		if whole <= 0 {
-			return 0
-		}
-		return 100 * float64(part) / float64(whole)
-	},
-	"inc":    func(i int) int { return i + 1 },
-	"frame":  report.FrameString,
-	"lock":   lockText,
-	"when":   when,
-	"barlen": func(p float64) string { return strconv.FormatFloat(min(max(p, 0), 100), 'f', 1, 64) },
-	"int64":  func(n int) int64 { return int64(n) },
-	"plural": plural,
-	"states": stateCounts,
+	"inc":      func(i int) int { return i + 1 },
+	"frame":    report.FrameString,
+	"lock":     lockText,
+	"when":     when,
+	"barlen":   func(p float64) string { return strconv.FormatFloat(min(max(p, 0), 100), 'f', 1, 64) },
+	"int64":    func(n int) int64 { return int64(n) },
+	"plural":   plural,
+	"states":   threads.ThreadStates,
 }
 
 // Write writes r as one HTML page to w.
@@ -198,9 +192,7 @@ func newChart(d heap.DominatorReport) chart {
 		length := float64(barSpace) * float64(max(row.RetainedBytes, 0)) / float64(biggest)
 		b := bar{Y: y + 14, BarY: y + 20, LabelY: y + 31, Row: row,
 			Len: strconv.FormatFloat(length, 'f', 1, 64), LabelX: strconv.FormatFloat(length+6, 'f', 1, 64)}
-		if d.ReachableBytes > 0 {
-			b.Percent = 100 * float64(row.RetainedBytes) / float64(d.ReachableBytes)
-		}
+		b.Percent = d.ReachablePercent(row.RetainedBytes)
 		c.Bars = append(c.Bars, b)
 	}
 	return c
@@ -239,31 +231,4 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return humanize.Comma(int64(n)) + " " + noun + "s"
-}
-
-// stateCount is how many threads are in one state.
-type stateCount struct {
-	State string
-	N     int
-}
-
-// stateCounts counts threads by state, in the order states first appear;
-// threads whose state the dump does not give count as "unknown".
-func stateCounts(threads []threads.ThreadRow) []stateCount {
-	var out []stateCount
-	at := map[string]int{}
-	for _, t := range threads {
-		s := t.State
-		if s == "" {
-			s = "unknown"
-		}
-		k, ok := at[s]
-		if !ok {
-			k = len(out)
-			at[s] = k
-			out = append(out, stateCount{State: s})
-		}
-		out[k].N++
-	}
-	return out
 }

@@ -1,8 +1,6 @@
 package html
 
 import (
-	"cmp"
-	"slices"
 	"strconv"
 
 	"github.com/hprofctl/hprofctl/analysis/profile"
@@ -35,68 +33,38 @@ const (
 	minBox      = 0.5
 )
 
-// callNode is a frame of the call tree, with its samples and its callees.
-type callNode struct {
-	name     string
-	count    int64
-	children []*callNode
-}
-
-func (n *callNode) child(name string) *callNode {
-	for _, c := range n.children {
-		if c.name == name {
-			return c
-		}
-	}
-	c := &callNode{name: name}
-	n.children = append(n.children, c)
-	return c
-}
-
-// newIcicle lays out the call tree of the traces of r, outermost frame
-// first.
+// newIcicle lays out the call tree of the traces of r
+// (profile.CPUReport.CallTree), outermost frame first.
 func newIcicle(r profile.CPUReport) icicle {
-	root := &callNode{name: "all"}
-	for _, t := range r.Rows {
-		root.count += t.Count
-		n := root
-		for i := len(t.Frames) - 1; i >= 0; i-- {
-			n = n.child(report.FrameString(t.Frames[i]))
-			n.count += t.Count
-		}
-	}
+	root := r.CallTree(report.FrameString)
 	ic := icicle{Width: icicleWidth}
-	if root.count == 0 {
+	if root.Count == 0 {
 		return ic
 	}
 	depth := 0
-	var place func(n *callNode, x float64, level int)
-	place = func(n *callNode, x float64, level int) {
-		w := float64(icicleWidth) * float64(n.count) / float64(root.count)
+	var place func(n *profile.CallNode, name string, x float64, level int)
+	place = func(n *profile.CallNode, name string, x float64, level int) {
+		w := float64(icicleWidth) * float64(n.Count) / float64(root.Count)
 		if w < minBox {
 			return
 		}
 		depth = max(depth, level+1)
-		label := n.name
+		label := name
 		if fit := int(w/charWidth) - 1; len([]rune(label)) > fit {
 			label = ""
 			if fit > 2 {
-				label = string([]rune(n.name)[:fit-1]) + "…"
+				label = string([]rune(name)[:fit-1]) + "…"
 			}
 		}
 		ic.Boxes = append(ic.Boxes, box{X: units(x), Y: strconv.Itoa(level * levelHeight), W: units(w),
-			TextX: units(x + 3), TextY: strconv.Itoa(level*levelHeight + 13), Name: n.name, Label: label,
-			Count: n.count, Percent: 100 * float64(n.count) / float64(root.count)})
-		// Callees from the biggest, so the same profile draws the same.
-		slices.SortStableFunc(n.children, func(a, b *callNode) int {
-			return cmp.Or(cmp.Compare(b.count, a.count), cmp.Compare(a.name, b.name))
-		})
-		for _, c := range n.children {
-			place(c, x, level+1)
-			x += float64(icicleWidth) * float64(c.count) / float64(root.count)
+			TextX: units(x + 3), TextY: strconv.Itoa(level*levelHeight + 13), Name: name, Label: label,
+			Count: n.Count, Percent: n.Percent})
+		for _, c := range n.Callees {
+			place(c, c.Name, x, level+1)
+			x += float64(icicleWidth) * float64(c.Count) / float64(root.Count)
 		}
 	}
-	place(root, 0, 0)
+	place(root, "all", 0, 0)
 	ic.Height = depth * levelHeight
 	return ic
 }
