@@ -147,15 +147,7 @@ func LoadASCII(src io.Reader, name string, dump int) (*Profile, error) {
 }
 
 func asciiTrace(t *hprofascii.Trace) Trace {
-	out := Trace{Serial: t.Serial, ThreadSerial: t.Thread, Frames: make([]Frame, len(t.Frames))}
-	for i, f := range t.Frames {
-		fr := Frame{Class: string(f.Class), Method: string(f.Method), File: string(f.Source), Line: f.Line}
-		if fr.Method == "" {
-			fr.Method = "<unknown method>"
-		}
-		out.Frames[i] = fr
-	}
-	return out
+	return Trace{Serial: t.Serial, ThreadSerial: t.Thread, Frames: t.ThreadFrames()}
 }
 
 func monitorName(m hprofascii.MonitorRef) MonitorName {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/hprofctl/hprofctl/model/thread"
 	"github.com/hprofctl/hprofctl/parser/hprof"
 )
 
@@ -198,14 +199,14 @@ func (b *builder) buildTraces() {
 	h := b.h
 	bySerial := map[uint32]int32{}
 	for _, rt := range b.rawTraces {
-		t := Trace{Serial: rt.serial, ThreadSerial: rt.thread, Frames: make([]Frame, len(rt.frames))}
+		t := Trace{Serial: rt.serial, ThreadSerial: rt.thread, Frames: make([]thread.Frame, len(rt.frames))}
 		for i, fid := range rt.frames {
 			f, ok := b.frames[fid]
 			if !ok {
-				t.Frames[i] = Frame{Method: fmt.Sprintf("<unknown frame 0x%x>", fid), Line: LineUnknown}
+				t.Frames[i] = thread.Frame{Method: fmt.Sprintf("<unknown frame 0x%x>", fid), Line: thread.LineUnknown}
 				continue
 			}
-			fr := Frame{Method: b.name(f.MethodID), Signature: b.name(f.SignatureID), Line: f.Line}
+			fr := thread.Frame{Method: b.name(f.MethodID), Signature: b.name(f.SignatureID), Line: f.Line}
 			if f.SourceID != 0 {
 				fr.File = b.name(f.SourceID)
 			}

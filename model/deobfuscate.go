@@ -3,6 +3,7 @@ package model
 import (
 	"slices"
 
+	"github.com/hprofctl/hprofctl/model/thread"
 	"github.com/hprofctl/hprofctl/parser/proguard"
 )
 
@@ -96,7 +97,7 @@ func deobfuscateTraces(m *proguard.Mapping, traces []Trace) []Trace {
 	}
 	out := make([]Trace, len(traces))
 	for i, t := range traces {
-		frames := make([]Frame, len(t.Frames))
+		frames := make([]thread.Frame, len(t.Frames))
 		for k, f := range t.Frames {
 			class, method, line, ok := m.Frame(f.Class, f.Method, int(f.Line))
 			f.Class = class
@@ -104,7 +105,7 @@ func deobfuscateTraces(m *proguard.Mapping, traces []Trace) []Trace {
 				known := f.Line > 0
 				f.Method, f.Line = method, int32(line)
 				if known && line == 0 {
-					f.Line = LineUnknown
+					f.Line = thread.LineUnknown
 				}
 			}
 			frames[k] = f

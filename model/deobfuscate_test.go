@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/thread"
 	"github.com/hprofctl/hprofctl/parser/proguard"
 )
 
@@ -42,9 +43,9 @@ func TestDeobfuscate(t *testing.T) {
 			{Name: "java.lang.String", Super: model.NoClass, Fields: []model.Field{{Name: "a", Type: model.TypeObject}}},
 			{Name: "int[]", Super: model.NoClass, Elem: model.TypeInt},
 		},
-		Traces: []model.Trace{{Serial: 1, Frames: []model.Frame{
+		Traces: []model.Trace{{Serial: 1, Frames: []thread.Frame{
 			{Class: "a", Method: "b", Line: 2},
-			{Class: "a", Method: "b", Line: model.LineNative},
+			{Class: "a", Method: "b", Line: thread.LineNative},
 			{Class: "a", Method: "b", Line: 9},
 			{Class: "java.lang.Thread", Method: "run", Line: 5},
 		}}},
@@ -73,10 +74,10 @@ func TestDeobfuscate(t *testing.T) {
 	if fields[0].Name != "a" {
 		t.Error("Deobfuscate wrote into the heap's field slice instead of replacing it")
 	}
-	want := []model.Frame{
+	want := []thread.Frame{
 		{Class: "com.example.Base", Method: "run", Line: 11},
-		{Class: "com.example.Base", Method: "run", Line: model.LineNative},
-		{Class: "com.example.Base", Method: "run", Line: model.LineUnknown},
+		{Class: "com.example.Base", Method: "run", Line: thread.LineNative},
+		{Class: "com.example.Base", Method: "run", Line: thread.LineUnknown},
 		{Class: "java.lang.Thread", Method: "run", Line: 5},
 	}
 	if got := h.Traces[0].Frames; !reflect.DeepEqual(got, want) {
@@ -94,7 +95,7 @@ func TestDeobfuscate(t *testing.T) {
 
 func TestDeobfuscateProfile(t *testing.T) {
 	p := &model.Profile{
-		Traces: []model.Trace{{Serial: 3, Frames: []model.Frame{{Class: "a", Method: "b", Line: 1}}}},
+		Traces: []model.Trace{{Serial: 3, Frames: []thread.Frame{{Class: "a", Method: "b", Line: 1}}}},
 		Sites:  &model.SiteTable{Sites: []model.AllocSite{{Class: "c[]"}, {Class: "java.lang.Object"}}},
 	}
 	sites := p.Sites

@@ -236,7 +236,7 @@ func deriveAll(t *testing.T, path string) {
 	labels, _ := model.ReadLabels(h, path, all)
 	names, _ := model.ReadStrings(h, path, strs)
 	heap.DescribePaths(h, paths, true, labels, names)
-	locks, err := model.ReadHeapLocks(h, path)
+	locks, err := threads.ReadHeapLocks(h, path)
 	if err != nil {
 		locks = nil
 	}

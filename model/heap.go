@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/hprofctl/hprofctl/model/layout"
+	"github.com/hprofctl/hprofctl/model/thread"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
-	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
 // ObjectIndex is the dense index of an object: objects are numbered in the
@@ -185,23 +185,14 @@ type Thread struct {
 	Trace int32
 }
 
-// Trace is a stack trace; Frames[0] is the innermost frame.
+// Trace is a stack trace; Frames[0] is the innermost frame. Its frames
+// are the thread model's, so the stack of a heap dump's thread is a
+// thread snapshot's stack as it is.
 type Trace struct {
 	Serial       uint32
 	ThreadSerial uint32
-	Frames       []Frame
+	Frames       []thread.Frame
 }
-
-// Frame is one stack frame: a thread dump's frame type, so the stack of a
-// heap dump's thread is a thread snapshot's stack as it is.
-type Frame = threaddump.Frame
-
-// Special Frame.Line values.
-const (
-	LineUnknown  = threaddump.LineUnknown
-	LineCompiled = threaddump.LineCompiled
-	LineNative   = threaddump.LineNative
-)
 
 // Anomaly is something wrong or odd found in a dump; Count says how often.
 type Anomaly struct {

@@ -345,16 +345,7 @@ func equalInts(a, b []int32) bool {
 // checkInspectStack: thread inspect-stack-holder is in
 // InspectStackHolder.hold, and the long[1 << 20] is held by its frame only.
 func checkInspectStack(t *testing.T, h *Heap, path string) {
-	hl, err := ReadHeapLocks(h, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	object := NoObject
-	for i, th := range hl.Dump.Threads {
-		if th.Name == "inspect-stack-holder" {
-			object = hl.Objects[i]
-		}
-	}
+	object := threadObjectNamed(t, h, path, "inspect-stack-holder")
 	thread := int32(-1)
 	for i, th := range h.Threads {
 		if object != NoObject && th.ID == h.ObjectID(object) {
@@ -398,6 +389,42 @@ func checkInspectStack(t *testing.T, h *Heap, path string) {
 	if len(roots) != 1 || roots[0].Kind != RootJavaFrame || roots[0].Thread != thread {
 		t.Errorf("the long[1048576]'s roots are %+v, want one frame of inspect-stack-holder", roots)
 	}
+}
+
+// threadObjectNamed returns the java.lang.Thread object whose name field
+// is the String name, NoObject when there is none.
+func threadObjectNamed(t *testing.T, h *Heap, path, name string) ObjectIndex {
+	t.Helper()
+	var threads []ObjectIndex
+	for i := range h.NumObjects() {
+		if c := h.ClassOf(ObjectIndex(i)); c != NoClass {
+			for s := range h.Supers(c) {
+				if h.Classes[s].Name == "java.lang.Thread" {
+					threads = append(threads, ObjectIndex(i))
+				}
+			}
+		}
+	}
+	vals, err := ReadValues(h, path, threads, ValueOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var strs []ObjectIndex
+	for _, v := range vals {
+		if f, ok := v.Field("name"); ok && f.Ref != NoObject {
+			strs = append(strs, f.Ref)
+		}
+	}
+	names, err := ReadStrings(h, path, strs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for o, v := range vals {
+		if f, ok := v.Field("name"); ok && f.Ref != NoObject && names[f.Ref] == name {
+			return o
+		}
+	}
+	return NoObject
 }
 
 // checkInspectStrings counts the String values fixture.InspectStrings

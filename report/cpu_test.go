@@ -8,7 +8,7 @@ import (
 	pprof "github.com/google/pprof/profile"
 	"github.com/hprofctl/hprofctl/analysis/profile"
 	"github.com/hprofctl/hprofctl/analysis/threads"
-	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // cpuSamples is a CPU SAMPLES profile of 3 traces, 2 shown (--top 2); the
@@ -19,9 +19,9 @@ var cpuSamples = profile.CPUReport{
 		{Rank: 1, SelfPercent: 62.5, CumPercent: 62.5, Count: 3_125_000_000, Trace: 300101, Frames: []threads.StackFrame{
 			{Method: "app.Work.loop", File: "Work.java", Line: 42},
 			{Method: "app.Work.loop", File: "Work.java", Line: 40},
-			{Method: "app.Main.main", File: "Main.java", Line: model.LineUnknown}}},
+			{Method: "app.Main.main", File: "Main.java", Line: thread.LineUnknown}}},
 		{Rank: 2, SelfPercent: 25, CumPercent: 87.5, Count: 1_250_000_000, Trace: 300102, Frames: []threads.StackFrame{
-			{Method: "java.io.FileOutputStream.writeBytes", File: "FileOutputStream.java", Line: model.LineNative},
+			{Method: "java.io.FileOutputStream.writeBytes", File: "FileOutputStream.java", Line: thread.LineNative},
 			{Method: "app.Work.loop", File: "Work.java", Line: 42}}},
 	},
 	Methods: []profile.CPUMethod{

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis/threads"
-	"github.com/hprofctl/hprofctl/parser/threaddump"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // Deadlocks renders the deadlock reports of one or more thread dumps.
@@ -214,18 +214,18 @@ func (p *printer) stack(t threads.DeadlockThread) {
 }
 
 // lockVerb says what a lock line means, in the words of a thread dump.
-func lockVerb(l threaddump.ThreadLock) string {
+func lockVerb(l thread.LockUse) string {
 	switch l.Action {
-	case threaddump.Holds:
-		if l.Lock.Kind == threaddump.LockSynchronizer {
+	case thread.Holds:
+		if l.Lock.Kind == thread.LockSynchronizer {
 			return "owns"
 		}
 		return "locked"
-	case threaddump.Enters:
+	case thread.Enters:
 		return "waiting to lock"
-	case threaddump.Parks:
+	case thread.Parks:
 		return "parked on"
-	case threaddump.WaitsOn:
+	case thread.WaitsOn:
 		return "waiting on"
 	}
 	return string(l.Action)
@@ -237,7 +237,7 @@ func lockText(l threads.LockRef) string {
 	if l.Class != "" && l.ID != "" {
 		s += " (a " + l.Class + ")"
 	}
-	if l.Kind == string(threaddump.LockRawMonitor) {
+	if l.Kind == string(thread.LockRawMonitor) {
 		s = "raw monitor " + s
 	}
 	return s

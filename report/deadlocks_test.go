@@ -7,28 +7,28 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/threads"
-	"github.com/hprofctl/hprofctl/parser/threaddump"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // mixedPair is a jstack -l dump of two threads deadlocked through a
 // monitor and a ReentrantLock, with a third thread blocked behind them.
 func mixedPair() threads.DeadlockReport {
-	monitor := threaddump.Lock{Kind: threaddump.LockMonitor, Class: "java.lang.Object", ID: 0x7ff0010}
-	reentrant := threaddump.Lock{Kind: threaddump.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: 0x7ff0020}
+	monitor := thread.Lock{Kind: thread.LockMonitor, Class: "java.lang.Object", ID: 0x7ff0010}
+	reentrant := thread.Lock{Kind: thread.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: 0x7ff0020}
 	return threads.DeadlockReport{
 		Source: "mixed-pair.jstack.txt", Threads: 14,
 		Deadlocks: []threads.Deadlock{{Threads: []threads.DeadlockThread{
 			{Name: "monitor-then-lock", State: "WAITING", WaitingFor: threads.LockRefOf(reentrant), HeldBy: "lock-then-monitor \"β\"",
 				Frames: []string{"jdk.internal.misc.Unsafe.park(Native Method)", "app.MixedPair.a(MixedPair.java:21)"},
-				Locks: []threaddump.ThreadLock{
-					{Lock: reentrant, Action: threaddump.Parks, Frame: 0},
-					{Lock: monitor, Action: threaddump.Holds, Frame: 1},
+				Locks: []thread.LockUse{
+					{Lock: reentrant, Action: thread.Parks, Frame: 0},
+					{Lock: monitor, Action: thread.Holds, Frame: 1},
 				}},
 			{Name: "lock-then-monitor \"β\"", State: "BLOCKED", WaitingFor: threads.LockRefOf(monitor), HeldBy: "monitor-then-lock",
 				Frames: []string{"app.MixedPair.b(MixedPair.java:33)"},
-				Locks: []threaddump.ThreadLock{
-					{Lock: monitor, Action: threaddump.Enters, Frame: 0},
-					{Lock: reentrant, Action: threaddump.Holds, Frame: -1},
+				Locks: []thread.LockUse{
+					{Lock: monitor, Action: thread.Enters, Frame: 0},
+					{Lock: reentrant, Action: thread.Holds, Frame: -1},
 				}},
 		}}},
 		BlockedBehind: []threads.BlockedThread{
@@ -41,15 +41,15 @@ func mixedPair() threads.DeadlockReport {
 // rawCycle is the agent's MONITOR DUMP of two threads deadlocked on raw
 // monitors, which have names and no class.
 func rawCycle() threads.DeadlockReport {
-	a := threaddump.Lock{Kind: threaddump.LockRawMonitor, Name: "lock A", ID: 0x1000}
-	b := threaddump.Lock{Kind: threaddump.LockRawMonitor, Name: "lock B"}
+	a := thread.Lock{Kind: thread.LockRawMonitor, Name: "lock A", ID: 0x1000}
+	b := thread.Lock{Kind: thread.LockRawMonitor, Name: "lock B"}
 	return threads.DeadlockReport{
 		Source: "java.hprof.txt", Threads: 3, Truncated: true,
 		Deadlocks: []threads.Deadlock{{Threads: []threads.DeadlockThread{
 			{Name: "t1", State: "MW", WaitingFor: threads.LockRefOf(b), HeldBy: "t2", Frames: []string{},
-				Locks: []threaddump.ThreadLock{{Lock: a, Action: threaddump.Holds, Frame: -1}, {Lock: b, Action: threaddump.Enters, Frame: -1}}},
+				Locks: []thread.LockUse{{Lock: a, Action: thread.Holds, Frame: -1}, {Lock: b, Action: thread.Enters, Frame: -1}}},
 			{Name: "t2", State: "MW", WaitingFor: threads.LockRefOf(a), HeldBy: "t1", Frames: []string{},
-				Locks: []threaddump.ThreadLock{{Lock: b, Action: threaddump.Holds, Frame: -1}, {Lock: a, Action: threaddump.Enters, Frame: -1}}},
+				Locks: []thread.LockUse{{Lock: b, Action: thread.Holds, Frame: -1}, {Lock: a, Action: thread.Enters, Frame: -1}}},
 		}}},
 		BlockedBehind: []threads.BlockedThread{}, OwnerUnknown: []threads.BlockedThread{},
 	}

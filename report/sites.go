@@ -8,7 +8,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/profile"
 	"github.com/hprofctl/hprofctl/analysis/threads"
-	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // Sites renders an allocation-site table. JSON is an array of rows, each
@@ -121,9 +121,9 @@ func frameString(f threads.StackFrame) string {
 		file = "Unknown Source"
 	}
 	switch f.Line {
-	case model.LineCompiled:
+	case thread.LineCompiled:
 		return f.Method + "(Compiled method)"
-	case model.LineNative:
+	case thread.LineNative:
 		return f.Method + "(Native Method)"
 	}
 	if f.Line > 0 {

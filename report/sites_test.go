@@ -7,16 +7,16 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/profile"
 	"github.com/hprofctl/hprofctl/analysis/threads"
-	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // agentFrames is a stack as the agent records it: a source line, an
 // unknown line with no file, a compiled and a native frame.
 var agentFrames = []threads.StackFrame{
 	{Method: "java.util.Arrays.copyOf", File: "Arrays.java", Line: 3537},
-	{Method: "java.lang.AbstractStringBuilder.ensureCapacityInternal", Line: model.LineUnknown},
-	{Method: "app.Cache.put", File: "Cache.java", Line: model.LineCompiled},
-	{Method: "java.lang.Thread.run0", File: "Thread.java", Line: model.LineNative},
+	{Method: "java.lang.AbstractStringBuilder.ensureCapacityInternal", Line: thread.LineUnknown},
+	{Method: "app.Cache.put", File: "Cache.java", Line: thread.LineCompiled},
+	{Method: "java.lang.Thread.run0", File: "Thread.java", Line: thread.LineNative},
 }
 
 const recordsNote = "allocation sites as the hprof agent recorded them (ordered by live bytes)"
@@ -54,7 +54,7 @@ func TestSitesRecordsGolden(t *testing.T) {
 	}
 	var back []profile.SiteRow
 	decodeJSON(t, out["json"], &back)
-	if len(back) != 2 || back[0].LiveBytes != sixGiB || back[0].Frames[2].Line != model.LineCompiled || back[1].PercentOf != shares {
+	if len(back) != 2 || back[0].LiveBytes != sixGiB || back[0].Frames[2].Line != thread.LineCompiled || back[1].PercentOf != shares {
 		t.Errorf("JSON decodes to %+v", back)
 	}
 }

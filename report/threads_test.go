@@ -6,16 +6,16 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/threads"
-	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 func TestThreadsGolden(t *testing.T) {
 	rows := []threads.ThreadRow{
 		{Name: "main", Serial: 1, State: "RUNNABLE", Group: "main", Trace: 300001, Frames: []threads.StackFrame{
-			{Method: "java.lang.Thread.sleep", Line: model.LineNative},
+			{Method: "java.lang.Thread.sleep", Line: thread.LineNative},
 			{Method: "app.Main.main", File: "Main.java", Line: 7}}},
 		{Name: "worker \"7\", pool=ä", Serial: 4_000_000_000, State: "BLOCKED", Frames: []threads.StackFrame{
-			{Method: "app.Pool.take", File: "Pool.java", Line: model.LineCompiled}}},
+			{Method: "app.Pool.take", File: "Pool.java", Line: thread.LineCompiled}}},
 		{Name: "Reference Handler", Serial: 2, Frames: []threads.StackFrame{}},
 	}
 	out := renderGolden(t, "threads", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Threads(w, rows, o) })
@@ -53,7 +53,7 @@ func TestThreadsRetainedGolden(t *testing.T) {
 		{Name: "main", Serial: 1, State: "RUNNABLE", RetainedBytes: &main, Frames: []threads.StackFrame{
 			{Method: "app.Main.main", File: "Main.java", Line: 7, Locals: []threads.FrameLocal{}}}},
 		{Name: "holder", Serial: 7, State: "WAITING", RetainedBytes: &holder, Frames: []threads.StackFrame{
-			{Method: "jdk.internal.misc.Unsafe.park", Line: model.LineNative, Locals: []threads.FrameLocal{}},
+			{Method: "jdk.internal.misc.Unsafe.park", Line: thread.LineNative, Locals: []threads.FrameLocal{}},
 			{Method: "app.Holder.hold", File: "Holder.java", Line: 12, Locals: []threads.FrameLocal{
 				{ObjectID: "0x7ff000010", Class: "long[]", RetainedBytes: 8_388_624},
 				{ObjectID: "0x7ff800020", Class: "app.Holder", RetainedBytes: 16}}}}},
@@ -90,7 +90,7 @@ func TestThreadsRetainedCSVLocals(t *testing.T) {
 			{Method: "app.Worker.step", File: "Worker.java", Line: 40, Locals: []threads.FrameLocal{
 				{ObjectID: "0x700000010", Class: "byte[]", RetainedBytes: 1_000_016}}},
 			{Method: "app.Worker.loop", File: "Worker.java", Line: 31, Locals: []threads.FrameLocal{}},
-			{Method: "app.Worker.run", Line: model.LineCompiled, Locals: []threads.FrameLocal{
+			{Method: "app.Worker.run", Line: thread.LineCompiled, Locals: []threads.FrameLocal{
 				{ObjectID: "0x700000800", Class: weirdClass, RetainedBytes: 24},
 				{ObjectID: "0x700000900", Class: "java.lang.String", RetainedBytes: 0}}}}},
 		{Name: "idle", Serial: 4, RetainedBytes: &idle, Frames: []threads.StackFrame{}},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // rootPlace names where GC root rt lies: its thread, "" for none (by the
@@ -120,12 +121,12 @@ func via(h *model.Heap, a, b model.ObjectIndex, labels map[model.ObjectIndex][]m
 }
 
 // FrameString formats a stack frame as Java prints one.
-func FrameString(f model.Frame) string {
+func FrameString(f thread.Frame) string {
 	where := f.File
 	switch {
 	case f.Line > 0:
 		where = fmt.Sprintf("%s:%d", f.File, f.Line)
-	case f.Line == model.LineNative:
+	case f.Line == thread.LineNative:
 		where = "Native Method"
 	case where == "":
 		where = "Unknown Source"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // CPUOptions choose how a CPU profile is ranked and cut.
@@ -88,7 +89,7 @@ func CPU(p *model.Profile, o CPUOptions) (CPUReport, error) {
 	}
 	for _, row := range t.Rows {
 		tr := CPUTrace{SelfPercent: row.Self, Count: row.Count, Trace: row.Trace, Frames: []threads.StackFrame{}}
-		var frames []model.Frame
+		var frames []thread.Frame
 		if trace := p.Trace(row.Trace); trace != nil {
 			frames = trace.Frames
 			tr.Frames = threads.ReportFrames(frames, o.Depth)

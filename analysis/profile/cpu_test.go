@@ -5,6 +5,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // hprofTestTimes is the CPU TIME of the shared corpus's
@@ -13,16 +14,16 @@ import (
 // their shares and calls, and their frames (HProfTest.slowerMethod sleeps
 // ten times as long as slowMethod, each called once by main).
 func hprofTestTimes() *model.Profile {
-	frame := func(class, method, file string) model.Frame {
-		return model.Frame{Class: class, Method: method, File: file, Line: model.LineUnknown}
+	frame := func(class, method, file string) thread.Frame {
+		return thread.Frame{Class: class, Method: method, File: file, Line: thread.LineUnknown}
 	}
 	main := frame("javatuning.ch6.toolscheck.HProfTest", "main", "HProfTest.java")
 	run := frame("java.io.FilePermission$1", "run", "FilePermission.java")
 	return &model.Profile{
 		Traces: []model.Trace{
-			{Serial: 301009, Frames: []model.Frame{frame("javatuning.ch6.toolscheck.HProfTest", "slowerMethod", "HProfTest.java"), main}},
-			{Serial: 301008, Frames: []model.Frame{frame("javatuning.ch6.toolscheck.HProfTest", "slowMethod", "HProfTest.java"), main}},
-			{Serial: 300793, Frames: []model.Frame{run, run,
+			{Serial: 301009, Frames: []thread.Frame{frame("javatuning.ch6.toolscheck.HProfTest", "slowerMethod", "HProfTest.java"), main}},
+			{Serial: 301008, Frames: []thread.Frame{frame("javatuning.ch6.toolscheck.HProfTest", "slowMethod", "HProfTest.java"), main}},
+			{Serial: 300793, Frames: []thread.Frame{run, run,
 				frame("java.io.FilePermission", "init", "FilePermission.java"), frame("java.io.FilePermission", "<init>", "FilePermission.java")}},
 		},
 		CPU: &model.CPUTable{Times: true, Total: 11033, Rows: []model.CPURow{

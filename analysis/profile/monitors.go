@@ -5,8 +5,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/model"
-	"github.com/hprofctl/hprofctl/parser/jvmpi"
-	"github.com/hprofctl/hprofctl/parser/threaddump"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // ContendedMonitor is one row of MONITOR TIME: a monitor threads waited
@@ -88,10 +87,10 @@ func Monitors(p *model.Profile, depth int) (MonitorsReport, error) {
 // (jvmpi.ReadMonitorDump): each Java and raw monitor with its owner,
 // the owner's entry count and the threads waiting to enter it and waiting
 // to be notified, named from the capture's side channel.
-func MonitorsFromJVMPI(monitors []jvmpi.MonitorState) MonitorsReport {
+func MonitorsFromJVMPI(monitors []thread.Monitor) MonitorsReport {
 	r := MonitorsReport{Contended: []ContendedMonitor{}, Monitors: []MonitorRow{}, MonitorDumps: 1}
 	for _, m := range monitors {
-		name := model.MonitorName{Raw: m.Lock.Kind == threaddump.LockRawMonitor, Name: m.Lock.Name, Class: m.Lock.Class, ID: m.Lock.ID}
+		name := model.MonitorName{Raw: m.Lock.Kind == thread.LockRawMonitor, Name: m.Lock.Name, Class: m.Lock.Class, ID: m.Lock.ID}
 		if !name.Raw && name.Class == "" {
 			name.Class = "object"
 		}

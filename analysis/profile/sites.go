@@ -8,6 +8,7 @@ import (
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // Where the numbers of a sites report come from.
@@ -221,7 +222,7 @@ func SitesFromRoots(h *model.Heap, r *graph.Retention, o SiteOptions) (SitesRepo
 	index := map[key]int{}
 	seen := map[model.ObjectIndex]bool{}
 	var rows []SiteRow
-	var frames [][]model.Frame
+	var frames [][]thread.Frame
 	var total SiteRow
 	for _, rt := range h.Roots {
 		if rt.Kind != model.RootJavaFrame || rt.Object == model.NoObject || rt.Thread < 0 || seen[rt.Object] || !r.Reachable(rt.Object) {
@@ -236,7 +237,7 @@ func SitesFromRoots(h *model.Heap, r *graph.Retention, o SiteOptions) (SitesRepo
 			index[k] = i
 			th := h.Threads[rt.Thread]
 			row := SiteRow{Class: h.Classes[c].Name, Thread: threadLabel(th)}
-			var fr []model.Frame
+			var fr []thread.Frame
 			if th.Trace >= 0 {
 				t := h.Traces[th.Trace]
 				row.Trace = t.Serial
@@ -422,7 +423,7 @@ func rollUp(rows []SiteRow, key func(*SiteRow) string, reset func(*SiteRow)) []S
 // inside its own, and a constructor may call another of its class),
 // java.lang.Object's included; a constructor of another class allocates.
 // It returns -1 when the trace ends inside those constructors.
-func allocatingFrame(class string, frames []model.Frame) int {
+func allocatingFrame(class string, frames []thread.Frame) int {
 	k := 0
 	for i, f := range frames {
 		if f.Method != "<init>" {

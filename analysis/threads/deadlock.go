@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/hprofctl/hprofctl/analysis/heap"
-	"github.com/hprofctl/hprofctl/parser/threaddump"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // LockRef names a lock in a deadlock report: its kind ("monitor",
@@ -35,7 +35,7 @@ type DeadlockThread struct {
 	Thread int `json:"-"`
 	// Locks are the thread's lock lines for the frames in Frames (Frame
 	// indexes into Frames), and those tied to no frame (Frame -1).
-	Locks []threaddump.ThreadLock `json:"-"`
+	Locks []thread.LockUse `json:"-"`
 }
 
 // Deadlock is one cycle of the wait-for graph, in cycle order: each
@@ -128,7 +128,7 @@ func DeadlockVerdict(reports []DeadlockReport) Verdict {
 // waitEdge is an edge of the wait-for graph: a thread waits for lock,
 // which thread owner holds.
 type waitEdge struct {
-	lock  threaddump.ThreadLock
+	lock  thread.LockUse
 	owner int
 }
 
@@ -141,7 +141,7 @@ type waitEdge struct {
 // monitors, need not be reentrant). Threads that merely wait behind a
 // deadlocked thread are reported apart. Any deadlock verdict printed in
 // the dump is ignored.
-func FindDeadlocks(d *threaddump.ThreadDump) DeadlockReport {
+func FindDeadlocks(d *thread.Dump) DeadlockReport {
 	out := DeadlockReport{
 		Deadlocks: []Deadlock{}, BlockedBehind: []BlockedThread{}, OwnerUnknown: []BlockedThread{},
 		PossibleDeadlocks: []PossibleDeadlock{}, Threads: len(d.Threads), Truncated: d.Truncated,
@@ -155,14 +155,14 @@ func FindDeadlocks(d *threaddump.ThreadDump) DeadlockReport {
 			o, ok := owner[w.Lock]
 			switch {
 			case !ok:
-				if w.Action == threaddump.Parks && !d.SynchronizerOwners && ownableSynchronizer(w.Lock.Class) {
+				if w.Action == thread.Parks && !d.SynchronizerOwners && ownableSynchronizer(w.Lock.Class) {
 					out.OwnerUnknown = append(out.OwnerUnknown, BlockedThread{
 						Name: t.Name, State: t.State, WaitingFor: LockRefOf(w.Lock), Thread: i, Deadlock: -1})
 				}
 			case o == i:
 				// A monitor is reentrant: a thread cannot wait for one it
 				// holds, so such a line is a snapshot inconsistency.
-				if w.Lock.Kind == threaddump.LockSynchronizer {
+				if w.Lock.Kind == thread.LockSynchronizer {
 					edges[i] = append(edges[i], waitEdge{w, o})
 					selfWait[i] = true
 				}
@@ -187,8 +187,8 @@ func FindDeadlocks(d *threaddump.ThreadDump) DeadlockReport {
 // threads claim one (a snapshot taken while it changed hands, or a JSON
 // dump listing a monitor its waiter must re-enter as owned), a thread
 // outside Object.wait wins over one inside it, then the first in the dump.
-func lockOwners(d *threaddump.ThreadDump) map[threaddump.Lock]int {
-	owner := map[threaddump.Lock]int{}
+func lockOwners(d *thread.Dump) map[thread.Lock]int {
+	owner := map[thread.Lock]int{}
 	for i := range d.Threads {
 		t := &d.Threads[i]
 		for _, l := range t.OwnedLocks() {
@@ -216,7 +216,7 @@ func ownableSynchronizer(class string) bool {
 }
 
 // LockRefOf names a lock of a thread dump as deadlock reports do.
-func LockRefOf(l threaddump.Lock) LockRef {
+func LockRefOf(l thread.Lock) LockRef {
 	r := LockRef{Kind: string(l.Kind), Class: l.Class, Name: l.Name}
 	if l.ID != 0 {
 		r.ID = fmt.Sprintf("0x%x", l.ID)
@@ -288,7 +288,7 @@ func stronglyConnected(edges [][]waitEdge) [][]int {
 
 // deadlockOf lays out one cycle: from its first thread in dump order,
 // each thread followed by the owner of the lock it waits for.
-func deadlockOf(d *threaddump.ThreadDump, comp []int, edges [][]waitEdge) Deadlock {
+func deadlockOf(d *thread.Dump, comp []int, edges [][]waitEdge) Deadlock {
 	member := map[int]bool{}
 	for _, v := range comp {
 		member[v] = true
@@ -310,7 +310,7 @@ func deadlockOf(d *threaddump.ThreadDump, comp []int, edges [][]waitEdge) Deadlo
 		}
 	}
 	// The locks each thread holds that another thread of the cycle waits for.
-	wanted := map[int][]threaddump.Lock{}
+	wanted := map[int][]thread.Lock{}
 	for _, v := range order {
 		e := used[v]
 		wanted[e.owner] = append(wanted[e.owner], e.lock.Lock)
@@ -361,13 +361,13 @@ func cycleEdge(es []waitEdge, member, placed map[int]bool, first int) waitEdge {
 // stackDepth is how many frames of t to show: down to the frame that waits
 // for lock wait or took one of the held locks, or all when the dump ties
 // one of them to no frame.
-func stackDepth(t *threaddump.ThreadSnapshot, wait threaddump.ThreadLock, held []threaddump.Lock) int {
+func stackDepth(t *thread.Snapshot, wait thread.LockUse, held []thread.Lock) int {
 	if wait.Frame < 0 {
 		return len(t.Frames)
 	}
-	tookIn := map[threaddump.Lock]int{} // the deepest frame holding each lock
+	tookIn := map[thread.Lock]int{} // the deepest frame holding each lock
 	for _, l := range t.Locks {
-		if l.Action == threaddump.Holds {
+		if l.Action == thread.Holds {
 			if f, ok := tookIn[l.Lock]; !ok || l.Frame > f {
 				tookIn[l.Lock] = l.Frame
 			}
@@ -388,10 +388,10 @@ func stackDepth(t *threaddump.ThreadSnapshot, wait threaddump.ThreadLock, held [
 // to a deadlocked thread, walking the wait-for edges backwards from the
 // deadlocks; each is reported with its own wait and the thread it waits
 // for.
-func blockedBehind(d *threaddump.ThreadDump, deadlocks []Deadlock, edges [][]waitEdge) []BlockedThread {
+func blockedBehind(d *thread.Dump, deadlocks []Deadlock, edges [][]waitEdge) []BlockedThread {
 	type waiter struct {
 		thread int
-		lock   threaddump.Lock
+		lock   thread.Lock
 	}
 	waiters := make([][]waiter, len(edges))
 	for v, es := range edges {

@@ -6,44 +6,44 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/threads"
-	"github.com/hprofctl/hprofctl/parser/threaddump"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // Locks of the synthetic dumps below.
 var (
-	monitorA  = threaddump.Lock{Kind: threaddump.LockMonitor, Class: "demo.A", ID: 0xa0}
-	monitorB  = threaddump.Lock{Kind: threaddump.LockMonitor, Class: "demo.B", ID: 0xb0}
-	monitorC  = threaddump.Lock{Kind: threaddump.LockMonitor, Class: "demo.C", ID: 0xc0}
-	monitorD  = threaddump.Lock{Kind: threaddump.LockMonitor, Class: "demo.D", ID: 0xd0}
-	reentrant = threaddump.Lock{Kind: threaddump.LockSynchronizer,
+	monitorA  = thread.Lock{Kind: thread.LockMonitor, Class: "demo.A", ID: 0xa0}
+	monitorB  = thread.Lock{Kind: thread.LockMonitor, Class: "demo.B", ID: 0xb0}
+	monitorC  = thread.Lock{Kind: thread.LockMonitor, Class: "demo.C", ID: 0xc0}
+	monitorD  = thread.Lock{Kind: thread.LockMonitor, Class: "demo.D", ID: 0xd0}
+	reentrant = thread.Lock{Kind: thread.LockSynchronizer,
 		Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: 0xe0}
-	mutex = threaddump.Lock{Kind: threaddump.LockSynchronizer, Class: "demo.Mutex", ID: 0xf0}
-	raw   = threaddump.Lock{Kind: threaddump.LockRawMonitor, Name: "JVMTI agent lock", ID: 0x70}
+	mutex = thread.Lock{Kind: thread.LockSynchronizer, Class: "demo.Mutex", ID: 0xf0}
+	raw   = thread.Lock{Kind: thread.LockRawMonitor, Name: "JVMTI agent lock", ID: 0x70}
 )
 
 // th builds a thread: frames named f0, f1, … and its lock lines.
-func th(name string, frames int, locks ...threaddump.ThreadLock) threaddump.ThreadSnapshot {
-	t := threaddump.ThreadSnapshot{Name: name, State: "BLOCKED", Locks: locks}
+func th(name string, frames int, locks ...thread.LockUse) thread.Snapshot {
+	t := thread.Snapshot{Name: name, State: "BLOCKED", Locks: locks}
 	for i := range frames {
-		t.Frames = append(t.Frames, threaddump.Frame{Class: "demo.Code", Method: "f" + string(rune('0'+i)), File: "Code.java", Line: int32(10 + i)})
+		t.Frames = append(t.Frames, thread.Frame{Class: "demo.Code", Method: "f" + string(rune('0'+i)), File: "Code.java", Line: int32(10 + i)})
 	}
 	return t
 }
 
-func holds(l threaddump.Lock, frame int) threaddump.ThreadLock {
-	return threaddump.ThreadLock{Lock: l, Action: threaddump.Holds, Frame: frame}
+func holds(l thread.Lock, frame int) thread.LockUse {
+	return thread.LockUse{Lock: l, Action: thread.Holds, Frame: frame}
 }
 
-func enters(l threaddump.Lock) threaddump.ThreadLock {
-	return threaddump.ThreadLock{Lock: l, Action: threaddump.Enters, Frame: 0}
+func enters(l thread.Lock) thread.LockUse {
+	return thread.LockUse{Lock: l, Action: thread.Enters, Frame: 0}
 }
 
-func parks(l threaddump.Lock) threaddump.ThreadLock {
-	return threaddump.ThreadLock{Lock: l, Action: threaddump.Parks, Frame: 0}
+func parks(l thread.Lock) thread.LockUse {
+	return thread.LockUse{Lock: l, Action: thread.Parks, Frame: 0}
 }
 
-func waitsOn(l threaddump.Lock) threaddump.ThreadLock {
-	return threaddump.ThreadLock{Lock: l, Action: threaddump.WaitsOn, Frame: 0}
+func waitsOn(l thread.Lock) thread.LockUse {
+	return thread.LockUse{Lock: l, Action: thread.WaitsOn, Frame: 0}
 }
 
 // cycles renders each deadlock as "a>b>c" (each thread, then the one
@@ -76,14 +76,14 @@ func blocked(bs []threads.BlockedThread) []string {
 func TestDeadlockCases(t *testing.T) {
 	for _, c := range []struct {
 		name         string
-		dump         threaddump.ThreadDump
+		dump         thread.Dump
 		cycles       []string
 		behind       []string
 		ownerUnknown []string
 	}{
 		{
 			name: "two monitors",
-			dump: threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
+			dump: thread.Dump{Threads: []thread.Snapshot{
 				th("idle", 1),
 				th("t1", 3, enters(monitorB), holds(monitorA, 1)),
 				th("t2", 3, enters(monitorA), holds(monitorB, 2)),
@@ -92,7 +92,7 @@ func TestDeadlockCases(t *testing.T) {
 		},
 		{
 			name: "three monitors, a bystander and one behind the bystander",
-			dump: threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
+			dump: thread.Dump{Threads: []thread.Snapshot{
 				th("behind-bystander", 2, enters(monitorD)),
 				th("r0", 2, enters(monitorB), holds(monitorA, 1)),
 				th("bystander", 2, enters(monitorB), holds(monitorD, 1)),
@@ -104,14 +104,14 @@ func TestDeadlockCases(t *testing.T) {
 		},
 		{
 			name: "waiting to be notified is no edge",
-			dump: threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
+			dump: thread.Dump{Threads: []thread.Snapshot{
 				th("waiter", 3, waitsOn(monitorA), holds(monitorA, 1), holds(monitorB, 2)),
 				th("notifier", 2, enters(monitorB), holds(monitorA, 1)),
 			}},
 		},
 		{
 			name: "re-entering a monitor after wait is an edge",
-			dump: threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
+			dump: thread.Dump{Threads: []thread.Snapshot{
 				th("relock", 3, enters(monitorA), holds(monitorA, 1), holds(monitorB, 2)),
 				th("notifier", 2, enters(monitorB), holds(monitorA, 1)),
 			}},
@@ -119,7 +119,7 @@ func TestDeadlockCases(t *testing.T) {
 		},
 		{
 			name: "ReentrantLock and monitor",
-			dump: threaddump.ThreadDump{SynchronizerOwners: true, Threads: []threaddump.ThreadSnapshot{
+			dump: thread.Dump{SynchronizerOwners: true, Threads: []thread.Snapshot{
 				th("m", 4, parks(reentrant), holds(monitorA, 3)),
 				th("l", 2, enters(monitorA), holds(reentrant, -1)),
 				th("parked-behind", 2, parks(reentrant)),
@@ -129,30 +129,30 @@ func TestDeadlockCases(t *testing.T) {
 		},
 		{
 			name: "synchronizer owner not recorded",
-			dump: threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
+			dump: thread.Dump{Threads: []thread.Snapshot{
 				th("m", 4, parks(reentrant), holds(monitorA, 3)),
 				th("l", 2, enters(monitorA)),
-				th("latch", 2, parks(threaddump.Lock{Kind: threaddump.LockSynchronizer, Class: "java.util.concurrent.CountDownLatch$Sync", ID: 1})),
+				th("latch", 2, parks(thread.Lock{Kind: thread.LockSynchronizer, Class: "java.util.concurrent.CountDownLatch$Sync", ID: 1})),
 			}},
 			ownerUnknown: []string{"m->"},
 		},
 		{
 			name: "non-reentrant synchronizer held by its own waiter",
-			dump: threaddump.ThreadDump{SynchronizerOwners: true, Threads: []threaddump.ThreadSnapshot{
+			dump: thread.Dump{SynchronizerOwners: true, Threads: []thread.Snapshot{
 				th("self", 3, parks(mutex), holds(mutex, -1)),
 			}},
 			cycles: []string{"self"},
 		},
 		{
 			name: "a monitor its waiter holds is an inconsistent line, not a deadlock",
-			dump: threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
+			dump: thread.Dump{Threads: []thread.Snapshot{
 				th("odd", 3, enters(monitorA), holds(monitorA, 2)),
 				th("other", 3, enters(monitorA)),
 			}},
 		},
 		{
 			name: "two deadlocks, in dump order",
-			dump: threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
+			dump: thread.Dump{Threads: []thread.Snapshot{
 				th("y1", 2, enters(monitorD), holds(monitorC, 1)),
 				th("x1", 2, enters(monitorB), holds(monitorA, 1)),
 				th("x2", 2, enters(monitorA), holds(monitorB, 1)),
@@ -162,7 +162,7 @@ func TestDeadlockCases(t *testing.T) {
 		},
 		{
 			name: "raw monitors",
-			dump: threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
+			dump: thread.Dump{Threads: []thread.Snapshot{
 				th("agent", 1, enters(monitorA), holds(raw, -1)),
 				th("app", 1, enters(raw), holds(monitorA, 0)),
 			}},
@@ -170,7 +170,7 @@ func TestDeadlockCases(t *testing.T) {
 		},
 		{
 			name: "an owner claimed twice: the thread outside Object.wait owns it",
-			dump: threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
+			dump: thread.Dump{Threads: []thread.Snapshot{
 				waitingThread("stale", holds(monitorA, 2), holds(monitorB, 2)),
 				th("real", 2, enters(monitorB), holds(monitorA, 1)),
 			}},
@@ -194,7 +194,7 @@ func TestDeadlockCases(t *testing.T) {
 // TestBlockedBehindDeadlock divides the threads blocked behind two
 // deadlocks by deadlock, each in BlockedBehind's order.
 func TestBlockedBehindDeadlock(t *testing.T) {
-	r := threads.FindDeadlocks(&threaddump.ThreadDump{Threads: []threaddump.ThreadSnapshot{
+	r := threads.FindDeadlocks(&thread.Dump{Threads: []thread.Snapshot{
 		th("y1", 2, enters(monitorD), holds(monitorC, 1)),
 		th("behind-x", 1, enters(monitorA)),
 		th("x1", 2, enters(monitorB), holds(monitorA, 1)),
@@ -217,9 +217,9 @@ func TestBlockedBehindDeadlock(t *testing.T) {
 
 // waitingThread is a thread blocked in Object.wait() (top frame), which a
 // JSON dump shows holding the monitors of its lower frames.
-func waitingThread(name string, locks ...threaddump.ThreadLock) threaddump.ThreadSnapshot {
+func waitingThread(name string, locks ...thread.LockUse) thread.Snapshot {
 	t := th(name, 3, locks...)
-	t.Frames[0] = threaddump.Frame{Class: "java.lang.Object", Method: "wait0", Line: threaddump.LineNative}
+	t.Frames[0] = thread.Frame{Class: "java.lang.Object", Method: "wait0", Line: thread.LineNative}
 	return t
 }
 
@@ -227,7 +227,7 @@ func waitingThread(name string, locks ...threaddump.ThreadLock) threaddump.Threa
 // to the deepest frame waiting for or holding a lock of the cycle, or the
 // whole stack when a lock of the cycle is tied to no frame.
 func TestDeadlockStacks(t *testing.T) {
-	d := threaddump.ThreadDump{SynchronizerOwners: true, Threads: []threaddump.ThreadSnapshot{
+	d := thread.Dump{SynchronizerOwners: true, Threads: []thread.Snapshot{
 		th("t1", 6, enters(monitorB), holds(monitorC, 1), holds(monitorA, 3)),
 		th("t2", 5, enters(monitorA), holds(monitorB, 2)),
 		th("t3", 4, enters(monitorD), holds(reentrant, -1)),

@@ -1,7 +1,7 @@
 package threads
 
 import (
-	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // StackFrame is a frame as reports show it.
@@ -9,7 +9,7 @@ type StackFrame struct {
 	// Method is "package.Class.method".
 	Method string `json:"method"`
 	File   string `json:"file"`
-	// Line is the source line, or model.LineUnknown, LineCompiled,
+	// Line is the source line, or thread.LineUnknown, LineCompiled,
 	// LineNative.
 	Line int32 `json:"line"`
 	// Locals are the objects the frame holds (threads --retained), nil
@@ -18,7 +18,7 @@ type StackFrame struct {
 }
 
 // ReportFrames converts the innermost depth frames (all when depth is 0).
-func ReportFrames(frames []model.Frame, depth int) []StackFrame {
+func ReportFrames(frames []thread.Frame, depth int) []StackFrame {
 	if depth > 0 && len(frames) > depth {
 		frames = frames[:depth]
 	}
@@ -30,7 +30,7 @@ func ReportFrames(frames []model.Frame, depth int) []StackFrame {
 }
 
 // MethodName is a frame's method as "package.Class.method".
-func MethodName(f model.Frame) string {
+func MethodName(f thread.Frame) string {
 	if f.Class == "" {
 		return f.Method
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model"
-	"github.com/hprofctl/hprofctl/parser/threaddump"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // HeapDeadlocks finds the deadlocks a heap dump can prove: cycles of
@@ -19,7 +19,7 @@ import (
 // dump cannot tell: monitor (synchronized) deadlocks leave no owner in any
 // heap dump, so they are never proven from one, and the notes suggest a
 // thread dump of the process instead.
-func HeapDeadlocks(hl *model.HeapLocks) (DeadlockReport, []string) {
+func HeapDeadlocks(hl *HeapLocks) (DeadlockReport, []string) {
 	r := FindDeadlocks(hl.Dump)
 	r.PossibleDeadlocks = possibleDeadlocks(hl.Dump, r.Deadlocks)
 	var notes []string
@@ -80,7 +80,7 @@ type BlockedOwner struct {
 // possibleDeadlocks finds, for each thread BLOCKED on a monitor the dump
 // does not name and outside the proven deadlocks, the threads whose waits
 // lead to it.
-func possibleDeadlocks(d *threaddump.ThreadDump, proven []Deadlock) []PossibleDeadlock {
+func possibleDeadlocks(d *thread.Dump, proven []Deadlock) []PossibleDeadlock {
 	out := []PossibleDeadlock{}
 	deadlocked := map[int]bool{}
 	for _, dl := range proven {
@@ -91,13 +91,13 @@ func possibleDeadlocks(d *threaddump.ThreadDump, proven []Deadlock) []PossibleDe
 	owner := lockOwners(d)
 	type wait struct {
 		thread int
-		lock   threaddump.Lock
+		lock   thread.Lock
 	}
 	waiters := make([][]wait, len(d.Threads))
 	named := make([]bool, len(d.Threads)) // blocked on a monitor the dump names
 	for i := range d.Threads {
 		for _, w := range d.Threads[i].Waits() {
-			if w.Action == threaddump.Enters {
+			if w.Action == thread.Enters {
 				named[i] = true
 			}
 			if o, ok := owner[w.Lock]; ok && o != i {
@@ -114,7 +114,7 @@ func possibleDeadlocks(d *threaddump.ThreadDump, proven []Deadlock) []PossibleDe
 		if len(t.Frames) > 0 {
 			p.Blocked.Frame = heap.FrameString(t.Frames[0])
 		}
-		held := map[threaddump.Lock]bool{}
+		held := map[thread.Lock]bool{}
 		for _, w := range waiters[o] {
 			if !held[w.lock] {
 				held[w.lock] = true
@@ -148,7 +148,7 @@ func countOf(n int, noun string) string {
 }
 
 // blockedOnMonitors counts the threads in state BLOCKED.
-func blockedOnMonitors(d *threaddump.ThreadDump) int {
+func blockedOnMonitors(d *thread.Dump) int {
 	n := 0
 	for i := range d.Threads {
 		if d.Threads[i].State == "BLOCKED" {

@@ -4,19 +4,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/model"
-	"github.com/hprofctl/hprofctl/parser/threaddump"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // heapPair is a heap dump's lock state with threads t1 and t2 each parked
 // on the ReentrantLock sync the other owns, and t3 BLOCKED.
-func heapPair(monitorRoots int) *model.HeapLocks {
-	a := threaddump.Lock{Kind: threaddump.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: 0x10}
-	b := threaddump.Lock{Kind: threaddump.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$FairSync", ID: 0x20}
-	return &model.HeapLocks{
-		Dump: &threaddump.ThreadDump{SynchronizerOwners: true, Threads: []threaddump.ThreadSnapshot{
-			{Name: "t1", State: "WAITING", Locks: []threaddump.ThreadLock{{Lock: a, Action: threaddump.Holds, Frame: -1}, {Lock: b, Action: threaddump.Parks, Frame: -1}}},
-			{Name: "t2", State: "WAITING", Locks: []threaddump.ThreadLock{{Lock: b, Action: threaddump.Holds, Frame: -1}, {Lock: a, Action: threaddump.Parks, Frame: -1}}},
+func heapPair(monitorRoots int) *HeapLocks {
+	a := thread.Lock{Kind: thread.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: 0x10}
+	b := thread.Lock{Kind: thread.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$FairSync", ID: 0x20}
+	return &HeapLocks{
+		Dump: &thread.Dump{SynchronizerOwners: true, Threads: []thread.Snapshot{
+			{Name: "t1", State: "WAITING", Locks: []thread.LockUse{{Lock: a, Action: thread.Holds, Frame: -1}, {Lock: b, Action: thread.Parks, Frame: -1}}},
+			{Name: "t2", State: "WAITING", Locks: []thread.LockUse{{Lock: b, Action: thread.Holds, Frame: -1}, {Lock: a, Action: thread.Parks, Frame: -1}}},
 			{Name: "t3", State: "BLOCKED"},
 		}},
 		StatesKnown: true, Parked: 2, MonitorRoots: monitorRoots,
@@ -41,7 +40,7 @@ func TestHeapDeadlocks(t *testing.T) {
 }
 
 func TestHeapDeadlocksNoEvidence(t *testing.T) {
-	hl := &model.HeapLocks{Dump: &threaddump.ThreadDump{SynchronizerOwners: true, Threads: []threaddump.ThreadSnapshot{{Name: "main"}}}}
+	hl := &HeapLocks{Dump: &thread.Dump{SynchronizerOwners: true, Threads: []thread.Snapshot{{Name: "main"}}}}
 	r, notes := HeapDeadlocks(hl)
 	all := strings.Join(notes, "\n")
 	if len(r.Deadlocks) != 0 || !strings.Contains(all, "thread states are unknown") || !strings.Contains(all, "no lock evidence") {
@@ -68,13 +67,13 @@ func TestDeadlockLocks(t *testing.T) {
 // deadlock ending at t3, t2 waiting for it directly and t1 through t2. t4,
 // BLOCKED with nobody waiting for it, is none.
 func TestPossibleDeadlockChain(t *testing.T) {
-	a := threaddump.Lock{Kind: threaddump.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: 0x10}
-	b := threaddump.Lock{Kind: threaddump.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: 0x20}
-	hl := &model.HeapLocks{Dump: &threaddump.ThreadDump{SynchronizerOwners: true, Threads: []threaddump.ThreadSnapshot{
-		{Name: "t1", State: "WAITING", Locks: []threaddump.ThreadLock{{Lock: a, Action: threaddump.Parks, Frame: -1}}},
-		{Name: "t2", State: "WAITING", Locks: []threaddump.ThreadLock{{Lock: a, Action: threaddump.Holds, Frame: -1}, {Lock: b, Action: threaddump.Parks, Frame: -1}}},
-		{Name: "t3", State: "BLOCKED", Frames: []threaddump.Frame{{Class: "app.C", Method: "m", File: "C.java", Line: 7}},
-			Locks: []threaddump.ThreadLock{{Lock: b, Action: threaddump.Holds, Frame: -1}}},
+	a := thread.Lock{Kind: thread.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: 0x10}
+	b := thread.Lock{Kind: thread.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: 0x20}
+	hl := &HeapLocks{Dump: &thread.Dump{SynchronizerOwners: true, Threads: []thread.Snapshot{
+		{Name: "t1", State: "WAITING", Locks: []thread.LockUse{{Lock: a, Action: thread.Parks, Frame: -1}}},
+		{Name: "t2", State: "WAITING", Locks: []thread.LockUse{{Lock: a, Action: thread.Holds, Frame: -1}, {Lock: b, Action: thread.Parks, Frame: -1}}},
+		{Name: "t3", State: "BLOCKED", Frames: []thread.Frame{{Class: "app.C", Method: "m", File: "C.java", Line: 7}},
+			Locks: []thread.LockUse{{Lock: b, Action: thread.Holds, Frame: -1}}},
 		{Name: "t4", State: "BLOCKED"},
 	}}, StatesKnown: true, Parked: 2}
 	r, _ := HeapDeadlocks(hl)

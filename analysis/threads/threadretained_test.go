@@ -117,7 +117,7 @@ func TestThreadRetentionInspect(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			h, r := loadFixture(t, name)
 			path := filepath.Join("..", "..", "testdata", "jvm", name)
-			hl, err := model.ReadHeapLocks(h, path)
+			hl, err := ReadHeapLocks(h, path)
 			if err != nil {
 				t.Fatal(err)
 			}

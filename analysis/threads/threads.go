@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/hprofctl/hprofctl/model"
-	"github.com/hprofctl/hprofctl/parser/threaddump"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // ThreadRow is one thread with its state and stack.
@@ -56,11 +56,11 @@ func ThreadStates(threads []ThreadRow) []ThreadStateCount {
 // dump roots (ROOT_THREAD_OBJ with their STACK TRACE) and those the agent
 // announced (START_THREAD); a thread the agent saw end is TERMINATED.
 // hl, when not nil, is what the dump's java.lang.Thread objects hold
-// (model.ReadHeapLocks): it names the threads the records leave unnamed
+// (ReadHeapLocks): it names the threads the records leave unnamed
 // (every HotSpot dump) and gives their state from Thread.threadStatus.
-func ThreadsFromHeap(h *model.Heap, hl *model.HeapLocks, depth int) []ThreadRow {
+func ThreadsFromHeap(h *model.Heap, hl *HeapLocks, depth int) []ThreadRow {
 	p := h.Profile()
-	objects := map[model.ObjectIndex]*threaddump.ThreadSnapshot{}
+	objects := map[model.ObjectIndex]*thread.Snapshot{}
 	if hl != nil {
 		for i, o := range hl.Objects {
 			objects[o] = &hl.Dump.Threads[i]
@@ -139,7 +139,7 @@ func ThreadsFromProfile(p *model.Profile, depth int) []ThreadRow {
 }
 
 // ThreadsFromDump lists the threads of a thread dump.
-func ThreadsFromDump(d *threaddump.ThreadDump, depth int) []ThreadRow {
+func ThreadsFromDump(d *thread.Dump, depth int) []ThreadRow {
 	out := make([]ThreadRow, 0, len(d.Threads))
 	for _, t := range d.Threads {
 		row := ThreadRow{Name: t.Name, State: t.State, Frames: ReportFrames(t.Frames, depth)}

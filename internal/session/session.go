@@ -23,6 +23,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
@@ -84,7 +85,7 @@ type Session struct {
 
 	retention func() (*graph.Retention, error)
 	strong    func() (*graph.PathTree, error)
-	locks     func() (*model.HeapLocks, error)
+	locks     func() (*threads.HeapLocks, error)
 	native    func() (*heap.NativeSizes, error)
 	profile   func() (*model.Profile, error)
 	diffSides [2]func() (diffSide, error)
@@ -343,7 +344,7 @@ func (s *Session) suspectHeaps(h *model.Heap) (model.HeapSelection, error) {
 
 // readHeapLocks reads the lock state of a binary heap dump from its
 // Thread objects and synchronizers; nil for any other file.
-func (s *Session) readHeapLocks() (*model.HeapLocks, error) {
+func (s *Session) readHeapLocks() (*threads.HeapLocks, error) {
 	if !s.binary() {
 		return nil, nil
 	}
@@ -351,7 +352,7 @@ func (s *Session) readHeapLocks() (*model.HeapLocks, error) {
 	if err != nil || !h.HasObjects {
 		return nil, err
 	}
-	return model.ReadHeapLocks(h, s.path)
+	return threads.ReadHeapLocks(h, s.path)
 }
 
 // nativeSizes returns the native sizes an Android dump shows registered to

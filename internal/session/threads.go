@@ -8,6 +8,7 @@ import (
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/thread"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
@@ -112,7 +113,7 @@ func (s *Session) captureThreads(depth int) ([]threads.ThreadRow, error) {
 
 // ThreadDump is a thread dump and the name it is reported under.
 type ThreadDump struct {
-	Dump   *threaddump.ThreadDump
+	Dump   *thread.Dump
 	Source string
 }
 
@@ -129,7 +130,7 @@ func (s *Session) ThreadDumps(which int) ([]ThreadDump, error) {
 	}
 	defer f.Close()
 	r := threaddump.NewReader(f, threaddump.Options{Name: f.Name})
-	var dumps []*threaddump.ThreadDump
+	var dumps []*thread.Dump
 	for r.Next() {
 		dumps = append(dumps, r.Dump())
 	}
@@ -232,7 +233,7 @@ func (s *Session) HeapDeadlocks() (*threads.DeadlockReport, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if d := model.MonitorDumpThreads(p); d != nil {
+	if d := threads.MonitorDumpThreads(p); d != nil {
 		r := threads.FindDeadlocks(d)
 		r.Source = s.name + " (MONITOR DUMP)"
 		return &r, nil, nil

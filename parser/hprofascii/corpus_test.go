@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hprofctl/hprofctl/internal/testshared"
+	"github.com/hprofctl/hprofctl/model/thread"
 	"github.com/hprofctl/hprofctl/parser/hprofascii"
 )
 
@@ -44,7 +45,7 @@ var corpusFiles = []corpusFile{{
 	traces:    125,
 	frames:    486,
 	empty:     1,
-	lineKinds: map[int32]int{hprofascii.LineNative: 16, hprofascii.LineUnknown: 5, hprofascii.LineCompiled: 0},
+	lineKinds: map[int32]int{thread.LineNative: 16, thread.LineUnknown: 5, thread.LineCompiled: 0},
 	maxDepth:  4,
 	trace:     108,
 	frameText: []string{"java.lang.String|valueOf|String.java|2040", "java.io.PrintStream|print|PrintStream.java|326",
@@ -64,7 +65,7 @@ var corpusFiles = []corpusFile{{
 	traces:    2104,
 	frames:    8309,
 	empty:     1,
-	lineKinds: map[int32]int{hprofascii.LineUnknown: 94, hprofascii.LineNative: 0, hprofascii.LineCompiled: 0},
+	lineKinds: map[int32]int{thread.LineUnknown: 94, thread.LineNative: 0, thread.LineCompiled: 0},
 	maxDepth:  4,
 	trace:     300116,
 	frameText: []string{"sun.reflect.MagicAccessorImpl|<init>|MagicAccessorImpl.java|46",
@@ -85,7 +86,7 @@ var corpusFiles = []corpusFile{{
 	ends:      []uint32{200001, 200003},
 	traces:    3,
 	frames:    8,
-	lineKinds: map[int32]int{hprofascii.LineUnknown: 8},
+	lineKinds: map[int32]int{thread.LineUnknown: 8},
 	maxDepth:  4,
 	trace:     301009,
 	frameText: []string{"javatuning.ch6.toolscheck.HProfTest|slowerMethod|HProfTest.java|-1",

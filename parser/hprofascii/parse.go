@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 
+	"github.com/hprofctl/hprofctl/model/thread"
 	"github.com/hprofctl/hprofctl/parser/hprof"
 )
 
@@ -227,11 +228,11 @@ func parseFrame(l []byte) (Frame, bool) {
 	f := Frame{Class: class, Method: method, Source: source}
 	switch string(lineText) {
 	case "Unknown line":
-		f.Line = LineUnknown
+		f.Line = thread.LineUnknown
 	case "Compiled method":
-		f.Line = LineCompiled
+		f.Line = thread.LineCompiled
 	case "Native method":
-		f.Line = LineNative
+		f.Line = thread.LineNative
 	default:
 		s := newScanner(lineText)
 		n := s.i64()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hprofctl/hprofctl/model/thread"
 	"github.com/hprofctl/hprofctl/parser/hprof"
 )
 
@@ -151,20 +152,14 @@ type ThreadStart struct {
 	Group    []byte
 }
 
-// Line numbers of a Frame that are not source lines, as in the binary
-// FRAME record.
-const (
-	LineUnknown  = -1
-	LineCompiled = -2
-	LineNative   = -3
-)
-
 // Frame is one frame of a TRACE.
 type Frame struct {
 	Class  []byte // dotted class name
 	Method []byte // empty for <Unknown Method>
 	Source []byte // source file; empty for <Unknown Source>
-	Line   int32  // > 0 a source line, or LineUnknown, LineCompiled, LineNative
+	// Line > 0 is a source line; else thread.LineUnknown, LineCompiled or
+	// LineNative, as in the binary FRAME record.
+	Line int32
 }
 
 // Trace is a TRACE block; Frames[0] is the innermost frame and Frames is
@@ -174,6 +169,21 @@ type Trace struct {
 	Thread uint32 // thread serial, 0 when the trace names none
 	Phase  []byte // JVMTI: the VM phase a trace outside the live phase is from
 	Frames []Frame
+}
+
+// ThreadFrames returns the frames of t as stack frames of the thread
+// model, their names copied out of the reader's buffers; a frame of
+// <Unknown Method> is named "<unknown method>".
+func (t *Trace) ThreadFrames() []thread.Frame {
+	out := make([]thread.Frame, len(t.Frames))
+	for i, f := range t.Frames {
+		fr := thread.Frame{Class: string(f.Class), Method: string(f.Method), File: string(f.Source), Line: f.Line}
+		if fr.Method == "" {
+			fr.Method = "<unknown method>"
+		}
+		out[i] = fr
+	}
+	return out
 }
 
 // SitesBegin is a SITES BEGIN line.

@@ -6,25 +6,13 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/parser/threaddump"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
-
-// MonitorState is one record of a JVMPI monitor dump, decoded: the lock,
-// its owner's name (empty when unowned), the owner's entry count and the
-// names of the threads waiting to enter it and waiting to be notified, in
-// buffer order. Null JNIEnv* entries (waiters that vanished) are left out.
-type MonitorState struct {
-	Lock       threaddump.Lock
-	Owner      string
-	EntryCount uint32
-	Entering   []string
-	Notified   []string
-}
 
 // threadStates maps the status codes of a monitor dump event, flags
 // removed, to java.lang.Thread.State names (docs/jvmpi.md#constants).
 var threadStates = map[int32]string{
-	ThreadRunnable: "RUNNABLE", ThreadMonitorWait: "BLOCKED", ThreadCondvarWait: "WAITING",
+	ThreadRunnable: thread.StateRunnable, ThreadMonitorWait: thread.StateBlocked, ThreadCondvarWait: thread.StateWaiting,
 }
 
 // ReadMonitorDump reads the JVMPI monitor dump capture whose manifest
@@ -37,7 +25,8 @@ var threadStates = map[int32]string{
 // docs/jvmpi.md#decisions-where-the-spec-is-silent). Raw
 // monitors are named from the side channel by their name pointer; Java
 // monitors carry their object's class when an object-alloc event gives it.
-func ReadMonitorDump(manifest string) (*threaddump.ThreadDump, []MonitorState, error) {
+// Null JNIEnv* entries (waiters that vanished) are left out.
+func ReadMonitorDump(manifest string) (*thread.Dump, []thread.Monitor, error) {
 	c, err := LoadCapture(manifest)
 	if err != nil {
 		return nil, nil, err
@@ -57,7 +46,7 @@ func ReadMonitorDump(manifest string) (*threaddump.ThreadDump, []MonitorState, e
 // described by opt (its Kind must be MonitorDump) and named name in
 // errors. With no side channel, threads are named by their JNIEnv*, raw
 // monitors by their name pointer, and no thread has a stack or a state.
-func ReadMonitorBuffer(in io.Reader, name string, opt Options) (*threaddump.ThreadDump, []MonitorState, error) {
+func ReadMonitorBuffer(in io.Reader, name string, opt Options) (*thread.Dump, []thread.Monitor, error) {
 	c := BareCapture(name, opt)
 	if c.Options.Kind != MonitorDump {
 		return nil, nil, fmt.Errorf("%s: a JVMPI %s holds no threads or monitors; read it with the heap commands", name, opt.Kind)
@@ -66,35 +55,80 @@ func ReadMonitorBuffer(in io.Reader, name string, opt Options) (*threaddump.Thre
 }
 
 // readMonitors reads the monitor dump buffer in of capture c.
-func readMonitors(c *Capture, in io.Reader) (*threaddump.ThreadDump, []MonitorState, error) {
+func readMonitors(c *Capture, in io.Reader) (*thread.Dump, []thread.Monitor, error) {
 	r, err := NewReader(in, c.Options)
 	if err != nil {
 		return nil, nil, err
 	}
-	ev := c.MonitorEvents
-	d := &threaddump.ThreadDump{Format: "JVMPI monitor dump"}
-	thread := map[uint64]int{}
-	for _, t := range ev.Threads {
-		thread[uint64(t.EnvID)] = len(d.Threads)
-		d.Threads = append(d.Threads, threaddump.ThreadSnapshot{Name: t.Name, ID: fmt.Sprintf("0x%x", uint64(t.EnvID))})
+	b := newMonitorDumpBuilder(c.MonitorEvents)
+	var monitors []thread.Monitor
+	for r.Next() {
+		monitors = append(monitors, b.monitor(&r.Record().Monitor))
 	}
-	// threadOf returns the thread of JNIEnv* env, adding one that no
-	// thread-start event announced.
-	threadOf := func(env uint64) *threaddump.ThreadSnapshot {
-		i, ok := thread[env]
-		if !ok {
-			i = len(d.Threads)
-			thread[env] = i
-			d.Threads = append(d.Threads, threaddump.ThreadSnapshot{Name: fmt.Sprintf("JNIEnv 0x%x", env), ID: fmt.Sprintf("0x%x", env)})
+	if err := r.Err(); err != nil {
+		if !errors.Is(err, ErrTruncated) {
+			return nil, nil, err
 		}
-		return &d.Threads[i]
+		b.dump.Truncated = true
 	}
-	methods := map[uint64]threaddump.Frame{}
+	return b.dump, monitors, nil
+}
+
+// monitorDumpBuilder turns a monitor dump buffer into a thread.Dump, with
+// what its side channel tells about threads, stacks and lock names.
+type monitorDumpBuilder struct {
+	dump *thread.Dump
+	// threadAt is the index in dump.Threads of each JNIEnv*.
+	threadAt map[uint64]int
+	// rawNames names raw monitors by their name pointer, objectClass
+	// Java monitors' objects by their id.
+	rawNames, objectClass map[uint64]string
+}
+
+// newMonitorDumpBuilder starts the dump with the threads of the side
+// channel ev, their stacks and their states.
+func newMonitorDumpBuilder(ev *MonitorEvents) *monitorDumpBuilder {
+	b := &monitorDumpBuilder{dump: &thread.Dump{Format: "JVMPI monitor dump"}, threadAt: map[uint64]int{},
+		rawNames: map[uint64]string{}, objectClass: map[uint64]string{}}
+	for _, t := range ev.Threads {
+		b.threadAt[uint64(t.EnvID)] = len(b.dump.Threads)
+		b.dump.Threads = append(b.dump.Threads, thread.Snapshot{Name: t.Name, ID: fmt.Sprintf("0x%x", uint64(t.EnvID))})
+	}
+	b.addStacks(ev)
+	for _, m := range ev.RawMonitors {
+		b.rawNames[uint64(m.NamePtr)] = m.Name
+	}
+	classNames := map[uint64]string{}
+	for _, cl := range ev.Classes {
+		classNames[uint64(cl.ID)] = cl.Name
+	}
+	for _, o := range ev.Objects {
+		b.objectClass[uint64(o.ObjectID)] = classNames[uint64(o.ClassID)]
+	}
+	return b
+}
+
+// threadOf returns the thread of JNIEnv* env, adding one that no
+// thread-start event announced.
+func (b *monitorDumpBuilder) threadOf(env uint64) *thread.Snapshot {
+	i, ok := b.threadAt[env]
+	if !ok {
+		i = len(b.dump.Threads)
+		b.threadAt[env] = i
+		b.dump.Threads = append(b.dump.Threads, thread.Snapshot{Name: fmt.Sprintf("JNIEnv 0x%x", env), ID: fmt.Sprintf("0x%x", env)})
+	}
+	return &b.dump.Threads[i]
+}
+
+// addStacks gives the threads the stacks and states of the monitor dump
+// event of ev.
+func (b *monitorDumpBuilder) addStacks(ev *MonitorEvents) {
+	methods := map[uint64]thread.Frame{}
 	for _, m := range ev.Methods {
-		methods[uint64(m.ID)] = threaddump.Frame{Class: m.ClassName, Method: m.Name, Line: threaddump.LineUnknown}
+		methods[uint64(m.ID)] = thread.Frame{Class: m.ClassName, Method: m.Name, Line: thread.LineUnknown}
 	}
 	for k, tr := range ev.Event.Traces {
-		t := threadOf(uint64(tr.EnvID))
+		t := b.threadOf(uint64(tr.EnvID))
 		for _, f := range tr.Frames {
 			fr, ok := methods[uint64(f.MethodID)]
 			if !ok {
@@ -116,56 +150,38 @@ func readMonitors(c *Capture, in io.Reader) (*threaddump.ThreadDump, []MonitorSt
 			t.StateDetail = strings.Join(notes, ", ")
 		}
 	}
-	rawNames := map[uint64]string{}
-	for _, m := range ev.RawMonitors {
-		rawNames[uint64(m.NamePtr)] = m.Name
-	}
-	classNames := map[uint64]string{}
-	for _, cl := range ev.Classes {
-		classNames[uint64(cl.ID)] = cl.Name
-	}
-	objectClass := map[uint64]string{}
-	for _, o := range ev.Objects {
-		objectClass[uint64(o.ObjectID)] = classNames[uint64(o.ClassID)]
+}
+
+// monitor adds the lock of monitor dump record rec to the locks of its
+// owner and waiters and returns the monitor with their names.
+func (b *monitorDumpBuilder) monitor(rec *Monitor) thread.Monitor {
+	lock := thread.Lock{Kind: thread.LockMonitor, ID: rec.Object, Class: b.objectClass[rec.Object]}
+	if rec.Kind == MonitorRaw {
+		lock = thread.Lock{Kind: thread.LockRawMonitor, ID: rec.RawID, Name: b.rawNames[rec.NamePtr]}
+		if lock.Name == "" {
+			lock.Name = fmt.Sprintf("<raw monitor named at 0x%x>", rec.NamePtr)
+		}
 	}
 	// name adds the lock to the locks of the thread of JNIEnv* env and
 	// returns the thread's name.
-	name := func(env uint64, lock threaddump.Lock, action threaddump.LockAction) string {
-		t := threadOf(env)
-		t.Locks = append(t.Locks, threaddump.ThreadLock{Lock: lock, Action: action, Frame: -1})
+	name := func(env uint64, action thread.LockAction) string {
+		t := b.threadOf(env)
+		t.Locks = append(t.Locks, thread.LockUse{Lock: lock, Action: action, Frame: -1})
 		return t.Name
 	}
-	var monitors []MonitorState
-	for r.Next() {
-		rec := r.Record().Monitor
-		lock := threaddump.Lock{Kind: threaddump.LockMonitor, ID: rec.Object, Class: objectClass[rec.Object]}
-		if rec.Kind == MonitorRaw {
-			lock = threaddump.Lock{Kind: threaddump.LockRawMonitor, ID: rec.RawID, Name: rawNames[rec.NamePtr]}
-			if lock.Name == "" {
-				lock.Name = fmt.Sprintf("<raw monitor named at 0x%x>", rec.NamePtr)
-			}
-		}
-		m := MonitorState{Lock: lock, EntryCount: rec.EntryCount}
-		if rec.Owner != 0 {
-			m.Owner = name(rec.Owner, lock, threaddump.Holds)
-		}
-		for _, env := range rec.Entering {
-			if env != 0 {
-				m.Entering = append(m.Entering, name(env, lock, threaddump.Enters))
-			}
-		}
-		for _, env := range rec.Notified {
-			if env != 0 {
-				m.Notified = append(m.Notified, name(env, lock, threaddump.WaitsOn))
-			}
-		}
-		monitors = append(monitors, m)
+	m := thread.Monitor{Lock: lock, EntryCount: rec.EntryCount}
+	if rec.Owner != 0 {
+		m.Owner = name(rec.Owner, thread.Holds)
 	}
-	if err := r.Err(); err != nil {
-		if !errors.Is(err, ErrTruncated) {
-			return nil, nil, err
+	for _, env := range rec.Entering {
+		if env != 0 {
+			m.Entering = append(m.Entering, name(env, thread.Enters))
 		}
-		d.Truncated = true
 	}
-	return d, monitors, nil
+	for _, env := range rec.Notified {
+		if env != 0 {
+			m.Notified = append(m.Notified, name(env, thread.WaitsOn))
+		}
+	}
+	return m
 }

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/model/thread"
 	"github.com/hprofctl/hprofctl/parser/jvmpi/jvmpitest"
-	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
 // bareCopy copies the buffer of a sample capture alone into a temporary
@@ -68,24 +68,24 @@ func TestReadMonitorDump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vector := threaddump.Lock{Kind: threaddump.LockMonitor, Class: "java.util.Vector", ID: javaObj}
-	heap := threaddump.Lock{Kind: threaddump.LockRawMonitor, ID: rawID, Name: "_Heap_lock"}
+	vector := thread.Lock{Kind: thread.LockMonitor, Class: "java.util.Vector", ID: javaObj}
+	heap := thread.Lock{Kind: thread.LockRawMonitor, ID: rawID, Name: "_Heap_lock"}
 	lost := fmt.Sprintf("JNIEnv 0x%x", uint64(envLost))
-	want := []MonitorState{
+	want := []thread.Monitor{
 		{Lock: vector, Owner: "main", EntryCount: 3, Entering: []string{"GC Daemon"}, Notified: []string{lost}},
 		{Lock: heap, Owner: "GC Daemon", EntryCount: 1, Notified: []string{"main"}},
-		{Lock: threaddump.Lock{Kind: threaddump.LockRawMonitor, ID: rawID + 8, Name: fmt.Sprintf("<raw monitor named at 0x%x>", uint64(otherPtr))}},
+		{Lock: thread.Lock{Kind: thread.LockRawMonitor, ID: rawID + 8, Name: fmt.Sprintf("<raw monitor named at 0x%x>", uint64(otherPtr))}},
 	}
 	if !reflect.DeepEqual(monitors, want) {
 		t.Errorf("monitors:\n%+v\nwant\n%+v", monitors, want)
 	}
-	wantThreads := []threaddump.ThreadSnapshot{
+	wantThreads := []thread.Snapshot{
 		{Name: "main", ID: fmt.Sprintf("0x%x", uint64(envMain)), State: "RUNNABLE",
-			Frames: []threaddump.Frame{{Class: "app.Main", Method: "run", Line: 17}},
-			Locks:  []threaddump.ThreadLock{{Lock: vector, Action: threaddump.Holds, Frame: -1}, {Lock: heap, Action: threaddump.WaitsOn, Frame: -1}}},
+			Frames: []thread.Frame{{Class: "app.Main", Method: "run", Line: 17}},
+			Locks:  []thread.LockUse{{Lock: vector, Action: thread.Holds, Frame: -1}, {Lock: heap, Action: thread.WaitsOn, Frame: -1}}},
 		{Name: "GC Daemon", ID: fmt.Sprintf("0x%x", uint64(envGC)), State: "BLOCKED", StateDetail: "suspended",
-			Locks: []threaddump.ThreadLock{{Lock: vector, Action: threaddump.Enters, Frame: -1}, {Lock: heap, Action: threaddump.Holds, Frame: -1}}},
-		{Name: lost, ID: fmt.Sprintf("0x%x", uint64(envLost)), Locks: []threaddump.ThreadLock{{Lock: vector, Action: threaddump.WaitsOn, Frame: -1}}},
+			Locks: []thread.LockUse{{Lock: vector, Action: thread.Enters, Frame: -1}, {Lock: heap, Action: thread.Holds, Frame: -1}}},
+		{Name: lost, ID: fmt.Sprintf("0x%x", uint64(envLost)), Locks: []thread.LockUse{{Lock: vector, Action: thread.WaitsOn, Frame: -1}}},
 	}
 	if !reflect.DeepEqual(d.Threads, wantThreads) {
 		t.Errorf("threads:\n%+v\nwant\n%+v", d.Threads, wantThreads)
@@ -101,7 +101,7 @@ func TestReadMonitorDump(t *testing.T) {
 // side channel's threads with their stacks.
 func TestMonitorSamples(t *testing.T) {
 	dir := samplesDir(t)
-	first := map[string][]MonitorState{}
+	first := map[string][]thread.Monitor{}
 	for _, name := range []string{"id4-be", "id4-le", "id8-be", "id8-le"} {
 		d, monitors, err := ReadMonitorDump(filepath.Join(dir, "mon-nocontention-"+name+".json"))
 		if err != nil {
@@ -114,11 +114,11 @@ func TestMonitorSamples(t *testing.T) {
 		if want := []string{"main RUNNABLE", "worker RUNNABLE", "gc-helper RUNNABLE"}; !reflect.DeepEqual(names, want) {
 			t.Errorf("%s: threads %q, want %q", name, names, want)
 		}
-		if f := d.Threads[1].Frames; len(f) != 1 || f[0] != (threaddump.Frame{Class: "java.lang.Thread", Method: "run", Line: 603}) {
+		if f := d.Threads[1].Frames; len(f) != 1 || f[0] != (thread.Frame{Class: "java.lang.Thread", Method: "run", Line: 603}) {
 			t.Errorf("%s: worker's stack %+v, want java.lang.Thread.run line 603", name, f)
 		}
 		for _, m := range monitors {
-			if m.Lock.Kind == threaddump.LockRawMonitor && m.Lock.Name != "heap lock" && m.Lock.Name != "code cache lock" {
+			if m.Lock.Kind == thread.LockRawMonitor && m.Lock.Name != "heap lock" && m.Lock.Name != "code cache lock" {
 				t.Errorf("%s: raw monitor named %q, not from the side channel", name, m.Lock.Name)
 			}
 		}

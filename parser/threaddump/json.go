@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // jsonParser reads the JSON thread dumps of JDK 21+ (jcmd
@@ -71,7 +73,7 @@ type jsonThread struct {
 }
 
 // next returns the next dump of the stream; nil, nil at its end.
-func (p *jsonParser) next() (*ThreadDump, error) {
+func (p *jsonParser) next() (*thread.Dump, error) {
 	if p.done || !p.dec.More() {
 		p.done = true
 		if _, err := p.dec.Token(); err != nil && err != io.EOF {
@@ -79,7 +81,7 @@ func (p *jsonParser) next() (*ThreadDump, error) {
 		}
 		return nil, nil
 	}
-	d := &ThreadDump{Format: "JSON thread dump"}
+	d := &thread.Dump{Format: "JSON thread dump"}
 	var owners []parkOwner
 	err := p.object(func(key string) error {
 		if key != "threadDump" {
@@ -218,15 +220,15 @@ func (p *jsonParser) skip() error {
 
 // parkOwner is the owner a JSON dump names for a park blocker.
 type parkOwner struct {
-	lock Lock
+	lock thread.Lock
 	tid  string
 }
 
 // snapshot converts a JSON thread; it also returns the owner the dump
 // names for the thread's park blocker, if any, for attributeOwners.
-func (t jsonThread) snapshot() (ThreadSnapshot, parkOwner) {
+func (t jsonThread) snapshot() (thread.Snapshot, parkOwner) {
 	var owner parkOwner
-	s := ThreadSnapshot{ID: string(t.TID), Name: t.Name, State: t.State, Virtual: t.Virtual}
+	s := thread.Snapshot{ID: string(t.TID), Name: t.Name, State: t.State, Virtual: t.Virtual}
 	for _, f := range t.Stack {
 		s.Frames = append(s.Frames, parseFrame(f))
 	}
@@ -238,30 +240,30 @@ func (t jsonThread) snapshot() (ThreadSnapshot, parkOwner) {
 		return depth
 	}
 	if t.ParkBlocker != nil && t.ParkBlocker.Object != "" {
-		l := identityLock(LockSynchronizer, t.ParkBlocker.Object)
-		s.Locks = append(s.Locks, ThreadLock{Lock: l, Action: Parks, Frame: frame(0)})
+		l := identityLock(thread.LockSynchronizer, t.ParkBlocker.Object)
+		s.Locks = append(s.Locks, thread.LockUse{Lock: l, Action: thread.Parks, Frame: frame(0)})
 		owner = parkOwner{lock: l, tid: string(t.ParkBlocker.Owner)}
 	}
 	if t.BlockedOn != "" {
-		s.Locks = append(s.Locks, ThreadLock{Lock: identityLock(LockMonitor, t.BlockedOn), Action: Enters, Frame: frame(0)})
+		s.Locks = append(s.Locks, thread.LockUse{Lock: identityLock(thread.LockMonitor, t.BlockedOn), Action: thread.Enters, Frame: frame(0)})
 	}
 	if t.WaitingOn != "" {
-		s.Locks = append(s.Locks, ThreadLock{Lock: identityLock(LockMonitor, t.WaitingOn), Action: WaitsOn, Frame: frame(0)})
+		s.Locks = append(s.Locks, thread.LockUse{Lock: identityLock(thread.LockMonitor, t.WaitingOn), Action: thread.WaitsOn, Frame: frame(0)})
 	}
 	for _, m := range t.MonitorsOwned {
 		for _, name := range m.Locks {
 			if name == nil || *name == "" {
 				continue
 			}
-			s.Locks = append(s.Locks, ThreadLock{Lock: identityLock(LockMonitor, *name), Action: Holds, Frame: frame(m.Depth)})
+			s.Locks = append(s.Locks, thread.LockUse{Lock: identityLock(thread.LockMonitor, *name), Action: thread.Holds, Frame: frame(m.Depth)})
 		}
 	}
 	return s, owner
 }
 
-// identityLock makes a Lock of an identity string "CLASS@HASH".
-func identityLock(kind LockKind, identity string) Lock {
-	l := Lock{Kind: kind, Name: identity}
+// identityLock makes a thread.Lock of an identity string "CLASS@HASH".
+func identityLock(kind thread.LockKind, identity string) thread.Lock {
+	l := thread.Lock{Kind: kind, Name: identity}
 	if at := strings.LastIndexByte(identity, '@'); at > 0 {
 		if _, err := strconv.ParseUint(identity[at+1:], 16, 64); err == nil {
 			l.Class = identity[:at]
@@ -272,7 +274,7 @@ func identityLock(kind LockKind, identity string) Lock {
 
 // attributeOwners records each park blocker's owner, named by thread id,
 // as a lock that owner holds; the dump then records synchronizer owners.
-func attributeOwners(d *ThreadDump, owners []parkOwner) {
+func attributeOwners(d *thread.Dump, owners []parkOwner) {
 	if len(owners) == 0 {
 		return
 	}
@@ -287,7 +289,7 @@ func attributeOwners(d *ThreadDump, owners []parkOwner) {
 	for _, o := range owners {
 		if i, ok := byID[o.tid]; ok && !added[o] {
 			added[o] = true
-			d.Threads[i].Locks = append(d.Threads[i].Locks, ThreadLock{Lock: o.lock, Action: Holds, Frame: -1})
+			d.Threads[i].Locks = append(d.Threads[i].Locks, thread.LockUse{Lock: o.lock, Action: thread.Holds, Frame: -1})
 		}
 	}
 }

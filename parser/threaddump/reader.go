@@ -1,4 +1,4 @@
-// Package threaddump reads Java thread dumps into ThreadDump values:
+// Package threaddump reads Java thread dumps into thread.Dump values (model/thread):
 //
 //   - HotSpot text dumps: jstack [-l], jcmd Thread.print [-l], and the dump
 //     a JVM prints on SIGQUIT (kill -3), also inside an application log
@@ -15,7 +15,7 @@
 //	err := r.Err() // errors.Is(err, threaddump.ErrTruncated) for a cut-short dump
 //
 // A dump cut short still yields the threads read before the cut, with
-// ThreadDump.Truncated set. The deadlock verdict HotSpot appends to its
+// thread.Dump.Truncated set. The deadlock verdict HotSpot appends to its
 // dumps is skipped: deadlocks are for the analysis to find.
 package threaddump
 
@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/hprofctl/hprofctl/model/thread"
 	"github.com/hprofctl/hprofctl/parser/input"
 )
 
@@ -74,7 +75,7 @@ type Reader struct {
 	text     *textParser
 	json     *jsonParser
 
-	dump  *ThreadDump
+	dump  *thread.Dump
 	dumps int
 	err   error
 }
@@ -96,7 +97,7 @@ func (r *Reader) Next() bool {
 			return false
 		}
 	}
-	var d *ThreadDump
+	var d *thread.Dump
 	var err error
 	if r.json != nil {
 		d, err = r.json.next()
@@ -123,7 +124,7 @@ func (r *Reader) Next() bool {
 }
 
 // Dump returns the dump the last call to Next read.
-func (r *Reader) Dump() *ThreadDump { return r.dump }
+func (r *Reader) Dump() *thread.Dump { return r.dump }
 
 // Err returns the error that stopped Next, nil at a clean end of input.
 func (r *Reader) Err() error {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/model/thread"
 	"github.com/hprofctl/hprofctl/parser/threaddump"
 )
 
@@ -46,9 +47,9 @@ func readFile(t testing.TB, path string) []byte {
 }
 
 // readAll reads every dump of data.
-func readAll(data []byte) ([]*threaddump.ThreadDump, error) {
+func readAll(data []byte) ([]*thread.Dump, error) {
 	r := threaddump.NewReader(bytes.NewReader(data), threaddump.Options{Name: "input"})
-	var dumps []*threaddump.ThreadDump
+	var dumps []*thread.Dump
 	for r.Next() {
 		dumps = append(dumps, r.Dump())
 	}
@@ -56,7 +57,7 @@ func readAll(data []byte) ([]*threaddump.ThreadDump, error) {
 }
 
 // readOne reads data that must hold exactly one complete dump.
-func readOne(t *testing.T, data []byte) *threaddump.ThreadDump {
+func readOne(t *testing.T, data []byte) *thread.Dump {
 	t.Helper()
 	dumps, err := readAll(data)
 	if err != nil {
@@ -71,7 +72,7 @@ func readOne(t *testing.T, data []byte) *threaddump.ThreadDump {
 	return dumps[0]
 }
 
-func thread(t *testing.T, d *threaddump.ThreadDump, name string) *threaddump.ThreadSnapshot {
+func threadNamed(t *testing.T, d *thread.Dump, name string) *thread.Snapshot {
 	t.Helper()
 	for i := range d.Threads {
 		if d.Threads[i].Name == name {
@@ -111,8 +112,8 @@ func TestHotSpotThreadCount(t *testing.T) {
 			if java != want {
 				t.Errorf("%d Java threads, HotSpot lists %d", java, want)
 			}
-			if thread(t, d, "VM Thread").ID != "" || internal == 0 {
-				t.Errorf("VM-internal threads: %d, VM Thread id %q", internal, thread(t, d, "VM Thread").ID)
+			if threadNamed(t, d, "VM Thread").ID != "" || internal == 0 {
+				t.Errorf("VM-internal threads: %d, VM Thread id %q", internal, threadNamed(t, d, "VM Thread").ID)
 			}
 			if d.Format != "HotSpot thread dump" || !strings.Contains(d.VM, "OpenJDK 64-Bit Server VM") || d.Time == "" {
 				t.Errorf("format %q, VM %q, time %q", d.Format, d.VM, d.Time)
@@ -163,7 +164,7 @@ func TestBusyThreads(t *testing.T) {
 				"busy-spinner": "RUNNABLE", "busy-relock": "BLOCKED", "busy-notifier": "TIMED_WAITING",
 			}
 			for name, state := range states {
-				th := thread(t, d, name)
+				th := threadNamed(t, d, name)
 				if th.State != state {
 					t.Errorf("%s: state %s, want %s", name, th.State, state)
 				}
@@ -171,48 +172,48 @@ func TestBusyThreads(t *testing.T) {
 					t.Errorf("%s: daemon %v (only HotSpot dumps print it; every fixture thread is one)", name, th.Daemon)
 				}
 			}
-			lock := func(name string, action threaddump.LockAction, class string) threaddump.Lock {
+			lock := func(name string, action thread.LockAction, class string) thread.Lock {
 				t.Helper()
-				for _, l := range thread(t, d, name).Locks {
+				for _, l := range threadNamed(t, d, name).Locks {
 					if l.Action == action && l.Lock.Class == class {
 						return l.Lock
 					}
 				}
 				t.Errorf("%s: no %s lock of class %s", name, action, class)
-				return threaddump.Lock{}
+				return thread.Lock{}
 			}
-			resource := lock("busy-sleeper", threaddump.Holds, "threads.Busy$Resource")
-			if got := lock("busy-blocked", threaddump.Enters, "threads.Busy$Resource"); got != resource {
+			resource := lock("busy-sleeper", thread.Holds, "threads.Busy$Resource")
+			if got := lock("busy-blocked", thread.Enters, "threads.Busy$Resource"); got != resource {
 				t.Errorf("busy-blocked enters %+v, busy-sleeper holds %+v", got, resource)
 			}
-			if !thread(t, d, "busy-sleeper").Owns(resource) {
+			if !threadNamed(t, d, "busy-sleeper").Owns(resource) {
 				t.Error("busy-sleeper does not own the Resource monitor")
 			}
-			mailbox := lock("busy-waiter", threaddump.WaitsOn, "threads.Busy$Mailbox")
-			if thread(t, d, "busy-waiter").Owns(mailbox) {
+			mailbox := lock("busy-waiter", thread.WaitsOn, "threads.Busy$Mailbox")
+			if threadNamed(t, d, "busy-waiter").Owns(mailbox) {
 				t.Error("busy-waiter owns the monitor it waits on")
 			}
-			signal := lock("busy-notifier", threaddump.Holds, "threads.Busy$Signal")
+			signal := lock("busy-notifier", thread.Holds, "threads.Busy$Signal")
 			if hotspot {
 				// Only HotSpot dumps say which monitor a notified waiter
 				// re-enters; it still lists the monitor as locked below.
-				if got := lock("busy-relock", threaddump.Enters, "threads.Busy$Signal"); got != signal {
+				if got := lock("busy-relock", thread.Enters, "threads.Busy$Signal"); got != signal {
 					t.Errorf("busy-relock re-enters %+v, busy-notifier holds %+v", got, signal)
 				}
-				if thread(t, d, "busy-relock").Owns(signal) {
+				if threadNamed(t, d, "busy-relock").Owns(signal) {
 					t.Error("busy-relock owns the monitor it is re-entering")
 				}
 			}
 			sync := "java.util.concurrent.locks.ReentrantLock$NonfairSync"
-			parked := lock("busy-parked", threaddump.Parks, sync)
+			parked := lock("busy-parked", thread.Parks, sync)
 			if d.SynchronizerOwners {
-				if !thread(t, d, "busy-sleeper").Owns(parked) {
+				if !threadNamed(t, d, "busy-sleeper").Owns(parked) {
 					t.Error("busy-sleeper does not own the ReentrantLock busy-parked waits for")
 				}
 			}
-			lock("busy-condition", threaddump.Parks, "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject")
-			if len(thread(t, d, "busy-spinner").Locks) != 0 {
-				t.Errorf("busy-spinner has locks: %+v", thread(t, d, "busy-spinner").Locks)
+			lock("busy-condition", thread.Parks, "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject")
+			if len(threadNamed(t, d, "busy-spinner").Locks) != 0 {
+				t.Errorf("busy-spinner has locks: %+v", threadNamed(t, d, "busy-spinner").Locks)
 			}
 		})
 	}
@@ -223,17 +224,17 @@ func TestFrames(t *testing.T) {
 	for _, path := range fixtures(t, "*-busy.*") {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			d := readOne(t, readFile(t, path))
-			blocked := thread(t, d, "busy-blocked")
-			want := threaddump.Frame{Class: "threads.Busy", Method: "enterResource", File: "Busy.java", Line: 74}
+			blocked := threadNamed(t, d, "busy-blocked")
+			want := thread.Frame{Class: "threads.Busy", Method: "enterResource", File: "Busy.java", Line: 74}
 			if len(blocked.Frames) == 0 || blocked.Frames[0] != want {
 				t.Fatalf("busy-blocked frames %+v, want %+v first", blocked.Frames, want)
 			}
-			waiter := thread(t, d, "busy-waiter")
-			if !waiter.InObjectWait() || waiter.Frames[0].Line != threaddump.LineNative {
+			waiter := threadNamed(t, d, "busy-waiter")
+			if !waiter.InObjectWait() || waiter.Frames[0].Line != thread.LineNative {
 				t.Errorf("busy-waiter's top frame %+v: not Object.wait, native", waiter.Frames[0])
 			}
 			for _, l := range waiter.Locks {
-				if l.Action == threaddump.Holds && waiter.Frames[l.Frame].Method != "waitOn" {
+				if l.Action == thread.Holds && waiter.Frames[l.Frame].Method != "waitOn" {
 					t.Errorf("busy-waiter locked the mailbox in %+v, not in Busy.waitOn", waiter.Frames[l.Frame])
 				}
 			}
@@ -259,7 +260,7 @@ func TestApplicationLog(t *testing.T) {
 		t.Errorf("dump starts at line %d: %q", d.Line, lines[d.Line-1])
 	}
 	for _, name := range []string{"pair-a", "pair-b", "app-logger", "main"} {
-		thread(t, d, name)
+		threadNamed(t, d, name)
 	}
 }
 
@@ -286,7 +287,7 @@ func TestTwoDumps(t *testing.T) {
 
 var hotspotTime = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$`)
 
-func names(d *threaddump.ThreadDump) string {
+func names(d *thread.Dump) string {
 	var s []string
 	for _, th := range d.Threads {
 		s = append(s, th.Name)
@@ -334,7 +335,7 @@ func TestCutMidThread(t *testing.T) {
 // cutInside returns an offset in the middle of the kth thread of d, the
 // last dump of data: halfway between its name and the next thread's (or
 // the dump's end marker).
-func cutInside(t *testing.T, data []byte, d *threaddump.ThreadDump, k int) int {
+func cutInside(t *testing.T, data []byte, d *thread.Dump, k int) int {
 	t.Helper()
 	start := nameOffset(data, d.Threads[k].Name, 0)
 	end := len(data)
@@ -364,7 +365,7 @@ func nameOffset(data []byte, name string, from int) int {
 	return -1
 }
 
-func sameThread(a, b threaddump.ThreadSnapshot) bool {
+func sameThread(a, b thread.Snapshot) bool {
 	if a.Name != b.Name || a.ID != b.ID || a.State != b.State || len(a.Frames) != len(b.Frames) || len(a.Locks) != len(b.Locks) {
 		return false
 	}
@@ -445,16 +446,16 @@ func TestJSONParkBlockerOwner(t *testing.T) {
 	if !d.SynchronizerOwners {
 		t.Error("park blocker owners not noted")
 	}
-	sync := threaddump.Lock{Kind: threaddump.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync",
+	sync := thread.Lock{Kind: thread.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync",
 		Name: "java.util.concurrent.locks.ReentrantLock$NonfairSync@1b"}
-	if !thread(t, d, "b").Owns(sync) {
-		t.Errorf("b does not own %+v: %+v", sync, thread(t, d, "b").Locks)
+	if !threadNamed(t, d, "b").Owns(sync) {
+		t.Errorf("b does not own %+v: %+v", sync, threadNamed(t, d, "b").Locks)
 	}
-	guard := threaddump.Lock{Kind: threaddump.LockMonitor, Class: "demo.Guard", Name: "demo.Guard@2c"}
-	if !thread(t, d, "c").Owns(guard) || len(thread(t, d, "c").Locks) != 1 {
-		t.Errorf("c's locks %+v, want only %+v", thread(t, d, "c").Locks, guard)
+	guard := thread.Lock{Kind: thread.LockMonitor, Class: "demo.Guard", Name: "demo.Guard@2c"}
+	if !threadNamed(t, d, "c").Owns(guard) || len(threadNamed(t, d, "c").Locks) != 1 {
+		t.Errorf("c's locks %+v, want only %+v", threadNamed(t, d, "c").Locks, guard)
 	}
-	if f := thread(t, d, "a").Frames[1]; f != (threaddump.Frame{Class: "demo.A", Method: "run", File: "A.java", Line: 9}) {
+	if f := threadNamed(t, d, "a").Frames[1]; f != (thread.Frame{Class: "demo.A", Method: "run", File: "A.java", Line: 9}) {
 		t.Errorf("frame with class loader prefix read as %+v", f)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // maxLine bounds the bytes kept of one line; the rest of a longer line is
@@ -47,15 +49,15 @@ type textParser struct {
 	eof  bool
 	err  error // the source's read error
 
-	cur      *ThreadDump
+	cur      *thread.Dump
 	style    textStyle
 	threadAt int  // index in cur.Threads of the thread being read, -1 for none
 	ownable  bool // inside that thread's "Locked ownable synchronizers:"
 	cut      bool // the input ended inside a line of cur
 
-	inVerdict bool        // skipping HotSpot's deadlock verdict
-	recent    [4]string   // the last lines read, the newest last
-	ready     *ThreadDump // a dump completed and not returned yet
+	inVerdict bool         // skipping HotSpot's deadlock verdict
+	recent    [4]string    // the last lines read, the newest last
+	ready     *thread.Dump // a dump completed and not returned yet
 }
 
 func newTextParser(src *bufio.Reader, name string) *textParser {
@@ -64,7 +66,7 @@ func newTextParser(src *bufio.Reader, name string) *textParser {
 
 // next returns the next complete or cut dump, with a *FormatError
 // wrapping ErrTruncated when the input ended inside it; nil at the end.
-func (p *textParser) next() (*ThreadDump, error) {
+func (p *textParser) next() (*thread.Dump, error) {
 	for {
 		if p.ready != nil {
 			d := p.ready
@@ -84,7 +86,7 @@ func (p *textParser) next() (*ThreadDump, error) {
 }
 
 // atEOF finishes the dump left open when the input ended.
-func (p *textParser) atEOF() (*ThreadDump, error) {
+func (p *textParser) atEOF() (*thread.Dump, error) {
 	d := p.cur
 	if d == nil {
 		if p.err != nil {
@@ -210,7 +212,7 @@ func (p *textParser) openDump(style textStyle, line int64) {
 	if style == plainText {
 		format = "plain-text thread dump"
 	}
-	p.cur = &ThreadDump{Format: format, Line: line}
+	p.cur = &thread.Dump{Format: format, Line: line}
 	p.style = style
 	p.threadAt = -1
 	p.ownable = false
@@ -242,7 +244,7 @@ func (p *textParser) closeDump(truncated bool) {
 	p.ownable = false
 }
 
-func (p *textParser) startThread(t ThreadSnapshot) {
+func (p *textParser) startThread(t thread.Snapshot) {
 	p.cur.Threads = append(p.cur.Threads, t)
 	p.threadAt = len(p.cur.Threads) - 1
 	p.ownable = false
@@ -292,8 +294,8 @@ func (p *textParser) threadLine(line string) {
 // and nothing after the name holds a quote. The "#N" Java thread id and
 // "daemon" come before the first key=value field; VM-internal threads
 // have neither.
-func parseHotspotHeader(line string) (ThreadSnapshot, bool) {
-	var t ThreadSnapshot
+func parseHotspotHeader(line string) (thread.Snapshot, bool) {
+	var t thread.Snapshot
 	end := strings.LastIndexByte(line, '"')
 	if len(line) < 2 || line[0] != '"' || end == 0 {
 		return t, false
@@ -316,7 +318,7 @@ func parseHotspotHeader(line string) (ThreadSnapshot, bool) {
 		}
 	}
 	if !keyed {
-		return ThreadSnapshot{}, false
+		return thread.Snapshot{}, false
 	}
 	t.Name = line[1:end]
 	return t, true
@@ -324,19 +326,19 @@ func parseHotspotHeader(line string) (ThreadSnapshot, bool) {
 
 // parsePlainHeader reads the header of a thread in a plain-text dump:
 // `#13 "name" [virtual ]STATE TIME`.
-func parsePlainHeader(line string) (ThreadSnapshot, bool) {
+func parsePlainHeader(line string) (thread.Snapshot, bool) {
 	g := plainHeader.FindStringSubmatch(line)
 	if g == nil {
-		return ThreadSnapshot{}, false
+		return thread.Snapshot{}, false
 	}
-	return ThreadSnapshot{ID: g[1], Name: g[2], Virtual: g[3] != "", State: g[4]}, true
+	return thread.Snapshot{ID: g[1], Name: g[2], Virtual: g[3] != "", State: g[4]}, true
 }
 
 // parseFrame reads a frame as HotSpot prints it,
 // "java.lang.Thread.run(java.base@17.0.15/Thread.java:840)", or as
 // StackTraceElement.toString does in JDK 21+ dumps,
 // "java.base/java.lang.Thread.run(Thread.java:1474)".
-func parseFrame(s string) Frame {
+func parseFrame(s string) thread.Frame {
 	name, where := s, ""
 	if open := strings.IndexByte(s, '('); open >= 0 {
 		name = s[:open]
@@ -346,13 +348,13 @@ func parseFrame(s string) Frame {
 	if slash := strings.IndexByte(where, '/'); slash >= 0 {
 		where = where[slash+1:]
 	}
-	f := Frame{Method: name, Line: LineUnknown}
+	f := thread.Frame{Method: name, Line: thread.LineUnknown}
 	if dot := strings.LastIndexByte(name, '.'); dot >= 0 {
 		f.Class, f.Method = name[:dot], name[dot+1:]
 	}
 	switch where {
 	case "Native Method":
-		f.Line = LineNative
+		f.Line = thread.LineNative
 	case "", "Unknown Source":
 	default:
 		f.File = where
@@ -380,8 +382,8 @@ func stripModule(name string) string {
 // (HotSpot) or "- locked <CLASS@HASH>" (plain text); in the "Locked
 // ownable synchronizers:" list, "- <0x…> (a CLASS)". Lines about
 // eliminated locks and waits with no object are skipped.
-func parseLockLine(s string, ownable bool) (ThreadLock, bool) {
-	var l ThreadLock
+func parseLockLine(s string, ownable bool) (thread.LockUse, bool) {
+	var l thread.LockUse
 	s = strings.TrimPrefix(s, "- ")
 	open := strings.IndexByte(s, '<')
 	if open < 0 {
@@ -396,15 +398,15 @@ func parseLockLine(s string, ownable bool) (ThreadLock, bool) {
 	rest := strings.TrimSpace(s[open+length+1:])
 	switch {
 	case ownable && verb == "":
-		l.Action, l.Lock.Kind = Holds, LockSynchronizer
+		l.Action, l.Lock.Kind = thread.Holds, thread.LockSynchronizer
 	case verb == "locked":
-		l.Action, l.Lock.Kind = Holds, LockMonitor
+		l.Action, l.Lock.Kind = thread.Holds, thread.LockMonitor
 	case verb == "waiting to lock" || verb == "waiting to re-lock in wait()":
-		l.Action, l.Lock.Kind = Enters, LockMonitor
+		l.Action, l.Lock.Kind = thread.Enters, thread.LockMonitor
 	case verb == "waiting on":
-		l.Action, l.Lock.Kind = WaitsOn, LockMonitor
+		l.Action, l.Lock.Kind = thread.WaitsOn, thread.LockMonitor
 	case verb == "parking to wait for":
-		l.Action, l.Lock.Kind = Parks, LockSynchronizer
+		l.Action, l.Lock.Kind = thread.Parks, thread.LockSynchronizer
 	default:
 		return l, false
 	}

@@ -2,27 +2,29 @@ package threaddump
 
 import (
 	"testing"
+
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 func TestParseHotspotHeader(t *testing.T) {
 	for _, c := range []struct {
 		line string
-		want ThreadSnapshot
+		want thread.Snapshot
 		ok   bool
 	}{
 		{`"worker-1" #12 daemon prio=5 os_prio=0 cpu=1.49ms elapsed=1.81s tid=0x00007f0001 nid=0x71a5 waiting for monitor entry  [0x00007f0002]`,
-			ThreadSnapshot{Name: "worker-1", ID: "12", Daemon: true}, true},
+			thread.Snapshot{Name: "worker-1", ID: "12", Daemon: true}, true},
 		{`"main" #1 [15813] prio=5 os_prio=0 cpu=100.75ms elapsed=6.49s tid=0x00007f735c02a860 nid=15813 waiting on condition  [0x00007f736111e000]`,
-			ThreadSnapshot{Name: "main", ID: "1"}, true},
+			thread.Snapshot{Name: "main", ID: "1"}, true},
 		{`"pool "a" #2" #13 daemon prio=5 tid=0x1 nid=0x2 in Object.wait() [0x3]`,
-			ThreadSnapshot{Name: `pool "a" #2`, ID: "13", Daemon: true}, true},
+			thread.Snapshot{Name: `pool "a" #2`, ID: "13", Daemon: true}, true},
 		{`"VM Thread" os_prio=0 cpu=3.21ms elapsed=9.78s tid=0x00007f059c04d370 nid=0x3b74 runnable  `,
-			ThreadSnapshot{Name: "VM Thread"}, true},
+			thread.Snapshot{Name: "VM Thread"}, true},
 		{`"Finalizer" daemon prio=10 tid=0x0000000001d4b800 nid=0x1b28 in Object.wait() [0x000000001aa1f000]`,
-			ThreadSnapshot{Name: "Finalizer", Daemon: true}, true},
-		{`"pair-a":`, ThreadSnapshot{}, false},
-		{`"quoted text" in a log line`, ThreadSnapshot{}, false},
-		{`"`, ThreadSnapshot{}, false},
+			thread.Snapshot{Name: "Finalizer", Daemon: true}, true},
+		{`"pair-a":`, thread.Snapshot{}, false},
+		{`"quoted text" in a log line`, thread.Snapshot{}, false},
+		{`"`, thread.Snapshot{}, false},
 	} {
 		got, ok := parseHotspotHeader(c.line)
 		if ok != c.ok || got.Name != c.want.Name || got.ID != c.want.ID || got.Daemon != c.want.Daemon {
@@ -48,19 +50,19 @@ func TestParsePlainHeader(t *testing.T) {
 func TestParseFrame(t *testing.T) {
 	for _, c := range []struct {
 		in   string
-		want Frame
+		want thread.Frame
 	}{
 		{"java.lang.Thread.run(java.base@17.0.15/Thread.java:840)",
-			Frame{Class: "java.lang.Thread", Method: "run", File: "Thread.java", Line: 840}},
+			thread.Frame{Class: "java.lang.Thread", Method: "run", File: "Thread.java", Line: 840}},
 		{"java.base/java.lang.Object.wait0(Native Method)",
-			Frame{Class: "java.lang.Object", Method: "wait0", Line: LineNative}},
+			thread.Frame{Class: "java.lang.Object", Method: "wait0", Line: thread.LineNative}},
 		{"threads.MixedPair$$Lambda$1/0x00007f0545000c10.run(Unknown Source)",
-			Frame{Class: "threads.MixedPair$$Lambda$1/0x00007f0545000c10", Method: "run", Line: LineUnknown}},
+			thread.Frame{Class: "threads.MixedPair$$Lambda$1/0x00007f0545000c10", Method: "run", Line: thread.LineUnknown}},
 		{"app//com.example.Main.<init>(Main.java:12)",
-			Frame{Class: "com.example.Main", Method: "<init>", File: "Main.java", Line: 12}},
+			thread.Frame{Class: "com.example.Main", Method: "<init>", File: "Main.java", Line: 12}},
 		{"com.foo.loader/foo@9.0/com.foo.Main.run(Main.java)",
-			Frame{Class: "com.foo.Main", Method: "run", File: "Main.java", Line: LineUnknown}},
-		{"Main.main(Main.java:3)", Frame{Class: "Main", Method: "main", File: "Main.java", Line: 3}},
+			thread.Frame{Class: "com.foo.Main", Method: "run", File: "Main.java", Line: thread.LineUnknown}},
+		{"Main.main(Main.java:3)", thread.Frame{Class: "Main", Method: "main", File: "Main.java", Line: 3}},
 	} {
 		if got := parseFrame(c.in); got != c.want {
 			t.Errorf("%s:\n got %+v\nwant %+v", c.in, got, c.want)
@@ -69,36 +71,36 @@ func TestParseFrame(t *testing.T) {
 }
 
 func TestParseLockLine(t *testing.T) {
-	monitor := func(class string, id uint64) Lock {
-		return Lock{Kind: LockMonitor, Class: class, ID: id}
+	monitor := func(class string, id uint64) thread.Lock {
+		return thread.Lock{Kind: thread.LockMonitor, Class: class, ID: id}
 	}
-	sync := Lock{Kind: LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: 0xfe0de6c8}
+	sync := thread.Lock{Kind: thread.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: 0xfe0de6c8}
 	for _, c := range []struct {
 		in      string
 		ownable bool
-		want    ThreadLock
+		want    thread.LockUse
 		ok      bool
 	}{
 		{"- waiting to lock <0x00000000fc016ab8> (a com.example.Account)", false,
-			ThreadLock{Lock: monitor("com.example.Account", 0xfc016ab8), Action: Enters}, true},
+			thread.LockUse{Lock: monitor("com.example.Account", 0xfc016ab8), Action: thread.Enters}, true},
 		{"- waiting to re-lock in wait() <0x0000000687486e48> (a threads.WaitRelock$Mail)", false,
-			ThreadLock{Lock: monitor("threads.WaitRelock$Mail", 0x687486e48), Action: Enters}, true},
+			thread.LockUse{Lock: monitor("threads.WaitRelock$Mail", 0x687486e48), Action: thread.Enters}, true},
 		{"- locked <0x0000000687486528> (a java.lang.Class for threads.Init)", false,
-			ThreadLock{Lock: monitor("java.lang.Class for threads.Init", 0x687486528), Action: Holds}, true},
+			thread.LockUse{Lock: monitor("java.lang.Class for threads.Init", 0x687486528), Action: thread.Holds}, true},
 		{"- waiting on <0x000000068740d798> (a java.lang.ref.ReferenceQueue$Lock)", false,
-			ThreadLock{Lock: monitor("java.lang.ref.ReferenceQueue$Lock", 0x68740d798), Action: WaitsOn}, true},
+			thread.LockUse{Lock: monitor("java.lang.ref.ReferenceQueue$Lock", 0x68740d798), Action: thread.WaitsOn}, true},
 		{"- parking to wait for  <0x00000000fe0de6c8> (a java.util.concurrent.locks.ReentrantLock$NonfairSync)", false,
-			ThreadLock{Lock: sync, Action: Parks}, true},
+			thread.LockUse{Lock: sync, Action: thread.Parks}, true},
 		{"- <0x00000000fe0de6c8> (a java.util.concurrent.locks.ReentrantLock$NonfairSync)", true,
-			ThreadLock{Lock: sync, Action: Holds}, true},
+			thread.LockUse{Lock: sync, Action: thread.Holds}, true},
 		{"- waiting to lock <threads.MixedPair$Guard@77837d55>", false,
-			ThreadLock{Lock: Lock{Kind: LockMonitor, Class: "threads.MixedPair$Guard", Name: "threads.MixedPair$Guard@77837d55"}, Action: Enters}, true},
-		{"- <0x00000000fe0de6c8> (a java.util.concurrent.locks.ReentrantLock$NonfairSync)", false, ThreadLock{}, false},
-		{"- None", true, ThreadLock{}, false},
-		{"- waiting on <no object reference available>", false, ThreadLock{}, false},
-		{"- eliminated <owner is scalar replaced> (a java.lang.Object)", false, ThreadLock{}, false},
-		{"- lock is eliminated", false, ThreadLock{}, false},
-		{"- locked <0x0000zz> (a X)", false, ThreadLock{}, false},
+			thread.LockUse{Lock: thread.Lock{Kind: thread.LockMonitor, Class: "threads.MixedPair$Guard", Name: "threads.MixedPair$Guard@77837d55"}, Action: thread.Enters}, true},
+		{"- <0x00000000fe0de6c8> (a java.util.concurrent.locks.ReentrantLock$NonfairSync)", false, thread.LockUse{}, false},
+		{"- None", true, thread.LockUse{}, false},
+		{"- waiting on <no object reference available>", false, thread.LockUse{}, false},
+		{"- eliminated <owner is scalar replaced> (a java.lang.Object)", false, thread.LockUse{}, false},
+		{"- lock is eliminated", false, thread.LockUse{}, false},
+		{"- locked <0x0000zz> (a X)", false, thread.LockUse{}, false},
 	} {
 		got, ok := parseLockLine(c.in, c.ownable)
 		if ok != c.ok || (ok && got != c.want) {

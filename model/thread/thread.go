@@ -1,14 +1,16 @@
-package threaddump
-
-// This file holds the thread-and-lock model that deadlock analysis reads.
-// It does not depend on where the facts came from: a HotSpot thread dump
-// (jstack, jcmd Thread.print, SIGQUIT), a JDK 21+ Thread.dump_to_file dump,
-// the hprof agent's MONITOR DUMP, a JVMPI monitor dump or the lock state of
-// a heap dump's Thread objects all reduce to threads, their stacks, and
-// what each thread holds, is blocked entering, is parked on or waits on.
-// The other sources translate into these types (the heap model builds
-// them from agent files and heap dumps, parser/jvmpi from monitor dumps),
-// as the heap formats translate into HPROF records.
+// Package thread is the thread-and-lock model that thread listings and
+// deadlock analysis read. It does not depend on where the facts came
+// from: a HotSpot thread dump (jstack, jcmd Thread.print, SIGQUIT), a JDK
+// 21+ Thread.dump_to_file dump, the hprof agent's MONITOR DUMP, a JVMPI
+// monitor dump or the lock state of a heap dump's Thread objects all
+// reduce to threads, their stacks, and what each thread holds, is blocked
+// entering, is parked on or waits on. parser/threaddump, parser/jvmpi and
+// parser/hprofascii produce these types; the heap model keeps its stack
+// traces as Frames; analysis reads a heap dump's lock state into a Dump.
+//
+// The package is a leaf: it imports none of the project's packages, so
+// the parsers and the model can all use it.
+package thread
 
 // Frame is one Java stack frame, of a thread dump or of a heap dump's
 // stack trace.
@@ -26,6 +28,27 @@ const (
 	LineUnknown  = -1
 	LineCompiled = -2
 	LineNative   = -3
+)
+
+// The java.lang.Thread.State names a Snapshot's State holds.
+const (
+	StateNew          = "NEW"
+	StateRunnable     = "RUNNABLE"
+	StateBlocked      = "BLOCKED"
+	StateWaiting      = "WAITING"
+	StateTimedWaiting = "TIMED_WAITING"
+	StateTerminated   = "TERMINATED"
+)
+
+// The notes HotSpot's thread dumps print after a state, as a Snapshot's
+// StateDetail holds them.
+const (
+	// DetailOnMonitor: blocked entering a monitor, or in Object.wait.
+	DetailOnMonitor = "on object monitor"
+	// DetailParking: parked (LockSupport.park).
+	DetailParking = "parking"
+	// DetailSleeping: in Thread.sleep.
+	DetailSleeping = "sleeping"
 )
 
 // LockKind says what sort of lock a Lock is.
@@ -83,9 +106,9 @@ const (
 	WaitsOn LockAction = "waits_on"
 )
 
-// ThreadLock is one line of a thread's lock information: which lock, what
+// LockUse is one line of a thread's lock information: which lock, what
 // the thread does with it, and in which frame.
-type ThreadLock struct {
+type LockUse struct {
 	Lock   Lock
 	Action LockAction
 	// Frame is the index in the thread's Frames of the frame that took
@@ -94,9 +117,9 @@ type ThreadLock struct {
 	Frame int
 }
 
-// ThreadSnapshot is one thread as a thread or monitor dump shows it: its
-// stack and its locks at the moment of the dump.
-type ThreadSnapshot struct {
+// Snapshot is one thread as a thread or monitor dump shows it: its stack
+// and its locks at the moment of the dump.
+type Snapshot struct {
 	// Name is the thread's name; it may hold spaces and quotes.
 	Name string
 	// ID is the dump's identifier of the thread, as text: the Java thread
@@ -106,24 +129,23 @@ type ThreadSnapshot struct {
 	ID      string
 	Daemon  bool
 	Virtual bool
-	// State is the java.lang.Thread.State name (RUNNABLE, BLOCKED,
-	// WAITING, TIMED_WAITING, NEW, TERMINATED); empty when the dump gives
-	// none.
+	// State is the java.lang.Thread.State name (StateRunnable,
+	// StateBlocked, ...); empty when the dump gives none.
 	State string
-	// StateDetail is HotSpot's note after the state: "on object monitor",
-	// "parking", "sleeping".
+	// StateDetail is HotSpot's note after the state: DetailOnMonitor,
+	// DetailParking, DetailSleeping.
 	StateDetail string
 	// Frames is the stack, innermost frame first. Thread dumps give no
 	// method signatures; the module a frame names is not kept.
 	Frames []Frame
 	// Locks lists the thread's locks in the order the dump gives them.
-	Locks []ThreadLock
+	Locks []LockUse
 }
 
 // Waits returns the locks the thread is blocked entering or parked on:
 // the candidates for its wait-for edges.
-func (t *ThreadSnapshot) Waits() []ThreadLock {
-	var out []ThreadLock
+func (t *Snapshot) Waits() []LockUse {
+	var out []LockUse
 	for _, l := range t.Locks {
 		if l.Action == Enters || l.Action == Parks {
 			out = append(out, l)
@@ -136,7 +158,7 @@ func (t *ThreadSnapshot) Waits() []ThreadLock {
 // monitor the thread waits on, or is blocked re-entering after
 // Object.wait, was released even though a lower frame still shows it as
 // locked.
-func (t *ThreadSnapshot) Owns(l Lock) bool {
+func (t *Snapshot) Owns(l Lock) bool {
 	for _, o := range t.OwnedLocks() {
 		if o == l {
 			return true
@@ -147,7 +169,7 @@ func (t *ThreadSnapshot) Owns(l Lock) bool {
 
 // OwnedLocks lists, once each and in dump order, the locks the thread
 // owns at the moment of the dump (see Owns).
-func (t *ThreadSnapshot) OwnedLocks() []Lock {
+func (t *Snapshot) OwnedLocks() []Lock {
 	released := map[Lock]bool{}
 	for _, x := range t.Locks {
 		if x.Lock.Kind != LockSynchronizer && (x.Action == WaitsOn || x.Action == Enters) {
@@ -168,7 +190,7 @@ func (t *ThreadSnapshot) OwnedLocks() []Lock {
 // InObjectWait tells whether the thread's innermost frame is
 // java.lang.Object.wait (or the wait0 native method of JDK 21+): it has
 // released the monitor it waits on, or is trying to take it back.
-func (t *ThreadSnapshot) InObjectWait() bool {
+func (t *Snapshot) InObjectWait() bool {
 	if len(t.Frames) == 0 {
 		return false
 	}
@@ -176,8 +198,8 @@ func (t *ThreadSnapshot) InObjectWait() bool {
 	return f.Class == "java.lang.Object" && (f.Method == "wait" || f.Method == "wait0")
 }
 
-// ThreadDump is one dump of all threads of one JVM at one moment.
-type ThreadDump struct {
+// Dump is one dump of all threads of one JVM at one moment.
+type Dump struct {
 	// Format names the kind of dump: "HotSpot thread dump", "JSON thread
 	// dump", "plain-text thread dump", ...
 	Format string
@@ -191,7 +213,7 @@ type ThreadDump struct {
 	// when the source is not line-oriented.
 	Line int64
 	// Threads lists the threads in dump order.
-	Threads []ThreadSnapshot
+	Threads []Snapshot
 	// SynchronizerOwners tells whether the dump records which thread owns
 	// each ownable synchronizer (jstack -l, jcmd Thread.print -l). Without
 	// it a thread parked on a ReentrantLock has no known owner, and a
@@ -201,4 +223,17 @@ type ThreadDump struct {
 	// inside this dump: threads after the cut are missing and the last
 	// one may lack some of its frames and locks.
 	Truncated bool
+}
+
+// Monitor is one monitor of a monitor dump that names threads rather than
+// listing each thread's locks (a JVMPI monitor dump): the lock, its
+// owner's name (empty when unowned), the owner's entry count and the
+// names of the threads waiting to enter it and waiting to be notified, in
+// dump order.
+type Monitor struct {
+	Lock       Lock
+	Owner      string
+	EntryCount uint32
+	Entering   []string
+	Notified   []string
 }
