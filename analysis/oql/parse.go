@@ -660,67 +660,77 @@ func (p *parser) primary() (Expr, error) {
 		}
 		p.next()
 		if p.acceptOp("(") {
-			if !knownFunction(t.text) {
-				p.at -= 2
-				return nil, p.fail("a built-in function (" + functionList() + ")")
-			}
-			c := &Call{Name: strings.ToLower(t.text)}
-			if !p.acceptOp(")") {
-				for {
-					a, err := p.expr()
-					if err != nil {
-						return nil, err
-					}
-					c.Args = append(c.Args, a)
-					if !p.acceptOp(",") {
-						break
-					}
-				}
-				if err := p.expectOp(")"); err != nil {
-					return nil, err
-				}
-			}
-			if len(c.Args) != 1 {
-				return nil, syntaxAt(p.q, t.pos, "one argument to "+t.text, fmt.Sprintf("%d", len(c.Args)))
-			}
-			return c, nil
+			return p.call(t)
 		}
 		return &Name{Name: t.text}, nil
 	case tokOp:
 		if t.text == "(" {
 			p.next()
-			if p.isKeyword("SELECT") {
-				sub, err := p.query()
-				if err != nil {
-					return nil, err
-				}
-				if err := p.expectOp(")"); err != nil {
-					return nil, err
-				}
-				return &Subquery{Query: sub}, nil
-			}
-			x, err := p.expr()
-			if err != nil {
-				return nil, err
-			}
-			if p.isOp(",") {
-				list := &List{Items: []Expr{x}}
-				for p.acceptOp(",") {
-					y, err := p.expr()
-					if err != nil {
-						return nil, err
-					}
-					list.Items = append(list.Items, y)
-				}
-				x = list
-			}
-			if err := p.expectOp(")"); err != nil {
-				return nil, err
-			}
-			return x, nil
+			return p.parenthesised()
 		}
 	}
 	return nil, p.fail("an expression")
+}
+
+// call := function ( expr ), after the function's name fn and "(".
+func (p *parser) call(fn token) (Expr, error) {
+	if !knownFunction(fn.text) {
+		p.at -= 2
+		return nil, p.fail("a built-in function (" + functionList() + ")")
+	}
+	c := &Call{Name: strings.ToLower(fn.text)}
+	if !p.acceptOp(")") {
+		for {
+			a, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			c.Args = append(c.Args, a)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+		if err := p.expectOp(")"); err != nil {
+			return nil, err
+		}
+	}
+	if len(c.Args) != 1 {
+		return nil, syntaxAt(p.q, fn.pos, "one argument to "+fn.text, fmt.Sprintf("%d", len(c.Args)))
+	}
+	return c, nil
+}
+
+// parenthesised := ( query ) | ( expr ) | ( expr , expr … ), after "(".
+func (p *parser) parenthesised() (Expr, error) {
+	if p.isKeyword("SELECT") {
+		sub, err := p.query()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectOp(")"); err != nil {
+			return nil, err
+		}
+		return &Subquery{Query: sub}, nil
+	}
+	x, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if p.isOp(",") {
+		list := &List{Items: []Expr{x}}
+		for p.acceptOp(",") {
+			y, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			list.Items = append(list.Items, y)
+		}
+		x = list
+	}
+	if err := p.expectOp(")"); err != nil {
+		return nil, err
+	}
+	return x, nil
 }
 
 // parseNumber reads an integer (decimal or 0x hex) or a decimal fraction.

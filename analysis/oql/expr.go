@@ -1,0 +1,190 @@
+package oql
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/hprofctl/hprofctl/model"
+)
+
+// scope is what names mean while one row is evaluated.
+type scope struct {
+	this  Value
+	alias string
+}
+
+// eval evaluates x for the row of scope sc.
+func (e *evaluator) eval(x Expr, sc scope) (Value, error) {
+	switch x := x.(type) {
+	case *Literal:
+		return x.Value, nil
+	case *This:
+		return sc.this, nil
+	case *Name:
+		if sc.alias != "" && x.Name == sc.alias {
+			return sc.this, nil
+		}
+		return e.field(sc.this, x.Name)
+	case *Field:
+		v, err := e.eval(x.X, sc)
+		if err != nil {
+			return v, err
+		}
+		return e.field(v, x.Name)
+	case *Attr:
+		v, err := e.eval(x.X, sc)
+		if err != nil {
+			return v, err
+		}
+		return e.attr(v, x.Name)
+	case *Index:
+		v, err := e.eval(x.X, sc)
+		if err != nil {
+			return v, err
+		}
+		k, err := e.eval(x.I, sc)
+		if err != nil {
+			return k, err
+		}
+		return e.index(v, k)
+	case *Call:
+		v, err := e.eval(x.Args[0], sc)
+		if err != nil {
+			return v, err
+		}
+		return e.call(x.Name, v)
+	case *Not:
+		v, err := e.eval(x.X, sc)
+		if err != nil {
+			return v, err
+		}
+		t, err := truth(v)
+		return Bool(!t), err
+	case *List:
+		out := Value{Kind: KindList, List: make([]Value, len(x.Items))}
+		for k, it := range x.Items {
+			v, err := e.eval(it, sc)
+			if err != nil {
+				return v, err
+			}
+			out.List[k] = v
+		}
+		return out, nil
+	case *Subquery:
+		return e.subqueries[x], nil
+	case *Binary:
+		return e.binary(x, sc)
+	}
+	return Null(), fmt.Errorf("unknown expression %T", x)
+}
+
+// truth is a WHERE condition's value: null is false.
+func truth(v Value) (bool, error) {
+	switch v.Kind {
+	case KindBool:
+		return v.Bool, nil
+	case KindNull:
+		return false, nil
+	}
+	return false, fmt.Errorf("expected a condition (true or false), found %s %s", kindName(v.Kind), v.Text())
+}
+
+// kindName names a kind of value in error messages.
+func kindName(k Kind) string {
+	return [...]string{"null", "a number", "a number", "a boolean", "a string", "an object", "a list"}[k]
+}
+
+// field is the value of field name of object v; null for null, for an
+// object without that field and for one whose record could not be read.
+func (e *evaluator) field(v Value, name string) (Value, error) {
+	switch v.Kind {
+	case KindNull:
+		return v, nil
+	case KindObject:
+	default:
+		return Null(), fmt.Errorf("field %s of %s %s: not an object", name, kindName(v.Kind), v.Text())
+	}
+	vals, err := e.values(v.Obj)
+	if err != nil || vals == nil {
+		return Null(), err
+	}
+	f, ok := vals.Field(name)
+	if !ok {
+		return Null(), nil
+	}
+	return e.fieldValue(f), nil
+}
+
+// fieldValue is a decoded field or element as a query value.
+func (e *evaluator) fieldValue(f model.Value) Value {
+	switch f.Type {
+	case model.TypeObject:
+		return Object(e.h, f.Ref)
+	case model.TypeBoolean:
+		return Bool(f.Bits != 0)
+	case model.TypeChar:
+		return String(string(rune(uint16(f.Bits))))
+	case model.TypeByte:
+		return Int(int64(int8(f.Bits)))
+	case model.TypeShort:
+		return Int(int64(int16(f.Bits)))
+	case model.TypeInt:
+		return Int(int64(int32(f.Bits)))
+	case model.TypeLong:
+		return Int(int64(f.Bits))
+	case model.TypeFloat:
+		return Float(float64(math.Float32frombits(uint32(f.Bits))))
+	case model.TypeDouble:
+		return Float(math.Float64frombits(f.Bits))
+	}
+	return Null()
+}
+
+// index is element k of a list or an array.
+func (e *evaluator) index(v, k Value) (Value, error) {
+	if v.Kind == KindNull || k.Kind == KindNull {
+		return Null(), nil
+	}
+	if k.Kind != KindInt {
+		return Null(), fmt.Errorf("index must be an integer, found %s", kindName(k.Kind))
+	}
+	switch v.Kind {
+	case KindList:
+		if k.Int < 0 || k.Int >= int64(len(v.List)) {
+			return Null(), nil
+		}
+		return v.List[k.Int], nil
+	case KindObject:
+	default:
+		return Null(), fmt.Errorf("[%d] of %s: not an array", k.Int, kindName(v.Kind))
+	}
+	vals, err := e.values(v.Obj)
+	if err != nil || vals == nil || vals.Length < 0 || k.Int < 0 || k.Int >= vals.Length {
+		return Null(), err
+	}
+	if vals.Elem == model.TypeObject {
+		size := e.h.Source.IDSize
+		if (k.Int+1)*int64(size) > int64(len(vals.Data)) {
+			return Null(), nil
+		}
+		id := bits(vals.Data[k.Int*int64(size) : (k.Int+1)*int64(size)])
+		i, ok := e.h.Lookup(id)
+		if !ok {
+			return Null(), nil
+		}
+		return Object(e.h, i), nil
+	}
+	if !vals.HasElements() {
+		return Null(), nil
+	}
+	return e.fieldValue(vals.Element(int(k.Int))), nil
+}
+
+// bits is the big-endian number in b.
+func bits(b []byte) uint64 {
+	var x uint64
+	for _, c := range b {
+		x = x<<8 | uint64(c)
+	}
+	return x
+}
