@@ -69,7 +69,7 @@ Every command prints a table for people, or JSON / CSV for scripts (-o).`,
 	pf.StringArrayVar(&g.heaps, "heap", nil, "only objects of this Android heap (app, zygote, image ...; repeatable; default: all): what is counted, listed and suspected, while retention stays whole-graph")
 	pf.StringVar(&g.indexDir, "index-dir", os.Getenv("HPROFCTL_INDEX_DIR"), "keep indexes in this directory (default $HPROFCTL_INDEX_DIR)")
 	pf.StringVar(&g.mapping.path, "mapping", "", "ProGuard/R8 mapping file: show the original names of obfuscated classes, fields and stack frames")
-	root.AddCommand(newInfoCommand(g), newIndexCommand(g), newHistoCommand(g), newDominatorsCommand(g), newRetainersCommand(g), newShowCommand(g), newStringsCommand(g), newCollectionsCommand(g), newLeaksCommand(g), newDiffCommand(g), newTopCommand(g), newDeadlocksCommand(g), newSitesCommand(g), newCPUCommand(g), newThreadsCommand(g), newMonitorsCommand(g), newReportCommand(g), newServeCommand(g), newQueryCommand(g), newVersionCommand())
+	root.AddCommand(newInfoCommand(g), newIndexCommand(g), newHistoCommand(g), newDominatorsCommand(g), newRetainersCommand(g), newShowCommand(g), newStringsCommand(g), newCollectionsCommand(g), newLeaksCommand(g), newDiffCommand(g), newTopCommand(g), newDeadlocksCommand(g), newSitesCommand(g), newCPUCommand(g), newThreadsCommand(g), newMonitorsCommand(g), newReportCommand(g), newServeCommand(g), newMCPCommand(g), newQueryCommand(g), newVersionCommand())
 	return root
 }
 

@@ -77,9 +77,9 @@ func IsLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// loopbackHost reports whether a Host header names the loopback
-// interface.
-func loopbackHost(hostport string) bool {
+// LoopbackHost reports whether a Host header (host or host:port) names
+// the loopback interface.
+func LoopbackHost(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
@@ -195,7 +195,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
-	if s.loopbackOnly && !loopbackHost(r.Host) {
+	if s.loopbackOnly && !LoopbackHost(r.Host) {
 		http.Error(w, "this server answers only requests to localhost", http.StatusForbidden)
 		return
 	}
