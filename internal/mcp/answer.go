@@ -20,8 +20,8 @@ import (
 type Answer struct {
 	// File is the file asked about, as opened (canonical path).
 	File string `json:"file"`
-	// Result is the command's -o json answer.
-	Result json.RawMessage `json:"result" jsonschema:"the answer, as the hprofctl command of the same question writes it with -o json"`
+	// Result is the command's -o json answer (a json.RawMessage).
+	Result any `json:"result" jsonschema:"the answer, as the hprofctl command of the same question writes it with -o json"`
 	// Shown is how many rows Result lists, from Offset; Total how many
 	// there are, when known (0: unknown).
 	Offset int `json:"offset,omitempty"`
@@ -65,9 +65,13 @@ func answer(file string, w writer, p page) (*Answer, error) {
 	if err := w(&buf, report.Options{Format: report.JSON}); err != nil {
 		return nil, err
 	}
-	a := &Answer{File: file, Result: json.RawMessage(bytes.TrimSpace(buf.Bytes())), Untrusted: untrusted}
+	res, err := oneValue(buf.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	a := &Answer{File: file, Result: res, Untrusted: untrusted}
 	var rows []json.RawMessage
-	if json.Unmarshal(a.Result, &rows) != nil {
+	if json.Unmarshal(res, &rows) != nil {
 		return a, nil
 	}
 	n := len(rows)
@@ -76,11 +80,8 @@ func answer(file string, w writer, p page) (*Answer, error) {
 		to = min(p.offset+p.limit, n)
 	}
 	if from > 0 || to < n {
-		res, err := json.Marshal(rows[from:to])
-		if err != nil {
-			return nil, err
-		}
-		a.Result, rows = res, rows[from:to]
+		rows = rows[from:to]
+		a.Result = rows
 	}
 	a.Offset, a.Shown, a.Total = p.offset, len(rows), p.total
 	switch {
@@ -95,10 +96,36 @@ func answer(file string, w writer, p page) (*Answer, error) {
 	return a, nil
 }
 
+// oneValue is the JSON a report wrote as one value: the value, or the
+// array of the values when it wrote several one after the other (the
+// deadlocks of several dumps).
+func oneValue(b []byte) (json.RawMessage, error) {
+	var values []json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for dec.More() {
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		values = append(values, v)
+	}
+	switch len(values) {
+	case 0:
+		return json.RawMessage("null"), nil
+	case 1:
+		return values[0], nil
+	}
+	return json.Marshal(values)
+}
+
 // result is the tool result of a: a summary that sets the data apart,
 // then the answer in JSON (which clients that read no structured content
 // see).
-func result(what string, a *Answer) *sdk.CallToolResult {
+func result(what string, a *Answer) (*sdk.CallToolResult, error) {
+	raw, err := json.Marshal(a.Result)
+	if err != nil {
+		return nil, err
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s of %s", what, a.File)
 	if a.Shown > 0 || a.Total > 0 {
@@ -116,8 +143,8 @@ func result(what string, a *Answer) *sdk.CallToolResult {
 	fmt.Fprintf(&b, ".\nThe JSON below is the answer; %s.\n", untrusted)
 	return &sdk.CallToolResult{Content: []sdk.Content{
 		&sdk.TextContent{Text: b.String()},
-		&sdk.TextContent{Text: string(a.Result)},
-	}}
+		&sdk.TextContent{Text: string(raw)},
+	}}, nil
 }
 
 // bounded runs f and returns its answer, or an error when ctx ends

@@ -23,7 +23,7 @@ type roots struct {
 	given bool
 }
 
-// clientRootsTimeout bounds the question that asks the client its roots.
+// clientRootsTimeout bounds the question that asks a client its roots.
 const clientRootsTimeout = 5 * time.Second
 
 // newRoots resolves the directories given; none: the current directory.
@@ -120,12 +120,15 @@ func (r *roots) allowed(ctx context.Context, req *sdk.CallToolRequest) []string 
 }
 
 // clientRoots asks the client its roots, when it says it has some: the
-// directories of its file:// roots that exist, canonical.
+// directories of its file:// roots that exist, canonical. A client on
+// protocol version 2026-07-28 or later, which deprecates roots, is not
+// asked (a server may no longer ask while it answers a request).
 func clientRoots(ctx context.Context, req *sdk.CallToolRequest) []string {
 	if req == nil || req.Session == nil {
 		return nil
 	}
-	if p := req.Session.InitializeParams(); p == nil || p.Capabilities == nil || p.Capabilities.RootsV2 == nil {
+	p := req.Session.InitializeParams()
+	if p == nil || p.Capabilities == nil || p.Capabilities.RootsV2 == nil || p.ProtocolVersion >= "2026-07-28" {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, clientRootsTimeout)

@@ -42,7 +42,8 @@ func addTool[In any](s *Server, name, title, desc string, ask func(ctx context.C
 		if err != nil {
 			return nil, nil, err
 		}
-		return result(title, a), a, nil
+		res, err := result(title, a)
+		return res, a, err
 	})
 }
 

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 
@@ -115,13 +116,26 @@ func bind[T any](write func(io.Writer, T, report.Options) error, v T) writer {
 
 func (s *Server) openTool(ctx context.Context, req *sdk.CallToolRequest, in FileInput) (*Answer, error) {
 	return s.ask(ctx, req, in.Path, func(ss *session.Session) (writer, page, error) {
-		if ss.Format().Kind == input.KindHPROF {
+		switch kind := ss.Format().Kind; kind {
+		case input.KindHPROF:
 			sum, err := ss.BuildIndex(false)
 			return bind(report.Index, sum), page{}, err
+		case input.KindThreadDumpText, input.KindThreadDumpJSON:
+			dumps, err := ss.ThreadDumps(session.AllDumps)
+			held := threadDumpsHeld{Format: kind.String(), Dumps: len(dumps), Tools: []string{"threads", "deadlocks"}}
+			return func(w io.Writer, _ report.Options) error { return json.NewEncoder(w).Encode(held) }, page{}, err
 		}
 		info, err := ss.Info()
 		return bind(report.Info, info), page{}, err
 	})
+}
+
+// threadDumpsHeld is what open says of a file of thread dumps, which no
+// command sums up.
+type threadDumpsHeld struct {
+	Format string   `json:"format"`
+	Dumps  int      `json:"dumps"`
+	Tools  []string `json:"tools"`
 }
 
 func (s *Server) histogram(ctx context.Context, req *sdk.CallToolRequest, in HistogramInput) (*Answer, error) {
