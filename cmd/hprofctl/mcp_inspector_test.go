@@ -74,11 +74,14 @@ func TestMCPInspector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The Inspector starts the server with a few variables of the
+	// environment only: the index directory is given as a flag.
+	idx := t.TempDir()
 	run := func(args ...string) string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		full := append(append(cli[1:], wrapper, "mcp", "--root", testdata), args...)
+		full := append(append(cli[1:], wrapper, "mcp", "--root", testdata, "--index-dir", idx), args...)
 		out, err := exec.CommandContext(ctx, cli[0], full...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("inspector %s: %v\n%s", strings.Join(args, " "), err, out)
