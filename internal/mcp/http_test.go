@@ -75,3 +75,30 @@ func TestPrompts(t *testing.T) {
 		}
 	}
 }
+
+// TestProgress opens a dump with a progress token: the index build is
+// told as it starts and as it ends, the last at the dump's size.
+func TestProgress(t *testing.T) {
+	notes := make(chan *sdk.ProgressNotificationParams, 100)
+	c := sdk.NewClient(&sdk.Implementation{Name: "test"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) { notes <- req.Params },
+	})
+	cs := connect(t, Config{Roots: []string{testdata}}, c)
+	params := &sdk.CallToolParams{Name: "open", Arguments: map[string]any{"path": "jvm/jdk17-default.hprof.gz"}}
+	params.SetProgressToken("index-1")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		t.Fatalf("open: %v %v", err, res)
+	}
+	var last *sdk.ProgressNotificationParams
+	for last == nil || last.Progress != last.Total {
+		select {
+		case last = <-notes:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("last progress %+v, want the whole dump read", last)
+		}
+	}
+	if last.ProgressToken != "index-1" || last.Total == 0 {
+		t.Errorf("last progress %+v, want the dump's size under token index-1", last)
+	}
+}

@@ -50,8 +50,15 @@ type Server struct {
 	roots *roots
 	srv   *sdk.Server
 
-	mu       sync.Mutex
-	sessions map[string]*session.Session
+	mu     sync.Mutex
+	opened map[string]*opened
+}
+
+// opened is a file the server opened: its session, and the progress of
+// its reads.
+type opened struct {
+	*session.Session
+	progress *progress
 }
 
 // New makes a server with every tool and prompt; its roots must exist.
@@ -63,7 +70,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, roots: r, sessions: map[string]*session.Session{}}
+	s := &Server{cfg: cfg, roots: r, opened: map[string]*opened{}}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "hprofctl", Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &sdk.ServerCapabilities{},
@@ -107,30 +114,32 @@ func (s *Server) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var errs []error
-	for p, ss := range s.sessions {
-		errs = append(errs, ss.Close())
-		delete(s.sessions, p)
+	for p, o := range s.opened {
+		errs = append(errs, o.Close())
+		delete(s.opened, p)
 	}
 	return errors.Join(errs...)
 }
 
-// open returns the session of the file at path, a path under the roots
-// (see roots.resolve): the one opened before, else a new one kept for the
-// next questions.
-func (s *Server) open(ctx context.Context, req *sdk.CallToolRequest, path string) (*session.Session, error) {
+// open returns the file at path, a path under the roots (see
+// roots.resolve): the one opened before, else one opened now and kept
+// for the next questions.
+func (s *Server) open(ctx context.Context, req *sdk.CallToolRequest, path string) (*opened, error) {
 	canon, err := s.roots.resolve(ctx, req, path)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if ss, ok := s.sessions[canon]; ok {
-		return ss, nil
+	if o, ok := s.opened[canon]; ok {
+		return o, nil
 	}
-	ss, err := session.Open(canon, session.Options{Dump: -1, IndexDir: s.cfg.IndexDir})
+	p := &progress{}
+	ss, err := session.Open(canon, session.Options{Dump: -1, IndexDir: s.cfg.IndexDir, Progress: p.start})
 	if err != nil {
 		return nil, err
 	}
-	s.sessions[canon] = ss
-	return ss, nil
+	o := &opened{Session: ss, progress: p}
+	s.opened[canon] = o
+	return o, nil
 }

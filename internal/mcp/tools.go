@@ -50,16 +50,17 @@ func addTool[In any](s *Server, name, title, desc string, ask func(ctx context.C
 // ask opens the file at path (kept open for the next questions) and
 // answers q about it within ctx.
 func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, path string, q question) (*Answer, error) {
-	ss, err := s.open(ctx, req, path)
+	o, err := s.open(ctx, req, path)
 	if err != nil {
 		return nil, err
 	}
+	defer o.progress.listen(ctx, req, path)()
 	return bounded(ctx, func() (*Answer, error) {
-		w, p, err := q(ss)
+		w, p, err := q(o.Session)
 		if err != nil {
 			return nil, err
 		}
-		return answer(ss.Name(), w, p)
+		return answer(o.Name(), w, p)
 	})
 }
 

@@ -132,8 +132,10 @@ func (s *Server) diff(ctx context.Context, req *sdk.CallToolRequest, in DiffInpu
 	if err != nil {
 		return nil, fmt.Errorf("new: %w", err)
 	}
+	defer older.progress.listen(ctx, req, in.Old)()
+	defer newer.progress.listen(ctx, req, in.New)()
 	return bounded(ctx, func() (*Answer, error) {
-		d, err := session.Diff(older, newer, !in.NoRetained, heap.DiffOptions{Top: n})
+		d, err := session.Diff(older.Session, newer.Session, !in.NoRetained, heap.DiffOptions{Top: n})
 		if err != nil {
 			return nil, err
 		}
