@@ -44,9 +44,11 @@ type writer func(io.Writer, report.Options) error
 
 // page says which rows of an answer a tool shows: from offset, at most
 // limit (0: all); total is how many rows there are, when the analysis
-// says (0: unknown, then a full page counts as cut).
+// says (0: unknown, then a full page counts as cut). listed is the rows
+// of an answer that is not a list of rows (a query's), which a limit
+// cuts but no offset pages.
 type page struct {
-	offset, limit, total int
+	offset, limit, total, listed int
 }
 
 // want is the number of rows to ask the analysis for: the rows before
@@ -72,6 +74,7 @@ func answer(file string, w writer, p page) (*Answer, error) {
 	a := &Answer{File: file, Result: res, Untrusted: untrusted}
 	var rows []json.RawMessage
 	if json.Unmarshal(res, &rows) != nil {
+		a.Shown, a.Cut = p.listed, p.limit > 0 && p.listed >= p.limit
 		return a, nil
 	}
 	n := len(rows)
@@ -135,6 +138,8 @@ func result(what string, a *Answer) (*sdk.CallToolResult, error) {
 		}
 	}
 	switch {
+	case a.Cut && a.NextOffset == 0:
+		fmt.Fprintf(&b, "; cut at the limit: raise it (at most %d) or narrow the question", maxRows)
 	case a.Cut && a.Total > 0:
 		fmt.Fprintf(&b, "; cut: call again with offset %d for the next rows", a.NextOffset)
 	case a.Cut:

@@ -231,8 +231,12 @@ func TestStringAndQuery(t *testing.T) {
 	}
 	a, _ = call(t, cs, "query", map[string]any{"path": dump, "query": "SELECT p FROM fixture.Payload p", "limit": 500})
 	decode(t, a, &q)
-	if len(q.Rows) != 100 {
-		t.Errorf("%d Payloads, want 100", len(q.Rows))
+	if len(q.Rows) != 100 || a.Cut {
+		t.Errorf("%d Payloads (cut %v), want 100", len(q.Rows), a.Cut)
+	}
+	a, res := call(t, cs, "query", map[string]any{"path": dump, "query": "SELECT p FROM fixture.Payload p"})
+	if a.Shown != defaultRows || !a.Cut || !strings.Contains(text(res), "cut at the limit") {
+		t.Errorf("query by default: %d rows, cut %v, %q; want %d, cut at the limit", a.Shown, a.Cut, text(res), defaultRows)
 	}
 }
 

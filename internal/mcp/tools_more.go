@@ -157,6 +157,6 @@ func (s *Server) query(ctx context.Context, req *sdk.CallToolRequest, in QueryIn
 		if err != nil {
 			return nil, page{}, err
 		}
-		return bind(report.Query, res), page{}, nil
+		return bind(report.Query, res), page{limit: limit, listed: len(res.Rows)}, nil
 	})
 }
