@@ -46,9 +46,11 @@ type writer func(io.Writer, report.Options) error
 // limit (0: all); total is how many rows there are, when the analysis
 // says (0: unknown, then a full page counts as cut). listed is the rows
 // of an answer that is not a list of rows (a query's), which a limit
-// cuts but no offset pages.
+// cuts but no offset pages; cut says that such an answer was cut (a
+// diff's or collections' lists).
 type page struct {
 	offset, limit, total, listed int
+	cut                          bool
 }
 
 // want is the number of rows to ask the analysis for: the rows before
@@ -74,7 +76,7 @@ func answer(file string, w writer, p page) (*Answer, error) {
 	a := &Answer{File: file, Result: res, Untrusted: untrusted}
 	var rows []json.RawMessage
 	if json.Unmarshal(res, &rows) != nil {
-		a.Shown, a.Cut = p.listed, p.limit > 0 && p.listed >= p.limit
+		a.Shown, a.Cut = p.listed, p.cut || (p.limit > 0 && p.listed >= p.limit)
 		return a, nil
 	}
 	n := len(rows)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -80,7 +81,7 @@ type StringsInput struct {
 // CollectionsInput asks for the wasteful collections.
 type CollectionsInput struct {
 	FileInput
-	Top     int  `json:"top,omitempty" jsonschema:"rows of each list (default 20, at most 500)"`
+	Top     int  `json:"top,omitempty" jsonschema:"rows of each list (default 20, at most 500); a full list counts as cut"`
 	Objects bool `json:"objects,omitempty" jsonschema:"list each collection and array instead of per class"`
 }
 
@@ -252,7 +253,8 @@ func (s *Server) collections(ctx context.Context, req *sdk.CallToolRequest, in C
 		write := func(w io.Writer, c heap.CollectionReport, o report.Options) error {
 			return report.Collections(w, c, co.Objects, o)
 		}
-		return bind(write, c), page{}, err
+		full := slices.Contains([]int{len(c.Classes), len(c.Arrays), len(c.Objects), len(c.ArrayObjects)}, n)
+		return bind(write, c), page{cut: full}, err
 	})
 }
 

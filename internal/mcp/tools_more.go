@@ -139,7 +139,8 @@ func (s *Server) diff(ctx context.Context, req *sdk.CallToolRequest, in DiffInpu
 		if err != nil {
 			return nil, err
 		}
-		return answer(older.Name()+" → "+newer.Name(), bind(report.Diff, d), page{})
+		cut := len(d.Classes) < d.ChangedClasses || len(d.Retained) < d.ChangedRetained
+		return answer(older.Name()+" → "+newer.Name(), bind(report.Diff, d), page{cut: cut})
 	})
 }
 
