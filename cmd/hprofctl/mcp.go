@@ -33,7 +33,7 @@ on the streamable HTTP transport, on the loopback interface only.
 
 Each question is a tool (open, overview, histogram, dominators,
 leak_suspects, retainers, show, duplicate_strings, collections,
-top_consumers, threads, deadlocks, sites, cpu, diff, query) whose structured
+top_consumers, threads, deadlocks, monitors, sites, cpu, diff, query) whose structured
 result holds what the command of the same question writes with -o json, a
 page of rows at a time. Each file opened stays open for the next questions.
 The prompts why_out_of_memory and why_stuck give the investigations' plans.

@@ -89,7 +89,7 @@ func TestMCPInspector(t *testing.T) {
 		return string(out)
 	}
 	list := run("--method", "tools/list")
-	for _, tool := range []string{"open", "overview", "histogram", "dominators", "leak_suspects", "retainers", "show", "duplicate_strings", "collections", "top_consumers", "threads", "deadlocks", "sites", "cpu", "diff", "query"} {
+	for _, tool := range []string{"open", "overview", "histogram", "dominators", "leak_suspects", "retainers", "show", "duplicate_strings", "collections", "top_consumers", "threads", "deadlocks", "monitors", "sites", "cpu", "diff", "query"} {
 		if !strings.Contains(list, `"name": "`+tool+`"`) {
 			t.Errorf("tools/list lacks %s", tool)
 		}

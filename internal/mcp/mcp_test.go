@@ -118,7 +118,7 @@ func TestListTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"open", "overview", "histogram", "dominators", "leak_suspects", "retainers", "show", "duplicate_strings", "collections", "top_consumers", "threads", "deadlocks", "sites", "cpu", "diff", "query"}
+	want := []string{"open", "overview", "histogram", "dominators", "leak_suspects", "retainers", "show", "duplicate_strings", "collections", "top_consumers", "threads", "deadlocks", "monitors", "sites", "cpu", "diff", "query"}
 	got := map[string]*sdk.Tool{}
 	for _, tool := range res.Tools {
 		got[tool.Name] = tool
@@ -150,7 +150,8 @@ func TestLeakFixture(t *testing.T) {
 	var suspects []struct {
 		Class        string `json:"class"`
 		Accumulation struct {
-			Class string `json:"class"`
+			ObjectID string `json:"object_id"`
+			Class    string `json:"class"`
 		} `json:"accumulation_point"`
 		Path []struct {
 			Class, Via string
@@ -166,6 +167,15 @@ func TestLeakFixture(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(vias, " "), "static CHUNKS") {
 		t.Errorf("path %+v does not go through static CHUNKS", suspects[0].Path)
+	}
+	acc := suspects[0].Accumulation.ObjectID
+	a, _ = call(t, cs, "dominators", map[string]any{"path": dump, "object": acc, "top": 5})
+	var children []struct {
+		Class string `json:"class"`
+	}
+	decode(t, a, &children)
+	if len(children) != 5 || children[0].Class != "fixture.OomChunk" || a.Total != 1881 || !a.Cut {
+		t.Errorf("dominated by %s: %+v, total %d, cut %v; want 5 of 1881 OomChunks", acc, children, a.Total, a.Cut)
 	}
 	a, _ = call(t, cs, "histogram", map[string]any{"path": dump, "match": `^fixture\.OomChunk$`})
 	var rows []struct {
@@ -310,6 +320,7 @@ func toolCalls(dump string) []toolCall {
 		{"top_consumers", map[string]any{"path": dump}},
 		{"threads", map[string]any{"path": dump}},
 		{"deadlocks", map[string]any{"path": "threads/jdk17-lock-pair.jstack.txt"}},
+		{"monitors", map[string]any{"path": "agent/monitor-deadlock.hprof.txt.gz"}},
 		{"sites", map[string]any{"path": "agent/sites-ascii.hprof.txt.gz"}},
 		{"cpu", map[string]any{"path": "agent/cpu-samples.hprof.txt.gz"}},
 		{"diff", map[string]any{"old": "jvm/jdk17-inspect-before.hprof.gz", "new": "jvm/jdk17-inspect-after.hprof.gz"}},

@@ -22,6 +22,12 @@ type ThreadsInput struct {
 	Retained bool `json:"retained,omitempty" jsonschema:"add what each thread retains and each frame's locals (HotSpot heap dumps)"`
 }
 
+// MonitorsInput asks for the monitor contention and state.
+type MonitorsInput struct {
+	FileInput
+	Depth int `json:"depth,omitempty" jsonschema:"frames of each stack trace (default 20)"`
+}
+
 // ProfileInput asks for a ranking of an agent profile.
 type ProfileInput struct {
 	FileInput
@@ -52,6 +58,7 @@ const defaultDepth = 20
 func (s *Server) addMoreTools() {
 	addTool(s, "threads", "Threads", "List the threads with their states and stacks; with retained, what each retains (hprofctl threads).", s.threads)
 	addTool(s, "deadlocks", "Deadlocks", "Find the deadlocks of a thread dump, an hprof agent file's MONITOR DUMP or a heap dump's java.util.concurrent locks: the cycle of threads and locks (hprofctl deadlocks).", s.deadlocks)
+	addTool(s, "monitors", "Monitors", "Read the monitor contention and state of an hprof agent file (MONITOR TIME, MONITOR DUMP) or a JVMPI monitor dump: who owns, who waits (hprofctl monitors).", s.monitors)
 	addTool(s, "sites", "Allocation sites", "Rank the allocation sites of an hprof agent file, or of a heap dump with allocation traces (hprofctl sites).", s.sites)
 	addTool(s, "cpu", "CPU profile", "Rank the stack traces, or methods, of an hprof agent file's CPU samples or times (hprofctl cpu).", s.cpu)
 	addTool(s, "diff", "Diff of two dumps", "Compare two heap dumps of the same application: the classes that grew, the new and the gone, and what grew in retained size (hprofctl diff).", s.diff)
@@ -75,6 +82,14 @@ func (s *Server) deadlocks(ctx context.Context, req *sdk.CallToolRequest, in Fil
 	return s.ask(ctx, req, in.Path, func(ss *session.Session) (writer, page, error) {
 		reports, err := ss.Deadlocks(session.AllDumps)
 		return bind(report.Deadlocks, reports), page{}, err
+	})
+}
+
+func (s *Server) monitors(ctx context.Context, req *sdk.CallToolRequest, in MonitorsInput) (*Answer, error) {
+	depth := orDefault(in.Depth, defaultDepth)
+	return s.ask(ctx, req, in.Path, func(ss *session.Session) (writer, page, error) {
+		r, err := ss.Monitors(depth)
+		return bind(report.Monitors, r), page{}, err
 	})
 }
 
