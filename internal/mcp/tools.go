@@ -14,10 +14,13 @@ import (
 	"github.com/hprofctl/hprofctl/model"
 )
 
-// Bounds of every answer: rows per page by default and at most.
+// Bounds of every answer: rows per page by default and at most, and at
+// most the nested rows of each row (a dominator's children, a stack's
+// frames).
 const (
 	defaultRows = 20
 	maxRows     = 500
+	maxNested   = 100
 )
 
 // question answers a tool's question about one session: the report
@@ -85,12 +88,12 @@ func pageOf(offset, limit int) (page, error) {
 	return page{offset: offset, limit: n}, err
 }
 
-// orDefault is n, or def when n is 0, at most maxRows.
-func orDefault(n, def int) int {
+// orDefault is n, or def when n is 0, at most most.
+func orDefault(n, def, most int) int {
 	if n <= 0 {
 		return def
 	}
-	return min(n, maxRows)
+	return min(n, most)
 }
 
 // regexpOf compiles the regular expression of an input field; nil when

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"slices"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,7 +41,7 @@ type DominatorsInput struct {
 	FileInput
 	PageInput
 	Class    string `json:"class,omitempty" jsonschema:"only instances of classes whose name matches this regular expression"`
-	Children int    `json:"children,omitempty" jsonschema:"immediately dominated objects listed per row (default 10)"`
+	Children int    `json:"children,omitempty" jsonschema:"immediately dominated objects listed per row (default 10, at most 100)"`
 	ByClass  bool   `json:"by_class,omitempty" jsonschema:"group the rows per class"`
 	Object   string `json:"object,omitempty" jsonschema:"an object id (0x-hex): list the objects it immediately dominates instead of the top of the tree"`
 }
@@ -160,7 +161,7 @@ func (s *Server) dominators(ctx context.Context, req *sdk.CallToolRequest, in Do
 	if err != nil {
 		return nil, err
 	}
-	do := heap.DominatorOptions{Top: p.want(), Children: orDefault(in.Children, 10), ByClass: in.ByClass}
+	do := heap.DominatorOptions{Top: p.want(), Children: orDefault(in.Children, 10, maxNested), ByClass: in.ByClass}
 	if do.Class, err = regexpOf("class", in.Class); err != nil {
 		return nil, err
 	}
@@ -189,7 +190,7 @@ func (s *Server) leaks(ctx context.Context, req *sdk.CallToolRequest, in LeaksIn
 	if err != nil {
 		return nil, err
 	}
-	lo := session.LeakOptions{Threshold: share, Classes: orDefault(in.Classes, 5)}
+	lo := session.LeakOptions{Threshold: share, Classes: orDefault(in.Classes, 5, maxNested)}
 	return s.ask(ctx, req, in.Path, func(ss *session.Session) (writer, page, error) {
 		l, err := ss.Leaks(lo)
 		return bind(report.Leaks, l.Report), page{}, err
@@ -200,7 +201,7 @@ func (s *Server) retainers(ctx context.Context, req *sdk.CallToolRequest, in Ret
 	if (in.Class == "") == (len(in.Objects) == 0) {
 		return nil, errors.New("give either class (a regular expression) or objects (ids)")
 	}
-	ro := graph.RetainerOptions{Paths: orDefault(in.Paths, 3), IncludeWeak: in.IncludeWeak}
+	ro := graph.RetainerOptions{Paths: orDefault(in.Paths, 3, maxNested), IncludeWeak: in.IncludeWeak}
 	var err error
 	if ro.Class, err = regexpOf("class", in.Class); err != nil {
 		return nil, err
@@ -218,7 +219,7 @@ func (s *Server) show(ctx context.Context, req *sdk.CallToolRequest, in ShowInpu
 	if len(in.Objects) == 0 {
 		return nil, errors.New("give the ids of the objects to show")
 	}
-	so := heap.ShowOptions{Elements: orDefault(in.Elements, 10), Referrers: in.Referrers, MaxReferrers: orDefault(in.MaxReferrers, 20), Path: in.RootPath}
+	so := heap.ShowOptions{Elements: orDefault(in.Elements, 10, maxRows), Referrers: in.Referrers, MaxReferrers: orDefault(in.MaxReferrers, 20, maxRows), Path: in.RootPath}
 	return s.ask(ctx, req, in.Path, func(ss *session.Session) (writer, page, error) {
 		objs, err := objects(ss, in.Objects)
 		if err != nil {
@@ -234,7 +235,7 @@ func (s *Server) duplicateStrings(ctx context.Context, req *sdk.CallToolRequest,
 	if err != nil {
 		return nil, err
 	}
-	so := heap.StringOptions{MinCount: orDefault(in.MinCount, 2), Top: p.want()}
+	so := heap.StringOptions{MinCount: orDefault(in.MinCount, 2, math.MaxInt), Top: p.want()}
 	return s.ask(ctx, req, in.Path, func(ss *session.Session) (writer, page, error) {
 		d, err := ss.DuplicateStrings(so)
 		p.total = d.Groups

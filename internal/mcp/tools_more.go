@@ -18,14 +18,14 @@ import (
 type ThreadsInput struct {
 	FileInput
 	PageInput
-	Depth    int  `json:"depth,omitempty" jsonschema:"frames of each stack (default 20)"`
+	Depth    int  `json:"depth,omitempty" jsonschema:"frames of each stack (default 20, at most 100)"`
 	Retained bool `json:"retained,omitempty" jsonschema:"add what each thread retains and each frame's locals (HotSpot heap dumps)"`
 }
 
 // MonitorsInput asks for the monitor contention and state.
 type MonitorsInput struct {
 	FileInput
-	Depth int `json:"depth,omitempty" jsonschema:"frames of each stack trace (default 20)"`
+	Depth int `json:"depth,omitempty" jsonschema:"frames of each stack trace (default 20, at most 100)"`
 }
 
 // ProfileInput asks for a ranking of an agent profile.
@@ -34,7 +34,7 @@ type ProfileInput struct {
 	PageInput
 	By    string `json:"by,omitempty" jsonschema:"sites: site (default), class, trace or method; cpu: trace (default) or method"`
 	Sort  string `json:"sort,omitempty" jsonschema:"sites only: live (default) or alloc"`
-	Depth int    `json:"depth,omitempty" jsonschema:"frames of each stack trace (default 20)"`
+	Depth int    `json:"depth,omitempty" jsonschema:"frames of each stack trace (default 20, at most 100)"`
 }
 
 // DiffInput asks what changed between two dumps.
@@ -70,7 +70,7 @@ func (s *Server) threads(ctx context.Context, req *sdk.CallToolRequest, in Threa
 	if err != nil {
 		return nil, err
 	}
-	to := session.ThreadOptions{Depth: orDefault(in.Depth, defaultDepth), Retained: in.Retained}
+	to := session.ThreadOptions{Depth: orDefault(in.Depth, defaultDepth, maxNested), Retained: in.Retained}
 	return s.ask(ctx, req, in.Path, func(ss *session.Session) (writer, page, error) {
 		rows, err := ss.Threads(to)
 		p.total = len(rows)
@@ -86,7 +86,7 @@ func (s *Server) deadlocks(ctx context.Context, req *sdk.CallToolRequest, in Fil
 }
 
 func (s *Server) monitors(ctx context.Context, req *sdk.CallToolRequest, in MonitorsInput) (*Answer, error) {
-	depth := orDefault(in.Depth, defaultDepth)
+	depth := orDefault(in.Depth, defaultDepth, maxNested)
 	return s.ask(ctx, req, in.Path, func(ss *session.Session) (writer, page, error) {
 		r, err := ss.Monitors(depth)
 		return bind(report.Monitors, r), page{}, err
@@ -98,7 +98,7 @@ func (s *Server) sites(ctx context.Context, req *sdk.CallToolRequest, in Profile
 	if err != nil {
 		return nil, err
 	}
-	so := profile.SiteOptions{By: in.By, Sort: in.Sort, Depth: orDefault(in.Depth, defaultDepth), Top: p.want()}
+	so := profile.SiteOptions{By: in.By, Sort: in.Sort, Depth: orDefault(in.Depth, defaultDepth, maxNested), Top: p.want()}
 	if so.By == "" {
 		so.By = "site"
 	}
@@ -123,7 +123,7 @@ func (s *Server) cpu(ctx context.Context, req *sdk.CallToolRequest, in ProfileIn
 	if err != nil {
 		return nil, err
 	}
-	co := profile.CPUOptions{Depth: orDefault(in.Depth, defaultDepth), Top: p.want()}
+	co := profile.CPUOptions{Depth: orDefault(in.Depth, defaultDepth, maxNested), Top: p.want()}
 	return s.ask(ctx, req, in.Path, func(ss *session.Session) (writer, page, error) {
 		r, err := ss.CPU(co)
 		if in.By == "method" {
