@@ -19,7 +19,7 @@ var testdata = filepath.Join("..", "..", "testdata")
 // connect starts a server with cfg (its index directory a temporary one)
 // and returns client (nil: a plain one) connected to it over the SDK's
 // in-memory transport.
-func connect(t *testing.T, cfg Config, client *sdk.Client, opts ...*sdk.ClientSessionOptions) *sdk.ClientSession {
+func connect(t testing.TB, cfg Config, client *sdk.Client, opts ...*sdk.ClientSessionOptions) *sdk.ClientSession {
 	t.Helper()
 	if cfg.IndexDir == "" {
 		cfg.IndexDir = t.TempDir()
@@ -58,7 +58,7 @@ func connect(t *testing.T, cfg Config, client *sdk.Client, opts ...*sdk.ClientSe
 
 // call calls the tool name with args and returns its answer; the call
 // must succeed.
-func call(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) (answerJSON, *sdk.CallToolResult) {
+func call(t testing.TB, cs *sdk.ClientSession, name string, args map[string]any) (answerJSON, *sdk.CallToolResult) {
 	t.Helper()
 	res := callRaw(t, cs, name, args)
 	if res.IsError {
@@ -76,7 +76,7 @@ func call(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any)
 }
 
 // callRaw calls the tool name with args within a minute.
-func callRaw(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) *sdk.CallToolResult {
+func callRaw(t testing.TB, cs *sdk.ClientSession, name string, args map[string]any) *sdk.CallToolResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
