@@ -94,6 +94,7 @@ func TestMCPEqualsCLI(t *testing.T) {
 	sites := filepath.Join(dir, "agent", "sites-ascii.hprof.txt.gz")
 	cpu := filepath.Join(dir, "agent", "cpu-samples.hprof.txt.gz")
 	monitors := filepath.Join(dir, "agent", "monitor-deadlock.hprof.txt.gz")
+	heapLocks := filepath.Join(dir, "threads", "heap", "jdk17-lock-pair.hprof.gz")
 	before := filepath.Join(dir, "jvm", "jdk17-inspect-before.hprof.gz")
 	after := filepath.Join(dir, "jvm", "jdk17-inspect-after.hprof.gz")
 	const str = "0xfd5db530" // the String "static-string" of jdk17-default
@@ -115,6 +116,8 @@ func TestMCPEqualsCLI(t *testing.T) {
 		{"threads", map[string]any{"path": dump}, []string{"threads", "--depth", "20", dump}},
 		{"threads", map[string]any{"path": jstack}, []string{"threads", "--depth", "20", jstack}},
 		{"deadlocks", map[string]any{"path": jstack}, []string{"deadlocks", jstack}},
+		{"deadlocks", map[string]any{"path": heapLocks}, []string{"deadlocks", heapLocks}},
+		{"deadlocks", map[string]any{"path": monitors}, []string{"deadlocks", monitors}},
 		{"monitors", map[string]any{"path": monitors}, []string{"monitors", "--depth", "20", monitors}},
 		{"sites", map[string]any{"path": sites}, []string{"sites", "--depth", "20", "--top", "20", sites}},
 		{"cpu", map[string]any{"path": cpu}, []string{"cpu", "--depth", "20", "--top", "20", cpu}},

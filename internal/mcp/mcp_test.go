@@ -191,29 +191,40 @@ func TestLeakFixture(t *testing.T) {
 	}
 }
 
-// TestDeadlockFixture finds the cycle of jdk17-lock-pair: lock-a waits
-// for lock-b and lock-b for lock-a.
+// TestDeadlockFixture finds the cycle of the lock-pair program, whose
+// lock-a waits for lock-b and lock-b for lock-a, in its thread dump and
+// its heap dump, and the monitor cycle of the agent's MONITOR DUMP.
 func TestDeadlockFixture(t *testing.T) {
 	cs := connect(t, Config{Roots: []string{testdata}}, nil)
-	a, _ := call(t, cs, "deadlocks", map[string]any{"path": "threads/jdk17-lock-pair.jstack.txt"})
-	var report struct {
-		Deadlocks []struct {
-			Threads []struct {
-				Name   string `json:"name"`
-				HeldBy string `json:"held_by"`
-			} `json:"threads"`
-		} `json:"deadlocks"`
-	}
-	decode(t, a, &report)
-	if len(report.Deadlocks) != 1 {
-		t.Fatalf("deadlocks %.500s, want one", a.Result)
-	}
-	held := map[string]string{}
-	for _, th := range report.Deadlocks[0].Threads {
-		held[th.Name] = th.HeldBy
-	}
-	if held["lock-a"] != "lock-b" || held["lock-b"] != "lock-a" {
-		t.Errorf("cycle %v, want lock-a and lock-b waiting for each other", held)
+	for path, want := range map[string]map[string]string{
+		"threads/jdk17-lock-pair.jstack.txt":    {"lock-a": "lock-b", "lock-b": "lock-a"},
+		"threads/heap/jdk17-lock-pair.hprof.gz": {"lock-a": "lock-b", "lock-b": "lock-a"},
+		"agent/monitor-deadlock.hprof.txt.gz":   nil,
+	} {
+		a, _ := call(t, cs, "deadlocks", map[string]any{"path": path})
+		var report struct {
+			Deadlocks []struct {
+				Threads []struct {
+					Name   string `json:"name"`
+					HeldBy string `json:"held_by"`
+				} `json:"threads"`
+			} `json:"deadlocks"`
+		}
+		decode(t, a, &report)
+		if len(report.Deadlocks) != 1 {
+			t.Errorf("%s: deadlocks %.500s, want one", path, a.Result)
+			continue
+		}
+		held := map[string]string{}
+		for _, th := range report.Deadlocks[0].Threads {
+			held[th.Name] = th.HeldBy
+		}
+		for waiter, holder := range held {
+			if held[holder] == "" || (want != nil && want[waiter] != holder) {
+				t.Errorf("%s: cycle %v, want %v", path, held, want)
+				break
+			}
+		}
 	}
 }
 
