@@ -1,6 +1,8 @@
 // Package analysis holds no code: its subpackages are the analyses
 // hprofctl runs over what a dump holds, functions from the model to
 // result values that never print (the report package renders them).
+// None opens a file: object values are asked of the heap, which reads its
+// dump again through the reader attached to it (model.DumpReader).
 //
 //   - graph: the retention graph's dominator tree and retained sizes,
 //     shortest path trees from the GC roots, and their persistence in the

@@ -44,7 +44,7 @@ func TestArrayLengthsAsRecorded(t *testing.T) {
 			}
 			records := map[uint64]recordedObject{}
 			var src hprof.Source
-			err = rereadDump(h, path, func(s hprof.Source, rec *hprof.Record) error {
+			err = rereadDump(h, func(s hprof.Source, rec *hprof.Record) error {
 				src = s
 				var id uint64
 				var r recordedObject
@@ -224,7 +224,7 @@ func TestArrayContentsAsRecorded(t *testing.T) {
 			for i := range all {
 				all[i] = ObjectIndex(i)
 			}
-			vals, err := ReadValues(h, path, all, ValueOptions{Elements: -1})
+			vals, err := ReadValues(h, all, ValueOptions{Elements: -1})
 			if err != nil {
 				t.Fatal(err)
 			}

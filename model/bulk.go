@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/hprofctl/hprofctl/parser/hprof"
@@ -32,9 +31,8 @@ const (
 // large reads, on every processor: fn is then called from several
 // goroutines at once, once for each k, in no set order. Any other file
 // (compressed, no offsets) is streamed once, and fn is called from one
-// goroutine. path must name a file.
-func EachValues(h *Heap, path string, objs []ObjectIndex, fn func(k int, v *ObjectValues) error) error {
-	plain := h.offsets != nil && path != "-" && input.Compression(h.Source.Compression) == input.Plain
+// goroutine.
+func EachValues(h *Heap, objs []ObjectIndex, fn func(k int, v *ObjectValues) error) error {
 	var visit []int
 	for k, i := range objs {
 		if c, ok := h.classObject(i); ok {
@@ -48,29 +46,23 @@ func EachValues(h *Heap, path string, objs []ObjectIndex, fn func(k int, v *Obje
 	if len(visit) == 0 {
 		return nil
 	}
-	if !plain {
-		return h.streamValues(path, objs, visit, fn)
+	o := h.ObjectReaderOptions()
+	if h.offsets == nil || o.Compression != input.Plain {
+		return h.streamValues(objs, visit, fn)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	at := h.placeRecords(objs, visit)
-	workers := workersFor(len(at))
-	errs := make([]error, workers)
-	forRanges(len(at), workers, func(w, lo, hi int) {
-		b := bulkReader{h: h, f: f, size: st.Size(), fn: fn}
-		errs[w] = b.run(at[lo:hi])
+	return h.dumpReader().Objects(o, func(r *hprof.ObjectReader) error {
+		at := h.placeRecords(objs, visit)
+		workers := workersFor(len(at))
+		errs := make([]error, workers)
+		forRanges(len(at), workers, func(w, lo, hi int) {
+			b := bulkReader{h: h, r: r, fn: fn}
+			errs[w] = b.run(at[lo:hi])
+		})
+		if err := errors.Join(errs...); err != nil {
+			return fmt.Errorf("%s: %w", h.Source.File, err)
+		}
+		return nil
 	})
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
 }
 
 // classObject is the class whose class object i is, if it is one.
@@ -84,7 +76,7 @@ func (h *Heap) classObject(i ObjectIndex) (ClassIndex, bool) {
 
 // streamValues is EachValues by one streaming pass over the dump, for
 // the objects objs[k] of each k of visit.
-func (h *Heap) streamValues(path string, objs []ObjectIndex, visit []int, fn func(k int, v *ObjectValues) error) error {
+func (h *Heap) streamValues(objs []ObjectIndex, visit []int, fn func(k int, v *ObjectValues) error) error {
 	// first[id] is the first k that wants the object, next[k] the k after
 	// it that wants the same object, -1 at the end.
 	first := make(map[uint64]int, len(visit))
@@ -99,8 +91,8 @@ func (h *Heap) streamValues(path string, objs []ObjectIndex, visit []int, fn fun
 		first[id] = k
 	}
 	var v ObjectValues
-	return rereadDump(h, path, func(r hprof.Source, rec *hprof.Record) error {
-		id := recordObjectID(rec)
+	return rereadDump(h, func(r hprof.Source, rec *hprof.Record) error {
+		id := rec.ObjectID()
 		k, ok := first[id]
 		if !ok || rec.Sub == hprof.SubClassDump {
 			return nil
@@ -181,12 +173,11 @@ func (h *Heap) appendFields(fields []Value, obj ObjectIndex, data []byte, id fun
 
 // bulkReader reads objects of a plain dump at their offsets.
 type bulkReader struct {
-	h    *Heap
-	f    *os.File
-	size int64
-	fn   func(k int, v *ObjectValues) error
-	buf  []byte
-	v    ObjectValues
+	h   *Heap
+	r   *hprof.ObjectReader
+	fn  func(k int, v *ObjectValues) error
+	buf []byte
+	v   ObjectValues
 }
 
 // placed is the object objs[k] with its record's offset and expected
@@ -282,15 +273,15 @@ func (b *bulkReader) run(at []placed) error {
 
 // read returns the dump's bytes from start to end (cut at its end).
 func (b *bulkReader) read(start, end int64) ([]byte, error) {
-	if start < 0 || start >= b.size {
-		return nil, fmt.Errorf("offset %d lies outside the dump (%d bytes): the dump changed since it was indexed", start, b.size)
+	if start < 0 || start >= b.r.Size() {
+		return nil, fmt.Errorf("offset %d lies outside the dump (%d bytes): the dump changed since it was indexed", start, b.r.Size())
 	}
-	end = min(end, b.size)
+	end = min(end, b.r.Size())
 	if int64(cap(b.buf)) < end-start {
 		b.buf = make([]byte, end-start)
 	}
 	buf := b.buf[:end-start]
-	if _, err := b.f.ReadAt(buf, start); err != nil && err != io.EOF {
+	if _, err := b.r.ReadAt(buf, start); err != nil && err != io.EOF {
 		return nil, err
 	}
 	return buf, nil
@@ -336,7 +327,7 @@ func (b *bulkReader) decode(p placed, rec []byte) error {
 	case hprof.SubInstanceDump:
 		n := int64(binary.BigEndian.Uint32(rec[1+2*ids+4:]))
 		if int64(head)+n > int64(len(rec)) {
-			if p.off+int64(head)+n > b.size {
+			if p.off+int64(head)+n > b.r.Size() {
 				return fmt.Errorf("object 0x%x: its record at offset %d runs past the end of the dump", h.ObjectID(p.obj), p.off)
 			}
 			var err error
@@ -352,7 +343,7 @@ func (b *bulkReader) decode(p placed, rec []byte) error {
 		v.Length, v.Elem = int64(binary.BigEndian.Uint32(rec[1+ids+4:])), Type(rec[1+ids+8])
 		v.Data = rec[1+ids+9:]
 	default:
-		return h.visitObjectAt(b.f, b.size, input.Plain, p.obj, func(r hprof.Source, rec *hprof.Record) error {
+		return b.r.ReadObject(p.off, h.ObjectID(p.obj), func(r hprof.Source, rec *hprof.Record) error {
 			return h.recordValues(r, rec, p.obj, v, func(v *ObjectValues) error { return b.fn(p.k, v) })
 		})
 	}
@@ -368,12 +359,12 @@ func (b *bulkReader) decode(p placed, rec []byte) error {
 
 // exact reads n bytes at off into a buffer of their own.
 func (b *bulkReader) exact(off, n int64) ([]byte, error) {
-	if off < 0 || off >= b.size {
-		return nil, fmt.Errorf("offset %d lies outside the dump (%d bytes): the dump changed since it was indexed", off, b.size)
+	if off < 0 || off >= b.r.Size() {
+		return nil, fmt.Errorf("offset %d lies outside the dump (%d bytes): the dump changed since it was indexed", off, b.r.Size())
 	}
-	n = min(n, b.size-off)
+	n = min(n, b.r.Size()-off)
 	buf := make([]byte, n)
-	if _, err := b.f.ReadAt(buf, off); err != nil && err != io.EOF {
+	if _, err := b.r.ReadAt(buf, off); err != nil && err != io.EOF {
 		return nil, err
 	}
 	return buf, nil

@@ -31,7 +31,7 @@ func TestEachValuesMatchesReadValues(t *testing.T) {
 				all = append(all, ObjectIndex(i))
 			}
 		}
-		want, err := ReadValues(h, plain, all, ValueOptions{Elements: -1})
+		want, err := ReadValues(h, all, ValueOptions{Elements: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,18 +41,17 @@ func TestEachValuesMatchesReadValues(t *testing.T) {
 		}
 		for _, way := range []struct {
 			name     string
-			path     string
 			h        *Heap
 			minRange int
 		}{
-			{"gzip", gz, hgz, 1 << 40},
-			{"plain", plain, h, 1 << 40},
-			{"plain-parallel", plain, h, 1},
+			{"gzip", hgz, 1 << 40},
+			{"plain", h, 1 << 40},
+			{"plain-parallel", h, 1},
 		} {
 			t.Run(jdk+"/"+way.name, func(t *testing.T) {
 				minRange = way.minRange
 				calls := make([]atomic.Int32, len(all))
-				err := EachValues(way.h, way.path, all, func(k int, v *ObjectValues) error {
+				err := EachValues(way.h, all, func(k int, v *ObjectValues) error {
 					calls[k].Add(1)
 					return sameValues(way.h, all[k], v, want[all[k]])
 				})

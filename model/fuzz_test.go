@@ -15,6 +15,7 @@ import (
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/analysis/profile"
 	"github.com/hprofctl/hprofctl/analysis/threads"
+	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
 	"github.com/hprofctl/hprofctl/parser/input"
@@ -175,6 +176,7 @@ func deriveAll(t *testing.T, path string) {
 	if err != nil {
 		return
 	}
+	dumpfile.Attach(h, path)
 	modes := []model.SizeMode{model.SizeJVM, model.SizeFields}
 	for c := range h.Classes {
 		last := model.ClassIndex(c)
@@ -233,10 +235,10 @@ func deriveAll(t *testing.T, path string) {
 	}
 	_, _ = profile.SitesFromProfile(h.Profile(), profile.SiteOptions{})
 	paths := graph.ShortestPaths(h, graph.RetainerOptions{Class: regexp.MustCompile("."), Paths: 2})
-	labels, _ := model.ReadLabels(h, path, all)
-	names, _ := model.ReadStrings(h, path, strs)
+	labels, _ := model.ReadLabels(h, all)
+	names, _ := model.ReadStrings(h, strs)
 	heap.DescribePaths(h, paths, true, labels, names)
-	locks, err := threads.ReadHeapLocks(h, path)
+	locks, err := threads.ReadHeapLocks(h)
 	if err != nil {
 		locks = nil
 	}

@@ -3,7 +3,9 @@
 // order of their ids), per-object attributes in flat slices, references
 // in one CSR array, and classes, GC roots, threads and stack traces
 // beside them. It is built while a parser streams a dump and is read by
-// the analyses.
+// the analyses. What it does not keep (field values, array elements,
+// field names of references) it reads again through the DumpReader
+// attached to it: model opens no file.
 package model
 
 import (
@@ -262,6 +264,8 @@ type Heap struct {
 	// jvmpiBare is the description of the bare JVMPI buffer the heap was
 	// read from, to read it again the same way; nil for other files.
 	jvmpiBare *jvmpi.Options
+	// dump reads the dump again (SetDumpReader).
+	dump DumpReader
 	// allocs counts the objects by class and allocation trace, for
 	// agent files whose objects carry allocation traces.
 	allocs []ObjectAlloc

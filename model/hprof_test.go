@@ -12,7 +12,8 @@ import (
 
 func loadFixture(t *testing.T, name string) *Heap {
 	t.Helper()
-	f, err := input.Open(filepath.Join("..", "testdata", "jvm", name))
+	path := filepath.Join("..", "testdata", "jvm", name)
+	f, err := input.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,6 +22,7 @@ func loadFixture(t *testing.T, name string) *Heap {
 	if err != nil {
 		t.Fatal(err)
 	}
+	attachDump(t, h, path)
 	return h
 }
 

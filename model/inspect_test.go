@@ -65,15 +65,15 @@ func growthCounts(t *testing.T, info string) (initial, added int64) {
 }
 
 // payloads returns the INSTANCE_DUMP field bytes or primitive array
-// elements of objs, read again from the dump at path.
-func payloads(t *testing.T, h *Heap, path string, objs []ObjectIndex) map[ObjectIndex][]byte {
+// elements of objs, read again from the dump.
+func payloads(t *testing.T, h *Heap, objs []ObjectIndex) map[ObjectIndex][]byte {
 	t.Helper()
 	want := map[uint64]ObjectIndex{}
 	for _, o := range objs {
 		want[h.ObjectID(o)] = o
 	}
 	out := map[ObjectIndex][]byte{}
-	err := h.visitObjects(path, objs, func(r hprof.Source, rec *hprof.Record) error {
+	err := h.visitObjects(objs, func(r hprof.Source, rec *hprof.Record) error {
 		var id uint64
 		switch rec.Sub {
 		case hprof.SubInstanceDump:
@@ -148,12 +148,11 @@ func TestInspectFixtures(t *testing.T) {
 				}
 			}
 
-			path := filepath.Join("..", "testdata", "jvm", name+"before.hprof.gz")
-			checkInspectTarget(t, before, path)
-			checkInspectStack(t, before, path)
-			checkInspectStack(t, after, filepath.Join("..", "testdata", "jvm", name+"after.hprof.gz"))
-			checkInspectStrings(t, before, path)
-			checkInspectCollections(t, before, path)
+			checkInspectTarget(t, before)
+			checkInspectStack(t, before)
+			checkInspectStack(t, after)
+			checkInspectStrings(t, before)
+			checkInspectCollections(t, before)
 		})
 	}
 }
@@ -221,7 +220,7 @@ func checkInspectHistogram(t *testing.T, h *Heap, histo map[string]histoRow) {
 
 // checkInspectTarget: one InspectTarget, referenced by exactly the two
 // referrers' fields, holding the values the program set.
-func checkInspectTarget(t *testing.T, h *Heap, path string) {
+func checkInspectTarget(t *testing.T, h *Heap) {
 	targets := instancesOf(h, classNamed(t, h, "fixture.InspectTarget"))
 	if len(targets) != 1 {
 		t.Fatalf("%d InspectTarget objects, want 1", len(targets))
@@ -237,7 +236,7 @@ func checkInspectTarget(t *testing.T, h *Heap, path string) {
 			}
 		}
 	}
-	labels, err := ReadLabels(h, path, []ObjectIndex{a, b})
+	labels, err := ReadLabels(h, []ObjectIndex{a, b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +258,7 @@ func checkInspectTarget(t *testing.T, h *Heap, path string) {
 	}
 
 	fields := map[string][]byte{}
-	h.eachField(h.ClassOf(target), payloads(t, h, path, []ObjectIndex{target})[target], func(f *Field, _ bool, v []byte) {
+	h.eachField(h.ClassOf(target), payloads(t, h, []ObjectIndex{target})[target], func(f *Field, _ bool, v []byte) {
 		fields[f.Name] = v
 	})
 	be := binary.BigEndian
@@ -292,7 +291,7 @@ func checkInspectTarget(t *testing.T, h *Heap, path string) {
 	if id := idOf(fields["nothing"]); id != 0 {
 		t.Errorf("InspectTarget.nothing = 0x%x, want null", id)
 	}
-	strs, err := ReadStrings(h, path, []ObjectIndex{ref("text"), ref("latin1Text"), ref("utf16Text")})
+	strs, err := ReadStrings(h, []ObjectIndex{ref("text"), ref("latin1Text"), ref("utf16Text")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +300,7 @@ func checkInspectTarget(t *testing.T, h *Heap, path string) {
 			t.Errorf("InspectTarget.%s = %q, want %q", field, got, want)
 		}
 	}
-	arrays := payloads(t, h, path, []ObjectIndex{ref("ints"), ref("asciiBytes"), ref("chars")})
+	arrays := payloads(t, h, []ObjectIndex{ref("ints"), ref("asciiBytes"), ref("chars")})
 	var ints []int32
 	for k := 0; k+4 <= len(arrays[ref("ints")]); k += 4 {
 		ints = append(ints, int32(be.Uint32(arrays[ref("ints")][k:])))
@@ -344,8 +343,8 @@ func equalInts(a, b []int32) bool {
 
 // checkInspectStack: thread inspect-stack-holder is in
 // InspectStackHolder.hold, and the long[1 << 20] is held by its frame only.
-func checkInspectStack(t *testing.T, h *Heap, path string) {
-	object := threadObjectNamed(t, h, path, "inspect-stack-holder")
+func checkInspectStack(t *testing.T, h *Heap) {
+	object := threadObjectNamed(t, h, "inspect-stack-holder")
 	thread := int32(-1)
 	for i, th := range h.Threads {
 		if object != NoObject && th.ID == h.ObjectID(object) {
@@ -393,7 +392,7 @@ func checkInspectStack(t *testing.T, h *Heap, path string) {
 
 // threadObjectNamed returns the java.lang.Thread object whose name field
 // is the String name, NoObject when there is none.
-func threadObjectNamed(t *testing.T, h *Heap, path, name string) ObjectIndex {
+func threadObjectNamed(t *testing.T, h *Heap, name string) ObjectIndex {
 	t.Helper()
 	var threads []ObjectIndex
 	for i := range h.NumObjects() {
@@ -405,7 +404,7 @@ func threadObjectNamed(t *testing.T, h *Heap, path, name string) ObjectIndex {
 			}
 		}
 	}
-	vals, err := ReadValues(h, path, threads, ValueOptions{})
+	vals, err := ReadValues(h, threads, ValueOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +414,7 @@ func threadObjectNamed(t *testing.T, h *Heap, path, name string) ObjectIndex {
 			strs = append(strs, f.Ref)
 		}
 	}
-	names, err := ReadStrings(h, path, strs)
+	names, err := ReadStrings(h, strs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,9 +428,9 @@ func threadObjectNamed(t *testing.T, h *Heap, path, name string) ObjectIndex {
 
 // checkInspectStrings counts the String values fixture.InspectStrings
 // copied; every copy has its own value array.
-func checkInspectStrings(t *testing.T, h *Heap, path string) {
+func checkInspectStrings(t *testing.T, h *Heap) {
 	strs := instancesOf(h, classNamed(t, h, "java.lang.String"))
-	values, err := ReadStrings(h, path, strs)
+	values, err := ReadStrings(h, strs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,7 +452,7 @@ func checkInspectStrings(t *testing.T, h *Heap, path string) {
 
 // checkInspectCollections: the backing arrays of the collections in
 // fixture.InspectCollections have the lengths the JDK sources give them.
-func checkInspectCollections(t *testing.T, h *Heap, path string) {
+func checkInspectCollections(t *testing.T, h *Heap) {
 	const cls = "fixture.InspectCollections"
 	backing := []struct {
 		static, field string
@@ -481,7 +480,7 @@ func checkInspectCollections(t *testing.T, h *Heap, path string) {
 	for _, b := range backing {
 		objs = append(objs, staticRef(t, h, cls, b.static))
 	}
-	labels, err := ReadLabels(h, path, objs)
+	labels, err := ReadLabels(h, objs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,11 @@ func loadPath(t *testing.T, path string) (*Heap, error) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return Load(f, LoadOptions{Dump: -1, Objects: true})
+	h, err := Load(f, LoadOptions{Dump: -1, Objects: true})
+	if err == nil {
+		attachDump(t, h, path)
+	}
+	return h, err
 }
 
 // heapSummary is a heap reduced to what must not depend on the level (1

@@ -17,13 +17,12 @@ type LabeledRef struct {
 	Weak bool
 }
 
-// ReadLabels reads the objects from again in the dump at path (at their
-// offsets where the file allows, else by streaming it; see visitObjects)
-// and returns the non-null references of the objects in from,
-// labeled, in the order the dump holds them; references to objects not in
-// the dump are left out. path must name a file: standard input cannot be
-// read twice.
-func ReadLabels(h *Heap, path string, from []ObjectIndex) (map[ObjectIndex][]LabeledRef, error) {
+// ReadLabels reads the objects from again in the dump h was loaded from,
+// through its DumpReader (at their offsets where the file allows, else by
+// streaming it; see visitObjects), and returns the non-null references of
+// the objects in from, labeled, in the order the dump holds them;
+// references to objects not in the dump are left out.
+func ReadLabels(h *Heap, from []ObjectIndex) (map[ObjectIndex][]LabeledRef, error) {
 	want := make(map[uint64]ObjectIndex, len(from))
 	for _, i := range from {
 		want[h.ObjectID(i)] = i
@@ -37,7 +36,7 @@ func ReadLabels(h *Heap, path string, from []ObjectIndex) (map[ObjectIndex][]Lab
 			out[from] = append(out[from], LabeledRef{To: to, Label: label, Weak: weak})
 		}
 	}
-	err := h.visitObjects(path, from, func(r hprof.Source, rec *hprof.Record) error {
+	err := h.visitObjects(from, func(r hprof.Source, rec *hprof.Record) error {
 		switch rec.Sub {
 		case hprof.SubInstanceDump:
 			obj, ok := want[rec.Instance.ID]
@@ -105,18 +104,18 @@ func ReadLabels(h *Heap, path string, from []ObjectIndex) (map[ObjectIndex][]Lab
 	return out, err
 }
 
-// ReadStrings reads the dump at path again, as ReadLabels does, and decodes the given
-// java.lang.String objects with StringText: the value array (the String's only reference),
-// char[] before JDK 9, byte[] after it with the coder field saying LATIN1
-// (0) or UTF-16 (1). Strings it cannot decode are left out.
-func ReadStrings(h *Heap, path string, strs []ObjectIndex) (map[ObjectIndex]string, error) {
+// ReadStrings reads the dump h was loaded from again, as ReadLabels does,
+// and decodes the given java.lang.String objects with StringText: the
+// value array (the String's only reference), char[] before JDK 9, byte[]
+// after it with the coder field saying LATIN1 (0) or UTF-16 (1). Strings it cannot decode are left out.
+func ReadStrings(h *Heap, strs []ObjectIndex) (map[ObjectIndex]string, error) {
 	var visit []ObjectIndex
 	for _, s := range strs {
 		if refs := h.Refs(s); len(refs) == 1 {
 			visit = append(visit, s, refs[0])
 		}
 	}
-	vals, err := ReadValues(h, path, visit, ValueOptions{Elements: -1})
+	vals, err := ReadValues(h, visit, ValueOptions{Elements: -1})
 	out := make(map[ObjectIndex]string, len(strs))
 	for _, s := range strs {
 		if text, ok := StringText(vals, s); ok {

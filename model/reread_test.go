@@ -2,8 +2,7 @@ package model
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
+	"io"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
@@ -13,7 +12,9 @@ import (
 // TestRereadTruncatedDump: the second read of a dump cut short (field
 // labels for retainers and leaks, Thread objects for threads and
 // deadlocks) keeps what came before the cut, as the first read did,
-// instead of failing on the cut the first read already reported.
+// instead of failing on the cut the first read already reported. The
+// dump is held in memory: the heap reads it again through a fake
+// DumpReader.
 func TestRereadTruncatedDump(t *testing.T) {
 	var buf bytes.Buffer
 	w := hproftest.New(&buf, hproftest.Options{IDSize: 8})
@@ -28,11 +29,8 @@ func TestRereadTruncatedDump(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "cut.hprof")
-	if err := os.WriteFile(path, buf.Bytes()[:cut], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := input.Open(path)
+	data := buf.Bytes()[:cut]
+	f, err := input.NewFile("cut.hprof", io.NopCloser(bytes.NewReader(data)), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,6 +39,7 @@ func TestRereadTruncatedDump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	attachMemory(h, "cut.hprof", data)
 	if !h.Truncated {
 		t.Fatal("the dump cut inside its last instance is not reported as truncated")
 	}
@@ -49,7 +48,7 @@ func TestRereadTruncatedDump(t *testing.T) {
 		t.Fatal("the instance before the cut is not in the heap")
 	}
 	to, _ := h.Lookup(uint64(tail))
-	labels, err := ReadLabels(h, path, []ObjectIndex{from})
+	labels, err := ReadLabels(h, []ObjectIndex{from})
 	if err != nil {
 		t.Fatalf("second read: %v", err)
 	}

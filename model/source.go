@@ -2,7 +2,6 @@ package model
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"runtime/debug"
 
@@ -66,36 +65,27 @@ func leanGC() (restore func()) {
 	}
 }
 
-// rereadDump streams the dump at path again and calls fn with every heap
-// record of the heap dump h was loaded from; the file's end cut short is
-// no error when h was loaded from what came before it.
-func rereadDump(h *Heap, path string, fn func(hprof.Source, *hprof.Record) error) error {
-	if path == "-" {
-		return fmt.Errorf("standard input cannot be read a second time")
-	}
-	f, err := input.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	src, err := openSource(f, h.jvmpiBare)
-	if err != nil {
-		return err
-	}
-	for src.Next() {
-		rec := src.Record()
-		if rec.Sub == 0 || rec.Dump != h.Source.Dump {
-			continue
+// rereadDump streams the dump h was loaded from again (its DumpReader)
+// and calls fn with every heap record of the heap dump h was loaded from;
+// the file's end cut short is no error when h was loaded from what came
+// before it.
+func rereadDump(h *Heap, fn func(hprof.Source, *hprof.Record) error) error {
+	return h.dumpReader().Records(func(src hprof.Source) error {
+		for src.Next() {
+			rec := src.Record()
+			if rec.Sub == 0 || rec.Dump != h.Source.Dump {
+				continue
+			}
+			if err := fn(src, rec); err != nil {
+				return err
+			}
 		}
-		if err := fn(src, rec); err != nil {
-			return err
+		err := src.Err()
+		if h.Truncated && errors.Is(err, hprof.ErrTruncated) {
+			// The first read met the same cut, kept what came before it
+			// and said so.
+			return nil
 		}
-	}
-	err = src.Err()
-	if h.Truncated && errors.Is(err, hprof.ErrTruncated) {
-		// The first read met the same cut, kept what came before it
-		// and said so.
-		return nil
-	}
-	return err
+		return err
+	})
 }

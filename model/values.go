@@ -47,14 +47,14 @@ type ValueOptions struct {
 	Elements int
 }
 
-// ReadValues decodes the objects objs from the dump at path, read again
-// as ReadLabels does (at their offsets where the file allows, else by
-// streaming it once for all of them): each instance's field values over
-// its class chain, each array's length and first elements. A class
-// object's values are its static fields, which the heap already holds.
-// Objects whose record cannot be decoded are left out. path must name a
-// file: standard input cannot be read twice.
-func ReadValues(h *Heap, path string, objs []ObjectIndex, o ValueOptions) (map[ObjectIndex]*ObjectValues, error) {
+// ReadValues decodes the objects objs from the dump h was loaded from,
+// read again through its DumpReader as ReadLabels does (at their offsets
+// where the file allows, else by streaming it once for all of them): each
+// instance's field values over its class chain, each array's length and
+// first elements. A class object's values are its static fields, which
+// the heap already holds.
+// Objects whose record cannot be decoded are left out.
+func ReadValues(h *Heap, objs []ObjectIndex, o ValueOptions) (map[ObjectIndex]*ObjectValues, error) {
 	out := make(map[ObjectIndex]*ObjectValues, len(objs))
 	want := make(map[uint64]ObjectIndex, len(objs))
 	var visit []ObjectIndex
@@ -80,7 +80,7 @@ func ReadValues(h *Heap, path string, objs []ObjectIndex, o ValueOptions) (map[O
 		}
 		return int64(o.Elements)
 	}
-	err := h.visitObjects(path, visit, func(r hprof.Source, rec *hprof.Record) error {
+	err := h.visitObjects(visit, func(r hprof.Source, rec *hprof.Record) error {
 		switch rec.Sub {
 		case hprof.SubInstanceDump:
 			obj, ok := want[rec.Instance.ID]
@@ -105,45 +105,57 @@ func ReadValues(h *Heap, path string, objs []ObjectIndex, o ValueOptions) (map[O
 			if !ok {
 				return nil
 			}
-			n := keep(int64(rec.ObjArray.Length))
-			v := &ObjectValues{Length: int64(rec.ObjArray.Length), Elem: TypeObject, Elements: make([]Value, 0, n)}
+			v, err := h.objArrayValues(r, rec, keep(int64(rec.ObjArray.Length)))
 			out[obj] = v
-			ids := r.IDSize()
-			return r.PayloadChunks(func(chunk []byte) error {
-				for p := 0; p+ids <= len(chunk) && int64(len(v.Elements)) < n; p += ids {
-					id := r.ID(chunk[p:])
-					v.Elements = append(v.Elements, Value{Type: TypeObject, Bits: id, Ref: h.refTo(id)})
-				}
-				return nil
-			})
+			return err
 		case hprof.SubPrimArrayDump, hprof.SubPrimArrayNoData:
 			obj, ok := want[rec.PrimArray.ID]
 			if !ok {
 				return nil
 			}
-			elem := Type(rec.PrimArray.ElemType)
-			size := h.typeSize(elem)
-			n := keep(int64(rec.PrimArray.Length))
-			v := &ObjectValues{Length: int64(rec.PrimArray.Length), Elem: elem}
+			v, err := h.primArrayValues(r, rec, keep(int64(rec.PrimArray.Length)))
 			out[obj] = v
-			if rec.Sub == hprof.SubPrimArrayNoData || size == 0 {
-				return nil
-			}
-			v.Data = make([]byte, 0, n*int64(size))
-			err := r.PayloadChunks(func(chunk []byte) error {
-				if room := int(n)*size - len(v.Data); room > 0 {
-					v.Data = append(v.Data, chunk[:min(room, len(chunk))]...)
-				}
-				return nil
-			})
-			for p := 0; p+size <= len(v.Data); p += size {
-				v.Elements = append(v.Elements, Value{Type: elem, Bits: bigEndianBits(v.Data[p : p+size]), Ref: NoObject})
-			}
 			return err
 		}
 		return nil
 	})
 	return out, err
+}
+
+// objArrayValues decodes the object array record rec with its first n
+// elements.
+func (h *Heap) objArrayValues(r hprof.Source, rec *hprof.Record, n int64) (*ObjectValues, error) {
+	v := &ObjectValues{Length: int64(rec.ObjArray.Length), Elem: TypeObject, Elements: make([]Value, 0, n)}
+	ids := r.IDSize()
+	return v, r.PayloadChunks(func(chunk []byte) error {
+		for p := 0; p+ids <= len(chunk) && int64(len(v.Elements)) < n; p += ids {
+			id := r.ID(chunk[p:])
+			v.Elements = append(v.Elements, Value{Type: TypeObject, Bits: id, Ref: h.refTo(id)})
+		}
+		return nil
+	})
+}
+
+// primArrayValues decodes the primitive array record rec with its first
+// n elements (none when the record holds none).
+func (h *Heap) primArrayValues(r hprof.Source, rec *hprof.Record, n int64) (*ObjectValues, error) {
+	elem := Type(rec.PrimArray.ElemType)
+	size := h.typeSize(elem)
+	v := &ObjectValues{Length: int64(rec.PrimArray.Length), Elem: elem}
+	if rec.Sub == hprof.SubPrimArrayNoData || size == 0 {
+		return v, nil
+	}
+	v.Data = make([]byte, 0, n*int64(size))
+	err := r.PayloadChunks(func(chunk []byte) error {
+		if room := int(n)*size - len(v.Data); room > 0 {
+			v.Data = append(v.Data, chunk[:min(room, len(chunk))]...)
+		}
+		return nil
+	})
+	for p := 0; p+size <= len(v.Data); p += size {
+		v.Elements = append(v.Elements, Value{Type: elem, Bits: bigEndianBits(v.Data[p : p+size]), Ref: NoObject})
+	}
+	return v, err
 }
 
 // staticValues are the static fields of class c as values.

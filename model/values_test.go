@@ -21,19 +21,19 @@ func TestReadValuesInspectTarget(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkTargetValues(t, h, path)
+				checkTargetValues(t, h)
 			})
 		}
 	}
 }
 
-func checkTargetValues(t *testing.T, h *Heap, path string) {
+func checkTargetValues(t *testing.T, h *Heap) {
 	targets := instancesOf(h, classNamed(t, h, "fixture.InspectTarget"))
 	if len(targets) != 1 {
 		t.Fatalf("%d InspectTarget objects, want 1", len(targets))
 	}
 	target := targets[0]
-	vals, err := ReadValues(h, path, []ObjectIndex{target}, ValueOptions{Elements: 3})
+	vals, err := ReadValues(h, []ObjectIndex{target}, ValueOptions{Elements: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func checkTargetValues(t *testing.T, h *Heap, path string) {
 			next = append(next, h.Refs(f.Ref)...)
 		}
 	}
-	all, err := ReadValues(h, path, next, ValueOptions{Elements: -1})
+	all, err := ReadValues(h, next, ValueOptions{Elements: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func checkTargetValues(t *testing.T, h *Heap, path string) {
 	}
 
 	// Elements are cut to what was asked; the length stays.
-	cut, err := ReadValues(h, path, []ObjectIndex{field("ints").Ref}, ValueOptions{Elements: 3})
+	cut, err := ReadValues(h, []ObjectIndex{field("ints").Ref}, ValueOptions{Elements: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func checkTargetValues(t *testing.T, h *Heap, path string) {
 
 	// A class object's values are its statics.
 	inspect := h.Classes[classNamed(t, h, "fixture.Inspect")].Object
-	cls, err := ReadValues(h, path, []ObjectIndex{inspect}, ValueOptions{})
+	cls, err := ReadValues(h, []ObjectIndex{inspect}, ValueOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

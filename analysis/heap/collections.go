@@ -174,13 +174,28 @@ var (
 // Collections measures the heap's JDK collections (size, capacity, fill
 // ratio, bytes wasted on empty slots: empty slots times the size of a
 // reference) and its wasteful arrays, reading the collections' fields
-// from the dump at path (model.EachValues): which arrays are all null or
+// from the heap's dump (model.EachValues): which arrays are all null or
 // constant the heap knows (model.Heap.ArrayContents); a constant array's
 // value is read only to list it. Sums are per class, most wasted first.
-func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionReport, error) {
+func Collections(h *model.Heap, o CollectionOptions) (CollectionReport, error) {
 	var rep CollectionReport
-	// jdkOf[c] is the place in jdkClasses of the JDK class whose rule
-	// class c follows, -1 for none.
+	jdkOf := jdkClassesOf(h)
+	colls, wasteful := findCollections(h, jdkOf, o.Heaps)
+	states, err := readCollections(h, colls, jdkOf)
+	if err != nil {
+		return rep, err
+	}
+	if err := addCounterCells(h, states); err != nil {
+		return rep, err
+	}
+	owned := adoptBackingMaps(colls, states)
+	collectionRows(h, &rep, colls, states, owned, o)
+	return rep, arrayRows(h, &rep, wasteful, o)
+}
+
+// jdkClassesOf returns, for each class of h, the place in jdkClasses of
+// the JDK class whose rule it follows, -1 for none.
+func jdkClassesOf(h *model.Heap) []int16 {
 	jdkOf := make([]int16, len(h.Classes))
 	for c := range h.Classes {
 		jdkOf[c] = -1
@@ -191,13 +206,15 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 			}
 		}
 	}
-	ref := int64(h.Layout.Ref)
-	if o.Size == model.SizeFields || ref == 0 {
-		ref = int64(h.Source.IDSize)
-	}
-	// The heap knows each array's length and whether its elements are
-	// all equal; only the collections, and with o.Objects the listed
-	// constant arrays (for their value), are read from the dump.
+	return jdkOf
+}
+
+// findCollections returns the collections among the objects of the heaps
+// selected, and the wasteful arrays, both in object order. The heap knows
+// each array's length and whether its elements are all equal; only the
+// collections, and the listed constant arrays (for their value), are
+// read from the dump.
+func findCollections(h *model.Heap, jdkOf []int16, heaps model.HeapSelection) ([]model.ObjectIndex, []wastefulArray) {
 	expect := 0
 	for c := range h.Classes {
 		if jdkOf[c] >= 0 {
@@ -205,12 +222,12 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 		}
 	}
 	colls := make([]model.ObjectIndex, 0, min(expect, h.NumObjects()))
-	var wasteful []wastefulArray // in object order
+	var wasteful []wastefulArray
 	classClass := h.ClassClass()
 	for i := range h.NumObjects() {
 		obj := model.ObjectIndex(i)
 		c := h.ClassOf(obj)
-		if c == model.NoClass || c == classClass || !o.Heaps.Has(obj) {
+		if c == model.NoClass || c == classClass || !heaps.Has(obj) {
 			continue
 		}
 		cl := &h.Classes[c]
@@ -234,74 +251,83 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 			}
 		}
 	}
+	return colls, wasteful
+}
+
+// readCollections reads the fields of the collections colls from the
+// dump and measures each.
+func readCollections(h *model.Heap, colls []model.ObjectIndex, jdkOf []int16) ([]collectionState, error) {
 	states := make([]collectionState, len(colls))
-	err := model.EachValues(h, path, colls, func(k int, v *model.ObjectValues) error {
-		obj := colls[k]
+	err := model.EachValues(h, colls, func(k int, v *model.ObjectValues) error {
 		st := &states[k]
-		st.class, st.read = jdkOf[h.ClassOf(obj)], true
-		jdkClass := jdkClasses[st.class]
-		rule := st.rule()
-		st.backing, st.cells = model.NoObject, model.NoObject
-		intField := func(name string) int64 {
-			f, _ := v.Field(name)
-			return int64(int32(f.Bits))
-		}
-		var table model.ObjectIndex = model.NoObject
-		if rule.array != "" {
-			if f, ok := v.Field(rule.array); ok && f.Ref != model.NoObject && h.Classes[h.ClassOf(f.Ref)].IsArray() {
-				table = f.Ref
-			}
-		}
-		length := int64(0)
-		if table != model.NoObject {
-			length = int64(h.ArrayLength(table))
-		}
-		switch {
-		case rule.via != "":
-			f, _ := v.Field(rule.via)
-			st.backing = f.Ref
-			return nil
-		case jdkClass == "java.util.ArrayDeque":
-			head, tail := intField("head"), intField("tail")
-			if length > 0 {
-				st.size = ((tail-head)%length + length) % length
-			}
-		case jdkClass == "java.util.concurrent.CopyOnWriteArrayList":
-			st.size = length
-		case jdkClass == "java.util.concurrent.ConcurrentHashMap":
-			f, _ := v.Field("baseCount")
-			st.size = int64(f.Bits)
-			if c, ok := v.Field("counterCells"); ok {
-				st.cells = c.Ref
-			}
-		default:
-			st.size = intField(rule.size)
-		}
-		switch {
-		case rule.array == "":
-			st.capacity = st.size
-		case rule.pairs:
-			st.capacity = length / 2
-			st.empty = max(length-2*st.size, 0)
-		case rule.hashed:
-			st.capacity = length
-			if table != model.NoObject {
-				st.empty = length - int64(len(h.Refs(table)))
-			}
-		default:
-			st.capacity = length
-			st.empty = max(length-st.size, 0)
-		}
+		st.class, st.read = jdkOf[h.ClassOf(colls[k])], true
+		st.measure(h, v)
 		return nil
 	})
-	if err != nil {
-		return rep, err
+	return states, err
+}
+
+// measure sets the size, capacity and empty slots of the collection
+// whose fields are v, by its rule; a set notes its backing map instead.
+func (st *collectionState) measure(h *model.Heap, v *model.ObjectValues) {
+	jdkClass := jdkClasses[st.class]
+	rule := st.rule()
+	st.backing, st.cells = model.NoObject, model.NoObject
+	intField := func(name string) int64 {
+		f, _ := v.Field(name)
+		return int64(int32(f.Bits))
 	}
-	if err := addCounterCells(h, path, states); err != nil {
-		return rep, err
+	var table model.ObjectIndex = model.NoObject
+	if rule.array != "" {
+		if f, ok := v.Field(rule.array); ok && f.Ref != model.NoObject && h.Classes[h.ClassOf(f.Ref)].IsArray() {
+			table = f.Ref
+		}
 	}
-	// A set takes its backing map's size and slots; the map is then not
-	// counted on its own.
+	length := int64(0)
+	if table != model.NoObject {
+		length = int64(h.ArrayLength(table))
+	}
+	switch {
+	case rule.via != "":
+		f, _ := v.Field(rule.via)
+		st.backing = f.Ref
+		return
+	case jdkClass == "java.util.ArrayDeque":
+		head, tail := intField("head"), intField("tail")
+		if length > 0 {
+			st.size = ((tail-head)%length + length) % length
+		}
+	case jdkClass == "java.util.concurrent.CopyOnWriteArrayList":
+		st.size = length
+	case jdkClass == "java.util.concurrent.ConcurrentHashMap":
+		f, _ := v.Field("baseCount")
+		st.size = int64(f.Bits)
+		if c, ok := v.Field("counterCells"); ok {
+			st.cells = c.Ref
+		}
+	default:
+		st.size = intField(rule.size)
+	}
+	switch {
+	case rule.array == "":
+		st.capacity = st.size
+	case rule.pairs:
+		st.capacity = length / 2
+		st.empty = max(length-2*st.size, 0)
+	case rule.hashed:
+		st.capacity = length
+		if table != model.NoObject {
+			st.empty = length - int64(len(h.Refs(table)))
+		}
+	default:
+		st.capacity = length
+		st.empty = max(length-st.size, 0)
+	}
+}
+
+// adoptBackingMaps gives each set its backing map's size and slots, and
+// returns those maps: they are then not counted on their own.
+func adoptBackingMaps(colls []model.ObjectIndex, states []collectionState) map[model.ObjectIndex]bool {
 	owned := map[model.ObjectIndex]bool{}
 	for k := range states {
 		st := &states[k]
@@ -314,8 +340,18 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 			owned[st.backing] = true
 		}
 	}
-	// Rows are made only for what is listed: per class, or the objects
-	// that waste most (in object order among equals).
+	return owned
+}
+
+// collectionRows fills the collection part of rep from the measured
+// collections but the owned maps. Rows are made only for what is listed:
+// per class, or the objects that waste most (in object order among
+// equals).
+func collectionRows(h *model.Heap, rep *CollectionReport, colls []model.ObjectIndex, states []collectionState, owned map[model.ObjectIndex]bool, o CollectionOptions) {
+	ref := int64(h.Layout.Ref)
+	if o.Size == model.SizeFields || ref == 0 {
+		ref = int64(h.Source.IDSize)
+	}
 	byClass := map[string]*CollectionClass{}
 	className := make([]string, len(h.Classes))
 	type listed struct {
@@ -366,13 +402,12 @@ func Collections(h *model.Heap, path string, o CollectionOptions) (CollectionRep
 			Capacity: st.capacity, FillRatio: fillRatio(st.size, st.capacity), WastedBytes: l.wasted})
 	}
 	rep.Classes = topRows(rep.Classes, o.Top)
-	return rep, arrayRows(h, path, &rep, wasteful, o)
 }
 
 // addCounterCells adds to each ConcurrentHashMap's size the values of
 // its counter cells, the part of the count that threads added under
 // contention.
-func addCounterCells(h *model.Heap, path string, states []collectionState) error {
+func addCounterCells(h *model.Heap, states []collectionState) error {
 	var owner []int
 	var cells []model.ObjectIndex
 	for k := range states {
@@ -387,7 +422,7 @@ func addCounterCells(h *model.Heap, path string, states []collectionState) error
 		return nil
 	}
 	values := make([]int64, len(cells))
-	err := model.EachValues(h, path, cells, func(k int, v *model.ObjectValues) error {
+	err := model.EachValues(h, cells, func(k int, v *model.ObjectValues) error {
 		if f, ok := v.Field("value"); ok && v.Length < 0 {
 			values[k] = int64(f.Bits)
 		}
@@ -419,8 +454,8 @@ var arrayKinds = [...]string{zeroLength: ArrayZeroLength, allNull: ArrayAllNull,
 
 // arrayRows fills the array part of rep from the wasteful arrays, in
 // object order: sums per class, or the arrays that waste most, with the
-// value of each listed constant array read from the dump at path.
-func arrayRows(h *model.Heap, path string, rep *CollectionReport, wasteful []wastefulArray, o CollectionOptions) error {
+// value of each listed constant array read from the dump.
+func arrayRows(h *model.Heap, rep *CollectionReport, wasteful []wastefulArray, o CollectionOptions) error {
 	byClass := map[string]*ArrayClassWaste{}
 	className := make([]string, len(h.Classes))
 	type listed struct {
@@ -473,7 +508,7 @@ func arrayRows(h *model.Heap, path string, rep *CollectionReport, wasteful []was
 		}
 	}
 	values := make([]any, len(constant))
-	err := model.EachValues(h, path, constant, func(k int, v *model.ObjectValues) error {
+	err := model.EachValues(h, constant, func(k int, v *model.ObjectValues) error {
 		if v.HasElements() {
 			values[k] = fieldValue(v.Element(0))
 		}

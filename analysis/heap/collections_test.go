@@ -68,7 +68,7 @@ func TestCollectionsInspect(t *testing.T) {
 		for _, path := range []string{gz, gunzipTo(t, gz)} {
 			t.Run(jdk+"/"+filepath.Ext(path), func(t *testing.T) {
 				h := analysistest.LoadPath(t, path)
-				rep, err := Collections(h, path, CollectionOptions{Objects: true})
+				rep, err := Collections(h, CollectionOptions{Objects: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -105,7 +105,7 @@ func TestCollectionsInspect(t *testing.T) {
 					t.Errorf("%d rows for %d collections", len(rep.Objects), rep.Collections)
 				}
 
-				sums, err := Collections(h, path, CollectionOptions{})
+				sums, err := Collections(h, CollectionOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -59,11 +59,11 @@ func (n *NativeSizes) Any() bool { return n != nil && len(n.Owners) > 0 }
 // owning each, as ahat counts them: a Cleaner that has already run (its
 // next field names itself, as Cleaner.clean leaves it) no longer stands
 // for memory and is left out. Only the Cleaners, their thunks and the
-// registries are read from the dump at path (model.EachValues); a heap
+// registries are read from the heap's dump (model.EachValues); a heap
 // without those classes costs nothing. Whatever does not fit the shape
 // (a missing field, a reference to another class, a negative size) is
 // skipped: the dump is not trusted.
-func RegisteredNative(h *model.Heap, path string) (NativeSizes, error) {
+func RegisteredNative(h *model.Heap) (NativeSizes, error) {
 	var out NativeSizes
 	cleaners, thunks, registries := subclassesOf(h, cleanerClass), subclassesOf(h, thunkClass), subclassesOf(h, registryClass)
 	if cleaners == nil || thunks == nil || registries == nil {
@@ -84,7 +84,7 @@ func RegisteredNative(h *model.Heap, path string) (NativeSizes, error) {
 		return out, nil
 	}
 	owner, thunkOf := make([]model.ObjectIndex, len(cs)), make([]model.ObjectIndex, len(cs))
-	err := model.EachValues(h, path, cs, func(k int, v *model.ObjectValues) error {
+	err := model.EachValues(h, cs, func(k int, v *model.ObjectValues) error {
 		owner[k], thunkOf[k] = model.NoObject, model.NoObject
 		thunk, referent, next := fieldRef(v, "thunk"), fieldRef(v, "referent"), fieldRef(v, "next")
 		if next == cs[k] || !isOf(h, thunk, thunks) {
@@ -98,7 +98,7 @@ func RegisteredNative(h *model.Heap, path string) (NativeSizes, error) {
 	}
 	ts := distinct(thunkOf)
 	registryOf := make([]model.ObjectIndex, len(ts))
-	err = model.EachValues(h, path, ts, func(k int, v *model.ObjectValues) error {
+	err = model.EachValues(h, ts, func(k int, v *model.ObjectValues) error {
 		registryOf[k] = model.NoObject
 		if r := fieldRef(v, "this$0"); isOf(h, r, registries) {
 			registryOf[k] = r
@@ -110,7 +110,7 @@ func RegisteredNative(h *model.Heap, path string) (NativeSizes, error) {
 	}
 	rs := distinct(registryOf)
 	sizes := make([]int64, len(rs))
-	err = model.EachValues(h, path, rs, func(k int, v *model.ObjectValues) error {
+	err = model.EachValues(h, rs, func(k int, v *model.ObjectValues) error {
 		sizes[k] = -1
 		for _, f := range v.Fields {
 			if f.Name == "size" {

@@ -76,7 +76,7 @@ func obfuscatedFields(t *testing.T, mapPath string) map[string]string {
 
 // dumpedStuff finds the test program's one DumpedStuff instance (the map
 // keeps its name) and the objects its fields named want reference.
-func dumpedStuff(t *testing.T, h *model.Heap, path string, names map[string]string, want ...string) (model.ObjectIndex, map[string]model.ObjectIndex) {
+func dumpedStuff(t *testing.T, h *model.Heap, names map[string]string, want ...string) (model.ObjectIndex, map[string]model.ObjectIndex) {
 	t.Helper()
 	class := classByName(h, "DumpedStuff")
 	if class == model.NoClass {
@@ -88,7 +88,7 @@ func dumpedStuff(t *testing.T, h *model.Heap, path string, names map[string]stri
 			stuff = model.ObjectIndex(i)
 		}
 	}
-	vals, err := model.ReadValues(h, path, []model.ObjectIndex{stuff}, model.ValueOptions{})
+	vals, err := model.ReadValues(h, []model.ObjectIndex{stuff}, model.ValueOptions{})
 	if err != nil || vals[stuff] == nil {
 		t.Fatalf("reading DumpedStuff: %v", err)
 	}
@@ -119,8 +119,8 @@ func TestRegisteredNativeAhatDump(t *testing.T) {
 	names := obfuscatedFields(t, testshared.Path(t, "corpus", "android", "test-dump.map"))
 	for _, path := range []string{gz, gunzipTo(t, gz)} {
 		h := analysistest.LoadPath(t, path)
-		stuff, objs := dumpedStuff(t, h, path, names, "anObject", "aCleanedObject")
-		n, err := RegisteredNative(h, path)
+		stuff, objs := dumpedStuff(t, h, names, "anObject", "aCleanedObject")
+		n, err := RegisteredNative(h)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ func TestRegisteredNativeDalvik(t *testing.T) {
 	if classByName(h, "android.graphics.Bitmap") == model.NoClass {
 		t.Fatal("the dump has no Bitmap class")
 	}
-	n, err := RegisteredNative(h, path)
+	n, err := RegisteredNative(h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestRegisteredNativeDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := analysistest.LoadPath(t, path)
-	n, err := RegisteredNative(h, path)
+	n, err := RegisteredNative(h)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,10 +25,10 @@ func showFixture(t *testing.T, path string, pick func(h *model.Heap) []model.Obj
 	objs := pick(h)
 	var d ShowData
 	d.Referrers, d.ReferrerTotals = Referrers(h, objs, o.MaxReferrers, model.HeapSelection{})
-	if d.Values, err = model.ReadValues(h, path, ShowReads(h, objs, o), model.ValueOptions{Elements: ShowReadElements(o)}); err != nil {
+	if d.Values, err = model.ReadValues(h, ShowReads(h, objs, o), model.ValueOptions{Elements: ShowReadElements(o)}); err != nil {
 		t.Fatal(err)
 	}
-	if d.Labels, err = model.ReadLabels(h, path, AllReferrers(d.Referrers, objs)); err != nil {
+	if d.Labels, err = model.ReadLabels(h, AllReferrers(d.Referrers, objs)); err != nil {
 		t.Fatal(err)
 	}
 	return Show(h, r, objs, d, o)

@@ -68,25 +68,47 @@ type stringGroup struct {
 // o.MinCount Strings, with its count and the bytes wasted by the copies,
 // most wasted first. The heap's array digests (model.Heap.ArrayContents)
 // single out the Strings whose value array another String's may equal;
-// only those Strings and their arrays are read from the dump at path
+// only those Strings and their arrays are read from the heap's dump
 // (model.EachValues) and compared by their bytes, and the texts of the
 // listed values read again.
-func DuplicateStrings(h *model.Heap, path string, o StringOptions) (DuplicateStringReport, error) {
+func DuplicateStrings(h *model.Heap, o StringOptions) (DuplicateStringReport, error) {
 	var rep DuplicateStringReport
 	class := classByName(h, "java.lang.String")
 	if class == model.NoClass {
 		return rep, nil
 	}
-	// Each String's value array is its only reference. Two Strings can
-	// hold one value only if their arrays have the same digest and
-	// length: that pair, as one number, is each String's sketch.
+	strs, valueOf := stringCandidates(h, class, o.Heaps, &rep)
+	entries, err := hashStrings(h, strs, valueOf)
+	if err != nil {
+		return rep, err
+	}
+	keep := groupStrings(h, entries, o, &rep)
+	rep.Groups = len(keep)
+	// Most wasted first; ties by count, then by the first String's
+	// index, so the order does not depend on the map's.
+	slices.SortFunc(keep, func(x, y stringGroup) int {
+		return cmp.Or(cmp.Compare(y.wasted, x.wasted), cmp.Compare(y.count, x.count), cmp.Compare(x.first, y.first))
+	})
+	if o.Top > 0 && len(keep) > o.Top {
+		keep = keep[:o.Top]
+	}
+	rep.Rows, err = stringRows(h, keep)
+	return rep, err
+}
+
+// stringCandidates counts the Strings of the heaps selected into
+// rep.Strings and returns those whose value another String may hold, with
+// their value arrays. Each String's value array is its only reference.
+// Two Strings can hold one value only if their arrays have the same
+// digest and length: that pair, as one number, is each String's sketch.
+func stringCandidates(h *model.Heap, class model.ClassIndex, heaps model.HeapSelection, rep *DuplicateStringReport) (strs, valueOf []model.ObjectIndex) {
 	expect := min(int(h.Classes[class].Instances), h.NumObjects())
-	strs, valueOf := make([]model.ObjectIndex, 0, expect), make([]model.ObjectIndex, 0, expect)
+	strs, valueOf = make([]model.ObjectIndex, 0, expect), make([]model.ObjectIndex, 0, expect)
 	sketches := make([]uint64, 0, expect)
 	for i := range h.NumObjects() {
 		s := model.ObjectIndex(i)
 		// (A class object's class is java.lang.Class, never String.)
-		if h.ClassOf(s) != class || !o.Heaps.Has(s) {
+		if h.ClassOf(s) != class || !heaps.Has(s) {
 			continue
 		}
 		rep.Strings++
@@ -109,23 +131,37 @@ func DuplicateStrings(h *model.Heap, path string, o StringOptions) (DuplicateStr
 			candidateArrays = append(candidateArrays, valueOf[k])
 		}
 	}
-	strs, valueOf, sketches = candidates, candidateArrays, nil
-	// hashes[k] and coders[k] are what the String strs[k] holds: two
-	// independent hashes of its array's bytes stand for the bytes. An
-	// array that several Strings share (JDK 8's new String(String)) is
-	// read for each of them.
-	type arrayHash struct {
-		hash, hash2 uint64
-		length      uint32
-		elem        model.Type
-		read        bool
-	}
+	return candidates, candidateArrays
+}
+
+// stringEntry is one String with the key of its value and its array.
+type stringEntry struct {
+	key      stringKey
+	array, s model.ObjectIndex
+}
+
+// arrayHash stands for the bytes of a String's value array: two
+// independent hashes of them, its length and element type; read is set
+// once the array was read.
+type arrayHash struct {
+	hash, hash2 uint64
+	length      uint32
+	elem        model.Type
+	read        bool
+}
+
+// hashStrings reads the Strings strs and their value arrays valueOf from
+// the dump and returns an entry for each String whose array was read,
+// sorted by value (then by array): each value's copies together, each of
+// its arrays once after the other. An array that several Strings share
+// (JDK 8's new String(String)) is read for each of them.
+func hashStrings(h *model.Heap, strs, valueOf []model.ObjectIndex) ([]stringEntry, error) {
 	seed1, seed2 := maphash.MakeSeed(), maphash.MakeSeed()
 	n := len(strs)
 	hashes := make([]arrayHash, n)
 	coders := make([]uint8, n)
 	objs := append(append(make([]model.ObjectIndex, 0, 2*n), strs...), valueOf...)
-	err := model.EachValues(h, path, objs, func(k int, v *model.ObjectValues) error {
+	err := model.EachValues(h, objs, func(k int, v *model.ObjectValues) error {
 		switch {
 		case k < n:
 			coders[k] = uint8(model.StringCoder(v))
@@ -135,25 +171,26 @@ func DuplicateStrings(h *model.Heap, path string, o StringOptions) (DuplicateStr
 		return nil
 	})
 	if err != nil {
-		return rep, err
+		return nil, err
 	}
-	// Sorting the Strings by value (then by array) puts each value's
-	// copies together, and each of its arrays once after the other.
-	type entry struct {
-		key      stringKey
-		array, s model.ObjectIndex
-	}
-	entries := make([]entry, 0, n)
+	entries := make([]stringEntry, 0, n)
 	for k, s := range strs {
 		if ah := hashes[k]; ah.read {
-			entries = append(entries, entry{stringKey{ah.elem, coders[k], int64(ah.length), ah.hash, ah.hash2}, valueOf[k], s})
+			entries = append(entries, stringEntry{stringKey{ah.elem, coders[k], int64(ah.length), ah.hash, ah.hash2}, valueOf[k], s})
 		}
 	}
-	slices.SortFunc(entries, func(x, y entry) int {
+	slices.SortFunc(entries, func(x, y stringEntry) int {
 		a, b := x.key, y.key
 		return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.hash2, b.hash2), cmp.Compare(a.length, b.length),
 			cmp.Compare(a.elem, b.elem), cmp.Compare(a.coder, b.coder), cmp.Compare(x.array, y.array), cmp.Compare(x.s, y.s))
 	})
+	return entries, nil
+}
+
+// groupStrings returns the values held by at least o.MinCount (and 2)
+// of the sorted entries, with the bytes their copies waste, adding those
+// to rep.WastedBytes.
+func groupStrings(h *model.Heap, entries []stringEntry, o StringOptions, rep *DuplicateStringReport) []stringGroup {
 	minCount := int64(max(o.MinCount, 2))
 	var keep []stringGroup
 	for k := 0; k < len(entries); {
@@ -176,32 +213,29 @@ func DuplicateStrings(h *model.Heap, path string, o StringOptions) (DuplicateStr
 		}
 		k = j
 	}
-	rep.Groups = len(keep)
-	// Most wasted first; ties by count, then by the first String's
-	// index, so the order does not depend on the map's.
-	slices.SortFunc(keep, func(x, y stringGroup) int {
-		return cmp.Or(cmp.Compare(y.wasted, x.wasted), cmp.Compare(y.count, x.count), cmp.Compare(x.first, y.first))
-	})
-	if o.Top > 0 && len(keep) > o.Top {
-		keep = keep[:o.Top]
-	}
+	return keep
+}
+
+// stringRows are the rows of the groups keep, with the text of each read
+// again from its first String; rows of equal waste and count in value
+// order.
+func stringRows(h *model.Heap, keep []stringGroup) ([]DuplicateString, error) {
 	firsts := make([]model.ObjectIndex, len(keep))
 	for k, g := range keep {
 		firsts[k] = g.first
 	}
-	texts, err := model.ReadStrings(h, path, firsts)
+	texts, err := model.ReadStrings(h, firsts)
 	if err != nil {
-		return rep, err
+		return nil, err
 	}
-	rep.Rows = make([]DuplicateString, len(keep))
+	rows := make([]DuplicateString, len(keep))
 	for k, g := range keep {
-		rep.Rows[k] = DuplicateString{Value: texts[g.first], Count: g.count, WastedBytes: g.wasted}
+		rows[k] = DuplicateString{Value: texts[g.first], Count: g.count, WastedBytes: g.wasted}
 	}
-	// Rows of equal waste and count are shown in value order.
-	slices.SortStableFunc(rep.Rows, func(x, y DuplicateString) int {
+	slices.SortStableFunc(rows, func(x, y DuplicateString) int {
 		return cmp.Or(cmp.Compare(y.WastedBytes, x.WastedBytes), cmp.Compare(y.Count, x.Count), cmp.Compare(x.Value, y.Value))
 	})
-	return rep, nil
+	return rows, nil
 }
 
 // classByName is the first class of that name, NoClass when there is

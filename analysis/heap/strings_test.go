@@ -26,7 +26,7 @@ func TestDuplicateStringsInspect(t *testing.T) {
 		for _, path := range []string{gz, gunzipTo(t, gz)} {
 			t.Run(jdk+"/"+filepath.Ext(path), func(t *testing.T) {
 				h := analysistest.LoadPath(t, path)
-				rep, err := DuplicateStrings(h, path, StringOptions{MinCount: 2})
+				rep, err := DuplicateStrings(h, StringOptions{MinCount: 2})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -50,9 +50,9 @@ func TestDuplicateStringsInspect(t *testing.T) {
 						t.Errorf("row %d wastes more than row %d", k, k-1)
 					}
 				}
-				checkStringsReference(t, h, path, rep)
+				checkStringsReference(t, h, rep)
 
-				top, err := DuplicateStrings(h, path, StringOptions{MinCount: 300, Top: 1})
+				top, err := DuplicateStrings(h, StringOptions{MinCount: 300, Top: 1})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -67,13 +67,13 @@ func TestDuplicateStringsInspect(t *testing.T) {
 // checkStringsReference groups every String of h by its text as
 // model.ReadStrings decodes it, one object at a time, and compares the
 // counts with rep.
-func checkStringsReference(t *testing.T, h *model.Heap, path string, rep DuplicateStringReport) {
+func checkStringsReference(t *testing.T, h *model.Heap, rep DuplicateStringReport) {
 	t.Helper()
 	strs := instancesNamed(h, "java.lang.String")
 	if int64(len(strs)) != rep.Strings {
 		t.Errorf("%d Strings counted, the heap has %d", rep.Strings, len(strs))
 	}
-	texts, err := model.ReadStrings(h, path, strs)
+	texts, err := model.ReadStrings(h, strs)
 	if err != nil {
 		t.Fatal(err)
 	}

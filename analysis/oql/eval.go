@@ -21,15 +21,14 @@ type Options struct {
 }
 
 // evaluator answers queries over one heap. Field values come from the
-// dump at path, read in batches: evaluating a row that needs an object's
+// heap's dump (model.EachValues), read in batches: evaluating a row that needs an object's
 // values not read yet notes the object and fails with errPending; the
 // objects noted for a chunk of rows are read together, and the rows that
 // waited are evaluated again.
 type evaluator struct {
-	h    *model.Heap
-	r    *graph.Retention
-	path string
-	opt  Options
+	h   *model.Heap
+	r   *graph.Retention
+	opt Options
 
 	// vals are the values read for the current chunk; an object present
 	// with nil values could not be decoded. want are the objects to read
@@ -47,10 +46,10 @@ type evaluator struct {
 }
 
 // Run answers query q over heap h with its retention r; field values are
-// read from the dump at path (which standard input cannot be). Rows come
+// read from h's dump again (model.EachValues). Rows come
 // in the order of the FROM clause's objects (by index for classes).
-func Run(h *model.Heap, r *graph.Retention, path string, q *Query, o Options) (*Result, error) {
-	e := &evaluator{h: h, r: r, path: path, opt: o, subqueries: map[*Subquery]Value{}, patterns: map[string]*regexp.Regexp{}}
+func Run(h *model.Heap, r *graph.Retention, q *Query, o Options) (*Result, error) {
+	e := &evaluator{h: h, r: r, opt: o, subqueries: map[*Subquery]Value{}, patterns: map[string]*regexp.Regexp{}}
 	return e.query(q, o.Limit)
 }
 

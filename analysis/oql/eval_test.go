@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 )
@@ -27,7 +28,6 @@ var inspectDumps = []string{"jdk17-inspect-before.hprof.gz", "jdk25-inspect-befo
 // with its objects and its retention, field values read from the file.
 type testDump struct {
 	name string
-	path string
 	h    *model.Heap
 	r    *graph.Retention
 }
@@ -51,11 +51,12 @@ func loadDump(t *testing.T, name string) *testDump {
 	if err != nil {
 		t.Fatal(err)
 	}
+	dumpfile.Attach(h, path)
 	r, err := graph.ComputeRetention(h, graph.RetentionOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &testDump{name: name, path: path, h: h, r: r}
+	d := &testDump{name: name, h: h, r: r}
 	testDumps[name] = d
 	return d
 }
@@ -67,7 +68,7 @@ func (d *testDump) run(t *testing.T, query string, o Options) (*Result, error) {
 	if err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
-	return Run(d.h, d.r, d.path, q, o)
+	return Run(d.h, d.r, q, o)
 }
 
 // rows answers query; an error fails the test.

@@ -2,6 +2,7 @@ package oql
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/hprofctl/hprofctl/model"
@@ -54,21 +55,18 @@ func (e *evaluator) chunkRows(q *Query, objs []model.ObjectIndex) ([][]Value, er
 
 // read reads the values of the objects rows wait for, in one batch.
 func (e *evaluator) read() error {
-	if e.path == "-" {
-		return errors.New("the query reads field values, and standard input cannot be read twice")
-	}
 	objs := make([]model.ObjectIndex, 0, len(e.want))
 	for i := range e.want {
 		objs = append(objs, i)
 	}
 	slices.Sort(objs)
 	got := make([]*model.ObjectValues, len(objs))
-	err := model.EachValues(e.h, e.path, objs, func(k int, v *model.ObjectValues) error {
+	err := model.EachValues(e.h, objs, func(k int, v *model.ObjectValues) error {
 		got[k] = &model.ObjectValues{Fields: slices.Clone(v.Fields), Length: v.Length, Elem: v.Elem, Data: slices.Clone(v.Data)}
 		return nil
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("the query reads field values: %w", err)
 	}
 	for k, i := range objs {
 		e.vals[i] = got[k]

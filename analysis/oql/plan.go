@@ -54,7 +54,7 @@ func (e *evaluator) subquery(x *Subquery) error {
 	if _, done := e.subqueries[x]; done {
 		return nil
 	}
-	sub := &evaluator{h: e.h, r: e.r, path: e.path, opt: e.opt, subqueries: e.subqueries, patterns: e.patterns}
+	sub := &evaluator{h: e.h, r: e.r, opt: e.opt, subqueries: e.subqueries, patterns: e.patterns}
 	res, err := sub.query(x.Query, 0)
 	if err != nil {
 		return err

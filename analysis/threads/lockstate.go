@@ -44,13 +44,13 @@ type HeapLocks struct {
 }
 
 // ReadHeapLocks reads the objects of the heap dump h was loaded from that
-// hold lock state (path must name a file; only those objects' records
-// where the file allows, see model.ReadValues) and collects the lock state
+// hold lock state again, through the heap (only those objects' records
+// where the file allows, see model.ReadValues), and collects the lock state
 // its java.lang.Thread objects and ownable synchronizers hold: each
 // thread's name, tid, daemon flag and state, the synchronizer it is
 // parked on (parkBlocker) and that synchronizer's exclusiveOwnerThread.
 // Monitors leave no owner in a heap dump; only MonitorRoots counts them.
-func ReadHeapLocks(h *model.Heap, path string) (*HeapLocks, error) {
+func ReadHeapLocks(h *model.Heap) (*HeapLocks, error) {
 	out := &HeapLocks{Dump: &thread.Dump{Format: "heap dump", SynchronizerOwners: true, Truncated: h.Truncated}, Agent: h.Source.Producer == "hprof-agent"}
 	for _, r := range h.Roots {
 		if r.Kind == model.RootMonitorUsed {
@@ -59,10 +59,10 @@ func ReadHeapLocks(h *model.Heap, path string) (*HeapLocks, error) {
 	}
 	s := heapLockState{h: h, kinds: lockClasses(h)}
 	var err error
-	if s.fields, err = readLockFields(h, path, s.objects()); err != nil {
+	if s.fields, err = readLockFields(h, s.objects()); err != nil {
 		return nil, err
 	}
-	names, err := s.threadNames(path)
+	names, err := s.threadNames()
 	if err != nil {
 		return nil, err
 	}
@@ -127,8 +127,8 @@ type lockFields struct {
 // readLockFields reads the lock fields of the objects objs through the
 // model's value API; objects whose record cannot be decoded are left
 // out.
-func readLockFields(h *model.Heap, path string, objs []model.ObjectIndex) (map[model.ObjectIndex]lockFields, error) {
-	vals, err := model.ReadValues(h, path, objs, model.ValueOptions{})
+func readLockFields(h *model.Heap, objs []model.ObjectIndex) (map[model.ObjectIndex]lockFields, error) {
+	vals, err := model.ReadValues(h, objs, model.ValueOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +215,7 @@ func (s *heapLockState) threads() []model.ObjectIndex {
 }
 
 // threadNames reads the names of the Thread objects read.
-func (s *heapLockState) threadNames(path string) (map[model.ObjectIndex]string, error) {
+func (s *heapLockState) threadNames() (map[model.ObjectIndex]string, error) {
 	var strs []model.ObjectIndex
 	for o, f := range s.fields {
 		if s.kind(o) != threadClass {
@@ -225,7 +225,7 @@ func (s *heapLockState) threadNames(path string) (map[model.ObjectIndex]string, 
 			strs = append(strs, str)
 		}
 	}
-	return model.ReadStrings(s.h, path, strs)
+	return model.ReadStrings(s.h, strs)
 }
 
 // addThreads adds to out a thread for each Thread object with a name or

@@ -21,7 +21,7 @@ func TestReadHeapLocks(t *testing.T) {
 	dir := filepath.Join("..", "..", "testdata", "threads")
 	path := filepath.Join(dir, "heap", "jdk17-lock-pair.hprof.gz")
 	h := analysistest.LoadPath(t, path)
-	hl, err := ReadHeapLocks(h, path)
+	hl, err := ReadHeapLocks(h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestReadHeapLocksLatch(t *testing.T) {
 	for _, name := range []string{"jdk17-default.hprof.gz", "jdk25-default.hprof.gz"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join("..", "..", "testdata", "jvm", name)
-			hl, err := ReadHeapLocks(analysistest.LoadPath(t, path), path)
+			hl, err := ReadHeapLocks(analysistest.LoadPath(t, path))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +109,7 @@ func TestParkedStatusWords(t *testing.T) {
 	} {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {
 			h := analysistest.LoadPath(t, c.path)
-			hl, err := ReadHeapLocks(h, c.path)
+			hl, err := ReadHeapLocks(h)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,7 +118,7 @@ func TestParkedStatusWords(t *testing.T) {
 				if k < 0 {
 					t.Fatalf("no thread %q", name)
 				}
-				status, ok := statusWord(t, h, c.path, hl.Objects[k])
+				status, ok := statusWord(t, h, hl.Objects[k])
 				if !ok || status != want {
 					t.Errorf("%s: threadStatus %#x (read %v), want %#x", name, status, ok, want)
 				}
@@ -129,15 +129,15 @@ func TestParkedStatusWords(t *testing.T) {
 
 // statusWord reads the JVMTI state word of Thread object o: its
 // threadStatus field, or its holder's.
-func statusWord(t *testing.T, h *model.Heap, path string, o model.ObjectIndex) (uint32, bool) {
+func statusWord(t *testing.T, h *model.Heap, o model.ObjectIndex) (uint32, bool) {
 	t.Helper()
-	fields, err := readLockFields(h, path, []model.ObjectIndex{o})
+	fields, err := readLockFields(h, []model.ObjectIndex{o})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := fields[o]
 	if holder, ok := h.Lookup(f.holder); ok && f.holder != 0 {
-		if fields, err = readLockFields(h, path, []model.ObjectIndex{holder}); err != nil {
+		if fields, err = readLockFields(h, []model.ObjectIndex{holder}); err != nil {
 			t.Fatal(err)
 		}
 		f = fields[holder]

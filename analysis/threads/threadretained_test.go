@@ -116,8 +116,7 @@ func TestThreadRetentionInspect(t *testing.T) {
 	for _, name := range []string{"jdk17-inspect-before.hprof.gz", "jdk17-inspect-after.hprof.gz", "jdk25-inspect-before.hprof.gz", "jdk25-inspect-after.hprof.gz"} {
 		t.Run(name, func(t *testing.T) {
 			h, r := loadFixture(t, name)
-			path := filepath.Join("..", "..", "testdata", "jvm", name)
-			hl, err := ReadHeapLocks(h, path)
+			hl, err := ReadHeapLocks(h)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -200,13 +200,13 @@ func (s *Session) pathLabels(h *model.Heap, p graph.RetainerPaths) (map[model.Ob
 		s.noteln("standard input cannot be read twice: field names are shown as ?")
 		return nil, nil, nil
 	}
-	labels, err := model.ReadLabels(h, s.path, p.Sources(h))
+	labels, err := model.ReadLabels(h, p.Sources(h))
 	if err != nil {
 		return nil, nil, err
 	}
 	var names map[model.ObjectIndex]string
 	if strs := p.ThreadNameStrings(h, labels); len(strs) > 0 {
-		if names, err = model.ReadStrings(h, s.path, strs); err != nil {
+		if names, err = model.ReadStrings(h, strs); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -269,11 +269,11 @@ func (s *Session) showData(h *model.Heap, objs []model.ObjectIndex, o heap.ShowO
 	if d.Native, err = s.nativeSizes(h); err != nil {
 		return d, err
 	}
-	if d.Values, err = model.ReadValues(h, s.path, heap.ShowReads(h, objs, o), model.ValueOptions{Elements: heap.ShowReadElements(o)}); err != nil {
+	if d.Values, err = model.ReadValues(h, heap.ShowReads(h, objs, o), model.ValueOptions{Elements: heap.ShowReadElements(o)}); err != nil {
 		return d, err
 	}
 	if o.Referrers {
-		d.Labels, err = model.ReadLabels(h, s.path, heap.AllReferrers(d.Referrers, objs))
+		d.Labels, err = model.ReadLabels(h, heap.AllReferrers(d.Referrers, objs))
 	}
 	return d, err
 }
@@ -310,7 +310,7 @@ func (s *Session) DuplicateStrings(o heap.StringOptions) (heap.DuplicateStringRe
 	if o.Heaps, err = h.SelectHeaps(s.o.Heaps); err != nil {
 		return heap.DuplicateStringReport{}, err
 	}
-	return heap.DuplicateStrings(h, s.path, o)
+	return heap.DuplicateStrings(h, o)
 }
 
 // Collections measures the collections and wasteful arrays as o asks.
@@ -326,7 +326,7 @@ func (s *Session) Collections(o heap.CollectionOptions) (heap.CollectionReport, 
 	if o.Heaps, err = h.SelectHeaps(s.o.Heaps); err != nil {
 		return heap.CollectionReport{}, err
 	}
-	return heap.Collections(h, s.path, o)
+	return heap.Collections(h, o)
 }
 
 // Query answers an OQL query with at most limit rows (0: all).
@@ -342,5 +342,5 @@ func (s *Session) Query(q *oql.Query, limit int) (*oql.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return oql.Run(h, r, s.path, q, oql.Options{Size: s.o.Size, Limit: limit, Heaps: heaps})
+	return oql.Run(h, r, q, oql.Options{Size: s.o.Size, Limit: limit, Heaps: heaps})
 }

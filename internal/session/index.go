@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/store"
 	"github.com/hprofctl/hprofctl/parser/input"
@@ -175,6 +176,7 @@ func fromIndex(ix *store.Index, path string) (*indexed, error) {
 		return nil, err
 	}
 	h.Source.File = path
+	dumpfile.Attach(h, path)
 	r, t, err := graph.ReadIndex(ix, h)
 	if err != nil {
 		return nil, err
@@ -234,7 +236,12 @@ func loadForIndex(path string, o indexOptions) (*model.Heap, error) {
 	if o.Progress != nil {
 		defer o.Progress(f)()
 	}
-	return model.Load(f, model.LoadOptions{Dump: -1, Objects: true, LeanGC: true})
+	h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true, LeanGC: true})
+	if err != nil {
+		return nil, err
+	}
+	dumpfile.Attach(h, path)
+	return h, nil
 }
 
 // finish writes the analyses into w, after the heap's sections, and

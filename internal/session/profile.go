@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hprofctl/hprofctl/analysis/profile"
+	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
@@ -46,6 +47,7 @@ func (s *Session) loadProfile(objects bool) (*model.Profile, *model.Heap, error)
 	s.warnTruncated(f.Name, p.Anomalies)
 	p.Deobfuscate(s.o.Mapping)
 	if h != nil {
+		dumpfile.Attach(h, s.path)
 		h.Deobfuscate(s.o.Mapping)
 	}
 	return p, h, nil

@@ -24,6 +24,7 @@ import (
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/analysis/threads"
+	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
@@ -142,7 +143,7 @@ func (s *Session) Close() error {
 
 // stdin reports whether the session reads standard input, which cannot be
 // read twice.
-func (s *Session) stdin() bool { return s.path == "-" }
+func (s *Session) stdin() bool { return s.path == dumpfile.Stdin }
 
 // binary reports whether the file is a binary HPROF dump.
 func (s *Session) binary() bool { return s.format.Kind == input.KindHPROF }
@@ -244,6 +245,7 @@ func (s *Session) readHeap(objects bool) (*model.Heap, error) {
 	if err != nil {
 		return nil, err
 	}
+	dumpfile.Attach(h, s.path)
 	s.warnTruncated(f.Name, h.Anomalies)
 	s.objects = objects
 	return h, nil
@@ -352,7 +354,7 @@ func (s *Session) readHeapLocks() (*threads.HeapLocks, error) {
 	if err != nil || !h.HasObjects {
 		return nil, err
 	}
-	return threads.ReadHeapLocks(h, s.path)
+	return threads.ReadHeapLocks(h)
 }
 
 // nativeSizes returns the native sizes an Android dump shows registered to
@@ -370,7 +372,7 @@ func (s *Session) readNative() (*heap.NativeSizes, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := heap.RegisteredNative(h, s.path)
+	n, err := heap.RegisteredNative(h)
 	if err != nil {
 		return nil, err
 	}

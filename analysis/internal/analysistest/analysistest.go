@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
+	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
 	"github.com/hprofctl/hprofctl/parser/input"
@@ -291,5 +292,6 @@ func LoadPath(t testing.TB, path string) *model.Heap {
 	if err != nil {
 		t.Fatal(err)
 	}
+	dumpfile.Attach(h, path)
 	return h
 }
