@@ -359,9 +359,10 @@ func TestRefused(t *testing.T) {
 		"link.hprof":       "outside the roots",
 		"dir/secret.hprof": "outside the roots",
 		"../" + filepath.Base(outside) + "/secret.hprof": `".."`,
-		"sub/../link.hprof": `".."`,
-		"/etc/passwd":       "outside the roots",
-		"missing.hprof":     "no such file",
+		"sub/../link.hprof":    `".."`,
+		"/etc/passwd":          "outside the roots",
+		"/nonexistent/x.hprof": "outside the roots",
+		"missing.hprof":        "no such file",
 	} {
 		res := callRaw(t, cs, "overview", map[string]any{"path": path})
 		if !res.IsError || !strings.Contains(text(res), want) {

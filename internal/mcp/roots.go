@@ -74,12 +74,18 @@ func (r *roots) resolve(ctx context.Context, req *sdk.CallToolRequest, path stri
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(dirs[0], p)
 	}
+	outside := fmt.Errorf("refused: %s lies outside the roots this server may read (%s)", path, strings.Join(dirs, ", "))
 	c, err := canonical(p)
 	if err != nil {
+		// Whether a file outside the roots exists is none of the
+		// client's business.
+		if abs, aerr := filepath.Abs(p); aerr != nil || !slices.ContainsFunc(dirs, func(d string) bool { return within(d, abs) }) {
+			return "", outside
+		}
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	if !slices.ContainsFunc(dirs, func(d string) bool { return within(d, c) }) {
-		return "", fmt.Errorf("refused: %s lies outside the roots this server may read (%s)", path, strings.Join(dirs, ", "))
+		return "", outside
 	}
 	if fi, err := os.Stat(c); err != nil || !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("%s: not a regular file", path)
