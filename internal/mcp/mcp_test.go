@@ -375,6 +375,23 @@ func TestRefused(t *testing.T) {
 	}
 }
 
+// TestMaxOpen refuses to open more files than Config.MaxOpen, and still
+// answers on the file already open.
+func TestMaxOpen(t *testing.T) {
+	first, second := "jvm/jdk17-default.hprof.gz", "jvm/jdk17-oom.hprof.gz"
+	cs := connect(t, Config{Roots: []string{testdata}, MaxOpen: 1}, nil)
+	if res := callRaw(t, cs, "overview", map[string]any{"path": first}); res.IsError {
+		t.Fatalf("overview %s: %s", first, text(res))
+	}
+	res := callRaw(t, cs, "overview", map[string]any{"path": second})
+	if !res.IsError || !strings.Contains(text(res), "1 files are open already") {
+		t.Errorf("overview %s with one file open: error %v %q, want refused", second, res.IsError, text(res))
+	}
+	if res := callRaw(t, cs, "overview", map[string]any{"path": first}); res.IsError {
+		t.Errorf("overview %s again: %s", first, text(res))
+	}
+}
+
 // TestClientRoots narrows the server's root to the client's: a file of
 // the server's root outside the client's is refused. Roots are asked of
 // clients before protocol version 2026-07-28, which deprecates them.

@@ -13,6 +13,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -37,11 +38,19 @@ type Config struct {
 	Timeout time.Duration
 	// Version is the server version the client is told.
 	Version string
+	// MaxOpen bounds how many files are kept open at once (0:
+	// DefaultMaxOpen); opening one more is refused with a tool error.
+	MaxOpen int
 }
 
 // DefaultTimeout is how long a tool call may take when Config.Timeout is
 // not set.
 const DefaultTimeout = 5 * time.Minute
+
+// DefaultMaxOpen is how many files a server keeps open when
+// Config.MaxOpen is not set: each holds its index mapped and its
+// dominator tree in memory.
+const DefaultMaxOpen = 16
 
 // Server answers the questions of MCP clients about the files under its
 // roots, each file opened once and kept.
@@ -65,6 +74,9 @@ type opened struct {
 func New(cfg Config) (*Server, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxOpen <= 0 {
+		cfg.MaxOpen = DefaultMaxOpen
 	}
 	r, err := newRoots(cfg.Roots)
 	if err != nil {
@@ -133,6 +145,9 @@ func (s *Server) open(ctx context.Context, req *sdk.CallToolRequest, path string
 	defer s.mu.Unlock()
 	if o, ok := s.opened[canon]; ok {
 		return o, nil
+	}
+	if len(s.opened) >= s.cfg.MaxOpen {
+		return nil, fmt.Errorf("%s: %d files are open already, the most this server keeps (restart it to question others)", path, len(s.opened))
 	}
 	p := &progress{}
 	ss, err := session.Open(canon, session.Options{Dump: -1, IndexDir: s.cfg.IndexDir, Progress: p.start})
