@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
+	"github.com/hprofctl/hprofctl/internal/testload"
 	"github.com/hprofctl/hprofctl/model"
 )
 
@@ -67,7 +67,7 @@ func TestCollectionsInspect(t *testing.T) {
 		gz := filepath.Join("..", "..", "testdata", "jvm", name)
 		for _, path := range []string{gz, gunzipTo(t, gz)} {
 			t.Run(jdk+"/"+filepath.Ext(path), func(t *testing.T) {
-				h := analysistest.LoadPath(t, path)
+				h := testload.Heap(t, path)
 				rep, err := Collections(h, CollectionOptions{Objects: true})
 				if err != nil {
 					t.Fatal(err)

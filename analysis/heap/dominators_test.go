@@ -1,10 +1,10 @@
 package heap
 
 import (
-	"github.com/hprofctl/hprofctl/analysis/graph"
 	"regexp"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"

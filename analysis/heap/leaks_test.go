@@ -2,9 +2,9 @@ package heap
 
 import (
 	"fmt"
-	"github.com/hprofctl/hprofctl/analysis/graph"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"

@@ -3,14 +3,15 @@ package heap
 import (
 	"bufio"
 	"compress/gzip"
-	"github.com/hprofctl/hprofctl/analysis/graph"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
+	"github.com/hprofctl/hprofctl/internal/testload"
 	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
@@ -118,7 +119,7 @@ func TestRegisteredNativeAhatDump(t *testing.T) {
 	gz := testshared.Path(t, "corpus", "android", "test-dump-base.hprof.gz")
 	names := obfuscatedFields(t, testshared.Path(t, "corpus", "android", "test-dump.map"))
 	for _, path := range []string{gz, gunzipTo(t, gz)} {
-		h := analysistest.LoadPath(t, path)
+		h := testload.Heap(t, path)
 		stuff, objs := dumpedStuff(t, h, names, "anObject", "aCleanedObject")
 		n, err := RegisteredNative(h)
 		if err != nil {
@@ -162,7 +163,7 @@ func TestRegisteredNativeAhatDump(t *testing.T) {
 // NativeAllocationRegistry exists) shows no native size.
 func TestRegisteredNativeDalvik(t *testing.T) {
 	path := testshared.Path(t, "corpus", "android", "leak_service_binder_ignored.hprof.gz")
-	h := analysistest.LoadPath(t, path)
+	h := testload.Heap(t, path)
 	if classByName(h, "android.graphics.Bitmap") == model.NoClass {
 		t.Fatal("the dump has no Bitmap class")
 	}
@@ -227,7 +228,7 @@ func TestRegisteredNativeDamaged(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	h := analysistest.LoadPath(t, path)
+	h := testload.Heap(t, path)
 	n, err := RegisteredNative(h)
 	if err != nil {
 		t.Fatal(err)

@@ -3,12 +3,13 @@ package heap
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/hprofctl/hprofctl/analysis/graph"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
+	"github.com/hprofctl/hprofctl/internal/testload"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
 )
@@ -17,7 +18,7 @@ import (
 // dump at path that pick chooses.
 func showFixture(t *testing.T, path string, pick func(h *model.Heap) []model.ObjectIndex, o ShowOptions) []ShowObject {
 	t.Helper()
-	h := analysistest.LoadPath(t, path)
+	h := testload.Heap(t, path)
 	r, err := graph.ComputeRetention(h, graph.RetentionOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
-	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
+	"github.com/hprofctl/hprofctl/internal/testload"
 	"github.com/hprofctl/hprofctl/model"
 )
 
@@ -14,7 +14,7 @@ import (
 // dominator tree.
 func loadFixture(t *testing.T, name string) (*model.Heap, *graph.Retention) {
 	t.Helper()
-	h := analysistest.LoadPath(t, filepath.Join("..", "..", "testdata", "jvm", name))
+	h := testload.Heap(t, filepath.Join("..", "..", "testdata", "jvm", name))
 	r, err := graph.ComputeRetention(h, graph.RetentionOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
+	"github.com/hprofctl/hprofctl/internal/testload"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/thread"
 )
@@ -20,7 +20,7 @@ import (
 func TestReadHeapLocks(t *testing.T) {
 	dir := filepath.Join("..", "..", "testdata", "threads")
 	path := filepath.Join(dir, "heap", "jdk17-lock-pair.hprof.gz")
-	h := analysistest.LoadPath(t, path)
+	h := testload.Heap(t, path)
 	hl, err := ReadHeapLocks(h)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func TestReadHeapLocksLatch(t *testing.T) {
 	for _, name := range []string{"jdk17-default.hprof.gz", "jdk25-default.hprof.gz"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join("..", "..", "testdata", "jvm", name)
-			hl, err := ReadHeapLocks(analysistest.LoadPath(t, path))
+			hl, err := ReadHeapLocks(testload.Heap(t, path))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +108,7 @@ func TestParkedStatusWords(t *testing.T) {
 		{filepath.Join("..", "..", "testdata", "jvm", "jdk25-default.hprof.gz"), []string{"fixture-holder"}},
 	} {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {
-			h := analysistest.LoadPath(t, c.path)
+			h := testload.Heap(t, c.path)
 			hl, err := ReadHeapLocks(h)
 			if err != nil {
 				t.Fatal(err)

@@ -1,9 +1,10 @@
 package main
 
 import (
-	"fmt"
+	"io"
 
 	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -46,32 +47,10 @@ all null or constant the index knows.`,
   hprofctl collections -o json heap.hprof.gz | jq '.collections[0]'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, size, err := g.options()
-			if err != nil {
-				return err
+			write := func(w io.Writer, c heap.CollectionReport, opt report.Options) error {
+				return report.Collections(w, c, co.Objects, opt)
 			}
-			if co.Top < 0 {
-				return fmt.Errorf("--top %d: must not be negative", co.Top)
-			}
-			if args[0] == "-" {
-				return fmt.Errorf("collections reads the dump twice: standard input cannot be read again")
-			}
-			co.Size = size
-			h, err := g.loadHeap(args[0], true)
-			if err != nil {
-				return err
-			}
-			if err := needValues(h); err != nil {
-				return err
-			}
-			if co.Heaps, err = g.selectHeaps(h); err != nil {
-				return err
-			}
-			c, err := heap.Collections(h, co)
-			if err != nil {
-				return err
-			}
-			return report.Collections(cmd.OutOrStdout(), c, co.Objects, opt)
+			return answer(cmd, g, args[0], func(s *session.Session) (heap.CollectionReport, error) { return s.Collections(co) }, write)
 		},
 	}
 	cmd.Flags().BoolVar(&co.Objects, "objects", false, "list each collection and wasteful array instead of sums per class")

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/hprofctl/hprofctl/analysis/profile"
-	"github.com/hprofctl/hprofctl/parser/input"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -34,15 +32,10 @@ pprof and flame graph tools open (this command only).`,
 			if err != nil {
 				return err
 			}
-			if by != "trace" && by != "method" {
-				return fmt.Errorf("unknown --by %q: expected trace or method", by)
-			}
-			f, err := input.Open(args[0])
-			if err != nil {
+			if err := session.CheckCPUBy(by); err != nil {
 				return err
 			}
-			defer f.Close()
-			p, _, err := g.loadProfile(f, false)
+			s, err := g.open(args[0])
 			if err != nil {
 				return err
 			}
@@ -50,7 +43,7 @@ pprof and flame graph tools open (this command only).`,
 				// A profile.proto holds every trace.
 				co.Top = 0
 			}
-			r, err := profile.CPU(p, co)
+			r, err := s.CPU(co)
 			if err != nil {
 				return err
 			}

@@ -6,10 +6,7 @@ import (
 	"os"
 
 	"github.com/hprofctl/hprofctl/analysis/threads"
-	"github.com/hprofctl/hprofctl/model/thread"
-	"github.com/hprofctl/hprofctl/parser/input"
-	"github.com/hprofctl/hprofctl/parser/jvmpi"
-	"github.com/hprofctl/hprofctl/parser/threaddump"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -76,28 +73,14 @@ other; with --heap-dump, one more object {"heap", "locks"} follows them.`,
 					return fmt.Errorf("--heap %s: --heap selects an Android heap by name; give a heap dump of the same moment with --heap-dump", name)
 				}
 			}
-			which := allDumps
+			which := session.AllDumps
 			if cmd.Flags().Changed("dump") {
 				which = g.dump
 			}
 			var reports []threads.DeadlockReport
 			var errs []error
 			for _, path := range args {
-				bare, err := g.jvmpi.options(path, cmd.ErrOrStderr())
-				if err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				if bare != nil {
-					r, err := bareMonitorDeadlocks(path, *bare)
-					if err != nil {
-						errs = append(errs, err)
-						continue
-					}
-					reports = append(reports, r)
-					continue
-				}
-				rs, err := fileDeadlocks(cmd, g, path, which)
+				rs, err := fileDeadlocks(g, path, which)
 				if err != nil {
 					errs = append(errs, err)
 				}
@@ -106,7 +89,7 @@ other; with --heap-dump, one more object {"heap", "locks"} follows them.`,
 			if err := report.Deadlocks(cmd.OutOrStdout(), reports, opt); err != nil {
 				return err
 			}
-			if heapPath != "" {
+			if heapPath != "" && opt.Format != report.CSV {
 				if err := writeHeapLocks(cmd, g, heapPath, reports, opt); err != nil {
 					return err
 				}
@@ -131,78 +114,28 @@ other; with --heap-dump, one more object {"heap", "locks"} follows them.`,
 	return cmd
 }
 
-// allDumps selects every dump of a file.
-const allDumps = -2
-
-// namedDump is a thread dump and the name it is reported under.
-type namedDump struct {
-	dump   *thread.Dump
-	source string
-}
-
-// fileDeadlocks finds the deadlocks of the file at path, by what it holds:
-// a JVMPI monitor dump capture, the lock state of an hprof agent file or
-// heap dump (see agentDeadlocks; standard input is read as a thread dump),
-// or the thread dumps of a text or JSON file, every one of them or only
-// number which (-1: the last; allDumps: every one).
-func fileDeadlocks(cmd *cobra.Command, g *globalFlags, path string, which int) ([]threads.DeadlockReport, error) {
-	f, format, err := openSniffed(path)
+// fileDeadlocks finds the deadlocks of the file at path (see
+// session.Deadlocks).
+func fileDeadlocks(g *globalFlags, path string, which int) ([]threads.DeadlockReport, error) {
+	s, err := g.open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	switch {
-	case format.Kind == input.KindJVMPICapture:
-		d, _, err := jvmpi.ReadMonitorDump(format.Manifest)
-		if err != nil {
-			return nil, err
-		}
-		r := threads.FindDeadlocks(d)
-		r.Source = path
-		return []threads.DeadlockReport{r}, nil
-	case (format.Kind == input.KindHPROF || format.Kind == input.KindHPROFASCII) && path != "-":
-		return agentDeadlocks(cmd, g, f, format.Kind, path)
-	}
-	dumps, err := readThreadDumps(cmd, f, which)
-	var reports []threads.DeadlockReport
-	for _, d := range dumps {
-		r := threads.FindDeadlocks(d.dump)
-		r.Source = d.source
-		reports = append(reports, r)
-	}
-	return reports, err
+	return s.Deadlocks(which)
 }
 
-// readThreadDumps reads the dumps of a thread-dump file, or only dump
-// number which (-1: the last; allDumps: every one). A dump cut short is
-// kept, with a warning on stderr.
-func readThreadDumps(cmd *cobra.Command, f *input.File, which int) ([]namedDump, error) {
-	r := threaddump.NewReader(f, threaddump.Options{Name: f.Name})
-	var dumps []*thread.Dump
-	for r.Next() {
-		dumps = append(dumps, r.Dump())
+// writeHeapLocks ties the locks the deadlocks of reports wait for to the
+// objects of the heap dump at heapPath (session.TieLocks; its last heap
+// dump, whatever --dump says) and writes each lock's class and shortest
+// retaining path after the reports.
+func writeHeapLocks(cmd *cobra.Command, g *globalFlags, heapPath string, reports []threads.DeadlockReport, opt report.Options) error {
+	s, err := g.open(heapPath, func(o *session.Options) { o.Dump = -1 })
+	if err != nil {
+		return err
 	}
-	err := r.Err()
-	if errors.Is(err, threaddump.ErrTruncated) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "hprofctl: warning: %v\n", err)
-		err = nil
+	tied, err := s.TieLocks(reports)
+	if tied == nil || err != nil {
+		return err
 	}
-	var out []namedDump
-	for k, d := range dumps {
-		if which != allDumps && k != which && (which != -1 || k != len(dumps)-1) {
-			continue
-		}
-		source := f.Name
-		if len(dumps) > 1 {
-			source = fmt.Sprintf("%s, dump %d of %d", f.Name, k+1, len(dumps))
-			if d.Line > 0 {
-				source += fmt.Sprintf(" (line %d)", d.Line)
-			}
-		}
-		out = append(out, namedDump{d, source})
-	}
-	if which != allDumps && len(out) == 0 && err == nil {
-		err = fmt.Errorf("%s: --dump %d: the file holds %d thread dumps", f.Name, which, len(dumps))
-	}
-	return out, err
+	return report.HeapLocks(cmd.OutOrStdout(), tied.Heap, tied.Locks, opt)
 }

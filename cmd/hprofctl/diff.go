@@ -8,7 +8,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"github.com/hprofctl/hprofctl/analysis/heap"
-	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -50,7 +50,7 @@ more is listed after the table and under "over_limit" in the JSON. With
   hprofctl diff --exit-code --max-growth 10MB baseline.hprof current.hprof || echo "heap grew: $?"`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, size, err := g.options()
+			opt, err := g.reportOptions()
 			if err != nil {
 				return err
 			}
@@ -65,16 +65,16 @@ more is listed after the table and under "over_limit" in the JSON. With
 			} else if exitCode {
 				do.Limit = &heap.GrowthLimit{}
 			}
-			var (
-				histos [2]heap.Histo
-				tops   [2]*heap.TopConsumerReport
-			)
+			var sides [2]*session.Session
 			for k, path := range args {
-				if histos[k], tops[k], err = diffSide(g, path, size, !noRetained); err != nil {
+				if sides[k], err = g.open(path); err != nil {
 					return err
 				}
 			}
-			d := heap.Diff(histos[0], histos[1], tops[0], tops[1], do)
+			d, err := session.Diff(sides[0], sides[1], !noRetained, do)
+			if err != nil {
+				return err
+			}
 			if err := report.Diff(cmd.OutOrStdout(), d, opt); err != nil {
 				return err
 			}
@@ -89,37 +89,6 @@ more is listed after the table and under "over_limit" in the JSON. With
 	cmd.Flags().StringVar(&maxGrowth, "max-growth", "", "the most shallow bytes the heap and each class may grow by: a size (10MB, 64MiB) or a percent of OLD's bytes (5%)")
 	cmd.Flags().BoolVar(&noRetained, "no-retained", false, "compare the histograms only, without the dominator trees (no index is built)")
 	return cmd
-}
-
-// diffSide reads one dump of a diff: its histogram of every class and,
-// with retained, its top consumers by class.
-func diffSide(g *globalFlags, path string, size model.SizeMode, retained bool) (heap.Histo, *heap.TopConsumerReport, error) {
-	if !retained {
-		h, err := g.loadHeap(path, false)
-		if err != nil {
-			return heap.Histo{}, nil, err
-		}
-		heaps, err := g.selectHeaps(h)
-		if err != nil {
-			return heap.Histo{}, nil, err
-		}
-		histo, err := heap.Histogram(h, heap.HistoOptions{Size: size, Heaps: heaps})
-		return histo, nil, err
-	}
-	h, r, _, err := g.loadRetention(path, size, false)
-	if err != nil {
-		return heap.Histo{}, nil, err
-	}
-	heaps, err := g.selectHeaps(h)
-	if err != nil {
-		return heap.Histo{}, nil, err
-	}
-	histo, err := heap.Histogram(h, heap.HistoOptions{Size: size, Heaps: heaps})
-	if err != nil {
-		return histo, nil, err
-	}
-	top, err := heap.TopConsumers(h, r, heap.TopOptions{By: heap.ByClass, Heaps: heaps})
-	return histo, &top, err
 }
 
 // parseGrowth reads --max-growth: a size as go-humanize reads it, or a

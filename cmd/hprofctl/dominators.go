@@ -2,17 +2,18 @@ package main
 
 import (
 	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
 
 func newDominatorsCommand(g *globalFlags) *cobra.Command {
 	var (
-		top             int
-		class           string
-		children        int
-		byClass         bool
-		keepUnreachable bool
+		top      int
+		class    string
+		children int
+		byClass  bool
+		keep     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "dominators FILE",
@@ -39,31 +40,18 @@ objects it dominates ("retained native").`,
   hprofctl dominators --by-class -o json heap.hprof.gz`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, size, err := g.options()
-			if err != nil {
-				return err
-			}
-			do := heap.DominatorOptions{Top: top, Children: children, ByClass: byClass, Size: size}
+			do := heap.DominatorOptions{Top: top, Children: children, ByClass: byClass}
+			var err error
 			if do.Class, err = regexpFlag("class", class); err != nil {
 				return err
 			}
-			h, r, _, err := g.loadRetention(args[0], size, keepUnreachable)
-			if err != nil {
-				return err
-			}
-			if do.Native, err = nativeSizes(h, args[0]); err != nil {
-				return err
-			}
-			if do.Heaps, err = g.selectHeaps(h); err != nil {
-				return err
-			}
-			return report.Dominators(cmd.OutOrStdout(), heap.Dominators(h, r, do), opt)
+			return answer(cmd, g, args[0], func(s *session.Session) (heap.DominatorReport, error) { return s.Dominators(do) }, report.Dominators, keepUnreachable(keep))
 		},
 	}
 	cmd.Flags().IntVar(&top, "top", 20, "show only the N objects (or classes) that retain most (0: all)")
 	cmd.Flags().StringVar(&class, "class", "", "only instances of classes whose name matches this regular expression")
 	cmd.Flags().IntVar(&children, "children", 10, "list up to N immediately dominated objects per row")
 	cmd.Flags().BoolVar(&byClass, "by-class", false, "group the selected objects per class (retained bytes of the union of their retained sets)")
-	cmd.Flags().BoolVar(&keepUnreachable, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
+	cmd.Flags().BoolVar(&keep, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
 	return cmd
 }

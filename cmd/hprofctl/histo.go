@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -32,36 +33,12 @@ input gives no such column).`,
   hprofctl histo -o csv heap.hprof > histo.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, size, err := g.options()
-			if err != nil {
-				return err
-			}
-			ho := heap.HistoOptions{Sort: sortBy, Top: top, Size: size, ByHeap: byHeap}
+			ho := heap.HistoOptions{Sort: sortBy, Top: top, ByHeap: byHeap}
+			var err error
 			if ho.Match, err = regexpFlag("match", match); err != nil {
 				return err
 			}
-			h, err := g.loadHeap(args[0], byHeap)
-			if err != nil {
-				return err
-			}
-			// Native sizes need the objects: an Android dump whose classes
-			// allow them is loaded again with its objects.
-			if !h.HasObjects && args[0] != "-" && heap.MayHaveNative(h) {
-				if h, err = g.loadHeap(args[0], true); err != nil {
-					return err
-				}
-			}
-			if ho.Native, err = nativeSizes(h, args[0]); err != nil {
-				return err
-			}
-			if ho.Heaps, err = g.selectHeaps(h); err != nil {
-				return err
-			}
-			histo, err := heap.Histogram(h, ho)
-			if err != nil {
-				return err
-			}
-			return report.Histogram(cmd.OutOrStdout(), histo, opt)
+			return answer(cmd, g, args[0], func(s *session.Session) (heap.Histo, error) { return s.Histogram(ho) }, report.Histogram)
 		},
 	}
 	cmd.Flags().StringVar(&sortBy, "sort", "bytes", "order: bytes, count, name or native")

@@ -2,9 +2,7 @@ package main
 
 import (
 	"errors"
-	"os"
 
-	"github.com/hprofctl/hprofctl/internal/heapindex"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -38,32 +36,15 @@ used as it is unless --force.`,
 			if g.noIndex {
 				return errors.New("index and --no-index exclude each other")
 			}
-			if args[0] == "-" {
-				return errors.New("standard input has no index: give the dump's file")
-			}
-			o := heapindex.Options{Path: g.index, Dir: g.indexDir, Progress: g.progress}
-			build := heapindex.Open
-			if force {
-				build = heapindex.Build
-			}
-			x, err := build(args[0], o)
+			s, err := g.open(args[0])
 			if err != nil {
 				return err
 			}
-			g.opened = append(g.opened, x)
-			report.IndexNotes(g.stderr, indexNote(args[0], x))
-			s := report.IndexSummary{
-				Dump: args[0], Index: x.Path, Built: x.Built, Seconds: x.Took.Seconds(),
-				Objects: int64(x.Heap.NumObjects()), References: int64(x.Heap.NumRefs()),
-				Classes: int64(len(x.Heap.Classes)), Unsaved: x.Unsaved,
+			sum, err := s.BuildIndex(force)
+			if err != nil {
+				return err
 			}
-			if st, err := os.Stat(args[0]); err == nil {
-				s.DumpBytes = st.Size()
-			}
-			if st, err := os.Stat(x.Path); x.Path != "" && err == nil {
-				s.IndexBytes = st.Size()
-			}
-			return report.Index(cmd.OutOrStdout(), s, opt)
+			return report.Index(cmd.OutOrStdout(), sum, opt)
 		},
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "rebuild the index even when it is fresh")

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hprofctl/hprofctl/internal/heapindex"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/model/store"
 )
 
@@ -123,7 +123,7 @@ func TestIndexDamaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := store.Open(index, store.Identity{Content: heapindex.Content, Dump: mustFingerprint(t, dump)})
+	ix, err := store.Open(index, store.Identity{Content: session.IndexContent, Dump: mustFingerprint(t, dump)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -21,21 +21,7 @@ objects (NativeAllocationRegistry) adds their count and total size.`,
   cat heap.hprof | hprofctl info -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, size, err := g.options()
-			if err != nil {
-				return err
-			}
-			h, err := g.load(args[0], true)
-			if err != nil {
-				return err
-			}
-			native, err := nativeSizes(h, args[0])
-			if err != nil {
-				return err
-			}
-			in := heap.Summarize(h, size)
-			in.AddNative(h, native)
-			return report.Info(cmd.OutOrStdout(), in, opt)
+			return answer(cmd, g, args[0], (*session.Session).Info, report.Info)
 		},
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
 	"github.com/spf13/pflag"
@@ -74,21 +73,4 @@ func (j *jvmpiFlags) options(path string, stderr io.Writer) (*jvmpi.Options, err
 		return nil, nil
 	}
 	return &opt, nil
-}
-
-// bareMonitorDeadlocks finds the deadlocks of the bare JVMPI monitor dump
-// buffer at path, which opt describes.
-func bareMonitorDeadlocks(path string, opt jvmpi.Options) (threads.DeadlockReport, error) {
-	f, err := input.Open(path)
-	if err != nil {
-		return threads.DeadlockReport{}, err
-	}
-	defer f.Close()
-	d, _, err := jvmpi.ReadMonitorBuffer(f, f.Name, opt)
-	if err != nil {
-		return threads.DeadlockReport{}, err
-	}
-	r := threads.FindDeadlocks(d)
-	r.Source = f.Name
-	return r, nil
 }

@@ -1,20 +1,17 @@
 package main
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
-
 	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
 
 func newLeaksCommand(g *globalFlags) *cobra.Command {
 	var (
-		threshold       string
-		classes         int
-		keepUnreachable bool
+		threshold string
+		classes   int
+		keep      bool
 	)
 	cmd := &cobra.Command{
 		Use:   "leaks FILE",
@@ -46,47 +43,19 @@ top objects retain.`,
   hprofctl leaks -o json heap.hprof | jq '.[0].accumulation_point'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, size, err := g.options()
+			share, err := session.ParseThreshold(threshold)
 			if err != nil {
 				return err
 			}
-			share, err := parseThreshold(threshold)
-			if err != nil {
-				return err
+			leaks := func(s *session.Session) (heap.LeakReport, error) {
+				l, err := s.Leaks(session.LeakOptions{Threshold: share, Classes: classes})
+				return l.Report, err
 			}
-			if classes < 0 {
-				return fmt.Errorf("--classes %d: want 0 or more", classes)
-			}
-			h, r, strong, err := g.loadRetention(args[0], size, keepUnreachable)
-			if err != nil {
-				return err
-			}
-			lo := heap.LeakOptions{Threshold: share, Classes: classes, Strong: strong}
-			if lo.Heaps, err = g.suspectHeaps(h); err != nil {
-				return err
-			}
-			l := heap.FindLeaks(h, r, lo)
-			p := l.Paths()
-			labels, names, err := readPathLabels(h, args[0], p)
-			if err != nil {
-				return err
-			}
-			l.Describe(h, labels, names)
-			return report.Leaks(cmd.OutOrStdout(), l, opt)
+			return answer(cmd, g, args[0], leaks, report.Leaks, keepUnreachable(keep))
 		},
 	}
 	cmd.Flags().StringVar(&threshold, "threshold", "10", "report what retains more than this percentage of the heap")
 	cmd.Flags().IntVar(&classes, "classes", 5, "list the N biggest classes beneath each suspect")
-	cmd.Flags().BoolVar(&keepUnreachable, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
+	cmd.Flags().BoolVar(&keep, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
 	return cmd
-}
-
-// parseThreshold reads --threshold, a percentage above 0 and at most 100
-// ("10" or "10%"), as a share of 1.
-func parseThreshold(threshold string) (float64, error) {
-	pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(threshold), "%"), 64)
-	if err != nil || !(pct > 0 && pct <= 100) {
-		return 0, fmt.Errorf("--threshold %q: want a percentage above 0 and at most 100", threshold)
-	}
-	return pct / 100, nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/proguard"
 )
 
@@ -27,18 +26,4 @@ func (f *mappingFlag) read() (*proguard.Mapping, error) {
 	}
 	f.mapping = m
 	return m, nil
-}
-
-// deobfuscate applies --mapping to what model.LoadProfile read: the
-// profile, and the heap when the file has one (nil otherwise).
-func (f *mappingFlag) deobfuscate(p *model.Profile, h *model.Heap) error {
-	m, err := f.read()
-	if err != nil {
-		return err
-	}
-	p.Deobfuscate(m)
-	if h != nil {
-		h.Deobfuscate(m)
-	}
-	return nil
 }

@@ -2,8 +2,7 @@ package main
 
 import (
 	"github.com/hprofctl/hprofctl/analysis/profile"
-	"github.com/hprofctl/hprofctl/parser/input"
-	"github.com/hprofctl/hprofctl/parser/jvmpi"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -28,31 +27,7 @@ from the capture's side channel.`,
   hprofctl monitors monitor-dump.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := g.reportOptions()
-			if err != nil {
-				return err
-			}
-			f, format, err := openSniffed(args[0])
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			if format.Kind == input.KindJVMPICapture {
-				_, monitors, err := jvmpi.ReadMonitorDump(format.Manifest)
-				if err != nil {
-					return err
-				}
-				return report.Monitors(cmd.OutOrStdout(), profile.MonitorsFromJVMPI(monitors), opt)
-			}
-			p, _, err := g.loadProfile(f, false)
-			if err != nil {
-				return err
-			}
-			r, err := profile.Monitors(p, depth)
-			if err != nil {
-				return err
-			}
-			return report.Monitors(cmd.OutOrStdout(), r, opt)
+			return answer(cmd, g, args[0], func(s *session.Session) (profile.MonitorsReport, error) { return s.Monitors(depth) }, report.Monitors)
 		},
 	}
 	cmd.Flags().IntVar(&depth, "depth", 0, "frames of each stack trace to show (0: all the file has)")

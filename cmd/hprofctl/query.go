@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hprofctl/hprofctl/analysis/oql"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -37,30 +38,11 @@ the objects a query looks into.`,
   hprofctl query -o json heap.hprof "SELECT l, l.size, l.elementData.@length FROM java.util.ArrayList l WHERE l.size > 10000"`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, size, err := g.options()
-			if err != nil {
-				return err
-			}
-			if limit < 0 {
-				return fmt.Errorf("--limit %d: must not be negative", limit)
-			}
 			q, err := oql.Parse(args[1])
 			if err != nil {
 				return fmt.Errorf("query: %w", err)
 			}
-			h, r, _, err := g.loadRetention(args[0], size, false)
-			if err != nil {
-				return err
-			}
-			heaps, err := g.selectHeaps(h)
-			if err != nil {
-				return err
-			}
-			res, err := oql.Run(h, r, q, oql.Options{Size: size, Limit: limit, Heaps: heaps})
-			if err != nil {
-				return err
-			}
-			return report.Query(cmd.OutOrStdout(), res, opt)
+			return answer(cmd, g, args[0], func(s *session.Session) (*oql.Result, error) { return s.Query(q, limit) }, report.Query)
 		},
 	}
 	cmd.Flags().IntVar(&limit, "limit", 0, "print at most N rows (0: all)")

@@ -127,7 +127,9 @@ var redactCompared = [][]string{
 // redact replaces.
 var threadNameJSON = regexp.MustCompile(`"(root_thread|thread)": "(?:[^"\\]|\\.)*"`)
 
-func answer(t *testing.T, path string, args ...string) string {
+// redactAnswer is hprofctl ARGS PATH -o json, thread names blanked, or
+// the error as text.
+func redactAnswer(t *testing.T, path string, args ...string) string {
 	t.Helper()
 	out, err := runCLI(t, append(args, path, "-o", "json")...)
 	if err != nil {
@@ -178,7 +180,7 @@ func TestRedactAnswersAlike(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.hprof")
 			redactCLI(t, in, out)
 			for _, args := range redactCompared {
-				if a, b := answer(t, in, args...), answer(t, out, args...); a != b {
+				if a, b := redactAnswer(t, in, args...), redactAnswer(t, out, args...); a != b {
 					t.Errorf("%s differs on the redacted dump:\n%s", strings.Join(args, " "), firstDiff(a, b))
 				}
 			}
@@ -206,7 +208,7 @@ func TestRedactNamesMapping(t *testing.T) {
 				t.Error("without the mapping the output still names secrets.Secrets")
 			}
 			for _, args := range [][]string{{"leaks"}, {"retainers", "--class", "secrets.Secrets"}, {"retainers", "--class", "java.lang.Thread"}} {
-				a, b := answer(t, in, args...), answer(t, out, append(args, "--mapping", mapping)...)
+				a, b := redactAnswer(t, in, args...), redactAnswer(t, out, append(args, "--mapping", mapping)...)
 				if a != b {
 					t.Errorf("%s --mapping differs:\n%s", strings.Join(args, " "), firstDiff(a, b))
 				}

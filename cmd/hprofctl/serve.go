@@ -12,12 +12,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/hprofctl/hprofctl/analysis/graph"
-	"github.com/hprofctl/hprofctl/analysis/heap"
-	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/internal/web"
-	"github.com/hprofctl/hprofctl/model"
-	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/spf13/cobra"
 )
 
@@ -60,9 +55,6 @@ then anyone who can reach that address reads the dump.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("output") {
 				return errors.New("serve writes HTML and JSON: -o/--output does not apply")
-			}
-			if args[0] == "-" {
-				return errors.New("serve reads the dump more than once: give a file, not standard input")
 			}
 			host, _, err := net.SplitHostPort(addr)
 			if err != nil {
@@ -108,81 +100,21 @@ then anyone who can reach that address reads the dump.`,
 	return cmd
 }
 
-// newServer loads the dump at path with its dominator tree and returns
-// the server of its pages, answering each question as its command does;
-// base, when not "", is an earlier dump to compare with, read when the
-// comparison is first asked for.
+// newServer opens the dump at path and returns the server of its pages;
+// base, when not "", is an earlier dump of the same application that
+// /diff compares with.
 func newServer(g *globalFlags, path, base string) (*web.Server, error) {
-	size, err := g.sizeMode()
+	s, err := g.open(path)
 	if err != nil {
 		return nil, err
 	}
-	f, format, err := openSniffed(path)
-	if err != nil {
-		return nil, err
-	}
-	name := f.Name
-	if err := f.Close(); err != nil {
-		return nil, err
-	}
-	// An hprof agent file of profiling data only has no heap to analyse:
-	// its overview and profiling pages are served.
-	h, x, err := g.open(path, true)
-	if err != nil {
-		return nil, err
-	}
-	var (
-		r      *graph.Retention
-		strong *graph.PathTree
-	)
-	var profile *model.Profile
-	if h.Source.Dumps > 0 {
-		if h, r, strong, err = retentionOf(h, x, size, false); err != nil {
-			return nil, err
-		}
-	} else if format.Kind != input.KindHPROF {
-		// The heap model of an ASCII agent file holds its heap dump
-		// alone; its profiling data comes from the profile reader.
-		if profile, err = readProfile(g, path); err != nil {
-			return nil, err
-		}
-	}
-	d := web.Dump{
-		Path: path, Name: name, Generator: "hprofctl " + versionString(),
-		Heap: h, Retention: r, Strong: strong, Size: size, Profile: profile, Binary: format.Kind == input.KindHPROF,
-		ShowData: func(objs []model.ObjectIndex, strong *graph.PathTree, o heap.ShowOptions) (heap.ShowData, error) {
-			return readShowData(h, path, objs, strong, o)
-		},
-		PathLabels: func(p graph.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error) {
-			return readPathLabels(h, path, p)
-		},
-		Deadlocks: func(hl *threads.HeapLocks) (*threads.DeadlockReport, []string) { return dumpDeadlocks(h, hl, name) },
-	}
-	if h.Source.Dumps > 0 {
-		if d.Heaps, err = g.selectHeaps(h); err != nil {
-			return nil, err
-		}
-		if d.Suspected, err = g.suspectHeaps(h); err != nil {
-			return nil, err
-		}
-		if d.Native, err = nativeSizes(h, path); err != nil {
-			return nil, err
-		}
-	}
+	o := web.Options{Generator: "hprofctl " + versionString()}
 	if base != "" {
-		d.BaseName = base
-		d.Base = func() (web.DiffSides, error) {
-			var sides web.DiffSides
-			for k, p := range []string{base, path} {
-				var err error
-				if sides.Histos[k], sides.Tops[k], err = diffSide(g, p, size, true); err != nil {
-					return sides, err
-				}
-			}
-			return sides, nil
+		if o.Base, err = g.open(base); err != nil {
+			return nil, err
 		}
 	}
-	return web.New(d), nil
+	return web.New(s, o)
 }
 
 // openBrowser asks the desktop to open url, and says so on failure: the
@@ -198,15 +130,4 @@ func openBrowser(url string) {
 	if err := exec.Command(name, args...).Start(); err != nil {
 		fmt.Fprintf(os.Stderr, "hprofctl: cannot open a browser (%v): open %s yourself\n", err, url)
 	}
-}
-
-// readProfile reads the profiling data of the hprof agent file at path.
-func readProfile(g *globalFlags, path string) (*model.Profile, error) {
-	f, _, err := openSniffed(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	p, _, err := g.loadProfile(f, false)
-	return p, err
 }

@@ -28,7 +28,7 @@ func serveDump(t *testing.T, path string, heaps ...string) *httptest.Server {
 	ts := httptest.NewServer(s)
 	t.Cleanup(func() {
 		ts.Close()
-		if err := g.closeIndexes(); err != nil {
+		if err := g.closeSessions(); err != nil {
 			t.Error(err)
 		}
 	})
@@ -409,7 +409,7 @@ func TestServeLoopbackHostOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g.closeIndexes()
+	defer g.closeSessions()
 	s.RequireLoopbackHost()
 	for host, want := range map[string]int{
 		"localhost:8080":   http.StatusOK,
@@ -442,7 +442,7 @@ func TestServeDiffAgainstBase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g.closeIndexes()
+	defer g.closeSessions()
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 	status, _, page := get(t, "GET", ts.URL+"/diff")

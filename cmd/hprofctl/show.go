@@ -1,13 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
-	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
@@ -41,42 +41,14 @@ standard input cannot give.`,
   hprofctl show --elements 100 -o json heap.hprof.gz 0x7a1b2c3d8 | jq '.fields'`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, size, err := g.options()
-			if err != nil {
-				return err
-			}
-			if so.Elements < 0 {
-				return fmt.Errorf("--elements %d: must not be negative", so.Elements)
-			}
-			if so.MaxReferrers < 0 {
-				return fmt.Errorf("--max-referrers %d: must not be negative", so.MaxReferrers)
-			}
-			so.Size = size
-			path := args[0]
-			h, r, strong, err := g.loadRetention(path, size, false)
-			if err != nil {
-				return err
-			}
-			if so.Heaps, err = g.selectHeaps(h); err != nil {
-				return err
-			}
-			var objs []model.ObjectIndex
-			for _, s := range args[1:] {
-				id, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(s), "0x"), base(s), 64)
+			show := func(s *session.Session) ([]heap.ShowObject, error) {
+				objs, err := objectIndexes(s, args[1:], "object id", "object")
 				if err != nil {
-					return fmt.Errorf("object id %q: %w", s, err)
+					return nil, err
 				}
-				i, ok := h.Lookup(id)
-				if !ok {
-					return fmt.Errorf("object %s: no such object in the dump", s)
-				}
-				objs = append(objs, i)
+				return s.Show(objs, so)
 			}
-			d, err := readShowData(h, path, objs, strong, so)
-			if err != nil {
-				return err
-			}
-			return report.Show(cmd.OutOrStdout(), heap.Show(h, r, objs, d, so), opt)
+			return answer(cmd, g, args[0], show, report.Show)
 		},
 	}
 	cmd.Flags().IntVar(&so.Elements, "elements", 10, "list an array's first N elements")
@@ -86,43 +58,32 @@ standard input cannot give.`,
 	return cmd
 }
 
-// readShowData reads what show needs beyond the heap: the values of the
-// objects and of what they reference in one batch, the labeled
-// references of their referrers in another, and the paths, from the
-// strong shortest path tree (nil: computed here). Standard input cannot
-// be read twice: then values and labels are missing.
-func readShowData(h *model.Heap, path string, objs []model.ObjectIndex, strong *graph.PathTree, so heap.ShowOptions) (heap.ShowData, error) {
-	var d heap.ShowData
-	if so.Referrers {
-		d.Referrers, d.ReferrerTotals = heap.Referrers(h, objs, so.MaxReferrers, so.Heaps)
-	}
-	if so.Path {
-		if strong == nil {
-			strong = graph.StrongPaths(h)
-		}
-		p, err := strong.Paths(objs)
+// objectIndexes looks up the objects of ids as given (0x-hex or decimal)
+// in the session's heap; an id that does not parse is named after
+// parseName, one the dump lacks after name.
+func objectIndexes(s *session.Session, ids []string, parseName, name string) ([]model.ObjectIndex, error) {
+	var objs []model.ObjectIndex
+	for _, id := range ids {
+		n, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(id), "0x"), base(id), 64)
 		if err != nil {
-			return d, err
+			return nil, fmt.Errorf("%s %q: %w", parseName, id, err)
 		}
-		labels, names, err := readPathLabels(h, path, p)
+		i, err := s.Lookup(n)
+		if errors.Is(err, session.ErrNoSuchObject) {
+			return nil, fmt.Errorf("%s %s: %w", name, id, err)
+		}
 		if err != nil {
-			return d, err
+			return nil, err
 		}
-		d.Paths = heap.PathsByTarget(p, heap.DescribePaths(h, p, false, labels, names))
+		objs = append(objs, i)
 	}
-	if path == "-" {
-		fmt.Fprintln(os.Stderr, "hprofctl: standard input cannot be read twice: field values are unknown")
-		return d, nil
+	return objs, nil
+}
+
+// base is the number base of an object id as given: 16 with "0x".
+func base(s string) int {
+	if strings.HasPrefix(strings.ToLower(s), "0x") {
+		return 16
 	}
-	var err error
-	if d.Native, err = nativeSizes(h, path); err != nil {
-		return d, err
-	}
-	if d.Values, err = model.ReadValues(h, heap.ShowReads(h, objs, so), model.ValueOptions{Elements: heap.ShowReadElements(so)}); err != nil {
-		return d, err
-	}
-	if so.Referrers {
-		d.Labels, err = model.ReadLabels(h, heap.AllReferrers(d.Referrers, objs))
-	}
-	return d, err
+	return 10
 }

@@ -1,13 +1,8 @@
 package main
 
 import (
-	"fmt"
-	"os"
-
 	"github.com/hprofctl/hprofctl/analysis/profile"
-	"github.com/hprofctl/hprofctl/internal/heapindex"
-	"github.com/hprofctl/hprofctl/model"
-	"github.com/hprofctl/hprofctl/parser/input"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -42,25 +37,7 @@ says how the total was obtained.`,
   hprofctl sites -o json --depth 3 java.hprof | jq '.[0]'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, size, err := g.options()
-			if err != nil {
-				return err
-			}
-			so.Size = size
-			f, format, err := openSniffed(args[0])
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			p, h, err := g.loadSites(f, format.Kind, args[0], &so)
-			if err != nil {
-				return err
-			}
-			r, err := profile.Sites(p, h, so)
-			if err != nil {
-				return err
-			}
-			return report.Sites(cmd.OutOrStdout(), r, opt)
+			return answer(cmd, g, args[0], func(s *session.Session) (profile.SitesReport, error) { return s.Sites(so) }, report.Sites)
 		},
 	}
 	f := cmd.Flags()
@@ -69,80 +46,4 @@ says how the total was obtained.`,
 	f.IntVar(&so.Depth, "depth", 0, "frames of each stack trace to show (0: all the file has)")
 	f.IntVar(&so.Top, "top", 0, "show only the first N sites (0: all)")
 	return cmd
-}
-
-// loadSites reads what sites ranks from the file f at path, of the given
-// kind: the profile and, when it has no site table, the heap with its
-// objects, from the dump's index (built when missing) where it can; the
-// index's dominator tree then goes into so.Retention. A binary file is
-// first opened from a fresh index or read without its objects, which is
-// all a site table needs.
-func (g *globalFlags) loadSites(f *input.File, kind input.Kind, path string, so *profile.SiteOptions) (*model.Profile, *model.Heap, error) {
-	if path == "-" {
-		p, h, err := g.loadProfile(f, true)
-		if err == nil && p.Sites == nil && h == nil {
-			err = fmt.Errorf("%s: the file has no SITES section, and standard input cannot be read again for its HEAP DUMP", path)
-		}
-		return p, h, err
-	}
-	var (
-		p   *model.Profile
-		h   *model.Heap
-		x   *heapindex.Indexed
-		err error
-	)
-	if kind == input.KindHPROF {
-		if h, x, err = g.open(path, false); err != nil {
-			return nil, nil, err
-		}
-		p = h.Profile()
-	} else if p, _, err = g.loadProfile(f, false); err != nil {
-		return nil, nil, err
-	}
-	if p.Sites != nil {
-		return p, h, nil
-	}
-	if x == nil {
-		if h, x, err = g.open(path, true); err != nil {
-			return nil, nil, err
-		}
-	}
-	if h.Source.Dumps == 0 {
-		return nil, nil, fmt.Errorf("%s: the file has no allocation sites and no heap dump", path)
-	}
-	if x != nil {
-		so.Retention, err = x.Retention(so.Size, false)
-	}
-	return p, h, err
-}
-
-// openSniffed opens path and tells what it holds (input.File.Sniff), for
-// the commands that read profiles and thread dumps, which take no JVMPI
-// flags.
-func openSniffed(path string) (*input.File, input.Format, error) {
-	f, err := input.Open(path)
-	if err != nil {
-		return nil, input.Format{}, err
-	}
-	format, err := f.Sniff(false)
-	if err != nil {
-		f.Close()
-		return nil, input.Format{}, err
-	}
-	return f, format, nil
-}
-
-// loadProfile reads the profiling data of an agent file, ASCII or binary;
-// for a binary file the heap too (with its objects when objects is set).
-func (g *globalFlags) loadProfile(f *input.File, objects bool) (*model.Profile, *model.Heap, error) {
-	if isTerminal(os.Stderr) {
-		pr := report.StartProgress(os.Stderr, "reading "+f.Name, f.Size, f.StoredOffset)
-		defer pr.Stop()
-	}
-	p, h, err := model.LoadProfile(f, model.LoadOptions{Dump: g.dump, Objects: objects})
-	if err != nil {
-		return nil, nil, err
-	}
-	warnTruncated(os.Stderr, f.Name, p.Anomalies)
-	return p, h, g.mapping.deobfuscate(p, h)
 }

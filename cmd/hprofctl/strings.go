@@ -1,10 +1,8 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/hprofctl/hprofctl/analysis/heap"
-	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
@@ -34,48 +32,10 @@ streamed once): standard input cannot give that.`,
   hprofctl strings -o json heap.hprof.gz | jq '.[0]'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, size, err := g.options()
-			if err != nil {
-				return err
-			}
-			if so.MinCount < 2 {
-				return fmt.Errorf("--min-count %d: must be at least 2", so.MinCount)
-			}
-			if so.Top < 0 {
-				return fmt.Errorf("--top %d: must not be negative", so.Top)
-			}
-			if args[0] == "-" {
-				return fmt.Errorf("strings reads the dump twice: standard input cannot be read again")
-			}
-			so.Size = size
-			h, err := g.loadHeap(args[0], true)
-			if err != nil {
-				return err
-			}
-			if err := needValues(h); err != nil {
-				return err
-			}
-			if so.Heaps, err = g.selectHeaps(h); err != nil {
-				return err
-			}
-			d, err := heap.DuplicateStrings(h, so)
-			if err != nil {
-				return err
-			}
-			return report.DuplicateStrings(cmd.OutOrStdout(), d, opt)
+			return answer(cmd, g, args[0], func(s *session.Session) (heap.DuplicateStringReport, error) { return s.DuplicateStrings(so) }, report.DuplicateStrings)
 		},
 	}
 	cmd.Flags().IntVar(&so.MinCount, "min-count", 2, "list only values held by at least N Strings")
 	cmd.Flags().IntVar(&so.Top, "top", 20, "show only the N values that waste most (0: all)")
 	return cmd
-}
-
-// needValues fails for a heap read from a dump that records no primitive
-// values (the hprof agent's ASCII output prints references only), whose
-// Strings and collection sizes cannot be read.
-func needValues(h *model.Heap) error {
-	if h.Source.Lines > 0 {
-		return fmt.Errorf("%s: the dump records no primitive values (references only), so String values and collection sizes cannot be read", h.Source.File)
-	}
-	return nil
 }

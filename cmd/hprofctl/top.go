@@ -2,15 +2,16 @@ package main
 
 import (
 	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
 
 func newTopCommand(g *globalFlags) *cobra.Command {
 	var (
-		by              string
-		top             int
-		keepUnreachable bool
+		by   string
+		top  int
+		keep bool
 	)
 	cmd := &cobra.Command{
 		Use:   "top FILE",
@@ -33,30 +34,15 @@ java.util.concurrent are two rows.`,
   hprofctl top --by classloader -o json heap.hprof.gz`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, size, err := g.options()
-			if err != nil {
-				return err
-			}
 			to := heap.TopOptions{By: by, Top: top}
 			if err := to.Check(); err != nil {
 				return err
 			}
-			h, r, _, err := g.loadRetention(args[0], size, keepUnreachable)
-			if err != nil {
-				return err
-			}
-			if to.Heaps, err = g.selectHeaps(h); err != nil {
-				return err
-			}
-			t, err := heap.TopConsumers(h, r, to)
-			if err != nil {
-				return err
-			}
-			return report.TopConsumers(cmd.OutOrStdout(), t, opt)
+			return answer(cmd, g, args[0], func(s *session.Session) (heap.TopConsumerReport, error) { return s.TopConsumers(to) }, report.TopConsumers, keepUnreachable(keep))
 		},
 	}
 	cmd.Flags().StringVar(&by, "by", heap.ByClass, "group by class, classloader or package")
 	cmd.Flags().IntVar(&top, "top", 20, "show only the N groups that retain most (0: all)")
-	cmd.Flags().BoolVar(&keepUnreachable, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
+	cmd.Flags().BoolVar(&keep, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
 	return cmd
 }

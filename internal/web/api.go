@@ -4,12 +4,11 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strconv"
-	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/analysis/profile"
 	"github.com/hprofctl/hprofctl/analysis/threads"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 )
 
@@ -72,20 +71,17 @@ func (s *Server) api(answer func(r *http.Request) (writer, error)) http.HandlerF
 }
 
 // writeAPIError answers with err as a JSON object {"error": …}, with its
-// status (500 for an error that has none).
+// status (answerOf).
 func writeAPIError(w http.ResponseWriter, err error) {
-	status := http.StatusInternalServerError
-	if he, ok := err.(*httpError); ok {
-		status = he.status
-	}
+	a := answerOf(err)
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
+	w.WriteHeader(a.status)
+	json.NewEncoder(w).Encode(map[string]string{"error": a.message})
 }
 
 func (s *Server) apiInfo(*http.Request) (writer, error) {
-	in := s.summary()
-	return func(w io.Writer, o report.Options) error { return report.Info(w, in, o) }, nil
+	in, err := s.s.Info()
+	return func(w io.Writer, o report.Options) error { return report.Info(w, in, o) }, err
 }
 
 func (s *Server) apiHisto(r *http.Request) (writer, error) {
@@ -93,13 +89,12 @@ func (s *Server) apiHisto(r *http.Request) (writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	ho.Size, ho.Heaps, ho.Native = s.d.Size, s.d.Heaps, s.d.Native
-	h, err := heap.Histogram(s.d.Heap, ho)
+	h, err := s.s.Histogram(ho)
 	return func(w io.Writer, o report.Options) error { return report.Histogram(w, h, o) }, err
 }
 
 func (s *Server) apiDominators(r *http.Request) (writer, error) {
-	do := heap.DominatorOptions{Size: s.d.Size, Heaps: s.d.Heaps, Native: s.d.Native}
+	var do heap.DominatorOptions
 	var err error
 	if do.Top, err = intParam(r, "top", 20); err != nil {
 		return nil, err
@@ -113,8 +108,8 @@ func (s *Server) apiDominators(r *http.Request) (writer, error) {
 	if do.Class, err = regexpParam(r, "class"); err != nil {
 		return nil, err
 	}
-	d := heap.Dominators(s.d.Heap, s.d.Retention, do)
-	return func(w io.Writer, o report.Options) error { return report.Dominators(w, d, o) }, nil
+	d, err := s.s.Dominators(do)
+	return func(w io.Writer, o report.Options) error { return report.Dominators(w, d, o) }, err
 }
 
 func (s *Server) apiShow(r *http.Request) (writer, error) {
@@ -122,7 +117,7 @@ func (s *Server) apiShow(r *http.Request) (writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	so := heap.ShowOptions{Size: s.d.Size, Heaps: s.d.Heaps}
+	var so heap.ShowOptions
 	if so.Elements, err = intParam(r, "elements", 10); err != nil {
 		return nil, err
 	}
@@ -143,23 +138,22 @@ func (s *Server) apiShow(r *http.Request) (writer, error) {
 
 func (s *Server) apiLeaks(r *http.Request) (writer, error) {
 	l, err := s.leaksFor(r)
-	return func(w io.Writer, o report.Options) error { return report.Leaks(w, l.report, o) }, err
+	return func(w io.Writer, o report.Options) error { return report.Leaks(w, l.Report, o) }, err
 }
 
 // leaksFor finds the leak suspects as the query asks: threshold (a
 // percentage) and classes, as leaks's flags.
-func (s *Server) leaksFor(r *http.Request) (leakResult, error) {
-	q := leakQuery{leakThreshold, leakClasses}
+func (s *Server) leaksFor(r *http.Request) (session.Leaks, error) {
+	q := defaultLeaks
 	if v := r.URL.Query().Get("threshold"); v != "" {
-		pct, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
-		if err != nil || !(pct > 0 && pct <= 100) {
-			return leakResult{}, badRequest("threshold=%q: want a percentage above 0 and at most 100", v)
+		var err error
+		if q.Threshold, err = session.ParseThreshold(v); err != nil {
+			return session.Leaks{}, err
 		}
-		q.threshold = pct / 100
 	}
 	var err error
-	if q.classes, err = intParam(r, "classes", leakClasses); err != nil {
-		return leakResult{}, err
+	if q.Classes, err = intParam(r, "classes", leakClasses); err != nil {
+		return session.Leaks{}, err
 	}
 	return s.leaks.get(q)
 }
@@ -170,7 +164,7 @@ func (s *Server) apiThreads(*http.Request) (writer, error) {
 }
 
 func (s *Server) apiDeadlocks(*http.Request) (writer, error) {
-	d, _, err := s.deadlocks()
+	d, _, err := s.s.HeapDeadlocks()
 	var reports []threads.DeadlockReport
 	if d != nil {
 		reports = append(reports, *d)
@@ -186,13 +180,10 @@ func (s *Server) apiStrings(r *http.Request) (writer, error) {
 // stringsFor finds the duplicate strings as the query asks: min-count
 // and top, as strings's flags.
 func (s *Server) stringsFor(r *http.Request) (heap.DuplicateStringReport, error) {
-	so := defaultStrings(&s.d)
+	so := defaultStrings
 	var err error
 	if so.MinCount, err = intParam(r, "min-count", so.MinCount); err != nil {
 		return heap.DuplicateStringReport{}, err
-	}
-	if so.MinCount < 2 {
-		return heap.DuplicateStringReport{}, badRequest("min-count=%d: want 2 or more", so.MinCount)
 	}
 	if so.Top, err = intParam(r, "top", so.Top); err != nil {
 		return heap.DuplicateStringReport{}, err
@@ -208,7 +199,7 @@ func (s *Server) apiCollections(r *http.Request) (writer, error) {
 // collectionsFor finds the wasteful collections as the query asks:
 // objects and top, as collections's flags.
 func (s *Server) collectionsFor(r *http.Request) (heap.CollectionReport, bool, error) {
-	co := defaultCollections(&s.d)
+	co := defaultCollections
 	var err error
 	if co.Objects, err = boolParam(r, "objects"); err != nil {
 		return heap.CollectionReport{}, false, err
@@ -235,7 +226,7 @@ func (s *Server) apiSites(r *http.Request) (writer, error) {
 	if so.Top, err = intParam(r, "top", 0); err != nil {
 		return nil, err
 	}
-	rep, err := s.sites(so)
+	rep, err := s.s.Sites(so)
 	if err != nil {
 		return nil, badRequest("%v", err)
 	}
@@ -244,8 +235,8 @@ func (s *Server) apiSites(r *http.Request) (writer, error) {
 
 func (s *Server) apiCPU(r *http.Request) (writer, error) {
 	by := r.URL.Query().Get("by")
-	if by != "" && by != "trace" && by != "method" {
-		return nil, badRequest("by=%q: want trace or method", by)
+	if err := session.CheckCPUBy(by); err != nil {
+		return nil, err
 	}
 	var co profile.CPUOptions
 	var err error
@@ -255,7 +246,7 @@ func (s *Server) apiCPU(r *http.Request) (writer, error) {
 	if co.Top, err = intParam(r, "top", 0); err != nil {
 		return nil, err
 	}
-	rep, err := profile.CPU(s.d.Profile, co)
+	rep, err := s.s.CPU(co)
 	if err != nil {
 		return nil, &httpError{http.StatusNotFound, err.Error()}
 	}

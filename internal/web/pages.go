@@ -2,13 +2,12 @@ package web
 
 import (
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/analysis/oql"
 	"github.com/hprofctl/hprofctl/analysis/profile"
-	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report/html"
 )
 
@@ -17,10 +16,15 @@ import (
 var objectPage = heap.ShowOptions{Elements: 100, Referrers: true, MaxReferrers: 100, Path: true}
 
 func (s *Server) overview(*http.Request) (html.Page, error) {
-	d := s.d
-	p := html.OverviewPage{Site: s.site, Info: s.summary()}
-	if d.Retention != nil {
-		p.Dominators = heap.TreeTotals(d.Retention)
+	in, err := s.s.Info()
+	if err != nil {
+		return nil, err
+	}
+	p := html.OverviewPage{Site: s.site, Info: in}
+	if s.site.HasHeap {
+		if p.Dominators, err = s.s.Totals(); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }
@@ -30,8 +34,7 @@ func (s *Server) histogram(r *http.Request) (html.Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Size, o.Heaps, o.Native = s.d.Size, s.d.Heaps, s.d.Native
-	histo, err := heap.Histogram(s.d.Heap, o)
+	histo, err := s.s.Histogram(o)
 	if err != nil {
 		return nil, err
 	}
@@ -39,32 +42,26 @@ func (s *Server) histogram(r *http.Request) (html.Page, error) {
 }
 
 func (s *Server) dominators(r *http.Request) (html.Page, error) {
-	d := s.d
 	top, err := intParam(r, "top", dominatorRows)
 	if err != nil {
 		return nil, err
 	}
-	o := heap.DominatorOptions{Top: top, Children: dominatedKids, Size: d.Size, Heaps: d.Heaps, Native: d.Native}
+	o := heap.DominatorOptions{Top: top, Children: dominatedKids}
 	p := html.DominatorsPage{Site: s.site, Top: top}
 	id := r.URL.Query().Get("expand")
 	if id == "" {
-		p.Report = heap.Dominators(d.Heap, d.Retention, o)
-		return p, nil
+		p.Report, err = s.s.Dominators(o)
+		return p, err
 	}
 	obj, err := s.lookup(id)
 	if err != nil {
 		return nil, err
 	}
-	if !d.Retention.Reachable(obj) {
-		return nil, &httpError{http.StatusNotFound, "object " + id + " is unreachable: it is in no dominator tree"}
+	d, err := s.s.DominatedBy(obj, o)
+	if err != nil {
+		return nil, err
 	}
-	p.Report = heap.DominatedBy(d.Heap, d.Retention, obj, o)
-	parent := heap.DominatorRowOf(d.Heap, d.Retention, obj, o)
-	p.Parent = &parent
-	for up := d.Retention.ImmediateDominator(obj); up != model.NoObject; up = d.Retention.ImmediateDominator(up) {
-		p.Chain = append(p.Chain, heap.DominatedObject{ObjectID: heap.ObjectID(d.Heap, up), Class: heap.ClassName(d.Heap, up), RetainedBytes: d.Retention.RetainedBytes(up)})
-	}
-	slices.Reverse(p.Chain)
+	p.Report, p.Parent, p.Chain = d.Report, &d.Object, d.Chain
 	return p, nil
 }
 
@@ -73,10 +70,7 @@ func (s *Server) object(r *http.Request) (html.Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := objectPage
-	o.Heaps = s.d.Heaps
-	o.Size = s.d.Size
-	shown, err := s.show(obj, o)
+	shown, err := s.show(obj, objectPage)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +82,7 @@ func (s *Server) leakPage(r *http.Request) (html.Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	return html.LeaksPage{Site: s.site, Leaks: l.report, PathRetained: l.pathRetained}, nil
+	return html.LeaksPage{Site: s.site, Leaks: l.Report, PathRetained: l.PathRetained}, nil
 }
 
 func (s *Server) threadPage(*http.Request) (html.Page, error) {
@@ -100,7 +94,7 @@ func (s *Server) threadPage(*http.Request) (html.Page, error) {
 }
 
 func (s *Server) deadlockPage(*http.Request) (html.Page, error) {
-	r, notes, err := s.deadlocks()
+	r, notes, err := s.s.HeapDeadlocks()
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +121,7 @@ func (s *Server) sitePage(*http.Request) (html.Page, error) {
 	if !s.site.HasSites {
 		return nil, &httpError{http.StatusNotFound, "the dump holds no allocation sites"}
 	}
-	r, err := s.sites(profile.SiteOptions{By: "site", Sort: "live"})
+	r, err := s.s.Sites(profile.SiteOptions{By: "site", Sort: "live"})
 	if err != nil {
 		return nil, err
 	}
@@ -138,18 +132,11 @@ func (s *Server) cpuPage(*http.Request) (html.Page, error) {
 	if !s.site.HasCPU {
 		return nil, &httpError{http.StatusNotFound, "the dump holds no CPU samples or times"}
 	}
-	r, err := profile.CPU(s.d.Profile, profile.CPUOptions{})
+	r, err := s.s.CPU(profile.CPUOptions{})
 	if err != nil {
 		return nil, err
 	}
 	return html.CPUPage{Site: s.site, CPU: r}, nil
-}
-
-// sites lists the allocation sites as o asks.
-func (s *Server) sites(o profile.SiteOptions) (profile.SitesReport, error) {
-	o.Size = s.d.Size
-	o.Retention = s.d.Retention
-	return profile.Sites(s.d.Profile, s.d.Heap, o)
 }
 
 func (s *Server) diffPage(r *http.Request) (html.Page, error) {
@@ -170,11 +157,8 @@ func (s *Server) diffFor(r *http.Request) (heap.HeapDiff, int, error) {
 	if err != nil {
 		return heap.HeapDiff{}, 0, err
 	}
-	sides, err := s.base()
-	if err != nil {
-		return heap.HeapDiff{}, 0, err
-	}
-	return heap.Diff(sides.Histos[0], sides.Histos[1], sides.Tops[0], sides.Tops[1], heap.DiffOptions{Top: top}), top, nil
+	d, err := session.Diff(s.base, s.s, true, heap.DiffOptions{Top: top})
+	return d, top, err
 }
 
 // queryRows is how many rows the query page lists unless asked otherwise.
@@ -202,5 +186,5 @@ func (s *Server) runQuery(query string, limit int) (*oql.Result, error) {
 	if err != nil {
 		return nil, badRequest("query: %v", err)
 	}
-	return oql.Run(s.d.Heap, s.d.Retention, q, oql.Options{Size: s.d.Size, Limit: limit, Heaps: s.d.Heaps})
+	return s.s.Query(q, limit)
 }

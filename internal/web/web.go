@@ -1,13 +1,13 @@
 // Package web serves one heap dump as a local web application: the pages
 // of `hprofctl serve` and a JSON API under /api/.
 //
-// The handlers orchestrate: they parse the query, call the analysis
-// package, and hand the result to report/html (pages) or to package
-// report's JSON writers (the API, so that it answers exactly what the
-// command line's -o json does). The heap and its dominator tree are
-// loaded once, by the caller; the slow analyses that take no parameter
-// (duplicate strings, collections, leak suspects, threads, deadlocks) are
-// computed on first use and kept.
+// The handlers parse the query, ask the dump's session (internal/session)
+// the question its command asks, and hand the answer to report/html
+// (pages) or to package report's JSON writers (the API, so that it
+// answers exactly what the command line's -o json does). The session
+// reads the heap and its dominator tree once and checks the options as
+// for the command line; the slow answers (leak suspects, threads,
+// duplicate strings, collections) are kept for the questions asked most.
 //
 // The server is read-only and shows untrusted data: it answers GET and
 // HEAD alone, parses ids strictly, serves nothing from the file system,
@@ -27,75 +27,34 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/analysis/threads"
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/hprofctl/hprofctl/report/html"
 )
 
-// Dump is the dump a server shows, loaded by the caller, and the reads of
-// its file that the command line makes for its commands, so that a page
-// and a command answer alike.
-type Dump struct {
-	// Path is the dump's file, read again for values and names; Name is
-	// how commands name it in their reports.
-	Path, Name string
-	Generator  string
-	Heap       *model.Heap
-	Retention  *graph.Retention
-	// Strong is the strong shortest path tree kept in the index; nil
-	// computes it on first use.
-	Strong *graph.PathTree
-	Size   model.SizeMode
-	// Binary tells a binary HPROF file, whose lock state can be read.
-	Binary bool
-	// ShowData reads what heap.Show needs of objs beyond the heap.
-	ShowData func(objs []model.ObjectIndex, strong *graph.PathTree, o heap.ShowOptions) (heap.ShowData, error)
-	// PathLabels reads the field names and thread names along paths.
-	PathLabels func(p graph.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error)
-	// Deadlocks finds the deadlocks of the heap from its lock state hl
-	// (nil when it has none), with the notes on what it cannot tell.
-	Deadlocks func(hl *threads.HeapLocks) (*threads.DeadlockReport, []string)
-	// BaseName names an earlier dump of the same application to compare
-	// with (serve --base), "" for none; Base gives both dumps' sides of
-	// the comparison, the base's first.
-	BaseName string
-	Base     func() (DiffSides, error)
-	// Heaps are the Android heaps whose objects the pages count and list
-	// (serve --heap), and Suspected those whose objects the leaks page
-	// suspects.
-	Heaps, Suspected model.HeapSelection
-	// Native are the native sizes an Android dump shows registered to
-	// its objects; nil when it shows none.
-	Native *heap.NativeSizes
-	// Profile is the file's profiling data (allocation sites, CPU) when
-	// it is not the heap's (an hprof agent ASCII file without a heap
-	// dump); nil takes Heap.Profile().
-	Profile *model.Profile
-}
-
-// DiffSides is what heap.Diff compares of two dumps, the older first:
-// their histograms and the classes at the top of their dominator trees.
-type DiffSides struct {
-	Histos [2]heap.Histo
-	Tops   [2]*heap.TopConsumerReport
+// Options are what a server shows beside its dump.
+type Options struct {
+	// Generator names the program in the pages, as "hprofctl VERSION".
+	Generator string
+	// Base is an earlier dump of the same application for /diff to
+	// compare with (serve --base); nil for none.
+	Base *session.Session
 }
 
 // Server answers the HTTP requests on one dump.
 type Server struct {
-	d    Dump
+	s    *session.Session
+	base *session.Session
 	site html.Site
 	mux  *http.ServeMux
 
-	strong      func() *graph.PathTree
-	heapLocks   func() (*threads.HeapLocks, error)
+	leaks       *memo[session.LeakOptions, session.Leaks]
 	threads     func() ([]threads.ThreadRow, error)
-	leaks       *memo[leakQuery, leakResult]
 	strs        *memo[heap.StringOptions, heap.DuplicateStringReport]
 	collections *memo[heap.CollectionOptions, heap.CollectionReport]
-	base        func() (DiffSides, error)
 	// loopbackOnly refuses requests whose Host is not this machine's
 	// loopback name (RequireLoopbackHost).
 	loopbackOnly bool
@@ -118,28 +77,14 @@ func IsLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// loopbackHost reports whether a Host header names the loopback
-// interface.
-func loopbackHost(hostport string) bool {
+// LoopbackHost reports whether a Host header (host or host:port) names
+// the loopback interface.
+func LoopbackHost(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
 	}
 	return IsLoopback(host)
-}
-
-// leakQuery is what leak suspects are asked for: a threshold share of the
-// heap and how many classes to list beneath each.
-type leakQuery struct {
-	threshold float64
-	classes   int
-}
-
-// leakResult is the leak suspects described, with what each step of their
-// paths retains.
-type leakResult struct {
-	report       heap.LeakReport
-	pathRetained [][]int64
 }
 
 // Defaults of the pages and the API; the ones the commands also have are
@@ -152,47 +97,39 @@ const (
 	leakClasses   = 5
 )
 
-// New returns the server of d.
-func New(d Dump) *Server {
-	if d.Profile == nil {
-		d.Profile = d.Heap.Profile()
+// New returns the server of the dump the session s opened, reading its
+// heap and dominator tree first. A file with profiling data only is
+// served with its overview and profiling pages.
+func New(s *session.Session, o Options) (*Server, error) {
+	if err := s.CheckRereadable("serve"); err != nil {
+		return nil, err
 	}
-	p := d.Profile
-	s := &Server{d: d, site: html.Site{File: d.Heap.Source.File, Generator: d.Generator,
-		HasSites: p != nil && p.Sites != nil, HasCPU: p != nil && p.CPU != nil}}
-	s.site.HasHeap = d.Retention != nil
-	if d.Base != nil {
-		s.site.Base = d.BaseName
-		s.base = sync.OnceValues(d.Base)
+	h, err := s.Heap()
+	if err != nil {
+		return nil, err
 	}
-	s.strong = sync.OnceValue(func() *graph.PathTree {
-		if d.Strong != nil {
-			return d.Strong
+	srv := &Server{s: s, base: o.Base, site: html.Site{File: h.Source.File, Generator: o.Generator}}
+	if srv.site.HasHeap = h.Source.Dumps > 0; srv.site.HasHeap {
+		if _, err := s.Retention(); err != nil {
+			return nil, err
 		}
-		return graph.StrongPaths(d.Heap)
+	}
+	p, err := s.Profile()
+	if err != nil {
+		return nil, err
+	}
+	srv.site.HasSites, srv.site.HasCPU = p.Sites != nil, p.CPU != nil
+	if o.Base != nil {
+		srv.site.Base = o.Base.Name()
+	}
+	srv.leaks = newMemo(s.Leaks)
+	srv.threads = sync.OnceValues(func() ([]threads.ThreadRow, error) {
+		return s.HeapThreads(session.ThreadOptions{Retained: true})
 	})
-	s.heapLocks = sync.OnceValues(func() (*threads.HeapLocks, error) {
-		if !d.Binary || !d.Heap.HasObjects {
-			return nil, nil
-		}
-		return threads.ReadHeapLocks(d.Heap)
-	})
-	s.threads = sync.OnceValues(s.findThreads)
-	s.leaks = newMemo(s.findLeaks)
-	s.strs = newMemo(func(o heap.StringOptions) (heap.DuplicateStringReport, error) {
-		if err := needValues(d.Heap); err != nil {
-			return heap.DuplicateStringReport{}, err
-		}
-		return heap.DuplicateStrings(d.Heap, o)
-	})
-	s.collections = newMemo(func(o heap.CollectionOptions) (heap.CollectionReport, error) {
-		if err := needValues(d.Heap); err != nil {
-			return heap.CollectionReport{}, err
-		}
-		return heap.Collections(d.Heap, o)
-	})
-	s.routes()
-	return s
+	srv.strs = newMemo(s.DuplicateStrings)
+	srv.collections = newMemo(s.Collections)
+	srv.routes()
+	return srv, nil
 }
 
 // Warm computes what the pages show by default and keeps it: the leak
@@ -202,29 +139,19 @@ func (s *Server) Warm() {
 	if !s.site.HasHeap {
 		return
 	}
-	s.leaks.get(leakQuery{leakThreshold, leakClasses})
+	s.leaks.get(defaultLeaks)
 	s.threads()
-	s.strs.get(defaultStrings(&s.d))
-	s.collections.get(defaultCollections(&s.d))
+	s.strs.get(defaultStrings)
+	s.collections.get(defaultCollections)
 }
 
-// defaultStrings and defaultCollections are the options of the strings
-// and collections commands' defaults, which their pages and API share.
-func defaultStrings(d *Dump) heap.StringOptions {
-	return heap.StringOptions{MinCount: 2, Top: 20, Size: d.Size, Heaps: d.Heaps}
-}
-
-func defaultCollections(d *Dump) heap.CollectionOptions {
-	return heap.CollectionOptions{Top: 20, Size: d.Size, Heaps: d.Heaps}
-}
-
-// needValues refuses a dump that records no primitive values.
-func needValues(h *model.Heap) error {
-	if h.Source.Lines > 0 {
-		return errors.New("the dump records no primitive values (references only): String values and collection sizes cannot be read")
-	}
-	return nil
-}
+// The options of the leaks, strings and collections commands' defaults,
+// which their pages and API share.
+var (
+	defaultLeaks       = session.LeakOptions{Threshold: leakThreshold, Classes: leakClasses}
+	defaultStrings     = heap.StringOptions{MinCount: 2, Top: 20}
+	defaultCollections = heap.CollectionOptions{Top: 20}
+)
 
 func (s *Server) routes() {
 	m := http.NewServeMux()
@@ -268,7 +195,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
-	if s.loopbackOnly && !loopbackHost(r.Host) {
+	if s.loopbackOnly && !LoopbackHost(r.Host) {
 		http.Error(w, "this server answers only requests to localhost", http.StatusForbidden)
 		return
 	}
@@ -329,20 +256,35 @@ func (s *Server) page(build func(r *http.Request) (html.Page, error)) http.Handl
 	}
 }
 
-// fail answers an error page: the status of an httpError, 500 otherwise.
-func (s *Server) fail(w http.ResponseWriter, err error) {
-	status := http.StatusInternalServerError
-	var he *httpError
-	if errors.As(err, &he) {
-		status = he.status
+// answerOf is the answer to a question that failed with err: an
+// httpError as it is; an option the session refuses, 400, named as the
+// query parameter; an object outside the dominator tree, 404; else 500.
+func answerOf(err error) *httpError {
+	var (
+		he *httpError
+		oe *session.OptionError
+	)
+	switch {
+	case errors.As(err, &he):
+		return he
+	case errors.As(err, &oe):
+		return &httpError{http.StatusBadRequest, oe.Param()}
+	case errors.Is(err, session.ErrUnreachable):
+		return &httpError{http.StatusNotFound, err.Error()}
 	}
+	return &httpError{http.StatusInternalServerError, err.Error()}
+}
+
+// fail answers an error page (answerOf).
+func (s *Server) fail(w http.ResponseWriter, err error) {
+	a := answerOf(err)
 	var buf bytes.Buffer
-	if html.WritePage(&buf, html.ErrorPage{Site: s.site, Status: status, Message: err.Error()}) != nil {
-		http.Error(w, err.Error(), status)
+	if html.WritePage(&buf, html.ErrorPage{Site: s.site, Status: a.status, Message: a.message}) != nil {
+		http.Error(w, a.message, a.status)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
+	w.WriteHeader(a.status)
 	w.Write(buf.Bytes())
 }
 
@@ -358,11 +300,11 @@ func (s *Server) lookup(id string) (model.ObjectIndex, error) {
 	if err != nil {
 		return 0, &httpError{http.StatusNotFound, fmt.Sprintf("object id %q: %v", id, err)}
 	}
-	i, ok := s.d.Heap.Lookup(n)
-	if !ok {
+	i, err := s.s.Lookup(n)
+	if errors.Is(err, session.ErrNoSuchObject) {
 		return 0, &httpError{http.StatusNotFound, "object " + id + ": no such object in the dump"}
 	}
-	return i, nil
+	return i, err
 }
 
 // intParam parses the query parameter name as a count of 0 or more, def
@@ -406,23 +348,10 @@ func regexpParam(r *http.Request, name string) (*regexp.Regexp, error) {
 }
 
 // histogramQuery reads the histogram's query: sort, match and top.
-// summary is the overview of the dump, with its native sizes, as info
-// gives it.
-func (s *Server) summary() heap.Info {
-	in := heap.Summarize(s.d.Heap, s.d.Size)
-	in.AddNative(s.d.Heap, s.d.Native)
-	return in
-}
-
 func histogramQuery(r *http.Request, defTop int) (heap.HistoOptions, error) {
-	var o heap.HistoOptions
-	o.Sort = r.URL.Query().Get("sort")
-	switch o.Sort {
-	case "":
+	o := heap.HistoOptions{Sort: r.URL.Query().Get("sort")}
+	if o.Sort == "" {
 		o.Sort = "bytes"
-	case "bytes", "count", "name":
-	default:
-		return o, badRequest("sort=%q: want bytes, count or name", o.Sort)
 	}
 	var err error
 	if o.Top, err = intParam(r, "top", defTop); err != nil {
@@ -432,51 +361,14 @@ func histogramQuery(r *http.Request, defTop int) (heap.HistoOptions, error) {
 	return o, err
 }
 
-// findLeaks finds and describes the leak suspects, as leaks and report do.
-func (s *Server) findLeaks(q leakQuery) (leakResult, error) {
-	d := s.d
-	l := heap.FindLeaks(d.Heap, d.Retention, heap.LeakOptions{Threshold: q.threshold, Classes: q.classes, Strong: s.strong(), Heaps: d.Suspected})
-	labels, names, err := d.PathLabels(l.Paths())
-	if err != nil {
-		return leakResult{}, err
-	}
-	l.Describe(d.Heap, labels, names)
-	return leakResult{report: l, pathRetained: l.PathRetainedBytes(d.Retention)}, nil
-}
-
-// findThreads lists the threads with their stacks and what each retains,
-// as threads --retained does.
-func (s *Server) findThreads() ([]threads.ThreadRow, error) {
-	hl, err := s.heapLocks()
-	if err != nil {
-		return nil, err
-	}
-	rows := threads.ThreadsFromHeap(s.d.Heap, hl, 0)
-	if err := threads.AddThreadRetention(s.d.Heap, s.d.Retention, rows); err != nil {
-		return nil, err
-	}
-	return rows, nil
-}
-
-// deadlocks finds the dump's deadlocks.
-func (s *Server) deadlocks() (*threads.DeadlockReport, []string, error) {
-	hl, err := s.heapLocks()
-	if err != nil {
-		return nil, nil, err
-	}
-	r, notes := s.d.Deadlocks(hl)
-	return r, notes, nil
-}
-
 // show describes one object, with as many referrers and elements as o
 // asks, and its path from a GC root.
 func (s *Server) show(obj model.ObjectIndex, o heap.ShowOptions) (heap.ShowObject, error) {
-	objs := []model.ObjectIndex{obj}
-	data, err := s.d.ShowData(objs, s.strong(), o)
+	shown, err := s.s.Show([]model.ObjectIndex{obj}, o)
 	if err != nil {
 		return heap.ShowObject{}, err
 	}
-	return heap.Show(s.d.Heap, s.d.Retention, objs, data, o)[0], nil
+	return shown[0], nil
 }
 
 // writeJSON answers with what a report writer writes in JSON.

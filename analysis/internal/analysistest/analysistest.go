@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
-	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
 	"github.com/hprofctl/hprofctl/parser/input"
@@ -278,20 +277,4 @@ func WithParallelism(procs int, fn func()) {
 	}(runtime.GOMAXPROCS(procs), parallel.ObjectChunk)
 	parallel.ObjectChunk = 7
 	fn()
-}
-
-// LoadPath loads the dump at path with its objects.
-func LoadPath(t testing.TB, path string) *model.Heap {
-	t.Helper()
-	f, err := input.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dumpfile.Attach(h, path)
-	return h
 }

@@ -1,14 +1,16 @@
-// Package heapindex keeps a heap dump's analysis in an index file beside
-// it (model/store): the object graph (model.Heap), the dominator tree with
-// retained sizes and the strong shortest path tree (analysis). Open maps a
-// fresh index, or builds one from the dump when there is none, it is stale
-// or damaged; later questions about the dump then read only the index.
-package heapindex
+package session
+
+// A heap dump's analysis is kept in an index file beside it (model/store):
+// the object graph (model.Heap), the dominator tree with retained sizes
+// and the strong shortest path tree (analysis). openIndex maps a fresh
+// index, or builds one from the dump when there is none, it is stale or
+// damaged; later questions about the dump then read only the index.
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"time"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
@@ -16,18 +18,20 @@ import (
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/store"
 	"github.com/hprofctl/hprofctl/parser/input"
+	"github.com/hprofctl/hprofctl/report"
 )
 
-// Content is the version of what the index's sections hold
+// IndexContent is the version of what the index's sections hold
 // (store.Identity.Content). Change it whenever a section is added, removed
 // or changes meaning, so that indexes of older builds are rebuilt.
-const Content = 5
+const IndexContent = 5
 
 // indexedSize is the size mode the retained sizes are kept in.
 const indexedSize = model.SizeJVM
 
-// Options choose where the index is and how a build reports progress.
-type Options struct {
+// indexOptions choose where the index is and how a build reports
+// progress.
+type indexOptions struct {
 	// Path is the index file to use; empty: Dir, else beside the dump,
 	// else in the user's cache directory (store.Locate).
 	Path string
@@ -39,9 +43,9 @@ type Options struct {
 	Progress func(f *input.File) (stop func())
 }
 
-// Indexed is a dump's heap with its dominator tree and shortest path
+// indexed is a dump's heap with its dominator tree and shortest path
 // tree, mapped from an index or just built.
-type Indexed struct {
+type indexed struct {
 	Heap *model.Heap
 	// Path is the index file; empty when none could be written.
 	Path string
@@ -60,15 +64,15 @@ type Indexed struct {
 	ix        *store.Index
 }
 
-// ErrNotIndexable is returned for a dump that has no index: standard
+// errNotIndexable is returned for a dump that has no index: standard
 // input or another file that is not a regular one.
-var ErrNotIndexable = store.ErrNoFile
+var errNotIndexable = store.ErrNoFile
 
-// Open returns the heap of the dump at path from its index, building the
+// openIndex returns the heap of the dump at path from its index, building the
 // index first when there is none or the one there cannot be used (stale,
 // cut short, corrupt, of another version). The error wraps
-// ErrNotIndexable for a dump that is no regular file.
-func Open(path string, o Options) (*Indexed, error) {
+// errNotIndexable for a dump that is no regular file.
+func openIndex(path string, o indexOptions) (*indexed, error) {
 	x, place, id, err := openFresh(path, o)
 	var (
 		se      *store.Error
@@ -80,11 +84,11 @@ func Open(path string, o Options) (*Indexed, error) {
 	case x != nil:
 		return x, nil
 	case errors.Is(err, fs.ErrNotExist):
-		return build(path, o, place, id, "")
+		return buildIndex(path, o, place, id, "")
 	case errors.Is(err, store.ErrNotIndex) && o.Path != "":
 		return nil, fmt.Errorf("--index %s: %w", o.Path, err)
 	case errors.As(err, &se), errors.As(err, &content):
-		return build(path, o, place, id, err.Error())
+		return buildIndex(path, o, place, id, err.Error())
 	}
 	return nil, err
 }
@@ -96,19 +100,20 @@ type contentError struct{ err error }
 func (e *contentError) Error() string { return e.err.Error() }
 func (e *contentError) Unwrap() error { return e.err }
 
-// Build builds the index of the dump at path, replacing any index there.
-func Build(path string, o Options) (*Indexed, error) {
+// rebuildIndex builds the index of the dump at path, replacing any index
+// there.
+func rebuildIndex(path string, o indexOptions) (*indexed, error) {
 	place, id, err := locate(path, o)
 	if err != nil {
 		return nil, err
 	}
-	return build(path, o, place, id, "")
+	return buildIndex(path, o, place, id, "")
 }
 
-// Fresh returns the heap of the dump at path from its index when a fresh
+// freshIndex returns the heap of the dump at path from its index when a fresh
 // one exists, and nil (no error) when there is none or it cannot be used:
 // for commands that answer faster from the dump than by building one.
-func Fresh(path string, o Options) (*Indexed, error) {
+func freshIndex(path string, o indexOptions) (*indexed, error) {
 	x, place, _, err := openFresh(path, o)
 	if place == nil {
 		return nil, err
@@ -120,7 +125,7 @@ func Fresh(path string, o Options) (*Indexed, error) {
 // Otherwise it returns why not, with the place and identity a new index
 // would have; a nil place means the dump has no index (or cannot be
 // fingerprinted).
-func openFresh(path string, o Options) (*Indexed, *store.Place, store.Identity, error) {
+func openFresh(path string, o indexOptions) (*indexed, *store.Place, store.Identity, error) {
 	start := time.Now()
 	place, id, err := locate(path, o)
 	if err != nil {
@@ -141,7 +146,7 @@ func openFresh(path string, o Options) (*Indexed, *store.Place, store.Identity, 
 
 // locate finds where the index of the dump at path is, and the identity
 // it must have.
-func locate(path string, o Options) (*store.Place, store.Identity, error) {
+func locate(path string, o indexOptions) (*store.Place, store.Identity, error) {
 	var (
 		place *store.Place
 		err   error
@@ -161,11 +166,11 @@ func locate(path string, o Options) (*store.Place, store.Identity, error) {
 	if err != nil {
 		return nil, store.Identity{}, err
 	}
-	return place, store.Identity{Content: Content, Dump: fp}, nil
+	return place, store.Identity{Content: IndexContent, Dump: fp}, nil
 }
 
 // fromIndex reads the heap and the trees from an open index.
-func fromIndex(ix *store.Index, path string) (*Indexed, error) {
+func fromIndex(ix *store.Index, path string) (*indexed, error) {
 	h, err := model.ReadIndex(ix)
 	if err != nil {
 		return nil, err
@@ -176,20 +181,20 @@ func fromIndex(ix *store.Index, path string) (*Indexed, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Indexed{Heap: h, Path: ix.Path(), retention: r, paths: t, ix: ix}, nil
+	return &indexed{Heap: h, Path: ix.Path(), retention: r, paths: t, ix: ix}, nil
 }
 
-// build reads the dump, analyses it and writes the index; when the index
+// buildIndex reads the dump, analyses it and writes the index; when the index
 // cannot be written the analysis is still returned, with Unsaved saying
 // why.
-func build(path string, o Options, place *store.Place, id store.Identity, why string) (*Indexed, error) {
+func buildIndex(path string, o indexOptions, place *store.Place, id store.Identity, why string) (*indexed, error) {
 	start := time.Now()
-	h, err := load(path, o)
+	h, err := loadForIndex(path, o)
 	if err != nil {
 		return nil, err
 	}
 	if h.Source.Dumps == 0 {
-		return &Indexed{Heap: h, Built: true, Took: time.Since(start), Rebuilt: why, Unsaved: "the file holds no heap dump"}, nil
+		return &indexed{Heap: h, Built: true, Took: time.Since(start), Rebuilt: why, Unsaved: "the file holds no heap dump"}, nil
 	}
 	// Once loaded the heap is final and three jobs only read it: writing
 	// its sections, the dominator tree and the shortest-path tree. They
@@ -210,7 +215,7 @@ func build(path string, o Options, place *store.Place, id store.Identity, why st
 	if err != nil {
 		return nil, err
 	}
-	x := &Indexed{Heap: h, Built: true, Rebuilt: why, retention: r, paths: paths}
+	x := &indexed{Heap: h, Built: true, Rebuilt: why, retention: r, paths: paths}
 	if werr == nil {
 		werr = x.finish(w)
 	}
@@ -221,8 +226,8 @@ func build(path string, o Options, place *store.Place, id store.Identity, why st
 	return x, nil
 }
 
-// load reads the heap of the dump at path with its objects.
-func load(path string, o Options) (*model.Heap, error) {
+// loadForIndex reads the heap of the dump at path with its objects.
+func loadForIndex(path string, o indexOptions) (*model.Heap, error) {
 	f, err := input.Open(path)
 	if err != nil {
 		return nil, err
@@ -241,7 +246,7 @@ func load(path string, o Options) (*model.Heap, error) {
 
 // finish writes the analyses into w, after the heap's sections, and
 // commits the index.
-func (x *Indexed) finish(w *store.Writer) error {
+func (x *indexed) finish(w *store.Writer) error {
 	if err := graph.WriteIndex(w, x.retention, x.paths); err != nil {
 		return err
 	}
@@ -252,10 +257,10 @@ func (x *Indexed) finish(w *store.Writer) error {
 	return nil
 }
 
-// Retention returns the dominator tree with retained sizes in size mode;
+// retentionIn returns the dominator tree with retained sizes in size mode;
 // with keepUnreachable (which the index does not keep) it is built again
 // from the heap, without reading the dump.
-func (x *Indexed) Retention(size model.SizeMode, keepUnreachable bool) (*graph.Retention, error) {
+func (x *indexed) retentionIn(size model.SizeMode, keepUnreachable bool) (*graph.Retention, error) {
 	if x.retention == nil {
 		return nil, errors.New("the file holds no heap dump")
 	}
@@ -265,13 +270,47 @@ func (x *Indexed) Retention(size model.SizeMode, keepUnreachable bool) (*graph.R
 	return x.retention.InSize(size), nil
 }
 
-// StrongPaths returns the tree of strong shortest paths from the GC roots.
-func (x *Indexed) StrongPaths() *graph.PathTree { return x.paths }
-
-// Close unmaps the index; the Heap and trees must not be used after it.
-func (x *Indexed) Close() error {
+// close unmaps the index; the Heap and trees must not be used after it.
+func (x *indexed) close() error {
 	if x.ix == nil {
 		return nil
 	}
 	return x.ix.Close()
+}
+
+// BuildIndex makes sure the dump has a fresh index, building it when it
+// has none or rebuild is set, and sums up the index.
+func (s *Session) BuildIndex(rebuild bool) (report.IndexSummary, error) {
+	if s.stdin() {
+		return report.IndexSummary{}, errors.New("standard input has no index: give the dump's file")
+	}
+	build := openIndex
+	if rebuild {
+		build = rebuildIndex
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dropFirst()
+	x, err := build(s.path, s.indexOptions())
+	if err != nil {
+		return report.IndexSummary{}, err
+	}
+	if s.index != nil {
+		s.index.close()
+	}
+	x.Heap.Deobfuscate(s.o.Mapping)
+	s.index, s.heap, s.objects = x, x.Heap, true
+	s.indexNote(x)
+	sum := report.IndexSummary{
+		Dump: s.path, Index: x.Path, Built: x.Built, Seconds: x.Took.Seconds(),
+		Objects: int64(x.Heap.NumObjects()), References: int64(x.Heap.NumRefs()),
+		Classes: int64(len(x.Heap.Classes)), Unsaved: x.Unsaved,
+	}
+	if st, err := os.Stat(s.path); err == nil {
+		sum.DumpBytes = st.Size()
+	}
+	if st, err := os.Stat(x.Path); x.Path != "" && err == nil {
+		sum.IndexBytes = st.Size()
+	}
+	return sum, nil
 }

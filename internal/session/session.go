@@ -1,0 +1,380 @@
+// Package session opens one file that hprofctl is asked about and answers
+// every question about it, for the command line and the web server alike.
+//
+// Open tells the file's format once (input.File.Sniff) and keeps what it
+// offers: a heap dump (from its index, built when there is none, or from
+// the dump itself), an agent profile, thread dumps. What takes long to
+// make (the heap, the dominator tree, the strong shortest path tree, the
+// lock state, the native sizes) is made on first use and kept. The
+// composed questions (leak suspects with labelled paths, threads with
+// their locks and retention, deadlocks from any input, show, the HTML
+// report's data, a diff's sides, the agent's profiles) are its methods,
+// each written once: the command line only turns flags into Options and
+// hands the answers to package report; internal/web asks the same methods.
+//
+// A Session is safe for concurrent use once open.
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/threads"
+	"github.com/hprofctl/hprofctl/internal/dumpfile"
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/input"
+	"github.com/hprofctl/hprofctl/parser/jvmpi"
+	"github.com/hprofctl/hprofctl/parser/proguard"
+	"github.com/hprofctl/hprofctl/report"
+)
+
+// Options say how a session reads its file. Dump is -1 for the last dump;
+// the zero value of every other field is the default.
+type Options struct {
+	// Dump picks the heap dump or MONITOR DUMP of a file holding several
+	// (from 0; -1: the last).
+	Dump int
+	// Size is how shallow sizes are counted.
+	Size model.SizeMode
+	// KeepUnreachable treats unreachable objects as reachable from the
+	// virtual root in the dominator tree.
+	KeepUnreachable bool
+	// NoIndex reads the dump itself: its index is neither used nor
+	// built.
+	NoIndex bool
+	// Index is the index file to use (empty: IndexDir, else beside the
+	// dump, else in the user's cache directory); IndexDir keeps indexes
+	// in that directory.
+	Index, IndexDir string
+	// Bare describes the file as a bare JVMPI buffer (nil: it is none).
+	Bare *jvmpi.Options
+	// Mapping, when set, gives the original names of obfuscated classes,
+	// fields and frames.
+	Mapping *proguard.Mapping
+	// Heaps are the Android heaps whose objects are counted and listed
+	// (none: all).
+	Heaps []string
+	// Progress, when set, is called as a read of the file starts and
+	// returns the function that stops reporting it.
+	Progress func(f *input.File) (stop func())
+	// Notes receives the warnings and notes, a line each; nil discards
+	// them.
+	Notes io.Writer
+}
+
+// Session is one file opened for questions: what it holds, and the
+// analyses made of it so far.
+type Session struct {
+	path   string
+	name   string
+	format input.Format
+	o      Options
+
+	mu sync.Mutex
+	// first is the file as sniffed, kept for its first read: standard
+	// input or a pipe cannot be opened again.
+	first *input.File
+	// heap is the heap read so far; objects says it holds the objects
+	// (loaded with them or from the index).
+	heap    *model.Heap
+	objects bool
+	index   *indexed
+
+	retention func() (*graph.Retention, error)
+	strong    func() (*graph.PathTree, error)
+	locks     func() (*threads.HeapLocks, error)
+	native    func() (*heap.NativeSizes, error)
+	profile   func() (*model.Profile, error)
+	diffSides [2]func() (diffSide, error)
+}
+
+// Open opens the file at path ("-" for standard input) and tells what it
+// holds; nothing more is read until a question asks for it.
+func Open(path string, o Options) (*Session, error) {
+	if o.Notes == nil {
+		o.Notes = io.Discard
+	}
+	f, err := input.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	format, err := f.Sniff(o.Bare != nil)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s := &Session{path: path, name: f.Name, format: format, o: o, first: f}
+	s.retention = sync.OnceValues(s.computeRetention)
+	s.strong = sync.OnceValues(s.computeStrongPaths)
+	s.locks = sync.OnceValues(s.readHeapLocks)
+	s.native = sync.OnceValues(s.readNative)
+	s.profile = sync.OnceValues(s.readProfile)
+	for k, retained := range []bool{false, true} {
+		s.diffSides[k] = sync.OnceValues(func() (diffSide, error) { return s.readDiffSide(retained) })
+	}
+	return s, nil
+}
+
+// Name is how the reports name the file: its path, or <stdin>.
+func (s *Session) Name() string { return s.name }
+
+// Format is what the file holds.
+func (s *Session) Format() input.Format { return s.format }
+
+// Close unmaps the index and closes the file; nothing the session gave
+// may be used after it.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	if s.first != nil {
+		errs = append(errs, s.first.Close())
+		s.first = nil
+	}
+	if s.index != nil {
+		errs = append(errs, s.index.close())
+	}
+	return errors.Join(errs...)
+}
+
+// stdin reports whether the session reads standard input, which cannot be
+// read twice.
+func (s *Session) stdin() bool { return s.path == dumpfile.Stdin }
+
+// binary reports whether the file is a binary HPROF dump.
+func (s *Session) binary() bool { return s.format.Kind == input.KindHPROF }
+
+// noteln writes a line of notes: "hprofctl: " and the text.
+func (s *Session) noteln(format string, args ...any) {
+	fmt.Fprintf(s.o.Notes, "hprofctl: "+format+"\n", args...)
+}
+
+// read returns the file to read from its start: the sniffed one the
+// first time, then the file opened again.
+func (s *Session) read() (*input.File, error) {
+	if f := s.first; f != nil {
+		s.first = nil
+		return f, nil
+	}
+	if s.stdin() {
+		return nil, errors.New("standard input cannot be read a second time")
+	}
+	return input.Open(s.path)
+}
+
+// dropFirst closes the sniffed file when a question is answered without
+// it (from the index).
+func (s *Session) dropFirst() {
+	if s.first != nil {
+		s.first.Close()
+		s.first = nil
+	}
+}
+
+// progress starts reporting the read of f and returns what stops it.
+func (s *Session) progress(f *input.File) (stop func()) {
+	if s.o.Progress == nil {
+		return func() {}
+	}
+	return s.o.Progress(f)
+}
+
+// Heap returns the heap with its objects, from the dump's index where it
+// can (building it when there is none), else read from the dump. A file
+// with profiling data only gives a heap without dumps (Source.Dumps 0).
+func (s *Session) Heap() (*model.Heap, error) { return s.loadHeap(true) }
+
+// dumpHeap is Heap for the questions about a heap dump: a file that
+// holds none (an agent file with profiling data only) is an error.
+func (s *Session) dumpHeap(objects bool) (*model.Heap, error) {
+	h, err := s.loadHeap(objects)
+	if err == nil && h.Source.Dumps == 0 {
+		err = fmt.Errorf("%s: the file holds no heap dump, only profiling data (see sites, cpu, monitors, threads)", h.Source.File)
+	}
+	return h, err
+}
+
+// loadHeap returns the heap, reading it the first time: with objects,
+// or without them when they are not needed (then a fresh index serves,
+// else the dump is read for its classes and counters alone). --heap
+// needs the objects.
+func (s *Session) loadHeap(objects bool) (*model.Heap, error) {
+	objects = objects || len(s.o.Heaps) > 0
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.heap != nil && (s.objects || !objects) {
+		return s.heap, nil
+	}
+	h, err := s.readHeap(objects)
+	if err != nil {
+		return nil, err
+	}
+	h.Deobfuscate(s.o.Mapping)
+	if _, err := h.SelectHeaps(s.o.Heaps); err != nil {
+		return nil, err
+	}
+	s.heap = h
+	return h, nil
+}
+
+// readHeap reads the heap from the index, or from the dump when it is
+// read without one: --no-index, a heap dump other than the last,
+// standard input, a bare JVMPI buffer, or no fresh index when the
+// objects are not needed.
+func (s *Session) readHeap(objects bool) (*model.Heap, error) {
+	x, err := s.openIndex(objects)
+	if err != nil {
+		return nil, err
+	}
+	if x != nil {
+		s.dropFirst()
+		s.index, s.objects = x, true
+		return x.Heap, nil
+	}
+	f, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	defer s.progress(f)()
+	h, err := model.Load(f, model.LoadOptions{Dump: s.o.Dump, Objects: objects, JVMPI: s.o.Bare, LeanGC: true})
+	if err != nil {
+		return nil, err
+	}
+	dumpfile.Attach(h, s.path)
+	s.warnTruncated(f.Name, h.Anomalies)
+	s.objects = objects
+	return h, nil
+}
+
+// indexOptions are where the session's index is.
+func (s *Session) indexOptions() indexOptions {
+	return indexOptions{Path: s.o.Index, Dir: s.o.IndexDir, Progress: s.o.Progress}
+}
+
+// openIndex returns the dump's index, building it when objects are wanted
+// and there is none; nil (and no error) when the dump is read without one.
+func (s *Session) openIndex(objects bool) (*indexed, error) {
+	if s.o.NoIndex || s.o.Dump != -1 || s.o.Bare != nil || s.stdin() {
+		return nil, nil
+	}
+	var (
+		x   *indexed
+		err error
+	)
+	if objects {
+		x, err = openIndex(s.path, s.indexOptions())
+	} else {
+		x, err = freshIndex(s.path, s.indexOptions())
+	}
+	if errors.Is(err, errNotIndexable) {
+		return nil, nil
+	}
+	if err != nil || x == nil {
+		return nil, err
+	}
+	s.indexNote(x)
+	s.warnTruncated(s.path, x.Heap.Anomalies)
+	return x, nil
+}
+
+// indexNote says what was done with the index x.
+func (s *Session) indexNote(x *indexed) {
+	report.IndexNotes(s.o.Notes, report.IndexNote{Dump: s.path, Index: x.Path, Built: x.Built, Took: x.Took, Rebuilt: x.Rebuilt, Unsaved: x.Unsaved})
+}
+
+// warnTruncated says that a dump is cut short, from its truncated
+// anomaly: where the cut is and how much was read before it.
+func (s *Session) warnTruncated(file string, anomalies []model.Anomaly) {
+	for _, a := range anomalies {
+		if a.Kind == "truncated" {
+			s.noteln("warning: %s: %s: the answer covers only those", file, a.Detail)
+		}
+	}
+}
+
+// Retention returns the dominator tree with retained sizes, in the
+// session's size mode: from the index when there is one, else built.
+func (s *Session) Retention() (*graph.Retention, error) { return s.retention() }
+
+func (s *Session) computeRetention() (*graph.Retention, error) {
+	h, err := s.dumpHeap(true)
+	if err != nil {
+		return nil, err
+	}
+	if x := s.indexOf(); x != nil {
+		return x.retentionIn(s.o.Size, s.o.KeepUnreachable)
+	}
+	return graph.ComputeRetention(h, graph.RetentionOptions{Size: s.o.Size, KeepUnreachable: s.o.KeepUnreachable})
+}
+
+// indexOf returns the index the heap came from; nil when none.
+func (s *Session) indexOf() *indexed {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.index
+}
+
+// StrongPaths returns the tree of strong shortest paths from the GC
+// roots: the index's, else built.
+func (s *Session) StrongPaths() (*graph.PathTree, error) { return s.strong() }
+
+func (s *Session) computeStrongPaths() (*graph.PathTree, error) {
+	h, err := s.dumpHeap(true)
+	if err != nil {
+		return nil, err
+	}
+	if x := s.indexOf(); x != nil {
+		return x.paths, nil
+	}
+	return graph.StrongPaths(h), nil
+}
+
+// suspectHeaps returns the heaps whose objects leaks suspects: those
+// Options.Heaps names, else every heap but those all Android apps share.
+func (s *Session) suspectHeaps(h *model.Heap) (model.HeapSelection, error) {
+	heaps := s.o.Heaps
+	if len(heaps) == 0 {
+		heaps = heap.LeakHeaps(h)
+	}
+	return h.SelectHeaps(heaps)
+}
+
+// readHeapLocks reads the lock state of a binary heap dump from its
+// Thread objects and synchronizers; nil for any other file.
+func (s *Session) readHeapLocks() (*threads.HeapLocks, error) {
+	if !s.binary() {
+		return nil, nil
+	}
+	h, err := s.Heap()
+	if err != nil || !h.HasObjects {
+		return nil, err
+	}
+	return threads.ReadHeapLocks(h)
+}
+
+// nativeSizes returns the native sizes an Android dump shows registered to
+// the objects of h; nil when h lacks its objects, the dump records no
+// primitive values, shows none, or cannot be read again (standard input).
+func (s *Session) nativeSizes(h *model.Heap) (*heap.NativeSizes, error) {
+	if s.stdin() || h.Source.Lines > 0 || !h.HasObjects || !heap.MayHaveNative(h) {
+		return nil, nil
+	}
+	return s.native()
+}
+
+func (s *Session) readNative() (*heap.NativeSizes, error) {
+	h, err := s.Heap()
+	if err != nil {
+		return nil, err
+	}
+	n, err := heap.RegisteredNative(h)
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
