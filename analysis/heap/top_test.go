@@ -1,7 +1,6 @@
 package heap
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -9,18 +8,6 @@ import (
 	"github.com/hprofctl/hprofctl/internal/testload"
 	"github.com/hprofctl/hprofctl/model"
 )
-
-// loadFixture loads a dump of testdata/jvm with its objects and builds its
-// dominator tree.
-func loadFixture(t *testing.T, name string) (*model.Heap, *graph.Retention) {
-	t.Helper()
-	h := testload.Heap(t, filepath.Join("..", "..", "testdata", "jvm", name))
-	r, err := graph.ComputeRetention(h, graph.RetentionOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h, r
-}
 
 func TestPackageOf(t *testing.T) {
 	for name, want := range map[string]string{
@@ -48,7 +35,7 @@ func TestPackageOf(t *testing.T) {
 // package, the bootstrap loader and the classes are checked against sums
 // taken here over the top-level objects.
 func TestTopConsumersInspect(t *testing.T) {
-	h, r := loadFixture(t, "jdk17-inspect-after.hprof.gz")
+	h, r := testload.Fixture(t, "jdk17-inspect-after.hprof.gz")
 	tops := r.TopLevel()
 	var big model.ObjectIndex = model.NoObject
 	for i := range h.NumObjects() {

@@ -1,7 +1,6 @@
 package threads
 
 import (
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -10,18 +9,6 @@ import (
 	"github.com/hprofctl/hprofctl/internal/testload"
 	"github.com/hprofctl/hprofctl/model"
 )
-
-// loadFixture loads a dump of testdata/jvm with its objects and builds its
-// dominator tree.
-func loadFixture(t *testing.T, name string) (*model.Heap, *graph.Retention) {
-	t.Helper()
-	h := testload.Heap(t, filepath.Join("..", "..", "testdata", "jvm", name))
-	r, err := graph.ComputeRetention(h, graph.RetentionOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h, r
-}
 
 // naiveThreadRetained computes what each thread retains by the
 // definition: the shallow sizes of the objects no longer reachable once
@@ -90,7 +77,7 @@ func TestThreadRetainedMatchesDefinition(t *testing.T) {
 	names := []string{"jdk17-inspect-before.hprof.gz", "jdk25-inspect-after.hprof.gz", "jdk17-default.hprof.gz"}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			h, r := loadFixture(t, name)
+			h, r := testload.Fixture(t, name)
 			want := naiveThreadRetained(h, r)
 			for _, procs := range []int{1, 4} {
 				analysistest.WithParallelism(procs, func() {
@@ -116,7 +103,7 @@ func TestThreadRetainedMatchesDefinition(t *testing.T) {
 func TestThreadRetentionInspect(t *testing.T) {
 	for _, name := range []string{"jdk17-inspect-before.hprof.gz", "jdk17-inspect-after.hprof.gz", "jdk25-inspect-before.hprof.gz", "jdk25-inspect-after.hprof.gz"} {
 		t.Run(name, func(t *testing.T) {
-			h, r := loadFixture(t, name)
+			h, r := testload.Fixture(t, name)
 			hl, err := ReadHeapLocks(h)
 			if err != nil {
 				t.Fatal(err)

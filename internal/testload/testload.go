@@ -5,8 +5,10 @@
 package testload
 
 import (
+	"path/filepath"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/input"
@@ -27,4 +29,16 @@ func Heap(t testing.TB, path string) *model.Heap {
 	}
 	dumpfile.Attach(h, path)
 	return h
+}
+
+// Fixture loads the dump name of testdata/jvm, seen from a package two
+// levels below the repository root, and builds its dominator tree.
+func Fixture(t testing.TB, name string) (*model.Heap, *graph.Retention) {
+	t.Helper()
+	h := Heap(t, filepath.Join("..", "..", "testdata", "jvm", name))
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, r
 }
