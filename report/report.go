@@ -78,7 +78,21 @@ type ProfileDocument interface {
 
 // Generate writes d in the format o asks for: the one place that
 // dispatches on the output format.
+// A write that fails fails the whole: every document writes through a
+// failWriter, so an error a document's writer drops (a table library's,
+// an unchecked Fprintf) still reaches the caller, and nothing more is
+// written after it.
 func Generate(w io.Writer, d Document, o Options) error {
+	fw := &failWriter{w: w}
+	err := generate(fw, d, o)
+	if fw.err != nil {
+		return fw.err
+	}
+	return err
+}
+
+// generate writes d to w in the format o asks for.
+func generate(w io.Writer, d Document, o Options) error {
 	switch o.Format {
 	case JSON:
 		return d.JSON(w)
@@ -92,6 +106,28 @@ func Generate(w io.Writer, d Document, o Options) error {
 		return p.Pprof(w)
 	}
 	return d.Table(w, o)
+}
+
+// failWriter passes writes on to w until one fails, then keeps that error
+// and refuses every later write with it.
+type failWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	if f.err != nil {
+		return 0, f.err
+	}
+	n, err := f.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		f.err = fmt.Errorf("write output: %w", err)
+		return n, f.err
+	}
+	return n, nil
 }
 
 // kind says how a column's values are printed.

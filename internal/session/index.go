@@ -219,6 +219,9 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	if werr == nil {
 		werr = x.finish(w)
 	}
+	if werr != nil && w != nil && w.Err() != nil {
+		werr = w.Err() // the cause, not that error joined once per section
+	}
 	if werr != nil {
 		x.Unsaved = werr.Error()
 	}
@@ -294,6 +297,9 @@ func (s *Session) BuildIndex(rebuild bool) (report.IndexSummary, error) {
 	x, err := build(s.path, s.indexOptions())
 	if err != nil {
 		return report.IndexSummary{}, err
+	}
+	if x.Unsaved != "" {
+		return report.IndexSummary{}, fmt.Errorf("the index of %s was not written: %s", s.path, x.Unsaved)
 	}
 	if s.index != nil {
 		s.index.close()

@@ -94,6 +94,10 @@ func (w *Writer) fail(err error) error {
 	return w.err
 }
 
+// Err returns the first error the writer met, or nil: the one cause when
+// a run of section writes all failed with it.
+func (w *Writer) Err() error { return w.err }
+
 // usable returns the error that stops further writing, if any.
 func (w *Writer) usable() error {
 	if w.err != nil {
@@ -111,7 +115,7 @@ func (w *Writer) raw(b []byte) {
 		return
 	}
 	if _, err := w.buf.Write(b); err != nil {
-		w.fail(fmt.Errorf("write %s: %w", w.tmp, err))
+		w.fail(err) // an *os.PathError: it names the file
 		return
 	}
 	w.off += uint64(len(b))
@@ -442,7 +446,7 @@ func (w *Writer) Commit() error {
 	h.encode(hb)
 	if w.err == nil {
 		if err := w.buf.Flush(); err != nil {
-			w.fail(fmt.Errorf("write %s: %w", w.tmp, err))
+			w.fail(err) // an *os.PathError: it names the file
 		}
 	}
 	steps := []func() error{
