@@ -223,10 +223,10 @@ func ReadIndex(ix *store.Index) (*Heap, error) {
 
 // adoptTables checks that the per-object tables read from an index agree
 // with each other in length and with the classes, and makes them the
-// Heap's. The elements of the large tables are not checked one by one:
-// that would read them all on every open; the section checksums stand for
-// them. The small ones, and the bits of which objects are arrays (a bit
-// per object), are read whole.
+// Heap's. What the code indexes with is checked element by element, once
+// at open: every object's class and every reference in range, reference
+// starts that never decrease. A checksum only says the bytes are those
+// written, not that whoever wrote them wrote sense.
 func (h *Heap) adoptTables(bucket []uint32, from, to []ObjectIndex, offsets *splitTable, m heapMeta) error {
 	n := h.ids.len()
 	if !h.HasObjects {
@@ -260,6 +260,9 @@ func (h *Heap) adoptTables(bucket []uint32, from, to []ObjectIndex, offsets *spl
 	if h.refStart[0] != 0 || int(h.refStart[n]) != len(h.refs) {
 		return indexError("reference starts do not cover the %d references", len(h.refs))
 	}
+	if err := h.checkObjectTables(); err != nil {
+		return err
+	}
 	if len(from) != len(to) {
 		return indexError("%d referent sources but %d targets", len(from), len(to))
 	}
@@ -289,6 +292,31 @@ func (h *Heap) adoptTables(bucket []uint32, from, to []ObjectIndex, offsets *spl
 		return indexError("the id lookup table has %d buckets", len(bucket))
 	}
 	h.lookup = &idLookup{ids: h.ids, min: m.LookupMin, shift: m.LookupShift, bucket: bucket}
+	return nil
+}
+
+// checkObjectTables checks the elements of the tables read from an index
+// that the code indexes with: each object's class is a class of the heap,
+// each reference an object of it, and the reference starts never
+// decrease.
+func (h *Heap) checkObjectTables() error {
+	classes := ClassIndex(len(h.Classes))
+	for i, c := range h.classOf {
+		if c >= classes {
+			return indexError("object %d's class is %d of %d", i, c, classes)
+		}
+	}
+	n := ObjectIndex(len(h.classOf))
+	for i, r := range h.refs {
+		if r >= n {
+			return indexError("reference %d names object %d of %d", i, r, n)
+		}
+	}
+	for i := 1; i < len(h.refStart); i++ {
+		if h.refStart[i] < h.refStart[i-1] {
+			return indexError("object %d's references start at %d, before the previous object's (%d)", i-1, h.refStart[i], h.refStart[i-1])
+		}
+	}
 	return nil
 }
 

@@ -15,12 +15,19 @@ type IndexNote struct {
 	Built            bool
 	Took             time.Duration
 	Rebuilt, Unsaved string
+	// Ignored says why indexes that exist were passed over: another
+	// user's, one in a place others could write, one that cannot be read.
+	Ignored []string
 }
 
 // IndexNotes writes on w, for a command that built an index, where it is
 // and how long it took, why it replaced one that was there, or why it
-// could not be written; nothing for a command that opened a fresh one.
+// could not be written; for any command, the indexes it passed over.
+// Nothing more for a command that opened a fresh one.
 func IndexNotes(w io.Writer, n IndexNote) {
+	for _, why := range n.Ignored {
+		fmt.Fprintf(w, "hprofctl: warning: ignored %s\n", why)
+	}
 	if !n.Built {
 		return
 	}

@@ -78,6 +78,15 @@ func ReadIndex(ix *store.Index, h *model.Heap) (*Retention, *PathTree, error) {
 	if len(r.idom) != n || len(t.parent) != n || len(r.retainedBytes.small) != n || len(r.retainedCount) != n {
 		return nil, nil, fmt.Errorf("%w: the dominator tree's arrays do not fit %d objects", store.ErrCorrupt, n)
 	}
+	if err := checkTree("the dominator tree", r.idom, NotReached); err != nil {
+		return nil, nil, err
+	}
+	if err := checkTree("the shortest path tree", t.parent, rootParent); err != nil {
+		return nil, nil, err
+	}
+	if err := r.checkCounts(); err != nil {
+		return nil, nil, err
+	}
 	r.retainedBytes.large = make(map[int]int64, len(m.Large))
 	for _, l := range m.Large {
 		if l[0] < 0 || l[0] >= int64(n) {
@@ -101,4 +110,58 @@ func (r *Retention) InSize(size model.SizeMode) *Retention {
 	c.retainedBytes, c.reachedBytes = c.addUpRetained(size, func(visit func(model.ObjectIndex)) { treeBottomUp(c.idom, visit) })
 	c.UnreachableBytes = unreachableBytes(c.heap, c.idom, NotReached, size)
 	return &c
+}
+
+// checkTree checks a tree read from an index as an array of each object's
+// parent: every entry is an object, model.NoObject or mark (the two
+// markers of a tree's roots and the objects it leaves out), and every
+// chain of parents ends at one of those: there is no cycle, so walking up
+// always stops. It takes one pass and two bits per object.
+func checkTree[T ~uint32](what string, up []T, mark T) error {
+	n := T(len(up))
+	done := make([]uint64, (n+63)/64)   // known to end
+	onWalk := make([]uint64, (n+63)/64) // on the walk now climbing
+	bit := func(b []uint64, i T) bool { return b[i/64]&(1<<(i%64)) != 0 }
+	set := func(b []uint64, i T) { b[i/64] |= 1 << (i % 64) }
+	for start := range n {
+		i := start
+		for i < n && !bit(done, i) {
+			if bit(onWalk, i) {
+				return fmt.Errorf("%w: %s has a cycle through object %d", store.ErrCorrupt, what, i)
+			}
+			set(onWalk, i)
+			i = up[i]
+		}
+		if i >= n && i != T(model.None) && i != mark {
+			return fmt.Errorf("%w: %s names object %d of %d", store.ErrCorrupt, what, i, n)
+		}
+		for j := start; j < n && !bit(done, j); j = up[j] {
+			set(done, j)
+		}
+	}
+	return nil
+}
+
+// checkCounts checks that the retained object counts read from an index
+// add up: the objects the dominator tree leaves out number Unreachable and
+// retain nothing, and the objects the virtual root dominates directly
+// retain all the others.
+func (r *Retention) checkCounts() error {
+	var unreached, top int64
+	for i, d := range r.idom {
+		switch d {
+		case NotReached:
+			unreached++
+			if r.retainedCount[i] != 0 || r.retainedBytes.small[i] != 0 {
+				return fmt.Errorf("%w: unreachable object %d retains %d objects", store.ErrCorrupt, i, r.retainedCount[i])
+			}
+		case model.NoObject:
+			top += int64(r.retainedCount[i])
+		}
+	}
+	if unreached != r.Unreachable || top != r.reachedObjects {
+		return fmt.Errorf("%w: %d objects unreachable and %d retained under the root, the index says %d and %d",
+			store.ErrCorrupt, unreached, top, r.Unreachable, r.reachedObjects)
+	}
+	return nil
 }

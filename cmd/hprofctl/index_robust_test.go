@@ -74,9 +74,9 @@ func process(env []string, args ...string) *exec.Cmd {
 
 var robustQuestion = []string{"dominators", "--top", "5", "-o", "json"}
 
-// TestIndexRebuiltWhenStale: a touched dump and a dump rewritten with other
-// content make the index stale; it is rebuilt and the answer is the new
-// dump's.
+// TestIndexRebuiltWhenStale: a dump rewritten with other content makes the
+// index stale; it is rebuilt and the answer is the new dump's. A touched
+// dump (same content, later time) keeps its index.
 func TestIndexRebuiltWhenStale(t *testing.T) {
 	dir := t.TempDir()
 	dump := plainFixture(t, dir, "jdk17-default")
@@ -96,8 +96,8 @@ func TestIndexRebuiltWhenStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, said = runIndexed(t, append(robustQuestion, dump)...)
-	if got != want || !strings.Contains(said, "stale") || !strings.Contains(said, "indexed") {
-		t.Fatalf("touched dump: said %q; answer equal: %v", said, got == want)
+	if got != want || said != "" {
+		t.Fatalf("touched dump: said %q (want nothing: its content is the same, the index serves); answer equal: %v", said, got == want)
 	}
 	// The same path now holds another dump.
 	plainFixture(t, dir, "jdk17-nocoops")

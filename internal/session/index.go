@@ -41,6 +41,9 @@ type indexOptions struct {
 	// Progress, when set, is called with the dump as a build starts to
 	// read it and returns the function that stops reporting.
 	Progress func(f *input.File) (stop func())
+	// Waiting, when set, is called when another process is building the
+	// index and this one waits for it.
+	Waiting func()
 }
 
 // indexed is a dump's heap with its dominator tree and shortest path
@@ -58,6 +61,9 @@ type indexed struct {
 	// Unsaved says why a built index could not be written (the heap is
 	// then analysed in memory); empty otherwise.
 	Unsaved string
+	// Ignored says why indexes that exist were passed over (another
+	// user's, unreadable, in a place others could write).
+	Ignored []string
 
 	retention *graph.Retention
 	paths     *graph.PathTree
@@ -74,15 +80,34 @@ var errNotIndexable = store.ErrNoFile
 // errNotIndexable for a dump that is no regular file.
 func openIndex(path string, o indexOptions) (*indexed, error) {
 	x, place, id, err := openFresh(path, o)
+	if x != nil || place == nil {
+		return x, err
+	}
+	unlock := place.LockBuild(func() {
+		if o.Waiting != nil {
+			o.Waiting()
+		}
+	})
+	defer unlock()
+	// Another process may have built it while this one waited.
+	if x, place, id, err = openFresh(path, o); x != nil || place == nil {
+		return x, err
+	}
+	x, err = rebuildStale(path, o, place, id, err)
+	if x != nil {
+		x.Ignored = ignored(place)
+	}
+	return x, err
+}
+
+// rebuildStale builds the index when err, why openFresh found none to
+// use, asks for it.
+func rebuildStale(path string, o indexOptions, place *store.Place, id store.Identity, err error) (*indexed, error) {
 	var (
 		se      *store.Error
 		content *contentError
 	)
 	switch {
-	case place == nil:
-		return nil, err
-	case x != nil:
-		return x, nil
 	case errors.Is(err, fs.ErrNotExist):
 		return buildIndex(path, o, place, id, "")
 	case errors.Is(err, store.ErrNotIndex) && o.Path != "":
@@ -107,6 +132,11 @@ func rebuildIndex(path string, o indexOptions) (*indexed, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer place.LockBuild(func() {
+		if o.Waiting != nil {
+			o.Waiting()
+		}
+	})()
 	return buildIndex(path, o, place, id, "")
 }
 
@@ -141,7 +171,17 @@ func openFresh(path string, o indexOptions) (*indexed, *store.Place, store.Ident
 		return nil, place, id, &contentError{err}
 	}
 	x.Took = time.Since(start)
+	x.Ignored = ignored(place)
 	return x, place, id, nil
+}
+
+// ignored says why place's last Open passed over indexes that exist.
+func ignored(place *store.Place) []string {
+	var out []string
+	for _, err := range place.Ignored() {
+		out = append(out, err.Error())
+	}
+	return out
 }
 
 // locate finds where the index of the dump at path is, and the identity

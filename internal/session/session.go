@@ -253,7 +253,9 @@ func (s *Session) readHeap(objects bool) (*model.Heap, error) {
 
 // indexOptions are where the session's index is.
 func (s *Session) indexOptions() indexOptions {
-	return indexOptions{Path: s.o.Index, Dir: s.o.IndexDir, Progress: s.o.Progress}
+	return indexOptions{Path: s.o.Index, Dir: s.o.IndexDir, Progress: s.o.Progress, Waiting: func() {
+		s.noteln("waiting for another hprofctl that is indexing %s", s.path)
+	}}
 }
 
 // openIndex returns the dump's index, building it when objects are wanted
@@ -284,7 +286,7 @@ func (s *Session) openIndex(objects bool) (*indexed, error) {
 
 // indexNote says what was done with the index x.
 func (s *Session) indexNote(x *indexed) {
-	report.IndexNotes(s.o.Notes, report.IndexNote{Dump: s.path, Index: x.Path, Built: x.Built, Took: x.Took, Rebuilt: x.Rebuilt, Unsaved: x.Unsaved})
+	report.IndexNotes(s.o.Notes, report.IndexNote{Dump: s.path, Index: x.Path, Built: x.Built, Took: x.Took, Rebuilt: x.Rebuilt, Unsaved: x.Unsaved, Ignored: x.Ignored})
 }
 
 // warnTruncated says that a dump is cut short, from its truncated

@@ -143,8 +143,13 @@ func TestIdentityMismatch(t *testing.T) {
 	}{
 		{other(func(id *Identity) { id.Content++ }), ErrVersion, "content version 7, this hprofctl reads 8"},
 		{other(func(id *Identity) { id.Dump.Size++ }), ErrStale, "a dump of 2300000000 bytes, the dump has 2300000001"},
-		{other(func(id *Identity) { id.Dump.ModTime-- }), ErrStale, "modified at 2023-11-14 22:13:20.123456789 UTC, it was modified at 2023-11-14 22:13:20.123456788 UTC"},
-		{other(func(id *Identity) { id.Dump.Sample[17] ^= 4 }), ErrStale, "sampled blocks have other contents"},
+		{other(func(id *Identity) { id.Dump.Sample[17] ^= 4; id.Dump.ModTime-- }), ErrStale, "sampled blocks have other contents than when it was indexed (then modified at 2023-11-14 22:13:20.123456789 UTC, now at 2023-11-14 22:13:20.123456788 UTC)"},
+	}
+	// Only the time differs (a touched dump): the index serves.
+	if ix, err := Open(path, other(func(id *Identity) { id.Dump.ModTime-- })); err != nil {
+		t.Errorf("Open for a dump of another modification time only: %v, want the index", err)
+	} else {
+		ix.Close()
 	}
 	for _, c := range cases {
 		_, err := Open(path, c.want)

@@ -22,6 +22,9 @@ var (
 	// ErrCorrupt: the file is cut short, has bytes that do not match their
 	// checksum, or a header or section table that cannot be right.
 	ErrCorrupt = errors.New("index is corrupt")
+	// ErrUntrusted: the file belongs to another user, or lies where
+	// another user could have put or replaced it (see Open).
+	ErrUntrusted = errors.New("index is not trusted")
 )
 
 // ErrNoFile is returned for a dump that is not a regular file (standard
@@ -37,7 +40,8 @@ type Error struct {
 	Section string
 	// Offset is the byte offset in the file where the fault was found.
 	Offset int64
-	// Reason is ErrNotIndex, ErrVersion, ErrStale or ErrCorrupt.
+	// Reason is ErrNotIndex, ErrVersion, ErrStale, ErrCorrupt or
+	// ErrUntrusted.
 	Reason error
 	// Detail says what was expected and what was found.
 	Detail string

@@ -7,10 +7,11 @@ import (
 	"os"
 )
 
-// Fingerprint identifies one state of a dump file cheaply: its size, its
-// modification time and a hash of sampled blocks. Rewriting the dump
-// changes the size, the time or (almost surely) a sampled block; touching
-// it changes the time.
+// Fingerprint identifies one state of a dump file cheaply: its size and a
+// hash of sampled blocks, with its modification time for the record.
+// Rewriting the dump changes the size or (almost surely) a sampled block:
+// the first block holds the dump's header with the time it was taken.
+// Touching it changes only the time, which SameContent ignores.
 type Fingerprint struct {
 	// Size is the file's size in bytes, as stored (compressed for a
 	// compressed dump).
@@ -19,6 +20,12 @@ type Fingerprint struct {
 	ModTime int64
 	// Sample is the SHA-256 of the sampled blocks (see FingerprintFile).
 	Sample [32]byte
+}
+
+// SameContent reports whether f and o describe the same content: the same
+// size and sampled blocks, whatever their modification times.
+func (f Fingerprint) SameContent(o Fingerprint) bool {
+	return f.Size == o.Size && f.Sample == o.Sample
 }
 
 // Fingerprint sampling: sampleBlocks blocks of sampleBlockSize bytes, the

@@ -114,8 +114,9 @@ func openForDump(t *testing.T, dump string) error {
 }
 
 // TestStaleDump changes a dump after indexing it: rewritten in a sampled
-// block with the same size and time, rewritten outside the samples, and
-// touched.
+// block with the same size and time (stale), rewritten outside the samples
+// and touched (both still served: the fingerprint's limit, and a time
+// that says nothing of the content).
 func TestStaleDump(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	const size = 3_000_000
@@ -158,17 +159,12 @@ func TestStaleDump(t *testing.T) {
 		t.Errorf("dump rewritten outside the sampled blocks, same size and time: %v, want the index to be used", err)
 	}
 
-	// Touched: only the modification time changes.
+	// Touched: only the modification time changes, the index serves.
 	later := mtime.Add(time.Second)
 	if err := os.Chtimes(dump, later, later); err != nil {
 		t.Fatal(err)
 	}
-	err := openForDump(t, dump)
-	if !errors.Is(err, ErrStale) {
-		t.Errorf("dump touched: %v, want ErrStale", err)
-	}
-	indexDump(t, dump)
 	if err := openForDump(t, dump); err != nil {
-		t.Errorf("rebuilt index: %v", err)
+		t.Errorf("dump touched: %v, want the index used", err)
 	}
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -22,12 +23,15 @@ const maxCacheBase = 100
 // Place is where the index of one dump is looked for and written: one or
 // more candidate paths, best first.
 type Place struct {
+	dump       string
 	candidates []candidate
+	ignored    []error
 }
 
 type candidate struct {
 	path  string
 	perm  fs.FileMode
+	group int  // the group to give the file (the dump's), or -1
 	mkdir bool // make the directory first (the cache directory)
 }
 
@@ -51,13 +55,13 @@ func Locate(dump, override string) (*Place, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: %w", dump, ErrNoFile)
 	}
-	perm := st.Mode().Perm()&0o444 | 0o600
+	perm, gid := st.Mode().Perm()&0o444|0o600, group(st)
 	if override != "" {
-		return &Place{candidates: []candidate{{path: override, perm: perm}}}, nil
+		return &Place{dump: dump, candidates: []candidate{{path: override, perm: perm, group: gid}}}, nil
 	}
-	p := &Place{candidates: []candidate{{path: dump + Suffix, perm: perm}}}
+	p := &Place{dump: dump, candidates: []candidate{{path: dump + Suffix, perm: perm, group: gid}}}
 	if cache, err := cachePath(dump); err == nil {
-		p.candidates = append(p.candidates, candidate{path: cache, perm: 0o600, mkdir: true})
+		p.candidates = append(p.candidates, candidate{path: cache, perm: 0o600, group: -1, mkdir: true})
 	}
 	return p, nil
 }
@@ -74,7 +78,7 @@ func LocateIn(dump, dir string) (*Place, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Place{candidates: []candidate{{path: path, perm: 0o600, mkdir: true}}}, nil
+	return &Place{dump: dump, candidates: []candidate{{path: path, perm: 0o600, group: -1, mkdir: true}}}, nil
 }
 
 // cachePath returns the path of dump's index in the user's cache directory.
@@ -106,6 +110,16 @@ func pathIn(dir, dump string) (string, error) {
 	return filepath.Join(dir, base+"-"+hex.EncodeToString(sum[:12])+Suffix), nil
 }
 
+// LockBuild waits until no other process builds an index of this place's
+// dump and returns the function that ends this one's turn: processes that
+// start at once build one index, the others wait and open it. busy is
+// called before waiting for another process. The lock is an advisory lock
+// on the dump file itself (flock; none where the system or the file
+// system has none), released when the process ends however it ends.
+func (p *Place) LockBuild(busy func()) (unlock func()) {
+	return lockBuild(p.dump, busy)
+}
+
 // Paths returns the candidate paths, best first.
 func (p *Place) Paths() []string {
 	out := make([]string, len(p.candidates))
@@ -115,18 +129,24 @@ func (p *Place) Paths() []string {
 	return out
 }
 
-// Open opens the first candidate index that exists and serves want. When
-// none does it returns the error of the first that exists (an *Error: the
-// index must be rebuilt, or cannot be used), or, when none exists, an
-// error wrapping fs.ErrNotExist for the best candidate.
+// Open opens the first candidate index that exists, may be trusted and
+// read, and serves want. A candidate this process may not read or trust
+// is passed over (Ignored says why). When none serves it returns the error
+// of the first that exists and was not passed over (an *Error: the index
+// must be rebuilt, or cannot be used), or, when there is none, an error
+// wrapping fs.ErrNotExist for the best candidate.
 func (p *Place) Open(want Identity) (*Index, error) {
 	var first error
+	p.ignored = nil
 	for _, c := range p.candidates {
 		ix, err := Open(c.path, want)
-		if err == nil {
+		switch {
+		case err == nil:
 			return ix, nil
-		}
-		if first == nil && !errors.Is(err, fs.ErrNotExist) {
+		case errors.Is(err, fs.ErrNotExist):
+		case errors.Is(err, fs.ErrPermission), errors.Is(err, ErrUntrusted):
+			p.ignored = append(p.ignored, err)
+		case first == nil:
 			first = err
 		}
 	}
@@ -136,20 +156,34 @@ func (p *Place) Open(want Identity) (*Index, error) {
 	return nil, first
 }
 
+// Ignored returns why the last Open passed over candidates that exist: an
+// index of another user, one where another user could have put it, one
+// this process may not read.
+func (p *Place) Ignored() []error { return p.ignored }
+
 // Create starts writing the index at the first candidate where a file can
-// be made, making the cache directory if it is that candidate. The error,
-// when every candidate fails, names each one's failure.
+// be made and trusted, making the cache directory if it is that
+// candidate. A candidate is passed over when another user could write in
+// or replace its directory, or when its name holds another user's file
+// that this process could not replace. The error, when every candidate
+// fails, names each one's failure.
 func (p *Place) Create(want Identity) (*Writer, error) {
 	var errs []error
 	for _, c := range p.candidates {
+		dir := filepath.Dir(c.path)
 		if c.mkdir {
-			if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
 				errs = append(errs, err)
 				continue
 			}
 		}
+		if why := cmp.Or(untrustedDir(dir), unreplaceable(c.path)); why != nil {
+			errs = append(errs, fmt.Errorf("%s: not written there: %w", c.path, why))
+			continue
+		}
 		w, err := Create(c.path, want, c.perm)
 		if err == nil {
+			w.group = c.group
 			return w, nil
 		}
 		errs = append(errs, err)

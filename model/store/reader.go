@@ -74,8 +74,11 @@ type SectionInfo struct {
 // Open opens the index file at path for the dump and content that want
 // describes. An error from opening the file itself (fs.ErrNotExist among
 // them) is returned as it is; a file that cannot serve want gives an
-// *Error: ErrNotIndex, ErrVersion, ErrCorrupt (checked first: the header
-// and the section table) or ErrStale. Section checksums are checked later,
+// *Error: ErrUntrusted (checked before any byte is read: the file belongs
+// to a user other than this process's or root, or lies in a directory
+// that another user could write in or replace, see docs/index-format.md),
+// ErrNotIndex, ErrVersion, ErrCorrupt (the header and the section table)
+// or ErrStale. Section checksums are checked later,
 // as sections are read.
 func Open(path string, want Identity) (*Index, error) {
 	// Stat before opening: opening a named pipe would wait for a writer.
@@ -102,6 +105,9 @@ func open(f *os.File, path string, want Identity) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	if why := untrustedFile(path, st); why != nil {
+		return nil, &Error{Path: path, Reason: ErrUntrusted, Detail: why.Error()}
+	}
 	h, entries, err := readLayout(f, path, st.Size())
 	if err != nil {
 		return nil, err
@@ -110,7 +116,7 @@ func open(f *os.File, path string, want Identity) (*Index, error) {
 		return nil, &Error{Path: path, Offset: hdrContent, Reason: ErrVersion,
 			Detail: fmt.Sprintf("content version %d, this hprofctl reads %d", h.content, want.Content)}
 	}
-	if h.dump != want.Dump {
+	if !h.dump.SameContent(want.Dump) {
 		return nil, &Error{Path: path, Offset: hdrDumpSize, Reason: ErrStale, Detail: staleDetail(h.dump, want.Dump)}
 	}
 	m, err := mapFile(f, st.Size())
@@ -142,10 +148,8 @@ func staleDetail(had, want Fingerprint) string {
 	switch {
 	case had.Size != want.Size:
 		return fmt.Sprintf("it describes a dump of %d bytes, the dump has %d", had.Size, want.Size)
-	case had.ModTime != want.ModTime:
-		return fmt.Sprintf("it describes the dump as modified at %s, it was modified at %s", stamp(had.ModTime), stamp(want.ModTime))
 	}
-	return "the dump's sampled blocks have other contents than when it was indexed"
+	return fmt.Sprintf("the dump's sampled blocks have other contents than when it was indexed (then modified at %s, now at %s)", stamp(had.ModTime), stamp(want.ModTime))
 }
 
 // stamp writes a modification time in nanoseconds since 1970 as a UTC

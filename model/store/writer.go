@@ -43,6 +43,7 @@ type Writer struct {
 	path    string
 	tmp     string
 	perm    fs.FileMode
+	group   int // the group to give the file, or -1 for the writer's own
 	id      Identity
 	f       *os.File
 	buf     *bufio.Writer
@@ -72,6 +73,7 @@ func Create(path string, id Identity, perm fs.FileMode) (*Writer, error) {
 		path:  path,
 		tmp:   f.Name(),
 		perm:  perm,
+		group: -1,
 		id:    id,
 		f:     f,
 		buf:   bufio.NewWriterSize(f, writeBufferSize),
@@ -452,7 +454,7 @@ func (w *Writer) Commit() error {
 	steps := []func() error{
 		func() error { _, err := w.f.WriteAt(hb, 0); return err },
 		w.f.Sync,
-		func() error { return w.f.Chmod(w.perm) },
+		w.setAccess,
 		w.f.Close,
 		func() error { return os.Rename(w.tmp, w.path) },
 	}
@@ -471,6 +473,20 @@ func (w *Writer) Commit() error {
 	w.done = true
 	syncDir(filepath.Dir(w.path))
 	return nil
+}
+
+// setAccess gives the file its permissions and, when one is asked for,
+// its group. A file that cannot be given that group (this user is not in
+// it) gets for its group what others get, so that it is never readable by
+// more users than asked for.
+func (w *Writer) setAccess() error {
+	perm := w.perm
+	if w.group >= 0 {
+		if err := w.f.Chown(-1, w.group); err != nil {
+			perm = perm&^0o070 | (perm&0o007)<<3
+		}
+	}
+	return w.f.Chmod(perm)
 }
 
 // Abort gives up the index: the temporary file is closed and removed.
