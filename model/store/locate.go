@@ -142,6 +142,9 @@ func (p *Place) Open(want Identity) (*Index, error) {
 		ix, err := Open(c.path, want)
 		switch {
 		case err == nil:
+			// What a crashed build left beside the index goes now: no
+			// writer may run here again while the index stays fresh.
+			removeAbandoned(filepath.Dir(c.path), filepath.Base(c.path))
 			return ix, nil
 		case errors.Is(err, fs.ErrNotExist):
 		case errors.Is(err, fs.ErrPermission), errors.Is(err, ErrUntrusted):

@@ -4,15 +4,16 @@ package store
 
 import "os"
 
-// lockTemp does nothing where advisory locks are not used.
-func lockTemp(*os.File) {}
+// lockTemp does nothing where advisory locks are not used; the file is
+// never swept, so it is still there.
+func lockTemp(*os.File, string) bool { return true }
 
 // lockBuild locks nothing where advisory locks are not used.
 func lockBuild(string, func()) func() { return func() {} }
 
-// unlocked reports false: without locks a running build's temporary file
-// cannot be told from an abandoned one, so none is removed.
-func unlocked(string) bool { return false }
+// removeIfUnlocked removes nothing: without locks a running build's
+// temporary file cannot be told from an abandoned one.
+func removeIfUnlocked(string) {}
 
 // syncDir does nothing: directories cannot be synced here.
 func syncDir(string) {}

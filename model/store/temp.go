@@ -4,22 +4,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 // tempSuffix ends the name of a Writer's temporary file, which is the
 // final name, a dot, random digits and this suffix.
 const tempSuffix = ".tmp"
 
-// abandonAge is how long a temporary file must have gone unmodified before
-// a new Writer may remove it: long enough to cover the moment between its
-// creation and its writer's lock.
-const abandonAge = time.Minute
-
 // removeAbandoned removes the temporary files that writers of index base in
-// dir left when they died (killed, out of memory, power lost): files no
-// process holds locked and that have not changed for abandonAge. A build
-// that is still running holds its lock, so its file stays.
+// dir left when they died (killed, out of memory, power lost): files of
+// this user that no process holds locked. A build that is still running
+// holds its lock, so its file stays; one that has just made its file and
+// not locked it yet finds it gone once it holds the lock, and makes
+// another (see lockTemp).
 func removeAbandoned(dir, base string) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -36,12 +32,9 @@ func removeAbandoned(dir, base string) {
 			continue
 		}
 		info, err := ent.Info()
-		if err != nil || !info.Mode().IsRegular() || time.Since(info.ModTime()) < abandonAge {
+		if err != nil || !info.Mode().IsRegular() || !ownedByMe(info) {
 			continue
 		}
-		path := filepath.Join(dir, name)
-		if unlocked(path) {
-			os.Remove(path)
-		}
+		removeIfUnlocked(filepath.Join(dir, name))
 	}
 }

@@ -16,6 +16,13 @@ func ownedBySafe(uid uint32) bool {
 	return uid == 0 || int(uid) == os.Geteuid()
 }
 
+// ownedByMe reports whether this process's user owns the file st
+// describes.
+func ownedByMe(st fs.FileInfo) bool {
+	uid, ok := owner(st)
+	return ok && int(uid) == os.Geteuid()
+}
+
 // untrustedFile says why the opened index file described by st must not
 // be trusted, or returns nil: it must be owned by this process's user or
 // root, and lie in a directory others cannot write or replace

@@ -59,16 +59,16 @@ type Writer struct {
 // Create starts writing the index for dump identity id, to be committed as
 // path with permissions perm. The temporary file is made in path's
 // directory, so an error here (a directory that is not writable) says the
-// index cannot be kept there. Temporary files of writers that died are
-// removed first. Call Abort (deferred) unless Commit succeeds.
+// index cannot be kept there. Temporary files of writers that died (this
+// user's, locked by no process) are removed first. Call Abort (deferred)
+// unless Commit succeeds.
 func Create(path string, id Identity, perm fs.FileMode) (*Writer, error) {
 	dir, base := filepath.Dir(path), filepath.Base(path)
 	removeAbandoned(dir, base)
-	f, err := os.CreateTemp(dir, base+".*"+tempSuffix)
+	f, err := createLocked(dir, base+".*"+tempSuffix)
 	if err != nil {
 		return nil, err
 	}
-	lockTemp(f)
 	w := &Writer{
 		path:  path,
 		tmp:   f.Name(),
@@ -83,6 +83,24 @@ func Create(path string, id Identity, perm fs.FileMode) (*Writer, error) {
 	// (in the buffer, so this cannot fail).
 	w.raw(make([]byte, headerSize))
 	return w, nil
+}
+
+// createLocked makes a new temporary file in dir named after pattern (as
+// os.CreateTemp does) and holds its lock. A file another writer's sweep
+// removed before the lock was taken is given up for another.
+func createLocked(dir, pattern string) (*os.File, error) {
+	const tries = 8
+	for range tries {
+		f, err := os.CreateTemp(dir, pattern)
+		if err != nil {
+			return nil, err
+		}
+		if lockTemp(f, f.Name()) {
+			return f, nil
+		}
+		f.Close()
+	}
+	return nil, fmt.Errorf("%s: %d temporary files in a row were removed before they could be locked", dir, tries)
 }
 
 // Path returns the path the index is committed to.
@@ -455,8 +473,10 @@ func (w *Writer) Commit() error {
 		func() error { _, err := w.f.WriteAt(hb, 0); return err },
 		w.f.Sync,
 		w.setAccess,
-		w.f.Close,
+		// Renamed while still open and locked: a sweep between would
+		// take the closed file for an abandoned one.
 		func() error { return os.Rename(w.tmp, w.path) },
+		w.f.Close,
 	}
 	for _, step := range steps {
 		if w.err != nil {
