@@ -168,6 +168,9 @@ func openFresh(path string, o indexOptions) (*indexed, *store.Place, store.Ident
 	x, err := fromIndex(ix, path)
 	if err != nil {
 		ix.Close()
+		if se := (*store.Error)(nil); !errors.As(err, &se) {
+			err = fmt.Errorf("%s: %w", ix.Path(), err) // name the file
+		}
 		return nil, place, id, &contentError{err}
 	}
 	x.Took = time.Since(start)

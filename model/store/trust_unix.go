@@ -65,25 +65,22 @@ func untrustedDir(dir string) error {
 	}
 }
 
-// unreplaceable says why this process could not rename a file over the
+// unreplaceable says why this process must not rename a file over the
 // one at path, or returns nil (also when there is none): in a directory
-// with the sticky bit only the file's owner, the directory's owner and
-// root may.
+// with the sticky bit, where users share a place, only a file of this
+// user is replaced (others could refuse the rename, and root leaves
+// other users' files alone all the same).
 func unreplaceable(path string) error {
 	st, err := os.Lstat(path)
 	if err != nil {
 		return nil
 	}
 	dir, err := os.Stat(filepath.Dir(path))
-	if err != nil || dir.Mode()&fs.ModeSticky == 0 || os.Geteuid() == 0 {
+	if err != nil || dir.Mode()&fs.ModeSticky == 0 || ownedByMe(st) {
 		return nil
 	}
-	fileUID, _ := owner(st)
-	dirUID, _ := owner(dir)
-	if int(fileUID) == os.Geteuid() || int(dirUID) == os.Geteuid() {
-		return nil
-	}
-	return fmt.Errorf("user %d's file %s is there, in a directory with the sticky bit", fileUID, path)
+	uid, _ := owner(st)
+	return fmt.Errorf("user %d's file %s is there, in a directory with the sticky bit", uid, path)
 }
 
 // owner returns the user that owns the file st describes.
