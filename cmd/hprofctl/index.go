@@ -3,14 +3,15 @@ package main
 import (
 	"errors"
 
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/report"
 	"github.com/spf13/cobra"
 )
 
 func newIndexCommand(g *globalFlags) *cobra.Command {
-	var force bool
+	var force, list, prune bool
 	cmd := &cobra.Command{
-		Use:   "index FILE",
+		Use:   "index (FILE | --list | --prune)",
 		Short: "Build the dump's index, so that every later question reads only it",
 		Long: `index reads a heap dump once and keeps what every heap command needs in an
 index file: the objects and their references, classes, GC roots, threads, the
@@ -20,14 +21,31 @@ themselves (and build one when there is none), so running index first is only
 a way to pay the time up front.
 
 The index is DUMP.hprofctl-index beside the dump, or in the user cache
-directory when the dump's directory is not writable; --index names the file,
---index-dir a directory. It records the dump's size, modification time and a
-hash of sampled blocks: a dump rewritten or touched since makes it stale, and
-a stale, cut or damaged index is rebuilt, never trusted. A fresh index is
-used as it is unless --force.`,
+directory when the dump's directory is not writable or others could write in
+it; --index names the file, --index-dir a directory. It records the dump's
+size and a hash of sampled blocks: a dump rewritten since makes it stale (one
+only touched keeps it), and a stale, cut or damaged index is rebuilt, never
+trusted. Nor is an index of another user, or one in a directory another user
+could write in or replace (one with the sticky bit, as /tmp, excepted): it is
+ignored with a warning, and the cache is used instead. A fresh index is used
+as it is unless --force. Processes started at once on one dump build one
+index: the others wait for it.
+
+--list shows the indexes in the cache directory (or --index-dir) with what
+became of their dumps: fresh, stale, dump gone, no record (made by an older
+hprofctl), old version, unusable, abandoned (a killed build's temporary file)
+or being built. --prune removes those of yours that serve no dump, and shows
+the list with what it removed.`,
 		Example: `  hprofctl index java_pid1234.hprof
-  hprofctl index --index-dir /var/tmp/idx heap.hprof.gz`,
-		Args: cobra.ExactArgs(1),
+  hprofctl index --index-dir /var/tmp/idx heap.hprof.gz
+  hprofctl index --list
+  hprofctl index --prune`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if list || prune {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt, err := g.reportOptions()
 			if err != nil {
@@ -35,6 +53,13 @@ used as it is unless --force.`,
 			}
 			if g.noIndex {
 				return errors.New("index and --no-index exclude each other")
+			}
+			if list || prune {
+				l, err := session.CachedIndexes(g.indexDir, prune)
+				if err != nil {
+					return err
+				}
+				return report.IndexListing(cmd.OutOrStdout(), l, opt)
 			}
 			s, err := g.open(args[0])
 			if err != nil {
@@ -48,5 +73,7 @@ used as it is unless --force.`,
 		},
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "rebuild the index even when it is fresh")
+	cmd.Flags().BoolVar(&list, "list", false, "list the indexes in the cache directory (or --index-dir) and what became of their dumps")
+	cmd.Flags().BoolVar(&prune, "prune", false, "remove the indexes in the cache directory (or --index-dir) that serve no dump")
 	return cmd
 }

@@ -363,3 +363,43 @@ func (s *Session) BuildIndex(rebuild bool) (report.IndexSummary, error) {
 	}
 	return sum, nil
 }
+
+// CachedIndexes lists the indexes in dir (empty: the user's cache
+// directory, where the indexes of dumps in directories that could not
+// hold them go) with what became of their dumps; with prune it removes
+// those of this user that serve no dump (stale, dump gone, no record of
+// it, of another version, unusable, abandoned by a killed build).
+func CachedIndexes(dir string, prune bool) (report.IndexList, error) {
+	if dir == "" {
+		cache, err := store.CacheDir()
+		if err != nil {
+			return report.IndexList{}, err
+		}
+		dir = cache
+	}
+	out := report.IndexList{Dir: dir}
+	listed, err := store.List(dir, IndexContent)
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return out, err
+	}
+	removed := map[string]bool{}
+	if prune {
+		gone, err := store.Prune(listed)
+		for _, l := range gone {
+			removed[l.Path] = true
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	for _, l := range listed {
+		out.Indexes = append(out.Indexes, report.CachedIndex{
+			Index: l.Path, Dump: l.Dump, Bytes: l.Bytes, Modified: l.Modified,
+			State: string(l.State), Detail: l.Detail, Removed: removed[l.Path],
+		})
+	}
+	return out, nil
+}

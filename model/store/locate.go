@@ -94,12 +94,9 @@ func cachePath(dump string) (string, error) {
 // base name (cut to maxCacheBase bytes) and a hash of its absolute path
 // with symbolic links resolved.
 func pathIn(dir, dump string) (string, error) {
-	abs, err := filepath.Abs(dump)
+	abs, err := resolved(dump)
 	if err != nil {
 		return "", err
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
 	}
 	sum := sha256.Sum256([]byte(abs))
 	base := filepath.Base(abs)
@@ -118,6 +115,19 @@ func pathIn(dir, dump string) (string, error) {
 // system has none), released when the process ends however it ends.
 func (p *Place) LockBuild(busy func()) (unlock func()) {
 	return lockBuild(p.dump, busy)
+}
+
+// resolved returns the absolute path of dump with symbolic links
+// resolved (where they can be).
+func resolved(dump string) (string, error) {
+	abs, err := filepath.Abs(dump)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return abs, nil
 }
 
 // Paths returns the candidate paths, best first.
@@ -187,6 +197,7 @@ func (p *Place) Create(want Identity) (*Writer, error) {
 		w, err := Create(c.path, want, c.perm)
 		if err == nil {
 			w.group = c.group
+			w.dump, _ = resolved(p.dump)
 			return w, nil
 		}
 		errs = append(errs, err)

@@ -13,7 +13,10 @@ func lockBuild(string, func()) func() { return func() {} }
 
 // removeIfUnlocked removes nothing: without locks a running build's
 // temporary file cannot be told from an abandoned one.
-func removeIfUnlocked(string) {}
+func removeIfUnlocked(string) bool { return false }
+
+// lockFree reports false: a running build cannot be told from a dead one.
+func lockFree(string) bool { return false }
 
 // syncDir does nothing: directories cannot be synced here.
 func syncDir(string) {}

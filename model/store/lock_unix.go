@@ -33,16 +33,28 @@ func flockWait(f *os.File) error {
 
 // removeIfUnlocked removes the file at path when no process holds its
 // lock, holding the lock itself meanwhile so that no writer can take the
-// file over between the test and the removal.
-func removeIfUnlocked(path string) {
+// file over between the test and the removal. It reports whether it
+// removed the file.
+func removeIfUnlocked(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
-		return
+		return false
 	}
 	defer f.Close()
 	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil && sameFile(f, path) {
-		os.Remove(path)
+		return os.Remove(path) == nil
 	}
+	return false
+}
+
+// lockFree reports whether no process holds the lock of the file at path.
+func lockFree(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
 }
 
 // sameFile reports whether path names the open file f.

@@ -43,7 +43,8 @@ type Writer struct {
 	path    string
 	tmp     string
 	perm    fs.FileMode
-	group   int // the group to give the file, or -1 for the writer's own
+	group   int    // the group to give the file, or -1 for the writer's own
+	dump    string // the dump's absolute path, recorded at Commit, or ""
 	id      Identity
 	f       *os.File
 	buf     *bufio.Writer
@@ -445,6 +446,9 @@ func (w *Writer) Commit() error {
 		w.fail(fmt.Errorf("commit while section %q is open", w.open.name))
 		w.Abort()
 		return w.err
+	}
+	if w.dump != "" {
+		w.WriteBlob(dumpSection, []byte(w.dump))
 	}
 	w.pad()
 	tableOffset := w.off
