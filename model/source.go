@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"runtime/debug"
 
@@ -71,6 +72,9 @@ func leanGC() (restore func()) {
 // before it.
 func rereadDump(h *Heap, fn func(hprof.Source, *hprof.Record) error) error {
 	return h.dumpReader().Records(func(src hprof.Source) error {
+		if ids := src.IDSize(); ids != h.Source.IDSize {
+			return fmt.Errorf("the dump's ids take %d bytes, its heap (from an index?) says %d: it is not the dump the heap was read from", ids, h.Source.IDSize)
+		}
 		for src.Next() {
 			rec := src.Record()
 			if rec.Sub == 0 || rec.Dump != h.Source.Dump {

@@ -68,24 +68,18 @@ func ReadIndex(ix *store.Index, h *model.Heap) (*Retention, *PathTree, error) {
 		reachedObjects: int64(n) - m.Unreachable, reachedBytes: m.ReachableBytes}
 	t := &PathTree{}
 	var err error
-	store.Load(ix, sectionIdom, &r.idom, &err)
+	// Each object's dominator and parent is an object or a marker,
+	// checked as the checksums are; that their chains end is checked by
+	// CheckIndexed, when the tree is first used.
+	store.LoadOf(ix, sectionIdom, store.Elements{Below: uint32(n), Marks: uint32(NotReached)}, &r.idom, &err)
 	store.Load(ix, sectionRetainedBytes, &r.retainedBytes.small, &err)
 	store.Load(ix, sectionRetainedCount, &r.retainedCount, &err)
-	store.Load(ix, sectionStrongParent, &t.parent, &err)
+	store.LoadOf(ix, sectionStrongParent, store.Elements{Below: uint32(n), Marks: rootParent}, &t.parent, &err)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(r.idom) != n || len(t.parent) != n || len(r.retainedBytes.small) != n || len(r.retainedCount) != n {
 		return nil, nil, fmt.Errorf("%w: the dominator tree's arrays do not fit %d objects", store.ErrCorrupt, n)
-	}
-	if err := checkTree("the dominator tree", r.idom, NotReached); err != nil {
-		return nil, nil, err
-	}
-	if err := checkTree("the shortest path tree", t.parent, rootParent); err != nil {
-		return nil, nil, err
-	}
-	if err := r.checkCounts(); err != nil {
-		return nil, nil, err
 	}
 	r.retainedBytes.large = make(map[int]int64, len(m.Large))
 	for _, l := range m.Large {
@@ -112,28 +106,26 @@ func (r *Retention) InSize(size model.SizeMode) *Retention {
 	return &c
 }
 
-// checkTree checks a tree read from an index as an array of each object's
-// parent: every entry is an object, model.NoObject or mark (the two
-// markers of a tree's roots and the objects it leaves out), and every
-// chain of parents ends at one of those: there is no cycle, so walking up
-// always stops. It takes one pass and two bits per object.
-func checkTree[T ~uint32](what string, up []T, mark T) error {
-	n := T(len(up))
+// CheckIndexed checks a shortest path tree read from an index (ReadIndex)
+// before it is walked: every chain of parents ends at a root or at an
+// object no root reaches, so that no walk up the tree goes on forever.
+// It takes one pass and two bits per object. A fault wraps
+// store.ErrCorrupt.
+func (t *PathTree) CheckIndexed() error {
+	up := t.parent
+	n := uint32(len(up))
 	done := make([]uint64, (n+63)/64)   // known to end
 	onWalk := make([]uint64, (n+63)/64) // on the walk now climbing
-	bit := func(b []uint64, i T) bool { return b[i/64]&(1<<(i%64)) != 0 }
-	set := func(b []uint64, i T) { b[i/64] |= 1 << (i % 64) }
+	bit := func(b []uint64, i uint32) bool { return b[i/64]&(1<<(i%64)) != 0 }
+	set := func(b []uint64, i uint32) { b[i/64] |= 1 << (i % 64) }
 	for start := range n {
 		i := start
 		for i < n && !bit(done, i) {
 			if bit(onWalk, i) {
-				return fmt.Errorf("%w: %s has a cycle through object %d", store.ErrCorrupt, what, i)
+				return fmt.Errorf("%w: the shortest path tree has a cycle through object %d", store.ErrCorrupt, i)
 			}
 			set(onWalk, i)
 			i = up[i]
-		}
-		if i >= n && i != T(model.None) && i != mark {
-			return fmt.Errorf("%w: %s names object %d of %d", store.ErrCorrupt, what, i, n)
 		}
 		for j := start; j < n && !bit(done, j); j = up[j] {
 			set(done, j)
@@ -142,21 +134,30 @@ func checkTree[T ~uint32](what string, up []T, mark T) error {
 	return nil
 }
 
-// checkCounts checks that the retained object counts read from an index
-// add up: the objects the dominator tree leaves out number Unreachable and
-// retain nothing, and the objects the virtual root dominates directly
-// retain all the others.
-func (r *Retention) checkCounts() error {
+// CheckIndexed checks a dominator tree read from an index (ReadIndex)
+// before it is used, in one pass over the objects: the retained object
+// counts add up (the objects the tree leaves out number Unreachable and
+// retain nothing; those the virtual root dominates directly retain all
+// the others), and each object's dominator retains more objects than it
+// does, which also proves that every chain of dominators ends. A fault
+// wraps store.ErrCorrupt.
+func (r *Retention) CheckIndexed() error {
 	var unreached, top int64
 	for i, d := range r.idom {
-		switch d {
-		case NotReached:
+		count := r.retainedCount[i]
+		switch {
+		case d == NotReached:
 			unreached++
-			if r.retainedCount[i] != 0 || r.retainedBytes.small[i] != 0 {
-				return fmt.Errorf("%w: unreachable object %d retains %d objects", store.ErrCorrupt, i, r.retainedCount[i])
+			if count != 0 || r.retainedBytes.small[i] != 0 {
+				return fmt.Errorf("%w: unreachable object %d retains %d objects", store.ErrCorrupt, i, count)
 			}
-		case model.NoObject:
-			top += int64(r.retainedCount[i])
+		case d == model.NoObject:
+			top += int64(count)
+		case r.retainedCount[d] <= count:
+			return fmt.Errorf("%w: object %d's dominator %d retains %d objects, it retains %d", store.ErrCorrupt, i, d, r.retainedCount[d], count)
+		}
+		if d != NotReached && count == 0 {
+			return fmt.Errorf("%w: reachable object %d retains no object, not even itself", store.ErrCorrupt, i)
 		}
 	}
 	if unreached != r.Unreachable || top != r.reachedObjects {

@@ -303,6 +303,31 @@ func (x *indexed) finish(w *store.Writer) error {
 	return nil
 }
 
+// checkRetention checks, before its first use, the dominator tree read
+// from the index: that its counts add up and its chains end
+// (graph.Retention.CheckIndexed). A tree just built needs no check.
+func (x *indexed) checkRetention() error {
+	if x.ix == nil || x.retention == nil {
+		return nil
+	}
+	if err := x.retention.CheckIndexed(); err != nil {
+		return fmt.Errorf("%s: %w", x.Path, err)
+	}
+	return nil
+}
+
+// checkPaths checks, before its first use, the shortest path tree read
+// from the index: that its chains end (graph.PathTree.CheckIndexed).
+func (x *indexed) checkPaths() error {
+	if x.ix == nil || x.paths == nil {
+		return nil
+	}
+	if err := x.paths.CheckIndexed(); err != nil {
+		return fmt.Errorf("%s: %w", x.Path, err)
+	}
+	return nil
+}
+
 // retentionIn returns the dominator tree with retained sizes in size mode;
 // with keepUnreachable (which the index does not keep) it is built again
 // from the heap, without reading the dump.

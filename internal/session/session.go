@@ -309,7 +309,11 @@ func (s *Session) computeRetention() (*graph.Retention, error) {
 		return nil, err
 	}
 	if x := s.indexOf(); x != nil {
-		return x.retentionIn(s.o.Size, s.o.KeepUnreachable)
+		err := x.checkRetention()
+		if err == nil {
+			return x.retentionIn(s.o.Size, s.o.KeepUnreachable)
+		}
+		s.noteln("warning: the index's dominator tree is not used, it is computed again: %v", err)
 	}
 	return graph.ComputeRetention(h, graph.RetentionOptions{Size: s.o.Size, KeepUnreachable: s.o.KeepUnreachable})
 }
@@ -331,7 +335,11 @@ func (s *Session) computeStrongPaths() (*graph.PathTree, error) {
 		return nil, err
 	}
 	if x := s.indexOf(); x != nil {
-		return x.paths, nil
+		err := x.checkPaths()
+		if err == nil {
+			return x.paths, nil
+		}
+		s.noteln("warning: the index's shortest path tree is not used, it is computed again: %v", err)
 	}
 	return graph.StrongPaths(h), nil
 }

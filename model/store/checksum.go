@@ -17,13 +17,18 @@ var checksumPiece int64 = 16 << 20
 // readBuffer is the size of the reads a checksum is computed from.
 const readBuffer = 1 << 20
 
+// inspector looks at bytes of a section as they are read for its
+// checksum: b starts at byte at of the section, at a multiple of 8.
+type inspector func(b []byte, at int64) error
+
 // checksumAt returns the CRC-32C of the n bytes at off in src, read with
-// src.ReadAt in pieces on up to GOMAXPROCS goroutines.
-func checksumAt(src io.ReaderAt, off, n int64) (uint32, error) {
+// src.ReadAt in pieces on up to GOMAXPROCS goroutines, and hands them to
+// inspect (when not nil) as they are read.
+func checksumAt(src io.ReaderAt, off, n int64, inspect inspector) (uint32, error) {
 	pieces := int((n + checksumPiece - 1) / checksumPiece)
 	workers := min(runtime.GOMAXPROCS(0), pieces)
 	if workers <= 1 {
-		return checksumPieceAt(src, off, n, make([]byte, min(n, readBuffer)))
+		return checksumPieceAt(src, off, n, 0, make([]byte, min(n, readBuffer)), inspect)
 	}
 	sums := make([]uint32, pieces)
 	errs := make([]error, pieces)
@@ -41,7 +46,7 @@ func checksumAt(src io.ReaderAt, off, n int64) (uint32, error) {
 					return
 				}
 				start := int64(i) * checksumPiece
-				sums[i], errs[i] = checksumPieceAt(src, off+start, min(checksumPiece, n-start), buf)
+				sums[i], errs[i] = checksumPieceAt(src, off+start, min(checksumPiece, n-start), start, buf, inspect)
 				if errs[i] != nil {
 					failed.Store(true)
 					return
@@ -67,8 +72,9 @@ func checksumAt(src io.ReaderAt, off, n int64) (uint32, error) {
 }
 
 // checksumPieceAt returns the CRC-32C of the n bytes at off in src, read
-// through buf.
-func checksumPieceAt(src io.ReaderAt, off, n int64, buf []byte) (uint32, error) {
+// through buf, which lie at byte at of their section; inspect, when not
+// nil, sees them as they are read.
+func checksumPieceAt(src io.ReaderAt, off, n, at int64, buf []byte, inspect inspector) (uint32, error) {
 	var sum uint32
 	for done := int64(0); done < n; {
 		b := buf[:min(int64(len(buf)), n-done)]
@@ -76,6 +82,11 @@ func checksumPieceAt(src io.ReaderAt, off, n int64, buf []byte) (uint32, error) 
 			return 0, fmt.Errorf("read %d bytes at offset %d: %w", len(b), off+done, err)
 		}
 		sum = crc32.Update(sum, castagnoli, b)
+		if inspect != nil {
+			if err := inspect(b, at+done); err != nil {
+				return 0, err
+			}
+		}
 		done += int64(len(b))
 	}
 	return sum, nil

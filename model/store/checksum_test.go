@@ -35,13 +35,13 @@ func TestParallelChecksum(t *testing.T) {
 	rand.NewChaCha8([32]byte{7}).Read(data)
 	src := bytes.NewReader(data)
 	for _, c := range []struct{ off, n int }{{0, 0}, {0, 1}, {5, 999}, {0, 1000}, {3, 1001}, {0, 2000}, {17, 7777}, {0, 20_000}, {100, 20_500}} {
-		got, err := checksumAt(src, int64(c.off), int64(c.n))
+		got, err := checksumAt(src, int64(c.off), int64(c.n), nil)
 		if want := crc32.Checksum(data[c.off:c.off+c.n], castagnoli); got != want || err != nil {
 			t.Errorf("%d bytes at %d: %#08x, %v; want %#08x", c.n, c.off, got, err, want)
 		}
 	}
 	// A piece that cannot be read fails the whole.
-	if _, err := checksumAt(src, 1000, 20_000); !errors.Is(err, io.EOF) {
+	if _, err := checksumAt(src, 1000, 20_000, nil); !errors.Is(err, io.EOF) {
 		t.Errorf("reading past the end: %v, want io.EOF", err)
 	}
 }

@@ -56,6 +56,10 @@ type section struct {
 	// stringsEnd is, for a checked string table, the length of its
 	// strings' bytes.
 	stringsEnd uint64
+	// checkedWith is what its elements were checked against with its
+	// checksum (nil: nothing); extra holds the checks made later.
+	checkedWith *Elements
+	extra       elementChecks
 }
 
 // SectionInfo describes one section of an index.
@@ -327,6 +331,12 @@ var errIndexClosed = errors.New("index is closed")
 
 // section returns section name, checked, after making sure it has kind.
 func (ix *Index) section(name string, kind Kind) (*section, error) {
+	return ix.sectionWith(name, kind, nil)
+}
+
+// sectionWith is section, checking the elements against want (when not
+// nil) with the checksum if the section was not checked before.
+func (ix *Index) sectionWith(name string, kind Kind, want *Elements) (*section, error) {
 	if ix.closed {
 		return nil, fmt.Errorf("%s: section %q: %w", ix.path, name, errIndexClosed)
 	}
@@ -338,7 +348,12 @@ func (ix *Index) section(name string, kind Kind) (*section, error) {
 		return nil, &Error{Path: ix.path, Section: name, Offset: int64(s.offset), Reason: ErrCorrupt,
 			Detail: fmt.Sprintf("it holds %s, it was read as %s", s.kind, kind)}
 	}
-	s.once.Do(func() { s.err = ix.check(s) })
+	s.once.Do(func() {
+		s.err = ix.check(s, want)
+		if s.err == nil {
+			s.checkedWith = want
+		}
+	})
 	return s, s.err
 }
 
@@ -348,15 +363,19 @@ func (ix *Index) bytes(s *section) []byte {
 }
 
 // check verifies section s, reading it from the file: its checksum (on
-// several cores when it is large), the zero padding after it and, for a
-// string table, its offsets.
-func (ix *Index) check(s *section) error {
+// several cores when it is large), its elements against want (when not
+// nil), the zero padding after it and, for a string table, its offsets.
+func (ix *Index) check(s *section, want *Elements) error {
 	bad := func(off uint64, format string, args ...any) error {
 		return &Error{Path: ix.path, Section: s.name, Offset: int64(off), Reason: ErrCorrupt, Detail: fmt.Sprintf(format, args...)}
 	}
-	got, err := checksumAt(ix.src, int64(s.offset), int64(s.length))
+	var inspect inspector
+	if want != nil {
+		inspect = want.inspect(ix.src, int64(s.offset))
+	}
+	got, err := checksumAt(ix.src, int64(s.offset), int64(s.length), inspect)
 	if err != nil {
-		return bad(s.offset, "%v: the file was cut short after it was opened", err)
+		return ix.sectionFault(s, err)
 	}
 	if got != s.crc {
 		return bad(s.offset, "checksum %#08x, its %d bytes give %#08x", s.crc, s.length, got)
