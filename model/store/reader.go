@@ -144,6 +144,14 @@ func open(f *os.File, path string, want Identity) (*Index, error) {
 		ix.sections[i].entry = e
 		ix.byName[e.name] = &ix.sections[i]
 	}
+	// No reader of the sections reads the dump's record: check it here
+	// (it is small), so that no byte of the file goes unchecked.
+	if _, ok := ix.byName[dumpSection]; ok {
+		if _, err := ix.Blob(dumpSection); err != nil {
+			ix.Close()
+			return nil, err
+		}
+	}
 	return ix, nil
 }
 
