@@ -80,6 +80,9 @@ func (s indexSummary) CSV(w io.Writer, o Options) error {
 		{"classes", s.Classes},
 		{"unsaved", s.Unsaved},
 	} {
+		if r[0] == "unsaved" && s.Unsaved == "" {
+			continue
+		}
 		g.rows = append(g.rows, []any{r[0], o.cell(count, r[1], true)})
 	}
 	return o.writeCSV(w, g)

@@ -25,8 +25,7 @@ func TestIndexGolden(t *testing.T) {
 		"dump_bytes,2285165898",
 		"objects,40142234",
 		"references,64406545",
-		"classes,691",
-		"unsaved,")
+		"classes,691")
 }
 
 func TestIndexNotes(t *testing.T) {
