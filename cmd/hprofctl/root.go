@@ -53,9 +53,11 @@ Every command prints a table for people, or JSON / CSV for scripts (-o).`,
   hprofctl histo -o json heap.hprof | jq '.[0]'`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			g.stderr = cmd.ErrOrStderr()
+			return checkCounts(cmd)
 		},
+		Version:            versionString(),
 		PersistentPostRunE: func(*cobra.Command, []string) error { return g.closeSessions() },
 	}
 	pf := root.PersistentFlags()
@@ -70,6 +72,8 @@ Every command prints a table for people, or JSON / CSV for scripts (-o).`,
 	pf.StringVar(&g.indexDir, "index-dir", os.Getenv("HPROFCTL_INDEX_DIR"), "keep indexes in this directory (default $HPROFCTL_INDEX_DIR)")
 	pf.StringVar(&g.mapping.path, "mapping", "", "ProGuard/R8 mapping file: show the original names of obfuscated classes, fields and stack frames")
 	root.AddCommand(newInfoCommand(g), newIndexCommand(g), newHistoCommand(g), newDominatorsCommand(g), newRetainersCommand(g), newShowCommand(g), newStringsCommand(g), newCollectionsCommand(g), newLeaksCommand(g), newDiffCommand(g), newTopCommand(g), newDeadlocksCommand(g), newSitesCommand(g), newCPUCommand(g), newThreadsCommand(g), newMonitorsCommand(g), newReportCommand(g), newServeCommand(g), newMCPCommand(g), newQueryCommand(g), newRedactCommand(), newVersionCommand())
+	root.SetVersionTemplate("hprofctl {{.Version}}\n")
+	wordErrors(root)
 	return root
 }
 

@@ -65,8 +65,11 @@ func objectIndexes(s *session.Session, ids []string, parseName, name string) ([]
 	var objs []model.ObjectIndex
 	for _, id := range ids {
 		n, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(id), "0x"), base(id), 64)
+		if errors.Is(err, strconv.ErrRange) {
+			return nil, fmt.Errorf("%s %q: larger than any 64-bit id", parseName, id)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("%s %q: %w", parseName, id, err)
+			return nil, fmt.Errorf("%s %q: expected 0x and hexadecimal digits, as hprofctl prints ids (0x7a1b2c3d8), or a decimal number", parseName, id)
 		}
 		i, err := s.Lookup(n)
 		if errors.Is(err, session.ErrNoSuchObject) {

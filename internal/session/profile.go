@@ -17,6 +17,9 @@ import (
 func (s *Session) Profile() (*model.Profile, error) { return s.profile() }
 
 func (s *Session) readProfile() (*model.Profile, error) {
+	if err := s.notThreadDump(); err != nil {
+		return nil, err
+	}
 	if s.binary() {
 		h, err := s.loadHeap(false)
 		if err != nil {

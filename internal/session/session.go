@@ -203,6 +203,9 @@ func (s *Session) dumpHeap(objects bool) (*model.Heap, error) {
 // else the dump is read for its classes and counters alone). --heap
 // needs the objects.
 func (s *Session) loadHeap(objects bool) (*model.Heap, error) {
+	if err := s.notThreadDump(); err != nil {
+		return nil, err
+	}
 	objects = objects || len(s.o.Heaps) > 0
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -219,6 +222,18 @@ func (s *Session) loadHeap(objects bool) (*model.Heap, error) {
 	}
 	s.heap = h
 	return h, nil
+}
+
+// notThreadDump is the error of asking a thread dump a heap question: it
+// names what the file is and the commands that read it.
+func (s *Session) notThreadDump() error {
+	switch s.format.Kind {
+	case input.KindThreadDumpJSON:
+		return fmt.Errorf("%s is a JSON thread dump (jcmd Thread.dump_to_file), which holds no heap or profile: read it with hprofctl deadlocks or hprofctl threads", s.name)
+	case input.KindThreadDumpText:
+		return fmt.Errorf("%s is text, neither a heap dump nor hprof agent output: if it is a thread dump (jstack, jcmd Thread.print) or a log holding one, read it with hprofctl deadlocks or hprofctl threads", s.name)
+	}
+	return nil
 }
 
 // readHeap reads the heap from the index, or from the dump when it is
