@@ -74,6 +74,7 @@ Every command prints a table for people, or JSON / CSV for scripts (-o).`,
 	root.AddCommand(newInfoCommand(g), newIndexCommand(g), newHistoCommand(g), newDominatorsCommand(g), newRetainersCommand(g), newShowCommand(g), newStringsCommand(g), newCollectionsCommand(g), newLeaksCommand(g), newDiffCommand(g), newTopCommand(g), newDeadlocksCommand(g), newSitesCommand(g), newCPUCommand(g), newThreadsCommand(g), newMonitorsCommand(g), newReportCommand(g), newServeCommand(g), newMCPCommand(g), newQueryCommand(g), newRedactCommand(), newVersionCommand())
 	root.SetVersionTemplate("hprofctl {{.Version}}\n")
 	wordErrors(root)
+	g.closeOnError(root)
 	return root
 }
 
@@ -159,6 +160,24 @@ func (g *globalFlags) progress(f *input.File) (stop func()) {
 		return func() {}
 	}
 	return report.StartProgress(os.Stderr, "reading "+f.Name, f.Size, f.StoredOffset).Stop
+}
+
+// closeOnError makes every command below root close the sessions it
+// opened when it fails too (PersistentPostRunE runs after a success
+// only): a session of standard input removes its copy when closed.
+func (g *globalFlags) closeOnError(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		if run := c.RunE; run != nil {
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				err := run(cmd, args)
+				if err != nil {
+					err = errors.Join(err, g.closeSessions())
+				}
+				return err
+			}
+		}
+		g.closeOnError(c)
+	}
 }
 
 // closeSessions closes the sessions the command opened.

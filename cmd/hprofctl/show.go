@@ -34,8 +34,8 @@ one of the breadth-first tree of shortest paths (which the index keeps, and
 leaks shows), whose last step is the first object in that order to reference
 it. retainers --object may show another path of the same length.
 
-IDs are 0x-hex or decimal. Values come from a second read of FILE, which
-standard input cannot give.`,
+IDs are 0x-hex or decimal. Values come from a second read of FILE (of the
+copy kept of standard input).`,
 		Example: `  hprofctl show heap.hprof 0x7a1b2c3d8
   hprofctl show --referrers --path heap.hprof 0x7a1b2c3d8 0x7a1b2c400
   hprofctl show --elements 100 -o json heap.hprof.gz 0x7a1b2c3d8 | jq '.fields'`,
