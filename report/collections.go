@@ -70,11 +70,11 @@ func writeTwo(w io.Writer, a, b grid, write func(io.Writer, grid) error) error {
 // fill titles the fill column.
 func (c collections) grids(fill string) (colls, arrays grid) {
 	if c.objects {
-		colls = grid{columns: []column{{"object", text, "object_id"}, {"size", count, "size"}, {"capacity", count, "capacity"}, {fill, ratio, "fill_ratio"}, {"wasted bytes", bytes, "wasted_bytes"}, {"class", text, "class"}}}
+		colls = grid{columns: []column{{"object", ident, "object_id"}, {"size", count, "size"}, {"capacity", count, "capacity"}, {fill, ratio, "fill_ratio"}, {"wasted bytes", bytes, "wasted_bytes"}, {"class", text, "class"}}}
 		for _, r := range c.Objects {
 			colls.rows = append(colls.rows, []any{r.ObjectID, r.Size, r.Capacity, r.FillRatio, r.WastedBytes, r.Class})
 		}
-		arrays = grid{columns: []column{{"object", text, "object_id"}, {"length", count, "length"}, {"kind", text, "kind"}, {"bytes", bytes, "bytes"}, {"value", text, "value"}, {"class", text, "class"}}}
+		arrays = grid{columns: []column{{"object", ident, "object_id"}, {"length", count, "length"}, {"kind", text, "kind"}, {"bytes", bytes, "bytes"}, {"value", text, "value"}, {"class", text, "class"}}}
 		for _, r := range c.ArrayObjects {
 			value := ""
 			if r.Value != nil {

@@ -52,7 +52,7 @@ func (d dominators) Table(w io.Writer, o Options) error {
 // dominated is set.
 func (d dominators) grid(dominated bool) grid {
 	g := grid{columns: []column{{"#", count, ""}, {"retained bytes", bytes, "retained_bytes"}, {"retained objects", count, "retained_objects"},
-		{"shallow bytes", bytes, "shallow_bytes"}, {"object", text, "object_id"}, {"class", text, "class"}, {"immediate dominator", text, "immediate_dominator"}}}
+		{"shallow bytes", bytes, "shallow_bytes"}, {"object", ident, "object_id"}, {"class", text, "class"}, {"immediate dominator", ident, "immediate_dominator"}}}
 	if d.Native {
 		g.columns = withNativeColumn(g.columns, 2)
 	}

@@ -58,8 +58,8 @@ func (l leaks) Table(w io.Writer, o Options) error {
 // names the suspect in one column (its object id or its instances) and
 // shows its label as its class; CSV gives each value a column.
 func (l leaks) grid(o Options, forCSV bool) grid {
-	g := grid{columns: []column{{"#", count, ""}, {"retained bytes", bytes, "retained_bytes"}, {"% of heap", percent, "percent"}, {"suspect", text, ""}, {"class", text, ""},
-		{"accumulation point", text, "accumulation_point_object_id"}, {"accumulation class", text, "accumulation_point_class"}, {"accumulated bytes", bytes, "accumulation_point_retained_bytes"}}}
+	g := grid{columns: []column{{"#", count, ""}, {"retained bytes", bytes, "retained_bytes"}, {"% of heap", percent, "percent"}, {"suspect", ident, ""}, {"class", text, ""},
+		{"accumulation point", ident, "accumulation_point_object_id"}, {"accumulation class", text, "accumulation_point_class"}, {"accumulated bytes", bytes, "accumulation_point_retained_bytes"}}}
 	if forCSV {
 		g.columns = append(g.columns[:3], append([]column{{"object", text, "object_id"}, {"instances", count, "instances"}, {"class", text, "class"}, {"label", text, "label"}}, g.columns[5:]...)...)
 	}

@@ -55,6 +55,10 @@ type Options struct {
 	Format Format
 	// ExactBytes prints byte counts as plain numbers in tables.
 	ExactBytes bool
+	// Width, above 0, is the terminal width tables fit in: their text
+	// columns are cut in the middle, their numbers kept whole (fit). 0
+	// leaves tables as wide as their cells.
+	Width int
 }
 
 // Document is a result ready to be written in every output format. Each
@@ -100,6 +104,9 @@ type kind int
 
 const (
 	text kind = iota
+	// ident is text that names one thing, an object id: never cut to
+	// fit a table in the terminal.
+	ident
 	count
 	bytes
 	percent
@@ -263,7 +270,7 @@ func (o Options) writeTable(w io.Writer, g grid) error {
 	for i, c := range g.columns {
 		head[i] = c.title
 		align[i] = tw.AlignRight
-		if c.kind == text {
+		if c.kind == text || c.kind == ident {
 			align[i] = tw.AlignLeft
 		}
 	}
@@ -275,22 +282,29 @@ func (o Options) writeTable(w io.Writer, g grid) error {
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 		tablewriter.WithTrimSpace(tw.Off),
 	)
-	t.Header(head)
-	for _, r := range g.rows {
-		cells := make([]string, len(r))
+	rows := make([][]string, len(g.rows))
+	for k, r := range g.rows {
+		rows[k] = make([]string, len(r))
 		for i, v := range r {
-			cells[i] = o.cell(g.columns[i].kind, v, false)
+			rows[k][i] = o.cell(g.columns[i].kind, v, false)
 		}
-		if err := t.Append(cells); err != nil {
+	}
+	var footer []string
+	if g.footer != nil {
+		footer = make([]string, len(g.footer))
+		for i, v := range g.footer {
+			footer[i] = o.cell(g.columns[i].kind, v, false)
+		}
+	}
+	fit(g.columns, head, rows, footer, o.Width)
+	t.Header(head)
+	for _, r := range rows {
+		if err := t.Append(r); err != nil {
 			return err
 		}
 	}
-	if g.footer != nil {
-		cells := make([]string, len(g.footer))
-		for i, v := range g.footer {
-			cells[i] = o.cell(g.columns[i].kind, v, false)
-		}
-		t.Footer(cells)
+	if footer != nil {
+		t.Footer(footer)
 	}
 	return t.Render()
 }

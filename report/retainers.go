@@ -43,7 +43,7 @@ func (r retainers) Table(w io.Writer, o Options) error {
 // the one before. On an Android dump each step says its heap, in a last
 // column.
 func (r retainers) grid(indent bool) grid {
-	g := grid{columns: []column{{"path", count, "path"}, {"objects", count, "objects"}, {"via", text, "via"}, {"object", text, "object_id"}, {"class", text, "class"}, {"root", text, "root"}}}
+	g := grid{columns: []column{{"path", count, "path"}, {"objects", count, "objects"}, {"via", text, "via"}, {"object", ident, "object_id"}, {"class", text, "class"}, {"root", text, "root"}}}
 	switch r.Targets {
 	case 0:
 		g.none = "no object matches"

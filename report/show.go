@@ -113,7 +113,7 @@ func showTable(w io.Writer, s heap.ShowObject, o Options) error {
 		}
 	}
 	if s.Referrers != nil {
-		g := grid{columns: []column{{"referrer", text, "referrer"}, {"class", text, "class"}, {"via", text, "via"}}, none: "no object references it"}
+		g := grid{columns: []column{{"referrer", ident, "referrer"}, {"class", text, "class"}, {"via", text, "via"}}, none: "no object references it"}
 		for _, r := range s.Referrers {
 			g.rows = append(g.rows, []any{r.ObjectID, r.Class, r.Via})
 		}

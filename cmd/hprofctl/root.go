@@ -20,6 +20,7 @@ import (
 type globalFlags struct {
 	output   string
 	bytes    bool
+	wide     bool
 	size     string
 	dump     int
 	jvmpi    jvmpiFlags
@@ -63,6 +64,7 @@ Every command prints a table for people, or JSON / CSV for scripts (-o).`,
 	pf := root.PersistentFlags()
 	pf.StringVarP(&g.output, "output", "o", "table", "output format: table, json or csv")
 	pf.BoolVar(&g.bytes, "bytes", false, "print exact byte counts in tables instead of KiB/MiB")
+	pf.BoolVar(&g.wide, "wide", false, "print tables whole: do not fit them to the terminal's width by cutting long names in the middle")
 	pf.StringVar(&g.size, "size", "jvm", "shallow sizes: jvm (header, layout and padding, as jmap -histo) or fields (field bytes the dump records)")
 	pf.IntVar(&g.dump, "dump", -1, "which dump of a file holding several — heap dumps, or thread dumps for deadlocks (from 0; -1: the last)")
 	g.jvmpi.add(pf)
@@ -105,7 +107,20 @@ func regexpFlag(flag, expr string) (*regexp.Regexp, error) {
 // output formats a command offers beyond table, json and csv.
 func (g *globalFlags) reportOptions(also ...report.Format) (report.Options, error) {
 	f, err := report.ParseFormat(g.output, also...)
-	return report.Options{Format: f, ExactBytes: g.bytes}, err
+	return report.Options{Format: f, ExactBytes: g.bytes, Width: g.tableWidth()}, err
+}
+
+// tableWidth is the width tables fit in: the terminal's, when standard
+// output is one and --wide is not given; else 0, whole tables.
+func (g *globalFlags) tableWidth() int {
+	if g.wide || !isTerminal(os.Stdout) {
+		return 0
+	}
+	w, _, err := term.GetSize(int(os.Stdout.Fd()))
+	if err != nil {
+		return 0
+	}
+	return w
 }
 
 func (g *globalFlags) sizeMode() (model.SizeMode, error) {

@@ -79,3 +79,20 @@ func TestVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestTableWidth checks when tables fit the terminal: never with --wide,
+// never when standard output is no terminal (as under go test), and then
+// a table is as wide as its cells.
+func TestTableWidth(t *testing.T) {
+	if w := (&globalFlags{wide: true}).tableWidth(); w != 0 {
+		t.Errorf("--wide: width %d, want 0 (whole tables)", w)
+	}
+	if w := (&globalFlags{}).tableWidth(); w != 0 {
+		t.Errorf("standard output is no terminal, yet tables fit %d columns", w)
+	}
+	long := `^fixture\.Layout`
+	out, err := runCLI(t, "histo", "--match", long, "--top", "3", fixturePath(t, "jdk17-default.hprof.gz"))
+	if err != nil || strings.Contains(out, "…") {
+		t.Errorf("a table written to no terminal is cut: %v\n%s", err, out)
+	}
+}
