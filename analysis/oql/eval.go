@@ -158,6 +158,9 @@ func (e *evaluator) selectQuery(q *Query, limit int) (*Result, error) {
 	return &Result{Columns: columns(q), Rows: set.rows}, nil
 }
 
+// Columns names the columns of the rows q gives, before it is run.
+func (q *Query) Columns() []string { return columns(q) }
+
 // columns names the columns of q's rows: one "object" column unless q
 // selects the values of its items.
 func columns(q *Query) []string {

@@ -471,7 +471,7 @@ func TestServeQuery(t *testing.T) {
 	dump := fixturePath(t, "jdk17-default.hprof.gz")
 	ts := serveDump(t, dump)
 	const q = "SELECT * FROM fixture.Payload"
-	status, _, page := get(t, "GET", ts.URL+"/query?limit=0&q="+url.QueryEscape(q))
+	status, _, page := get(t, "GET", ts.URL+"/query?limit=1000&q="+url.QueryEscape(q))
 	if n := strings.Count(page, `<td><a class="id" href="/object/0x`); status != 200 || n != 100 || !strings.Contains(page, "100 rows") {
 		t.Errorf("/query: status %d, %d linked objects, want 200 and 100:\n%.1500s", status, n, page)
 	}
