@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/internal/browsertest"
+	"github.com/hprofctl/hprofctl/internal/web"
 	"github.com/hprofctl/hprofctl/internal/testshared"
 )
 
@@ -21,7 +22,7 @@ import (
 func serveDump(t *testing.T, path string, heaps ...string) *httptest.Server {
 	t.Helper()
 	g := &globalFlags{size: "jvm", dump: -1, indexDir: os.Getenv("HPROFCTL_INDEX_DIR"), stderr: io.Discard, heaps: heaps}
-	s, err := newServer(g, path, "")
+	s, err := newServer(g, path, "", web.Limits{})
 	if err != nil {
 		t.Fatalf("serving %s: %v", path, err)
 	}
@@ -405,7 +406,7 @@ func TestServeScreenshots(t *testing.T) {
 // its own name to 127.0.0.1 cannot read the dump.
 func TestServeLoopbackHostOnly(t *testing.T) {
 	g := &globalFlags{size: "jvm", dump: -1, indexDir: t.TempDir(), stderr: io.Discard}
-	s, err := newServer(g, fixturePath(t, "jdk17-default.hprof.gz"), "")
+	s, err := newServer(g, fixturePath(t, "jdk17-default.hprof.gz"), "", web.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +439,7 @@ func TestServeLoopbackHostOnly(t *testing.T) {
 func TestServeDiffAgainstBase(t *testing.T) {
 	before, after := fixturePath(t, "jdk17-inspect-before.hprof.gz"), fixturePath(t, "jdk17-inspect-after.hprof.gz")
 	g := &globalFlags{size: "jvm", dump: -1, indexDir: t.TempDir(), stderr: io.Discard}
-	s, err := newServer(g, after, before)
+	s, err := newServer(g, after, before, web.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
