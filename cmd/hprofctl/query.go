@@ -44,11 +44,11 @@ SET gives the objects each selected object retains (its dominator subtree).
 Rows come in object order. Field values are read from FILE again, only for
 the objects a query looks into.
 
-JSON and CSV rows are written as they are found; a table once all are in.
---timeout gives up a query that takes longer (exit status 1; the rows
-written so far stay), --max-memory one whose kept rows (a table's, a
-subquery's, what DISTINCT remembers) would take more. On a terminal,
-stderr counts the rows found.`,
+JSON and CSV rows are written as they are found (on a terminal, stderr
+counts them); a table once all are in. --timeout gives up a query that
+takes longer (exit status 1; the rows written so far stay), --max-memory
+one whose kept rows (a table's, a subquery's, what DISTINCT remembers)
+would take more.`,
 		Example: `  hprofctl query heap.hprof "SELECT * FROM java.lang.String s WHERE s.@retainedHeapSize > 1000"
   hprofctl query heap.hprof "SELECT toString(s), s.@retainedHeapSize FROM java.lang.String s WHERE toString(s) LIKE 'jdbc:.*'"
   hprofctl query -o json heap.hprof "SELECT l, l.size, l.elementData.@length FROM java.util.ArrayList l WHERE l.size > 10000"`,
@@ -100,15 +100,20 @@ func streamQuery(cmd *cobra.Command, g *globalFlags, path string, q *oql.Query, 
 		return err
 	}
 	var found atomic.Int64
-	if isTerminal(os.Stderr) {
-		defer report.StartCount(os.Stderr, "query", "rows", found.Load).Stop()
+	if opt.Format != report.Table {
+		// A table is written once every row is in: the query keeps them,
+		// within --max-memory.
+		o.Row = func(row []oql.Value) error {
+			found.Add(1)
+			return out.Row(row)
+		}
+		if isTerminal(os.Stderr) {
+			defer report.StartCount(os.Stderr, "query", "rows", found.Load).Stop()
+		}
 	}
 	o.Context = ctx
-	o.Row = func(row []oql.Value) error {
-		found.Add(1)
-		return out.Row(row)
-	}
-	if _, err := s.Query(q, o); err != nil {
+	res, err := s.Query(q, o)
+	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return fmt.Errorf("query: gave up after %s (--timeout), %d rows written", timeout, found.Load())
 		}
@@ -117,6 +122,11 @@ func streamQuery(cmd *cobra.Command, g *globalFlags, path string, q *oql.Query, 
 			return fmt.Errorf("query: %w (--max-memory)", err)
 		}
 		return fmt.Errorf("query: %w", err)
+	}
+	for _, row := range res.Rows {
+		if err := out.Row(row); err != nil {
+			return err
+		}
 	}
 	return out.Close()
 }

@@ -490,6 +490,27 @@ func TestServeQuery(t *testing.T) {
 	if status, _, _ := get(t, "GET", ts.URL+"/api/query?q="+url.QueryEscape("SELECT * FROM")); status != http.StatusBadRequest {
 		t.Errorf("/api/query with a syntax error: status %d, want 400", status)
 	}
+	// What the query's author must fix is 400 on the page (which shows
+	// it) and in the API, never 500: an unknown class, a bad regular
+	// expression, invalid UTF-8, an overflow; and lists of all rows.
+	for _, bad := range []struct{ query, says string }{
+		{"SELECT * FROM no.such.Klass", "no such class"},
+		{`SELECT * FROM "(["`, "missing closing"},
+		{"SELECT * FROM java.lang.String s WHERE toString(s) LIKE \"\xff(\"", "LIKE"},
+		{"SELECT 9223372036854775807 * 2 FROM fixture.Payload", "overflows"},
+	} {
+		for _, path := range []string{"/query?q=", "/api/query?q="} {
+			status, _, body := get(t, "GET", ts.URL+path+url.QueryEscape(bad.query))
+			if status != http.StatusBadRequest || !strings.Contains(body, bad.says) {
+				t.Errorf("%s%s: status %d, want 400 saying %q:\n%.800s", path, bad.query, status, bad.says, body)
+			}
+		}
+	}
+	for _, path := range []string{"/query?limit=0&q=", "/api/query?limit=0&q=", "/api/query?limit=10001&q="} {
+		if status, _, body := get(t, "GET", ts.URL+path+url.QueryEscape(q)); status != http.StatusBadRequest || !strings.Contains(body, "1 to 10000 rows") {
+			t.Errorf("%s: status %d, want 400 naming the rows served", path, status)
+		}
+	}
 }
 
 // TestServeAgentProfileOnly serves hprof agent files that hold profiling
