@@ -52,7 +52,7 @@ HEAD) and listens on the loopback interface unless --addr names another:
 then anyone who can reach that address reads the dump.
 
 Every request is bounded: it stops when its client goes away or after
---request-timeout (answered 503); a few compute at once (one per core),
+--request-timeout (answered 503); a few compute at once (four per core),
 the others wait their turn; lists are of 1 to 10,000 rows (top=0, "all",
 is the command line's); a query's rows may take 256 MiB; the answers kept
 for later requests 256 MiB together; an answer must be read within 30

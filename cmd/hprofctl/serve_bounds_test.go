@@ -30,7 +30,7 @@ type serverProcess struct {
 // lists: a server's heap shape) and serves it from a child process with
 // the request timeout given; it returns the server with the number of
 // Strings in the dump.
-func startServe(t *testing.T, size int64, requestTimeout string) (*serverProcess, int64) {
+func startServe(t testing.TB, size int64, requestTimeout string) (*serverProcess, int64) {
 	t.Helper()
 	dir := t.TempDir()
 	dump := filepath.Join(dir, "service.hprof")
@@ -67,7 +67,7 @@ func startServe(t *testing.T, size int64, requestTimeout string) (*serverProcess
 }
 
 // usage is the process's CPU time so far and its peak resident memory.
-func (p *serverProcess) usage(t *testing.T) (cpu time.Duration, peakRSS int64) {
+func (p *serverProcess) usage(t testing.TB) (cpu time.Duration, peakRSS int64) {
 	t.Helper()
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.pid))
 	if err != nil {

@@ -22,7 +22,9 @@ type Limits struct {
 	// that clients that do not read cannot hold one in memory.
 	Write time.Duration
 	// Heavy is how many requests compute at once; the others wait for a
-	// turn within their deadline.
+	// turn within their deadline. Four per core: most answers are quick
+	// (kept, or a page of rows), and a few slow ones must not hold every
+	// turn; the bound is on the memory of answers in the making.
 	Heavy int
 	// Rows is the most rows a list answers (top, limit, max-referrers,
 	// elements): asking more, or all (0), is refused with 400.
@@ -39,7 +41,7 @@ type Limits struct {
 var DefaultLimits = Limits{
 	Request:    2 * time.Minute,
 	Write:      30 * time.Second,
-	Heavy:      max(2, runtime.GOMAXPROCS(0)),
+	Heavy:      4 * runtime.GOMAXPROCS(0),
 	Rows:       10000,
 	QueryBytes: 256 << 20,
 	CacheBytes: 256 << 20,
