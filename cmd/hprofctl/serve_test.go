@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/internal/browsertest"
-	"github.com/hprofctl/hprofctl/internal/web"
 	"github.com/hprofctl/hprofctl/internal/testshared"
+	"github.com/hprofctl/hprofctl/internal/web"
 )
 
 // serveDump serves the dump at path as `hprofctl serve` does, from its
