@@ -133,7 +133,7 @@ func TestServeBoundsExpensiveRequests(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and serves a 64 MB dump")
 	}
-	srv, strs := startServe(t, 64<<20, "4s")
+	srv, strs := startServe(t, 64<<20, "60s")
 	if strs < 100000 {
 		t.Fatalf("the dump holds %d Strings, want a heap of many", strs)
 	}
