@@ -226,6 +226,25 @@ func StringText(vals map[ObjectIndex]*ObjectValues, s ObjectIndex) (text string,
 	return StringValue(sv, vals[value.Ref])
 }
 
+// NameText decodes the value a name field (Thread.name, Enum.name)
+// references, from the values ReadValues read: a java.lang.String (JDK
+// 9 on for Thread.name; as StringText decodes it) or a char[] (Thread.name
+// up to JDK 8 holds the characters themselves). ok is false when the
+// values are not there or are neither.
+func NameText(vals map[ObjectIndex]*ObjectValues, ref ObjectIndex) (text string, ok bool) {
+	v := vals[ref]
+	if v == nil {
+		return "", false
+	}
+	if v.Length >= 0 {
+		if v.Elem != TypeChar {
+			return "", false
+		}
+		return CharsText(v.Data, binary.BigEndian), true
+	}
+	return StringText(vals, ref)
+}
+
 // StringValue decodes a java.lang.String from the values sv of the
 // String and av of its value array (the text of the elements av holds in
 // Data), as StringText does.
