@@ -173,6 +173,29 @@ func (h *Heap) staticValues(c ClassIndex) *ObjectValues {
 	return v
 }
 
+// InheritedStatic is the static field name of class c as Java resolves
+// C.name: c's own, else that of its nearest superclass declaring one (a
+// class inherits its superclasses' statics), and whether there is one.
+// A reference's Ref is the object it names, NoObject for null or an id
+// the dump does not hold.
+func (h *Heap) InheritedStatic(c ClassIndex, name string) (Value, bool) {
+	for k := range h.Supers(c) {
+		for _, s := range h.Classes[k].Statics {
+			if s.Name != name {
+				continue
+			}
+			val := Value{Name: s.Name, Type: s.Type, Bits: s.Value, Ref: NoObject}
+			if s.Type == TypeObject && s.Value != 0 {
+				if i, ok := h.Lookup(s.Value); ok {
+					val.Ref = i
+				}
+			}
+			return val, true
+		}
+	}
+	return Value{}, false
+}
+
 // bigEndianBits is the unsigned big-endian number in b (1 to 8 bytes).
 func bigEndianBits(b []byte) uint64 {
 	var x uint64
