@@ -1,6 +1,7 @@
 package heap
 
 import (
+	"cmp"
 	"math/bits"
 	"slices"
 
@@ -15,7 +16,7 @@ func (st *collectionState) measure(h *model.Heap, v *model.ObjectValues) {
 	st.backing, st.parts, st.cells, st.box = model.NoObject, model.NoObject, model.NoObject, model.NoObject
 	rule := st.rule()
 	if rule.via != "" || rule.parts != "" {
-		if f, ok := v.Field(cmpOr(rule.via, rule.parts)); ok && f.Ref != model.NoObject {
+		if f, ok := v.Field(cmp.Or(rule.via, rule.parts)); ok && f.Ref != model.NoObject && (rule.via != "" || isArray(h, f.Ref)) {
 			if rule.via != "" {
 				st.backing = f.Ref
 			} else {
@@ -37,7 +38,7 @@ func (st *collectionState) measure(h *model.Heap, v *model.ObjectValues) {
 		return int64(int32(f.Bits))
 	}
 	arrayField := func(name string) (model.ObjectIndex, int64) {
-		if f, ok := v.Field(name); ok && f.Ref != model.NoObject && h.Classes[h.ClassOf(f.Ref)].IsArray() {
+		if f, ok := v.Field(name); ok && f.Ref != model.NoObject && isArray(h, f.Ref) {
 			return f.Ref, int64(h.ArrayLength(f.Ref))
 		}
 		return model.NoObject, 0
@@ -97,12 +98,10 @@ func (st *collectionState) measure(h *model.Heap, v *model.ObjectValues) {
 	}
 }
 
-// cmpOr is the first of a and b that is not "".
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
+// isArray reports whether object i is an array.
+func isArray(h *model.Heap, i model.ObjectIndex) bool {
+	c := h.ClassOf(i)
+	return c != model.NoClass && h.Classes[c].IsArray()
 }
 
 // addCounterCells adds to each collection's size the int "value" fields
