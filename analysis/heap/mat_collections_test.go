@@ -126,12 +126,12 @@ type matTestData struct {
 func TestMATExtractCollectionEntries2(t *testing.T) {
 	const file = "ExtractCollectionEntriesTest2.java"
 	holders := []matTestData{
-		{"ListCollectionTestData", "collections", false, false, file + ":53-66 testCollections1"},
-		{"NonListCollectionTestData", "collections", false, false, file + ":130-151 testCollections2"},
-		{"EmptyListCollectionTestData", "collections", true, false, file + ":200-204 testCollections3"},
-		{"EmptyNonListCollectionTestData", "collections", true, false, file + ":230-236 testCollections4"},
-		{"MapTestData", "maps", false, true, file + ":277-296 testCollections5"},
-		{"EmptyMapTestData", "maps", true, true, file + ":322-328 testCollections6"},
+		{"ListCollectionTestData", "collections", false, false, file + ":54-80 testCollections1"},
+		{"NonListCollectionTestData", "collections", false, false, file + ":133-188 testCollections2"},
+		{"EmptyListCollectionTestData", "collections", true, false, file + ":204-222 testCollections3"},
+		{"EmptyNonListCollectionTestData", "collections", true, false, file + ":236-274 testCollections4"},
+		{"MapTestData", "maps", false, true, file + ":289-334 testCollections5"},
+		{"EmptyMapTestData", "maps", true, true, file + ":346-364 testCollections6"},
 	}
 	for _, dump := range []string{"oracle_jdk7_21_x64.hprof.gz", "oracle_jdk8_05_x64.hprof.gz", "openjdk_jdk11_04_x64.hprof.gz"} {
 		t.Run(dump, func(t *testing.T) {
@@ -199,7 +199,7 @@ func matTestCollections(t *testing.T, h *model.Heap, hd matTestData, dump string
 				case hd.isMap && (name == "javax.print.attribute.standard.PrinterStateReasons" || name == "java.util.jar.Attributes") &&
 					dump != "openjdk_jdk11_04_x64.hprof.gz":
 					// The older dumps held one element in these
-					// (ExtractCollectionEntriesTest2.java:285-290).
+					// (ExtractCollectionEntriesTest2.java:317-326).
 					want = 1
 				}
 				out = append(out, matCollection{h.ObjectID(coll), want, hd.at + " " + name})
