@@ -67,8 +67,8 @@ func viewOf(f string) collectionRule { return collectionRule{via: f} }
 // collection of its own, in field f.
 func ownerOf(f string) collectionRule { return collectionRule{via: f, owns: true} }
 
-// fixedSize is the rule of a collection of n elements whatever it holds.
-func fixedSize(n int64) collectionRule { return collectionRule{fixed: true, fixedSize: n} }
+// alwaysSize is the rule of a collection of n elements whatever it holds.
+func alwaysSize(n int64) collectionRule { return collectionRule{fixed: true, fixedSize: n} }
 
 // collectionRules are the JDK collections Collections knows, by the
 // name of the class whose fields it reads; subclasses (LinkedHashMap,
@@ -130,17 +130,17 @@ var collectionRules = map[string]collectionRule{
 	"java.util.Collections$CopiesList":                    {size: "n"},
 	"java.util.ImmutableCollections$List12":               {nonNull: []string{"e0", "e1"}},
 	"java.util.ImmutableCollections$Set12":                {nonNull: []string{"e0", "e1"}},
-	"java.util.Collections$SingletonList":                 fixedSize(1),
-	"java.util.Collections$SingletonSet":                  fixedSize(1),
-	"java.util.Collections$SingletonMap":                  fixedSize(1),
-	"java.util.ImmutableCollections$List1":                fixedSize(1),
-	"java.util.ImmutableCollections$Set1":                 fixedSize(1),
-	"java.util.Collections$EmptyList":                     fixedSize(0),
-	"java.util.Collections$EmptySet":                      fixedSize(0),
-	"java.util.Collections$EmptyMap":                      fixedSize(0),
-	"java.util.ImmutableCollections$List0":                fixedSize(0),
-	"java.util.ImmutableCollections$Set0":                 fixedSize(0),
-	"java.util.concurrent.SynchronousQueue":               fixedSize(0),
+	"java.util.Collections$SingletonList":                 alwaysSize(1),
+	"java.util.Collections$SingletonSet":                  alwaysSize(1),
+	"java.util.Collections$SingletonMap":                  alwaysSize(1),
+	"java.util.ImmutableCollections$List1":                alwaysSize(1),
+	"java.util.ImmutableCollections$Set1":                 alwaysSize(1),
+	"java.util.Collections$EmptyList":                     alwaysSize(0),
+	"java.util.Collections$EmptySet":                      alwaysSize(0),
+	"java.util.Collections$EmptyMap":                      alwaysSize(0),
+	"java.util.ImmutableCollections$List0":                alwaysSize(0),
+	"java.util.ImmutableCollections$Set0":                 alwaysSize(0),
+	"java.util.concurrent.SynchronousQueue":               alwaysSize(0),
 	"java.util.Collections$UnmodifiableCollection":        viewOf("c"),
 	"java.util.Collections$UnmodifiableMap":               viewOf("m"),
 	"java.util.Collections$SynchronizedCollection":        viewOf("c"),
