@@ -206,7 +206,7 @@ func (s *Session) pathLabels(h *model.Heap, p graph.RetainerPaths) (map[model.Ob
 	}
 	var names map[model.ObjectIndex]string
 	if strs := p.ThreadNameStrings(h, labels); len(strs) > 0 {
-		if names, err = model.ReadStrings(h, strs); err != nil {
+		if names, err = model.ReadNames(h, strs); err != nil {
 			return nil, nil, err
 		}
 	}
