@@ -51,7 +51,7 @@ func (l indexList) Table(w io.Writer, o Options) error { return o.writeTable(w, 
 
 func (l indexList) grid() grid {
 	g := grid{
-		columns: []column{{"index", text}, {"bytes", bytes}, {"modified", text}, {"state", text}, {"dump", text}, {"removed", text}},
+		columns: []column{{"index", text, "index"}, {"bytes", bytes, "bytes"}, {"modified", text, "modified"}, {"state", text, "state"}, {"dump", text, "dump"}, {"removed", text, "removed"}},
 		none:    fmt.Sprintf("no index in %s", l.Dir),
 	}
 	var total, removed int64
