@@ -13,6 +13,10 @@ import (
 type DominatorOptions struct {
 	// Top keeps the Top rows that retain most; 0 keeps all.
 	Top int
+	// Offset skips the Offset rows that retain most before Top counts
+	// (a page further down the list); the report's Selected still counts
+	// them all.
+	Offset int
 	// Class, when set, selects every reachable instance of the matching
 	// classes instead of the objects the virtual root immediately
 	// dominates.
@@ -162,8 +166,22 @@ func Dominators(h *model.Heap, r *graph.Retention, o DominatorOptions) Dominator
 		out.Classes = byClass(h, r, selected, o, retained)
 		return out
 	}
-	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o, retained)
+	out.Rows = dominatorRows(h, r, page(r, selected, o), o, retained)
 	return out
+}
+
+// page returns the selected objects of the page o asks: those that retain
+// most after the first o.Offset, at most o.Top of them (0: all).
+func page(r *graph.Retention, selected []model.ObjectIndex, o DominatorOptions) []model.ObjectIndex {
+	off := max(o.Offset, 0)
+	if off >= len(selected) {
+		return nil
+	}
+	top := 0
+	if o.Top > 0 {
+		top = off + o.Top
+	}
+	return biggest(r, selected, top)[off:]
 }
 
 // addNative notes in the report whether there are native sizes and what
@@ -199,7 +217,31 @@ func DominatedBy(h *model.Heap, r *graph.Retention, parent model.ObjectIndex, o 
 	out := TreeTotals(r)
 	selected := r.Dominated([]model.ObjectIndex{parent})[parent]
 	out.Selected = len(selected)
-	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o, out.addNative(r, o.Native))
+	out.Rows = dominatorRows(h, r, page(r, selected, o), o, out.addNative(r, o.Native))
+	return out
+}
+
+// DominatedByEach is DominatedBy for each of the reachable objects
+// parents, in their order, in two passes over the tree whatever their
+// number: the page of each lists the o.Top (after o.Offset) of what it
+// immediately dominates that retain most.
+func DominatedByEach(h *model.Heap, r *graph.Retention, parents []model.ObjectIndex, o DominatorOptions) []DominatorReport {
+	totals := TreeTotals(r)
+	retained := totals.addNative(r, o.Native)
+	children := r.Dominated(parents)
+	var all []model.ObjectIndex
+	cut := make([]int, len(parents)+1)
+	for k, p := range parents {
+		all = append(all, page(r, children[p], o)...)
+		cut[k+1] = len(all)
+	}
+	rows := dominatorRows(h, r, all, o, retained)
+	out := make([]DominatorReport, len(parents))
+	for k, p := range parents {
+		out[k] = totals
+		out[k].Selected = len(children[p])
+		out[k].Rows = rows[cut[k]:cut[k+1]]
+	}
 	return out
 }
 

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/dustin/go-humanize"
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/analysis/oql"
 	"github.com/hprofctl/hprofctl/analysis/profile"
@@ -39,30 +40,6 @@ func (s *Server) histogram(r *http.Request) (html.Page, error) {
 		return nil, err
 	}
 	return html.HistogramPage{Site: s.site, Histogram: histo, Sort: o.Sort, Match: r.URL.Query().Get("match"), Top: o.Top}, nil
-}
-
-func (s *Server) dominators(r *http.Request) (html.Page, error) {
-	top, err := intParam(r, "top", dominatorRows)
-	if err != nil {
-		return nil, err
-	}
-	o := heap.DominatorOptions{Top: top, Children: dominatedKids}
-	p := html.DominatorsPage{Site: s.site, Top: top}
-	id := r.URL.Query().Get("expand")
-	if id == "" {
-		p.Report, err = s.s.Dominators(o)
-		return p, err
-	}
-	obj, err := s.lookup(id)
-	if err != nil {
-		return nil, err
-	}
-	d, err := s.s.DominatedBy(obj, o)
-	if err != nil {
-		return nil, err
-	}
-	p.Report, p.Parent, p.Chain = d.Report, &d.Object, d.Chain
-	return p, nil
 }
 
 func (s *Server) object(r *http.Request) (html.Page, error) {
@@ -161,11 +138,24 @@ func (s *Server) diffFor(r *http.Request) (heap.HeapDiff, int, error) {
 	return d, top, err
 }
 
-// queryRows is how many rows the query page lists unless asked otherwise.
-const queryRows = 100
+// queryRows is how many rows the query page lists unless asked
+// otherwise; queryCount how many it counts (and sums) at most.
+const (
+	queryRows  = 100
+	queryCount = 100_000
+)
+
+// queryExamples are the queries the query page offers to start from.
+var queryExamples = []html.QueryExample{
+	{Query: "SELECT * FROM java.util.HashMap", What: "every HashMap"},
+	{Query: "SELECT s, toString(s), s.@retainedHeapSize FROM java.lang.String s WHERE s.@retainedHeapSize > 1000", What: "the Strings that retain more than 1,000 bytes, with their text"},
+	{Query: "SELECT l, l.size, l.@retainedHeapSize FROM java.util.ArrayList l WHERE l.size > 100", What: "the ArrayLists of more than 100 elements"},
+	{Query: "SELECT a, a.@length, a.@usedHeapSize FROM byte[] a WHERE a.@length > 10000", What: "the byte arrays longer than 10,000"},
+	{Query: "SELECT t, t.name FROM java.lang.Thread t", What: "the threads and their name objects"},
+}
 
 func (s *Server) queryPage(r *http.Request) (html.Page, error) {
-	p := html.QueryPage{Site: s.site, Query: r.URL.Query().Get("q")}
+	p := html.QueryPage{Site: s.site, Query: r.URL.Query().Get("q"), Examples: queryExamples}
 	var err error
 	if p.Limit, err = intParam(r, "limit", queryRows); err != nil {
 		return nil, err
@@ -173,10 +163,48 @@ func (s *Server) queryPage(r *http.Request) (html.Page, error) {
 	if strings.TrimSpace(p.Query) == "" {
 		return p, nil
 	}
-	if p.Result, err = s.runQuery(p.Query, p.Limit); err != nil {
+	if p.Result, err = s.runQuery(p.Query, queryCount+1); err != nil {
 		p.Error = err.Error()
+		return p, nil
 	}
+	rows := p.Result.Rows
+	if p.AtLeast = len(rows) > queryCount; p.AtLeast {
+		rows = rows[:queryCount]
+	}
+	p.Total, p.Sums = len(rows), columnSums(len(p.Result.Columns), rows)
+	if p.Limit > 0 && len(rows) > p.Limit {
+		rows = rows[:p.Limit]
+	}
+	p.Result.Rows = rows
 	return p, nil
+}
+
+// columnSums sums each column of rows that holds whole numbers (nulls
+// aside), "" for another column; nil when no column does.
+func columnSums(columns int, rows [][]oql.Value) []string {
+	sums := make([]string, columns)
+	some := false
+	for c := range columns {
+		var sum int64
+		numbers := false
+		for _, row := range rows {
+			if c >= len(row) || row[c].Kind == oql.KindNull {
+				continue
+			}
+			if row[c].Kind != oql.KindInt {
+				numbers = false
+				break
+			}
+			sum, numbers = sum+row[c].Int, true
+		}
+		if numbers {
+			sums[c], some = humanize.Comma(sum), true
+		}
+	}
+	if !some {
+		return nil
+	}
+	return sums
 }
 
 // runQuery parses and answers an OQL query, with at most limit rows (0:
