@@ -417,3 +417,70 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestServeQueryTotalsAndExamples: the query page counts every row of an
+// answer it shows the first rows of, and sums its columns of whole
+// numbers: the leak fixture's 100 fixture.Payload have the ids 0 to 99
+// (EXPECTED.md), 4,950 together. Every example it offers runs on the
+// fixture.
+func TestServeQueryTotalsAndExamples(t *testing.T) {
+	dump := fixturePath(t, "jdk17-default.hprof.gz")
+	ts := serveDump(t, dump)
+	q := url.QueryEscape("SELECT p, p.id FROM fixture.Payload p")
+	status, _, page := get(t, "GET", ts.URL+"/query?limit=10&q="+q)
+	if status != 200 || !strings.Contains(page, "100 rows, the first 10 shown.") {
+		t.Errorf("/query with limit 10: status %d, want the total of 100 rows:\n%.2000s", status, page)
+	}
+	if want := `<tfoot><tr><td></td><td><code class="sum">4,950</code></td></tr></tfoot>`; !strings.Contains(page, want) {
+		t.Errorf("/query does not sum the ids to 4,950 (and nothing else): want %s in\n%.3000s", want, page)
+	}
+	p := loadServed(t, ts.URL+"/query")
+	var examples []string
+	p.Eval(`Array.from(document.querySelectorAll('ul.examples a'), a => a.getAttribute('href'))`, &examples)
+	if len(examples) < 3 {
+		t.Fatalf("the query page offers %d examples", len(examples))
+	}
+	for _, ex := range examples {
+		status, _, page := get(t, "GET", ts.URL+ex)
+		if status != 200 || strings.Contains(page, `class="error"`) || !strings.Contains(page, `class="total"`) {
+			t.Errorf("example %s: status %d, or an error:\n%.1500s", ex, status, page)
+		}
+	}
+}
+
+// TestServeBrowserNarrow lays pages of the leak fixture out in a window
+// 360 pixels wide: no object id wraps, a class name wraps only where the
+// page allows it (after a '.', '$' or '/'), and no exact byte count leaves
+// the line of the rounded size it explains.
+func TestServeBrowserNarrow(t *testing.T) {
+	dump := fixturePath(t, "jdk17-default.hprof.gz")
+	ts := serveDump(t, dump)
+	mapID := registryMap(t, dump)
+	for _, page := range []string{"/dominators", "/object/" + mapID, "/class?name=fixture.Payload", "/retainers?object=" + mapID, "/top", "/histogram?top=30"} {
+		p := loadServed(t, ts.URL+page)
+		p.Screenshot(360, 700)
+		var broken []string
+		p.Eval(`(() => {
+			const out = [];
+			document.querySelectorAll('main a.id, main .size').forEach(e => { if (e.getClientRects().length > 1) out.push(e.className + ': ' + e.textContent); });
+			document.querySelectorAll('main code.cls').forEach(e => e.childNodes.forEach(n => {
+				if (n.nodeType !== 3) return;
+				for (const m of n.textContent.matchAll(/\S+/g)) {
+					const r = document.createRange();
+					r.setStart(n, m.index);
+					r.setEnd(n, m.index + m[0].length);
+					if (r.getClientRects().length > 1) out.push('class name part: ' + m[0]);
+				}
+			}));
+			return out;
+		})()`, &broken)
+		var wraps bool
+		p.Eval(`Array.from(document.querySelectorAll('main code.cls')).some(e => e.getClientRects().length > 1)`, &wraps)
+		if len(broken) > 0 {
+			t.Errorf("%s at 360 pixels breaks inside %q", page, broken)
+		}
+		if page == "/dominators" && !wraps {
+			t.Errorf("%s at 360 pixels: no class name wraps at all, so the check above checked nothing", page)
+		}
+	}
+}

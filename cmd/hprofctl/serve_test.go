@@ -333,17 +333,18 @@ func TestServeBrowserHostile(t *testing.T) {
 	dump := filepath.Join(t.TempDir(), "hostile.hprof")
 	writeHostileDump(t, dump)
 	ts := serveDump(t, dump)
-	var evil string
+	var evil, holderID string
 	{
 		var rows []struct {
-			ObjectID string `json:"object_id"`
-			Class    string `json:"class"`
+			ObjectID  string `json:"object_id"`
+			Class     string `json:"class"`
+			Dominator string `json:"immediate_dominator"`
 		}
 		runJSON(t, &rows, "dominators", "--class", "^Evil", dump)
 		if len(rows) != 1 {
 			t.Fatalf("%d Evil objects, want 1", len(rows))
 		}
-		evil = rows[0].ObjectID
+		evil, holderID = rows[0].ObjectID, rows[0].Dominator
 	}
 	holder, evilClass := "class Holder"+hostileImage, "Evil"+hostileImage
 	for page, want := range map[string][]string{
@@ -353,6 +354,12 @@ func TestServeBrowserHostile(t *testing.T) {
 		"/object/" + evil: {evilClass, hostileScript, "→ static " + hostileScript},
 		"/threads":        {hostileScript + hostileImage, evilClass + "." + hostileImage + "(" + hostileScript + ".java:7)"},
 		"/strings":        {},
+		"/class?name=" + url.QueryEscape(evilClass): {evilClass, "1 instance, "},
+		"/retainers?object=" + evil:                 {holder, "→ static " + hostileScript, evilClass},
+		"/dominators?open=" + holderID:              {holder, evilClass},
+		"/icicle":                                   {holder},
+		"/icicle?root=" + holderID:                  {holder, evilClass},
+		"/top":                                      {},
 		"/query?q=" + url.QueryEscape(`SELECT classof(e).@name FROM "^Evil.*" e`): {evilClass},
 	} {
 		p := loadServed(t, ts.URL+page)
