@@ -294,10 +294,13 @@ func TestServeBrowserLeakFixture(t *testing.T) {
 		t.Error("the dominator page has no chart")
 	}
 
-	p = loadServed(t, ts.URL+"/object/"+found[4])
+	// The object cell holds the toggle that opens the row in place, then
+	// the id.
+	mapID := found[4][strings.Index(found[4], "0x"):]
+	p = loadServed(t, ts.URL+"/object/"+mapID)
 	path := tableRows(p, "#path tbody tr")
 	at := slices.IndexFunc(path, func(r []string) bool { return len(r) == 4 && r[1] == "→ static MAP" })
-	if at < 1 || path[at-1][3] != "class fixture.Registry" || path[at][2] != found[4] {
+	if at < 1 || path[at-1][3] != "class fixture.Registry" || path[at][2] != mapID {
 		t.Errorf("the map's path from a GC root does not go through the static MAP of class fixture.Registry: %q", path)
 	}
 
@@ -392,19 +395,61 @@ func TestServeScreenshots(t *testing.T) {
 	dump := fixturePath(t, "jdk17-default.hprof.gz")
 	ts := serveDump(t, dump)
 	mapID := registryMap(t, dump)
-	for name, page := range map[string]string{
+	registry, table := registrySteps(t, dump)
+	shots := map[string]string{
 		"overview":   "/",
 		"histogram":  "/histogram?match=%5Efixture%5C.",
 		"dominators": "/dominators",
 		"object":     "/object/" + mapID,
 		"leaks":      "/leaks",
 		"threads":    "/threads",
-	} {
-		png := loadServed(t, ts.URL+page).Screenshot(1000, 600)
-		if err := os.WriteFile(filepath.Join(dir, "serve-"+name+".png"), png, 0o644); err != nil {
-			t.Fatal(err)
+		"tree":       "/dominators?expand=" + registry + "&open=" + mapID + "," + table,
+		"class":      "/class?name=fixture.Payload",
+		"retainers":  "/retainers?object=" + mapID,
+		"icicle":     "/icicle",
+		"top":        "/top",
+		"query":      "/query?limit=5&q=" + url.QueryEscape("SELECT p, p.id, p.@retainedHeapSize FROM fixture.Payload p"),
+	}
+	for name, page := range shots {
+		screenshot(t, loadServed(t, ts.URL+page), filepath.Join(dir, "serve-"+name+".png"), 1000, 600)
+	}
+	changed := filepath.Join(t.TempDir(), "app.hprof.gz")
+	copyFile(t, dump, changed)
+	t.Setenv("HPROFCTL_INDEX_DIR", t.TempDir())
+	replaced := serveDump(t, changed)
+	copyFile(t, fixturePath(t, "jdk17-inspect-before.hprof.gz"), changed)
+	screenshot(t, browsertest.Load(t, replaced.URL+"/object/"+mapID), filepath.Join(dir, "serve-changed.png"), 1000, 300)
+}
+
+// screenshot writes a PNG of p as a window of width by height pixels
+// shows it to path.
+func screenshot(t *testing.T, p *browsertest.Page, path string, width, height int64) {
+	t.Helper()
+	if err := os.WriteFile(path, p.Screenshot(width, height), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// registrySteps returns the ids of the class fixture.Registry and of its
+// map's Node[] table, from the steps around the map on its suspect's path.
+func registrySteps(t *testing.T, dump string) (registry, table string) {
+	t.Helper()
+	var suspects []struct {
+		Path []struct {
+			ObjectID string `json:"object_id"`
+			Via      string `json:"via"`
+		} `json:"path"`
+	}
+	runJSON(t, &suspects, "leaks", dump)
+	for _, s := range suspects {
+		for k, st := range s.Path {
+			if st.Via == "static MAP" && k > 0 && k+1 < len(s.Path) {
+				return s.Path[k-1].ObjectID, s.Path[k+1].ObjectID
+			}
 		}
 	}
+	t.Fatalf("no suspect's path goes through static MAP and on: %+v", suspects)
+	return "", ""
 }
 
 // TestServeLoopbackHostOnly: a server on loopback, as `hprofctl serve`
