@@ -377,6 +377,25 @@ func byClass(h *model.Heap, r *graph.Retention, objs []model.ObjectIndex, o Domi
 type objectSet map[model.ObjectIndex]bool
 
 func (s objectSet) has(i model.ObjectIndex) bool { return s[i] }
+func (s objectSet) add(i model.ObjectIndex)      { s[i] = true }
+
+// objectMarks is a set of objects that nestedInSameClass marks: a map
+// for a class of few objects, a bit per object of the heap for a class
+// of many, where a map would cost more than the bits.
+type objectMarks interface {
+	has(model.ObjectIndex) bool
+	add(model.ObjectIndex)
+}
+
+// bitMarks is an objectMarks of a bit per object.
+type bitMarks graph.ObjectBits
+
+func (b bitMarks) has(i model.ObjectIndex) bool { return graph.ObjectBits(b).Has(i) }
+func (b bitMarks) add(i model.ObjectIndex)      { graph.ObjectBits(b).Add(i) }
+
+// manyObjects is the size of a class from which nestedInSameClass marks
+// objects in bits rather than in maps.
+const manyObjects = 4096
 
 // nestedInSameClass returns the objects of objs that another object of
 // objs with the same class dominates. Each class's walk up the dominator
@@ -393,30 +412,39 @@ func nestedInSameClass(h *model.Heap, r *graph.Retention, objs []model.ObjectInd
 		if len(group) < 2 {
 			continue
 		}
-		selected := objectSet{}
-		for _, obj := range group {
-			selected[obj] = true
+		marks := func() objectMarks {
+			if len(group) >= manyObjects {
+				return bitMarks(graph.NewObjectBits(h.NumObjects()))
+			}
+			return objectSet{}
 		}
-		// below[x] says whether a selected object strictly dominates x.
-		below := map[model.ObjectIndex]bool{}
+		// seen holds the nodes whose answer is known, below those of
+		// them that a selected object strictly dominates.
+		selected, seen, below := marks(), marks(), marks()
+		for _, obj := range group {
+			selected.add(obj)
+		}
 		var path []model.ObjectIndex
 		for _, obj := range group {
 			path = path[:0]
 			inside := false
 			for x := r.ImmediateDominator(obj); x != model.NoObject; x = r.ImmediateDominator(x) {
-				if b, ok := below[x]; ok {
-					inside = b || selected[x]
+				if seen.has(x) {
+					inside = below.has(x) || selected.has(x)
 					break
 				}
-				if selected[x] {
+				if selected.has(x) {
 					inside = true
 					break
 				}
 				path = append(path, x)
 			}
 			for i := len(path) - 1; i >= 0; i-- {
-				below[path[i]] = inside
-				inside = inside || selected[path[i]]
+				seen.add(path[i])
+				if inside {
+					below.add(path[i])
+				}
+				inside = inside || selected.has(path[i])
 			}
 			if inside {
 				nested[obj] = true

@@ -2,6 +2,7 @@ package heap
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"testing"
 
@@ -118,5 +119,34 @@ func TestRetainedTreeKeepsTheBig(t *testing.T) {
 	below := RetainedTree(h, r, parent, 1, 0, model.HeapSelection{})
 	if below.ObjectID != ObjectID(h, parent) || len(below.Children) != 7 || len(below.Children[0].Children) != 0 {
 		t.Errorf("one level below the Parent: %+v, want its seven Boxes and nothing beneath", below)
+	}
+}
+
+// TestByClassCountsNestedOnceInBits is TestByClassCountsNestedOnce for a
+// class of so many objects that they are marked in bits: a list of
+// manyObjects+4 Links and one more Link on its own retain, grouped by
+// class, their own field bytes once each.
+func TestByClassCountsNestedOnceInBits(t *testing.T) {
+	const links = manyObjects + 5
+	h := analysistest.LoadSynthetic(t, func(w *hproftest.Writer) {
+		link := w.Class("Link", nil, hproftest.Field{Name: "next", Type: hproftest.TypeObject})
+		var next hproftest.ID
+		for range links - 1 {
+			next = w.Instance(link, hproftest.Ref(next))
+		}
+		w.Root(hproftest.Root{Kind: hproftest.RootJNIGlobal, ID: next, JNIRef: 1})
+		lone := w.Instance(link, hproftest.Ref(0))
+		w.Root(hproftest.Root{Kind: hproftest.RootJNIGlobal, ID: lone, JNIRef: 2})
+	})
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: model.SizeFields})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Dominators(h, r, DominatorOptions{Class: regexp.MustCompile(`^Link$`), ByClass: true, Size: model.SizeFields})
+	if len(rep.Classes) != 1 {
+		t.Fatalf("%d class rows, want 1", len(rep.Classes))
+	}
+	if c := rep.Classes[0]; c.Objects != links || c.ShallowBytes != links*8 || c.RetainedBytes != links*8 {
+		t.Errorf("Link row %+v: want %d objects, %d shallow and retained bytes", c, links, links*8)
 	}
 }
