@@ -327,7 +327,7 @@ func TestServeTopAndRetainersAPI(t *testing.T) {
 		"/dominators?offset=-1":          400,
 		"/icicle?root=0x1":               404,
 		"/class":                         400,
-		"/query?q=SELECT+*+FROM+nothing": 200,
+		"/query?q=SELECT+*+FROM+nothing": 400,
 	} {
 		if got, _, body := get(t, "GET", ts.URL+api); got != status {
 			t.Errorf("%s: status %d, want %d:\n%.300s", api, got, status, body)

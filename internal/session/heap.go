@@ -244,7 +244,7 @@ func (s *Session) pathLabels(h *model.Heap, p graph.RetainerPaths) (map[model.Ob
 	}
 	var names map[model.ObjectIndex]string
 	if strs := p.ThreadNameStrings(h, labels); len(strs) > 0 {
-		if names, err = model.ReadStrings(h, strs); err != nil {
+		if names, err = model.ReadNames(h, strs); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -367,9 +367,11 @@ func (s *Session) Collections(o heap.CollectionOptions) (heap.CollectionReport, 
 	return heap.Collections(h, o)
 }
 
-// Query answers an OQL query with at most limit rows (0: all).
-func (s *Session) Query(q *oql.Query, limit int) (*oql.Result, error) {
-	if err := checkCount("limit", limit, 0); err != nil {
+// Query answers an OQL query as o asks (at most o.Limit rows, within
+// its context and memory bound, handed to o.Row as found), with the
+// session's sizes and heaps.
+func (s *Session) Query(q *oql.Query, o oql.Options) (*oql.Result, error) {
+	if err := checkCount("limit", o.Limit, 0); err != nil {
 		return nil, err
 	}
 	h, r, err := s.retained()
@@ -380,5 +382,6 @@ func (s *Session) Query(q *oql.Query, limit int) (*oql.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return oql.Run(h, r, q, oql.Options{Size: s.o.Size, Limit: limit, Heaps: heaps})
+	o.Size, o.Heaps = s.o.Size, heaps
+	return oql.Run(h, r, q, o)
 }

@@ -40,12 +40,18 @@ func checkCount(option string, n, least int) error {
 	return &OptionError{Option: option, Value: strconv.Itoa(n), Want: fmt.Sprintf("%d or more", least)}
 }
 
-// ParseThreshold reads a leak threshold, a percentage above 0 and at most
-// 100 ("10" or "10%"), as a share of 1.
+// MinThresholdPercent is the smallest leak threshold, in percent. The
+// suspects a threshold finds retain disjoint parts of the heap, each more
+// than the threshold, so there are fewer than 100/threshold of them: at
+// most 10,000, whose paths and classes an answer can hold.
+const MinThresholdPercent = 0.01
+
+// ParseThreshold reads a leak threshold, a percentage from
+// MinThresholdPercent to 100 ("10" or "10%"), as a share of 1.
 func ParseThreshold(threshold string) (float64, error) {
 	pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(threshold), "%"), 64)
-	if err != nil || !(pct > 0 && pct <= 100) {
-		return 0, textOption("threshold", threshold, "a percentage above 0 and at most 100")
+	if err != nil || !(pct >= MinThresholdPercent && pct <= 100) {
+		return 0, textOption("threshold", threshold, "a percentage from 0.01 to 100")
 	}
 	return pct / 100, nil
 }

@@ -66,7 +66,7 @@ func TestOptionErrors(t *testing.T) {
 		err         error
 		flag, param string
 	}{
-		{func() error { _, err := ParseThreshold("0"); return err }(), `--threshold "0": want a percentage above 0 and at most 100`, `threshold="0": want`},
+		{func() error { _, err := ParseThreshold("0"); return err }(), `--threshold "0": want a percentage from 0.01 to 100`, `threshold="0": want`},
 		{CheckCPUBy("frame"), `--by "frame": want trace or method`, `by="frame"`},
 		{func() error { _, err := s.Histogram(heap.HistoOptions{Sort: "size"}); return err }(), `--sort "size": want bytes, count or name`, `sort="size"`},
 		{func() error { _, err := s.DuplicateStrings(heap.StringOptions{MinCount: 1}); return err }(), "--min-count 1: want 2 or more", "min-count=1"},

@@ -21,7 +21,7 @@ func (s *Server) classPage(r *http.Request) (html.Page, error) {
 	if name == "" {
 		return nil, badRequest("name: want a class name, as java.util.HashMap")
 	}
-	top, err := intParam(r, "top", classRows)
+	top, err := s.rowsParam(r, "top", classRows)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (s *Server) classPage(r *http.Request) (html.Page, error) {
 	if p.Instances, err = s.s.Dominators(heap.DominatorOptions{Class: exact, Top: top, Offset: offset}); err != nil {
 		return nil, err
 	}
-	p.Pager = newPager(p.Instances.Selected, offset, top, len(p.Instances.Rows), func(offset, top int) string {
+	p.Pager = newPager(p.Instances.Selected, offset, top, len(p.Instances.Rows), s.limits.Rows, func(offset, top int) string {
 		v := url.Values{"name": {name}, "offset": {strconv.Itoa(offset)}, "top": {strconv.Itoa(top)}}
 		return "/class?" + v.Encode() + "#instances"
 	})
@@ -113,7 +113,7 @@ func (s *Server) retainerQuery(r *http.Request) (graph.RetainerOptions, error) {
 		return o, badRequest("object: %d ids, at most %d", len(ids), maxTargets)
 	}
 	var err error
-	if o.Paths, err = intParam(r, "paths", 3); err != nil {
+	if o.Paths, err = s.rowsParam(r, "paths", 3); err != nil {
 		return o, err
 	}
 	if o.IncludeWeak, err = boolParam(r, "include-weak"); err != nil {
@@ -150,7 +150,7 @@ func (s *Server) retainersPage(r *http.Request) (html.Page, error) {
 
 // topQuery reads a top consumers question: by and top, as the top
 // command's flags (20 groups unless asked otherwise).
-func topQuery(r *http.Request) (heap.TopOptions, error) {
+func (s *Server) topQuery(r *http.Request) (heap.TopOptions, error) {
 	o := heap.TopOptions{By: r.URL.Query().Get("by")}
 	if o.By == "" {
 		o.By = heap.ByClass
@@ -159,12 +159,12 @@ func topQuery(r *http.Request) (heap.TopOptions, error) {
 		return o, badRequest("by: %v", err)
 	}
 	var err error
-	o.Top, err = intParam(r, "top", 20)
+	o.Top, err = s.rowsParam(r, "top", 20)
 	return o, err
 }
 
 func (s *Server) topPage(r *http.Request) (html.Page, error) {
-	o, err := topQuery(r)
+	o, err := s.topQuery(r)
 	if err != nil {
 		return nil, err
 	}

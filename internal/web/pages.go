@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/dustin/go-humanize"
@@ -139,11 +140,8 @@ func (s *Server) diffFor(r *http.Request) (heap.HeapDiff, int, error) {
 }
 
 // queryRows is how many rows the query page lists unless asked
-// otherwise; queryCount how many it counts (and sums) at most.
-const (
-	queryRows  = 100
-	queryCount = 100_000
-)
+// otherwise.
+const queryRows = 100
 
 // queryExamples are the queries the query page offers to start from.
 var queryExamples = []html.QueryExample{
@@ -157,62 +155,101 @@ var queryExamples = []html.QueryExample{
 func (s *Server) queryPage(r *http.Request) (html.Page, error) {
 	p := html.QueryPage{Site: s.site, Query: r.URL.Query().Get("q"), Examples: queryExamples}
 	var err error
-	if p.Limit, err = intParam(r, "limit", queryRows); err != nil {
+	if p.Limit, err = s.rowsParam(r, "limit", queryRows); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(p.Query) == "" {
 		return p, nil
 	}
-	if p.Result, err = s.runQuery(p.Query, queryCount+1); err != nil {
-		p.Error = err.Error()
-		return p, nil
+	var sums columnSums
+	p.Result, err = s.countQuery(r, p.Query, p.Limit, &sums)
+	if err != nil {
+		a := answerOf(err)
+		if a.status >= http.StatusInternalServerError || a.status == 499 {
+			return nil, err
+		}
+		p.Error, p.Result = a.message, nil
+		return statusPage{p, a.status}, nil
 	}
-	rows := p.Result.Rows
-	if p.AtLeast = len(rows) > queryCount; p.AtLeast {
-		rows = rows[:queryCount]
-	}
-	p.Total, p.Sums = len(rows), columnSums(len(p.Result.Columns), rows)
-	if p.Limit > 0 && len(rows) > p.Limit {
-		rows = rows[:p.Limit]
-	}
-	p.Result.Rows = rows
+	p.Total, p.Sums = sums.rows, sums.text()
 	return p, nil
 }
 
-// columnSums sums each column of rows that holds whole numbers (nulls
-// aside), "" for another column; nil when no column does.
-func columnSums(columns int, rows [][]oql.Value) []string {
-	sums := make([]string, columns)
-	some := false
-	for c := range columns {
-		var sum int64
-		numbers := false
-		for _, row := range rows {
-			if c >= len(row) || row[c].Kind == oql.KindNull {
-				continue
-			}
-			if row[c].Kind != oql.KindInt {
-				numbers = false
-				break
-			}
-			sum, numbers = sum+row[c].Int, true
+// countQuery answers an OQL query as runQuery does, keeping its first
+// limit rows but counting and summing (sums) every row of the answer as
+// it streams by.
+func (s *Server) countQuery(r *http.Request, query string, limit int, sums *columnSums) (*oql.Result, error) {
+	q, err := oql.Parse(query)
+	if err != nil {
+		return nil, badRequest("query: %v", err)
+	}
+	var kept [][]oql.Value
+	keep := func(row []oql.Value) error {
+		if len(kept) < limit {
+			kept = append(kept, slices.Clone(row))
 		}
-		if numbers {
-			sums[c], some = humanize.Comma(sum), true
+		sums.add(row)
+		return nil
+	}
+	res, err := s.s.Query(q, oql.Options{Context: r.Context(), MaxBytes: s.limits.QueryBytes, Row: keep})
+	if err != nil {
+		return nil, err
+	}
+	res.Rows = kept
+	return res, nil
+}
+
+// columnSums counts the rows of an answer and sums each of its columns
+// that holds whole numbers (nulls aside).
+type columnSums struct {
+	rows  int
+	sum   []int64
+	kinds []oql.Kind
+}
+
+// mixed marks a column that holds something other than whole numbers.
+const mixed oql.Kind = -1
+
+// add counts row and adds its values.
+func (c *columnSums) add(row []oql.Value) {
+	c.rows++
+	for len(c.sum) < len(row) {
+		c.sum, c.kinds = append(c.sum, 0), append(c.kinds, oql.KindNull)
+	}
+	for k, v := range row {
+		switch {
+		case v.Kind == oql.KindNull || c.kinds[k] == mixed:
+		case v.Kind == oql.KindInt:
+			c.sum[k], c.kinds[k] = c.sum[k]+v.Int, oql.KindInt
+		default:
+			c.kinds[k] = mixed
+		}
+	}
+}
+
+// text is each column's sum, "" for a column of other values; nil when no
+// column holds whole numbers.
+func (c *columnSums) text() []string {
+	out := make([]string, len(c.sum))
+	some := false
+	for k, kind := range c.kinds {
+		if kind == oql.KindInt {
+			out[k], some = humanize.Comma(c.sum[k]), true
 		}
 	}
 	if !some {
 		return nil
 	}
-	return sums
+	return out
 }
 
-// runQuery parses and answers an OQL query, with at most limit rows (0:
-// all).
-func (s *Server) runQuery(query string, limit int) (*oql.Result, error) {
+// runQuery parses and answers an OQL query, with at most limit rows
+// (1 or more), within the request's deadline and the server's memory
+// bound for a query.
+func (s *Server) runQuery(r *http.Request, query string, limit int) (*oql.Result, error) {
 	q, err := oql.Parse(query)
 	if err != nil {
 		return nil, badRequest("query: %v", err)
 	}
-	return s.s.Query(q, limit)
+	return s.s.Query(q, oql.Options{Limit: limit, Context: r.Context(), MaxBytes: s.limits.QueryBytes})
 }

@@ -66,14 +66,11 @@ func (q treeQuery) toggled(id string) treeQuery {
 }
 
 // newPager places the page of the rows offset to offset+shown of a list
-// of of rows; at gives the address of the page starting at an offset, with
-// top rows (0: all). Lists of more than maxAll rows offer no page of all.
-func newPager(of, offset, top, shown int, at func(offset, top int) string) *html.Pager {
-	const maxAll = 5000
+// of of rows, top a page; at gives the address of the page starting at an
+// offset, with top rows. Lists of more than maxAll rows (the most a page
+// may list) offer no page of all.
+func newPager(of, offset, top, shown, maxAll int, at func(offset, top int) string) *html.Pager {
 	p := &html.Pager{From: offset + 1, To: offset + shown, Of: of}
-	if top == 0 {
-		return p
-	}
 	if offset > 0 {
 		p.Prev = at(max(offset-top, 0), top)
 	}
@@ -81,17 +78,17 @@ func newPager(of, offset, top, shown int, at func(offset, top int) string) *html
 		p.Next = at(offset+shown, top)
 	}
 	if (p.Prev != "" || p.Next != "") && of <= maxAll {
-		p.All = at(0, 0)
+		p.All = at(0, of)
 	}
 	return p
 }
 
 // treeQueryOf reads a dominator tree page's query: expand, top, offset
 // and open (ids, comma-separated).
-func treeQueryOf(r *http.Request) (treeQuery, error) {
+func (s *Server) treeQueryOf(r *http.Request) (treeQuery, error) {
 	q := treeQuery{expand: r.URL.Query().Get("expand")}
 	var err error
-	if q.top, err = intParam(r, "top", dominatorRows); err != nil {
+	if q.top, err = s.rowsParam(r, "top", dominatorRows); err != nil {
 		return q, err
 	}
 	if q.offset, err = intParam(r, "offset", 0); err != nil {
@@ -107,7 +104,7 @@ func treeQueryOf(r *http.Request) (treeQuery, error) {
 }
 
 func (s *Server) dominators(r *http.Request) (html.Page, error) {
-	q, err := treeQueryOf(r)
+	q, err := s.treeQueryOf(r)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +130,7 @@ func (s *Server) dominators(r *http.Request) (html.Page, error) {
 		return nil, err
 	}
 	p.Site = s.site
-	p.Pager = newPager(p.Report.Selected, q.offset, q.top, len(p.Report.Rows), func(offset, top int) string {
+	p.Pager = newPager(p.Report.Selected, q.offset, q.top, len(p.Report.Rows), s.limits.Rows, func(offset, top int) string {
 		return treeQuery{expand: q.expand, top: top, offset: offset, open: q.open}.href("")
 	})
 	kids, err := s.openChildren(p.Report.Rows, open)

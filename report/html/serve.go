@@ -234,18 +234,16 @@ type DiffPage struct {
 }
 
 // QueryPage is an OQL query and its result: Result nil before a query is
-// asked, Error what went wrong with it. Limit is the most rows shown (0:
-// all); Total counts the rows of the whole answer, at least Total when
-// AtLeast (the count stopped there), and Sums are the totals of its
-// columns of whole numbers ("" for another column) over every row
-// counted. Examples are queries to start from.
+// asked, Error what went wrong with it. Limit is the most rows shown;
+// Total counts the rows of the whole answer, and Sums are the totals of
+// its columns of whole numbers ("" for another column) over all of them.
+// Examples are queries to start from.
 type QueryPage struct {
 	Site
 	Query    string
 	Limit    int
 	Result   *oql.Result
 	Total    int
-	AtLeast  bool
 	Sums     []string
 	Error    string
 	Examples []QueryExample
