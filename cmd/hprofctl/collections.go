@@ -67,8 +67,8 @@ one value, with their shallow bytes.
 
 --objects lists each collection and each such array instead. The
 collections' fields (and with --objects the constant arrays' values) are
-read from FILE again, which standard input cannot give; which arrays are
-all null or constant the index knows.`,
+read from FILE again; which arrays are all null or constant the index
+knows.`,
 		Example: `  hprofctl collections heap.hprof
   hprofctl collections --objects --top 50 heap.hprof
   hprofctl collections -o json heap.hprof.gz | jq '.collections[0]'`,

@@ -54,7 +54,7 @@ func (s *Session) Histogram(o heap.HistoOptions) (heap.Histo, error) {
 	if err != nil {
 		return heap.Histo{}, err
 	}
-	if !h.HasObjects && !s.stdin() && heap.MayHaveNative(h) {
+	if !h.HasObjects && heap.MayHaveNative(h) {
 		if h, err = s.dumpHeap(true); err != nil {
 			return heap.Histo{}, err
 		}
@@ -231,13 +231,8 @@ func (s *Session) Retainers(o graph.RetainerOptions) (heap.Retainers, error) {
 
 // pathLabels reads the dump again for what describing paths needs: the
 // labeled references of their objects and the names of their root
-// threads. Standard input cannot be read twice: then it returns no
-// labels, and steps show "?".
+// threads.
 func (s *Session) pathLabels(h *model.Heap, p graph.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error) {
-	if s.stdin() {
-		s.noteln("standard input cannot be read twice: field names are shown as ?")
-		return nil, nil, nil
-	}
 	labels, err := model.ReadLabels(h, p.Sources(h))
 	if err != nil {
 		return nil, nil, err
@@ -299,10 +294,6 @@ func (s *Session) showData(h *model.Heap, objs []model.ObjectIndex, o heap.ShowO
 		}
 		d.Paths = heap.PathsByTarget(p, heap.DescribePaths(h, p, false, labels, names))
 	}
-	if s.stdin() {
-		s.noteln("standard input cannot be read twice: field values are unknown")
-		return d, nil
-	}
 	var err error
 	if d.Native, err = s.nativeSizes(h); err != nil {
 		return d, err
@@ -317,11 +308,8 @@ func (s *Session) showData(h *model.Heap, objs []model.ObjectIndex, o heap.ShowO
 }
 
 // valueHeap is the heap of a question that reads values again: not from
-// standard input, and not from a dump that records references only.
+// a dump that records references only.
 func (s *Session) valueHeap(question string) (*model.Heap, error) {
-	if s.stdin() {
-		return nil, fmt.Errorf("%s reads the dump twice: standard input cannot be read again", question)
-	}
 	h, err := s.dumpHeap(true)
 	if err != nil {
 		return nil, err

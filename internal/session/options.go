@@ -79,18 +79,3 @@ func checkHistogramSort(sort string, native bool) error {
 	}
 	return textOption("sort", sort, "bytes, count or name")
 }
-
-// errStdinTwice is the error of a question that reads the dump more than
-// once, asked of standard input.
-func errStdinTwice(question string) error {
-	return fmt.Errorf("%s reads the dump more than once: give a file, not standard input", question)
-}
-
-// CheckRereadable refuses standard input to a use of the session that
-// reads the dump more than once (the web server, the report).
-func (s *Session) CheckRereadable(question string) error {
-	if s.stdin() {
-		return errStdinTwice(question)
-	}
-	return nil
-}

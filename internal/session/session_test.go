@@ -85,14 +85,10 @@ func TestOptionErrors(t *testing.T) {
 	}
 }
 
-// TestLookup checks that an id the dump lacks is ErrNoSuchObject, and
-// that a file may be read again.
+// TestLookup checks that an id the dump lacks is ErrNoSuchObject.
 func TestLookup(t *testing.T) {
 	s := openFixture(t, Options{})
 	if _, err := s.Lookup(1); !errors.Is(err, ErrNoSuchObject) {
 		t.Errorf("Lookup(1): %v, want ErrNoSuchObject", err)
-	}
-	if err := s.CheckRereadable("serve"); err != nil {
-		t.Errorf("a file is refused: %v", err)
 	}
 }

@@ -110,9 +110,6 @@ const (
 // heap and dominator tree first. A file with profiling data only is
 // served with its overview and profiling pages.
 func New(s *session.Session, o Options) (*Server, error) {
-	if err := s.CheckRereadable("serve"); err != nil {
-		return nil, err
-	}
 	h, err := s.Heap()
 	if err != nil {
 		return nil, err
