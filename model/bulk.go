@@ -274,7 +274,7 @@ func (b *bulkReader) run(at []placed) error {
 // read returns the dump's bytes from start to end (cut at its end).
 func (b *bulkReader) read(start, end int64) ([]byte, error) {
 	if start < 0 || start >= b.r.Size() {
-		return nil, fmt.Errorf("offset %d lies outside the dump (%d bytes): the dump changed since it was indexed", start, b.r.Size())
+		return nil, fmt.Errorf("offset %d lies outside the dump (%d bytes): %w", start, b.r.Size(), input.ErrChanged)
 	}
 	end = min(end, b.r.Size())
 	if int64(cap(b.buf)) < end-start {
@@ -315,7 +315,7 @@ func (b *bulkReader) decode(p placed, rec []byte) error {
 		return fmt.Errorf("object 0x%x: the dump ends inside its record at offset %d", h.ObjectID(p.obj), p.off)
 	}
 	if got := id(rec[1:]); got != h.ObjectID(p.obj) {
-		return fmt.Errorf("object 0x%x: the record at offset %d is not it (it names 0x%x): the dump changed since it was indexed", h.ObjectID(p.obj), p.off, got)
+		return fmt.Errorf("object 0x%x: the record at offset %d is not it (it names 0x%x): %w", h.ObjectID(p.obj), p.off, got, input.ErrChanged)
 	}
 	v := &b.v
 	*v = ObjectValues{Length: -1, Fields: v.Fields[:0]}
@@ -350,7 +350,7 @@ func (b *bulkReader) decode(p placed, rec []byte) error {
 	if v.Length >= 0 {
 		want := v.Length * int64(h.typeSize(v.Elem))
 		if v.Length != int64(h.ArrayLength(p.obj)) || int64(len(v.Data)) < want {
-			return fmt.Errorf("object 0x%x: its array record at offset %d holds %d elements, the heap says %d: the dump changed since it was read", h.ObjectID(p.obj), p.off, v.Length, h.ArrayLength(p.obj))
+			return fmt.Errorf("object 0x%x: its array record at offset %d holds %d elements, the heap says %d: %w", h.ObjectID(p.obj), p.off, v.Length, h.ArrayLength(p.obj), input.ErrChanged)
 		}
 		v.Data = v.Data[:want]
 	}
@@ -360,7 +360,7 @@ func (b *bulkReader) decode(p placed, rec []byte) error {
 // exact reads n bytes at off into a buffer of their own.
 func (b *bulkReader) exact(off, n int64) ([]byte, error) {
 	if off < 0 || off >= b.r.Size() {
-		return nil, fmt.Errorf("offset %d lies outside the dump (%d bytes): the dump changed since it was indexed", off, b.r.Size())
+		return nil, fmt.Errorf("offset %d lies outside the dump (%d bytes): %w", off, b.r.Size(), input.ErrChanged)
 	}
 	n = min(n, b.r.Size()-off)
 	buf := make([]byte, n)

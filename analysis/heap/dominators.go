@@ -13,6 +13,10 @@ import (
 type DominatorOptions struct {
 	// Top keeps the Top rows that retain most; 0 keeps all.
 	Top int
+	// Offset skips the Offset rows that retain most before Top counts
+	// (a page further down the list); the report's Selected still counts
+	// them all.
+	Offset int
 	// Class, when set, selects every reachable instance of the matching
 	// classes instead of the objects the virtual root immediately
 	// dominates.
@@ -171,8 +175,22 @@ func Dominators(h *model.Heap, r *graph.Retention, o DominatorOptions) Dominator
 		out.Classes = byClass(h, r, selected, o, retained)
 		return out
 	}
-	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o, retained)
+	out.Rows = dominatorRows(h, r, page(r, selected, o), o, retained)
 	return out
+}
+
+// page returns the selected objects of the page o asks: those that retain
+// most after the first o.Offset, at most o.Top of them (0: all).
+func page(r *graph.Retention, selected []model.ObjectIndex, o DominatorOptions) []model.ObjectIndex {
+	off := max(o.Offset, 0)
+	if off >= len(selected) {
+		return nil
+	}
+	top := 0
+	if o.Top > 0 {
+		top = off + o.Top
+	}
+	return biggest(r, selected, top)[off:]
 }
 
 // addNative notes in the report whether there are native sizes and what
@@ -208,7 +226,31 @@ func DominatedBy(h *model.Heap, r *graph.Retention, parent model.ObjectIndex, o 
 	out := TreeTotals(r)
 	selected := r.Dominated([]model.ObjectIndex{parent})[parent]
 	out.Selected = len(selected)
-	out.Rows = dominatorRows(h, r, biggest(r, selected, o.Top), o, out.addNative(r, o.Native))
+	out.Rows = dominatorRows(h, r, page(r, selected, o), o, out.addNative(r, o.Native))
+	return out
+}
+
+// DominatedByEach is DominatedBy for each of the reachable objects
+// parents, in their order, in two passes over the tree whatever their
+// number: the page of each lists the o.Top (after o.Offset) of what it
+// immediately dominates that retain most.
+func DominatedByEach(h *model.Heap, r *graph.Retention, parents []model.ObjectIndex, o DominatorOptions) []DominatorReport {
+	totals := TreeTotals(r)
+	retained := totals.addNative(r, o.Native)
+	children := r.Dominated(parents)
+	var all []model.ObjectIndex
+	cut := make([]int, len(parents)+1)
+	for k, p := range parents {
+		all = append(all, page(r, children[p], o)...)
+		cut[k+1] = len(all)
+	}
+	rows := dominatorRows(h, r, all, o, retained)
+	out := make([]DominatorReport, len(parents))
+	for k, p := range parents {
+		out[k] = totals
+		out[k].Selected = len(children[p])
+		out[k].Rows = rows[cut[k]:cut[k+1]]
+	}
 	return out
 }
 
@@ -344,6 +386,25 @@ func byClass(h *model.Heap, r *graph.Retention, objs []model.ObjectIndex, o Domi
 type objectSet map[model.ObjectIndex]bool
 
 func (s objectSet) has(i model.ObjectIndex) bool { return s[i] }
+func (s objectSet) add(i model.ObjectIndex)      { s[i] = true }
+
+// objectMarks is a set of objects that nestedInSameClass marks: a map
+// for a class of few objects, a bit per object of the heap for a class
+// of many, where a map would cost more than the bits.
+type objectMarks interface {
+	has(model.ObjectIndex) bool
+	add(model.ObjectIndex)
+}
+
+// bitMarks is an objectMarks of a bit per object.
+type bitMarks graph.ObjectBits
+
+func (b bitMarks) has(i model.ObjectIndex) bool { return graph.ObjectBits(b).Has(i) }
+func (b bitMarks) add(i model.ObjectIndex)      { graph.ObjectBits(b).Add(i) }
+
+// manyObjects is the size of a class from which nestedInSameClass marks
+// objects in bits rather than in maps.
+const manyObjects = 4096
 
 // nestedInSameClass returns the objects of objs that another object of
 // objs with the same class dominates. Each class's walk up the dominator
@@ -360,30 +421,39 @@ func nestedInSameClass(h *model.Heap, r *graph.Retention, objs []model.ObjectInd
 		if len(group) < 2 {
 			continue
 		}
-		selected := objectSet{}
-		for _, obj := range group {
-			selected[obj] = true
+		marks := func() objectMarks {
+			if len(group) >= manyObjects {
+				return bitMarks(graph.NewObjectBits(h.NumObjects()))
+			}
+			return objectSet{}
 		}
-		// below[x] says whether a selected object strictly dominates x.
-		below := map[model.ObjectIndex]bool{}
+		// seen holds the nodes whose answer is known, below those of
+		// them that a selected object strictly dominates.
+		selected, seen, below := marks(), marks(), marks()
+		for _, obj := range group {
+			selected.add(obj)
+		}
 		var path []model.ObjectIndex
 		for _, obj := range group {
 			path = path[:0]
 			inside := false
 			for x := r.ImmediateDominator(obj); x != model.NoObject; x = r.ImmediateDominator(x) {
-				if b, ok := below[x]; ok {
-					inside = b || selected[x]
+				if seen.has(x) {
+					inside = below.has(x) || selected.has(x)
 					break
 				}
-				if selected[x] {
+				if selected.has(x) {
 					inside = true
 					break
 				}
 				path = append(path, x)
 			}
 			for i := len(path) - 1; i >= 0; i-- {
-				below[path[i]] = inside
-				inside = inside || selected[path[i]]
+				seen.add(path[i])
+				if inside {
+					below.add(path[i])
+				}
+				inside = inside || selected.has(path[i])
 			}
 			if inside {
 				nested[obj] = true

@@ -31,8 +31,14 @@ and serves its pages until interrupted:
 
   /               overview: format, JVM, counts, anomalies (see info)
   /histogram      the class histogram, ?sort=bytes|count|name&match=RE&top=N
-  /dominators     the dominator tree, ?expand=ID for what one object dominates
+  /dominators     the dominator tree, ?expand=ID for what one object dominates,
+                  ?open=ID,ID… for objects opened in place, ?offset=N&top=N
+  /icicle         the dominator tree as an icicle by retained size, ?root=ID
+  /top            top consumers (see top), ?by=class|classloader|package&top=N
+  /class?name=C   a class: its instances by retained size, statics, totals
   /object/ID      one object: fields, referrers, path from a GC root (see show)
+  /retainers      paths from the GC roots (see retainers), ?object=ID or
+                  ?class=RE, &paths=N&include-weak=1
   /leaks          leak suspects (see leaks)
   /threads        threads, their stacks and what each retains
   /deadlocks      deadlocks the lock state proves
@@ -40,7 +46,11 @@ and serves its pages until interrupted:
   /sites, /cpu    an hprof agent file's allocation sites and CPU profile
                   (a file without a heap dump is served with these alone)
   /diff           with --base OLD: what changed since OLD (see diff), ?top=N
-  /query          an OQL query and its rows (see query), ?q=QUERY&limit=N
+  /query          an OQL query and its rows (see query), ?q=QUERY&limit=N,
+                  with examples; it counts and sums its whole answer
+
+A dump replaced or rewritten while it is served is answered HTTP 409 on every
+page and API question: restart serve to read the new one.
 
 Under /api/ each question is answered in the JSON that its command writes
 with -o json, the command's flags as query parameters (/api/ lists them).

@@ -244,8 +244,9 @@ func loadServed(t *testing.T, url string) *browsertest.Page {
 	if !styled {
 		t.Errorf("%s: the style sheet does not apply", url)
 	}
+	page, _, _ := strings.Cut(url, "#")
 	for _, r := range p.Requests() {
-		if r != url && !strings.HasSuffix(r, "/static/style.css") && !strings.HasSuffix(r, "/favicon.ico") {
+		if r != page && !strings.HasSuffix(r, "/static/style.css") && !strings.HasSuffix(r, "/favicon.ico") {
 			t.Errorf("%s requested %s", url, r)
 		}
 	}
@@ -294,10 +295,13 @@ func TestServeBrowserLeakFixture(t *testing.T) {
 		t.Error("the dominator page has no chart")
 	}
 
-	p = loadServed(t, ts.URL+"/object/"+found[4])
+	// The object cell holds the toggle that opens the row in place, then
+	// the id.
+	mapID := found[4][strings.Index(found[4], "0x"):]
+	p = loadServed(t, ts.URL+"/object/"+mapID)
 	path := tableRows(p, "#path tbody tr")
 	at := slices.IndexFunc(path, func(r []string) bool { return len(r) == 4 && r[1] == "→ static MAP" })
-	if at < 1 || path[at-1][3] != "class fixture.Registry" || path[at][2] != found[4] {
+	if at < 1 || path[at-1][3] != "class fixture.Registry" || path[at][2] != mapID {
 		t.Errorf("the map's path from a GC root does not go through the static MAP of class fixture.Registry: %q", path)
 	}
 
@@ -333,17 +337,18 @@ func TestServeBrowserHostile(t *testing.T) {
 	dump := filepath.Join(t.TempDir(), "hostile.hprof")
 	writeHostileDump(t, dump)
 	ts := serveDump(t, dump)
-	var evil string
+	var evil, holderID string
 	{
 		var rows []struct {
-			ObjectID string `json:"object_id"`
-			Class    string `json:"class"`
+			ObjectID  string `json:"object_id"`
+			Class     string `json:"class"`
+			Dominator string `json:"immediate_dominator"`
 		}
 		runJSON(t, &rows, "dominators", "--class", "^Evil", dump)
 		if len(rows) != 1 {
 			t.Fatalf("%d Evil objects, want 1", len(rows))
 		}
-		evil = rows[0].ObjectID
+		evil, holderID = rows[0].ObjectID, rows[0].Dominator
 	}
 	holder, evilClass := "class Holder"+hostileImage, "Evil"+hostileImage
 	for page, want := range map[string][]string{
@@ -353,6 +358,12 @@ func TestServeBrowserHostile(t *testing.T) {
 		"/object/" + evil: {evilClass, hostileScript, "→ static " + hostileScript},
 		"/threads":        {hostileScript + hostileImage, evilClass + "." + hostileImage + "(" + hostileScript + ".java:7)"},
 		"/strings":        {},
+		"/class?name=" + url.QueryEscape(evilClass): {evilClass, "1 instance, "},
+		"/retainers?object=" + evil:                 {holder, "→ static " + hostileScript, evilClass},
+		"/dominators?open=" + holderID:              {holder, evilClass},
+		"/icicle":                                   {holder},
+		"/icicle?root=" + holderID:                  {holder, evilClass},
+		"/top":                                      {},
 		"/query?q=" + url.QueryEscape(`SELECT classof(e).@name FROM "^Evil.*" e`): {evilClass},
 	} {
 		p := loadServed(t, ts.URL+page)
@@ -385,19 +396,61 @@ func TestServeScreenshots(t *testing.T) {
 	dump := fixturePath(t, "jdk17-default.hprof.gz")
 	ts := serveDump(t, dump)
 	mapID := registryMap(t, dump)
-	for name, page := range map[string]string{
+	registry, table := registrySteps(t, dump)
+	shots := map[string]string{
 		"overview":   "/",
 		"histogram":  "/histogram?match=%5Efixture%5C.",
 		"dominators": "/dominators",
 		"object":     "/object/" + mapID,
 		"leaks":      "/leaks",
 		"threads":    "/threads",
-	} {
-		png := loadServed(t, ts.URL+page).Screenshot(1000, 600)
-		if err := os.WriteFile(filepath.Join(dir, "serve-"+name+".png"), png, 0o644); err != nil {
-			t.Fatal(err)
+		"tree":       "/dominators?expand=" + registry + "&open=" + mapID + "," + table,
+		"class":      "/class?name=fixture.Payload",
+		"retainers":  "/retainers?object=" + mapID,
+		"icicle":     "/icicle",
+		"top":        "/top",
+		"query":      "/query?limit=5&q=" + url.QueryEscape("SELECT p, p.id, p.@retainedHeapSize FROM fixture.Payload p"),
+	}
+	for name, page := range shots {
+		screenshot(t, loadServed(t, ts.URL+page), filepath.Join(dir, "serve-"+name+".png"), 1000, 600)
+	}
+	changed := filepath.Join(t.TempDir(), "app.hprof.gz")
+	copyFile(t, dump, changed)
+	t.Setenv("HPROFCTL_INDEX_DIR", t.TempDir())
+	replaced := serveDump(t, changed)
+	copyFile(t, fixturePath(t, "jdk17-inspect-before.hprof.gz"), changed)
+	screenshot(t, browsertest.Load(t, replaced.URL+"/object/"+mapID), filepath.Join(dir, "serve-changed.png"), 1000, 300)
+}
+
+// screenshot writes a PNG of p as a window of width by height pixels
+// shows it to path.
+func screenshot(t *testing.T, p *browsertest.Page, path string, width, height int64) {
+	t.Helper()
+	if err := os.WriteFile(path, p.Screenshot(width, height), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// registrySteps returns the ids of the class fixture.Registry and of its
+// map's Node[] table, from the steps around the map on its suspect's path.
+func registrySteps(t *testing.T, dump string) (registry, table string) {
+	t.Helper()
+	var suspects []struct {
+		Path []struct {
+			ObjectID string `json:"object_id"`
+			Via      string `json:"via"`
+		} `json:"path"`
+	}
+	runJSON(t, &suspects, "leaks", dump)
+	for _, s := range suspects {
+		for k, st := range s.Path {
+			if st.Via == "static MAP" && k > 0 && k+1 < len(s.Path) {
+				return s.Path[k-1].ObjectID, s.Path[k+1].ObjectID
+			}
 		}
 	}
+	t.Fatalf("no suspect's path goes through static MAP and on: %+v", suspects)
+	return "", ""
 }
 
 // TestServeLoopbackHostOnly: a server on loopback, as `hprofctl serve`
@@ -526,7 +579,7 @@ func TestServeAgentProfileOnly(t *testing.T) {
 		want            []string
 	}{
 		{"sites-binary.hprof.gz", "/sites", "/api/sites", []string{"sites"},
-			[]string{`<span class="x">262,400 B</span></td><td class="n">16</td>`, "<code>agentfix.Buffers.makeLarge</code>"}},
+			[]string{`<span class="x">262,400 B</span></span></td><td class="n">16</td>`, "<code>agentfix.Buffers.makeLarge</code>"}},
 		{"cpu-samples.hprof.txt.gz", "/cpu", "/api/cpu", []string{"cpu"}, []string{"agentfix.Hot.spin"}},
 	} {
 		dump := agentFixture(t, tc.file)

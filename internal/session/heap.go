@@ -138,6 +138,44 @@ func (s *Session) DominatedBy(obj model.ObjectIndex, o heap.DominatorOptions) (D
 	return d, nil
 }
 
+// DominatedByEach lists what each of objs immediately dominates, as o
+// asks (heap.DominatedByEach); the error wraps ErrUnreachable when one of
+// them is in no dominator tree.
+func (s *Session) DominatedByEach(objs []model.ObjectIndex, o heap.DominatorOptions) ([]heap.DominatorReport, error) {
+	h, r, err := s.retained()
+	if err != nil {
+		return nil, err
+	}
+	for _, obj := range objs {
+		if !r.Reachable(obj) {
+			return nil, fmt.Errorf("object %s: %w", heap.ObjectID(h, obj), ErrUnreachable)
+		}
+	}
+	if o, err = s.dominatorOptions(h, o); err != nil {
+		return nil, err
+	}
+	return heap.DominatedByEach(h, r, objs, o), nil
+}
+
+// RetainedTree is the top of the dominator tree below root
+// (model.NoObject: the virtual root) as heap.RetainedTree draws it, in the
+// session's heaps; the error wraps ErrUnreachable when root is in no
+// dominator tree.
+func (s *Session) RetainedTree(root model.ObjectIndex, depth int, least int64) (*heap.RetainedNode, error) {
+	h, r, err := s.retained()
+	if err != nil {
+		return nil, err
+	}
+	if root != model.NoObject && !r.Reachable(root) {
+		return nil, fmt.Errorf("object %s: %w", heap.ObjectID(h, root), ErrUnreachable)
+	}
+	heaps, err := h.SelectHeaps(s.o.Heaps)
+	if err != nil {
+		return nil, err
+	}
+	return heap.RetainedTree(h, r, root, depth, least, heaps), nil
+}
+
 // TopConsumers groups the objects at the top of the dominator tree as o
 // asks.
 func (s *Session) TopConsumers(o heap.TopOptions) (heap.TopConsumerReport, error) {

@@ -95,6 +95,9 @@ type Session struct {
 	native    func() (*heap.NativeSizes, error)
 	profile   func() (*model.Profile, error)
 	diffSides [2]func() (diffSide, error)
+
+	// watch tells whether the file changed since it was read (Unchanged).
+	watch changeWatch
 }
 
 // Open opens the file at path ("-" for standard input) and tells what it

@@ -19,6 +19,8 @@ var apiEndpoints = map[string]string{
 	"/api/histo":       "histo: sort, match, top",
 	"/api/dominators":  "dominators: top, class, children, by-class",
 	"/api/show/{id}":   "show: elements, referrers, max-referrers, path",
+	"/api/retainers":   "retainers: object (repeatable) or class, paths, include-weak",
+	"/api/top":         "top: by, top",
 	"/api/leaks":       "leaks: threshold, classes",
 	"/api/threads":     "threads --retained",
 	"/api/deadlocks":   "deadlocks",
@@ -41,6 +43,8 @@ func (s *Server) apiRoutes(m *http.ServeMux) {
 	m.HandleFunc("/api/histo", s.needHeap(s.api(s.apiHisto)))
 	m.HandleFunc("/api/dominators", s.needHeap(s.api(s.apiDominators)))
 	m.HandleFunc("/api/show/{id}", s.needHeap(s.api(s.apiShow)))
+	m.HandleFunc("/api/retainers", s.needHeap(s.api(s.apiRetainers)))
+	m.HandleFunc("/api/top", s.needHeap(s.api(s.apiTop)))
 	m.HandleFunc("/api/leaks", s.needHeap(s.api(s.apiLeaks)))
 	m.HandleFunc("/api/threads", s.needHeap(s.api(s.apiThreads)))
 	m.HandleFunc("/api/deadlocks", s.needHeap(s.api(s.apiDeadlocks)))
@@ -60,7 +64,7 @@ type writer func(io.Writer, report.Options) error
 // object {"error": …} with its status.
 func (s *Server) api(answer func(r *http.Request) (writer, error)) http.HandlerFunc {
 	return s.bounded(func(w http.ResponseWriter, r *http.Request) {
-		write, err := answer(r)
+		write, err := unchanged(s, answer)(r)
 		if err != nil {
 			writeAPIError(w, err)
 			return
@@ -139,6 +143,24 @@ func (s *Server) apiShow(r *http.Request) (writer, error) {
 	return func(w io.Writer, o report.Options) error {
 		return report.Show(w, []heap.ShowObject{shown}, o)
 	}, err
+}
+
+func (s *Server) apiRetainers(r *http.Request) (writer, error) {
+	ro, err := s.retainerQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	ret, err := s.s.Retainers(ro)
+	return func(w io.Writer, o report.Options) error { return report.Retainers(w, ret, o) }, err
+}
+
+func (s *Server) apiTop(r *http.Request) (writer, error) {
+	to, err := s.topQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.s.TopConsumers(to)
+	return func(w io.Writer, o report.Options) error { return report.TopConsumers(w, t, o) }, err
 }
 
 func (s *Server) apiLeaks(r *http.Request) (writer, error) {

@@ -2,8 +2,10 @@ package web
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
+	"github.com/dustin/go-humanize"
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/analysis/oql"
 	"github.com/hprofctl/hprofctl/analysis/profile"
@@ -39,30 +41,6 @@ func (s *Server) histogram(r *http.Request) (html.Page, error) {
 		return nil, err
 	}
 	return html.HistogramPage{Site: s.site, Histogram: histo, Sort: o.Sort, Match: r.URL.Query().Get("match"), Top: o.Top}, nil
-}
-
-func (s *Server) dominators(r *http.Request) (html.Page, error) {
-	top, err := s.rowsParam(r, "top", dominatorRows)
-	if err != nil {
-		return nil, err
-	}
-	o := heap.DominatorOptions{Top: top, Children: dominatedKids}
-	p := html.DominatorsPage{Site: s.site, Top: top}
-	id := r.URL.Query().Get("expand")
-	if id == "" {
-		p.Report, err = s.s.Dominators(o)
-		return p, err
-	}
-	obj, err := s.lookup(id)
-	if err != nil {
-		return nil, err
-	}
-	d, err := s.s.DominatedBy(obj, o)
-	if err != nil {
-		return nil, err
-	}
-	p.Report, p.Parent, p.Chain = d.Report, &d.Object, d.Chain
-	return p, nil
 }
 
 func (s *Server) object(r *http.Request) (html.Page, error) {
@@ -161,11 +139,21 @@ func (s *Server) diffFor(r *http.Request) (heap.HeapDiff, int, error) {
 	return d, top, err
 }
 
-// queryRows is how many rows the query page lists unless asked otherwise.
+// queryRows is how many rows the query page lists unless asked
+// otherwise.
 const queryRows = 100
 
+// queryExamples are the queries the query page offers to start from.
+var queryExamples = []html.QueryExample{
+	{Query: "SELECT * FROM java.util.HashMap", What: "every HashMap"},
+	{Query: "SELECT s, toString(s), s.@retainedHeapSize FROM java.lang.String s WHERE s.@retainedHeapSize > 1000", What: "the Strings that retain more than 1,000 bytes, with their text"},
+	{Query: "SELECT l, l.size, l.@retainedHeapSize FROM java.util.ArrayList l WHERE l.size > 100", What: "the ArrayLists of more than 100 elements"},
+	{Query: "SELECT a, a.@length, a.@usedHeapSize FROM byte[] a WHERE a.@length > 10000", What: "the byte arrays longer than 10,000"},
+	{Query: "SELECT t, t.name FROM java.lang.Thread t", What: "the threads and their name objects"},
+}
+
 func (s *Server) queryPage(r *http.Request) (html.Page, error) {
-	p := html.QueryPage{Site: s.site, Query: r.URL.Query().Get("q")}
+	p := html.QueryPage{Site: s.site, Query: r.URL.Query().Get("q"), Examples: queryExamples}
 	var err error
 	if p.Limit, err = s.rowsParam(r, "limit", queryRows); err != nil {
 		return nil, err
@@ -173,15 +161,86 @@ func (s *Server) queryPage(r *http.Request) (html.Page, error) {
 	if strings.TrimSpace(p.Query) == "" {
 		return p, nil
 	}
-	if p.Result, err = s.runQuery(r, p.Query, p.Limit); err != nil {
+	var sums columnSums
+	p.Result, err = s.countQuery(r, p.Query, p.Limit, &sums)
+	if err != nil {
 		a := answerOf(err)
 		if a.status >= http.StatusInternalServerError || a.status == 499 {
 			return nil, err
 		}
-		p.Error = a.message
+		p.Error, p.Result = a.message, nil
 		return statusPage{p, a.status}, nil
 	}
+	p.Total, p.Sums = sums.rows, sums.text()
 	return p, nil
+}
+
+// countQuery answers an OQL query as runQuery does, keeping its first
+// limit rows but counting and summing (sums) every row of the answer as
+// it streams by.
+func (s *Server) countQuery(r *http.Request, query string, limit int, sums *columnSums) (*oql.Result, error) {
+	q, err := oql.Parse(query)
+	if err != nil {
+		return nil, badRequest("query: %v", err)
+	}
+	var kept [][]oql.Value
+	keep := func(row []oql.Value) error {
+		if len(kept) < limit {
+			kept = append(kept, slices.Clone(row))
+		}
+		sums.add(row)
+		return nil
+	}
+	res, err := s.s.Query(q, oql.Options{Context: r.Context(), MaxBytes: s.limits.QueryBytes, Row: keep})
+	if err != nil {
+		return nil, err
+	}
+	res.Rows = kept
+	return res, nil
+}
+
+// columnSums counts the rows of an answer and sums each of its columns
+// that holds whole numbers (nulls aside).
+type columnSums struct {
+	rows  int
+	sum   []int64
+	kinds []oql.Kind
+}
+
+// mixed marks a column that holds something other than whole numbers.
+const mixed oql.Kind = -1
+
+// add counts row and adds its values.
+func (c *columnSums) add(row []oql.Value) {
+	c.rows++
+	for len(c.sum) < len(row) {
+		c.sum, c.kinds = append(c.sum, 0), append(c.kinds, oql.KindNull)
+	}
+	for k, v := range row {
+		switch {
+		case v.Kind == oql.KindNull || c.kinds[k] == mixed:
+		case v.Kind == oql.KindInt:
+			c.sum[k], c.kinds[k] = c.sum[k]+v.Int, oql.KindInt
+		default:
+			c.kinds[k] = mixed
+		}
+	}
+}
+
+// text is each column's sum, "" for a column of other values; nil when no
+// column holds whole numbers.
+func (c *columnSums) text() []string {
+	out := make([]string, len(c.sum))
+	some := false
+	for k, kind := range c.kinds {
+		if kind == oql.KindInt {
+			out[k], some = humanize.Comma(c.sum[k]), true
+		}
+	}
+	if !some {
+		return nil
+	}
+	return out
 }
 
 // runQuery parses and answers an OQL query, with at most limit rows

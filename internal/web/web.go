@@ -102,7 +102,6 @@ func LoopbackHost(hostport string) bool {
 const (
 	histogramRows = 500
 	dominatorRows = 50
-	dominatedKids = 10
 	leakThreshold = 0.10
 	leakClasses   = 5
 )
@@ -113,6 +112,10 @@ const (
 func New(s *session.Session, o Options) (*Server, error) {
 	h, err := s.Heap()
 	if err != nil {
+		return nil, err
+	}
+	// The file as read now is the one every answer checks against.
+	if err := s.Unchanged(); err != nil {
 		return nil, err
 	}
 	limits := o.Limits.withDefaults()
@@ -169,6 +172,10 @@ func (s *Server) routes() {
 	m.HandleFunc("/histogram", s.needHeap(s.page(s.histogram)))
 	m.HandleFunc("/dominators", s.needHeap(s.page(s.dominators)))
 	m.HandleFunc("/object/{id}", s.needHeap(s.page(s.object)))
+	m.HandleFunc("/class", s.needHeap(s.page(s.classPage)))
+	m.HandleFunc("/retainers", s.needHeap(s.page(s.retainersPage)))
+	m.HandleFunc("/top", s.needHeap(s.page(s.topPage)))
+	m.HandleFunc("/icicle", s.needHeap(s.page(s.iciclePage)))
 	m.HandleFunc("/leaks", s.needHeap(s.page(s.leakPage)))
 	m.HandleFunc("/threads", s.needHeap(s.page(s.threadPage)))
 	m.HandleFunc("/deadlocks", s.needHeap(s.page(s.deadlockPage)))
@@ -251,7 +258,7 @@ func badRequest(format string, args ...any) error {
 // so that an error gives an error page and not half a page.
 func (s *Server) page(build func(r *http.Request) (html.Page, error)) http.HandlerFunc {
 	return s.bounded(func(w http.ResponseWriter, r *http.Request) {
-		p, err := build(r)
+		p, err := unchanged(s, build)(r)
 		if err != nil {
 			s.fail(w, err)
 			return
@@ -271,10 +278,24 @@ func (s *Server) page(build func(r *http.Request) (html.Page, error)) http.Handl
 	})
 }
 
+// unchanged answers a question only while the dump's file is the one
+// the server read (session.Session.Unchanged): a replaced dump would
+// mix the old index with the new file's records.
+func unchanged[T any](s *Server, answer func(*http.Request) (T, error)) func(*http.Request) (T, error) {
+	return func(r *http.Request) (T, error) {
+		if err := s.s.Unchanged(); err != nil {
+			var none T
+			return none, err
+		}
+		return answer(r)
+	}
+}
+
 // answerOf is the answer to a question that failed with err: an
 // httpError as it is; an option the session refuses or a query at fault,
 // 400, named as the query parameter; an object outside the dominator
-// tree, 404; a request past its deadline 503; else 500.
+// tree, 404; a dump file replaced since it was read, 409; a request past
+// its deadline 503; else 500.
 func answerOf(err error) *httpError {
 	var (
 		he *httpError
@@ -293,6 +314,8 @@ func answerOf(err error) *httpError {
 		return &httpError{http.StatusBadRequest, oe.Param()}
 	case errors.Is(err, session.ErrUnreachable):
 		return &httpError{http.StatusNotFound, err.Error()}
+	case errors.Is(err, session.ErrDumpChanged):
+		return &httpError{http.StatusConflict, err.Error() + ": what the server read of it no longer matches the file. Restart hprofctl serve to read the new dump."}
 	}
 	return &httpError{http.StatusInternalServerError, err.Error()}
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/internal/session"
+	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/report"
 )
 
@@ -125,6 +127,13 @@ func TestRoutesAnswer(t *testing.T) {
 		{"/strings", "Strings hold"},
 		{"/collections", "java.util.HashMap"},
 		{"/query?q=" + query, "fixture.Payload"},
+		{"/dominators?open=" + mapID, `class="toggle"`},
+		{"/class?name=fixture.Payload", "Instances by retained size"},
+		{"/retainers?object=" + mapID, "static MAP"},
+		{"/top?by=package", "fixture"},
+		{"/icicle?root=" + mapID, "java.util.HashMap$Node[]"},
+		{"/api/top", "retained_bytes"},
+		{"/api/retainers?object=" + mapID, "static MAP"},
 		{"/static/style.css", "--accent"},
 		{"/api/", "/api/histo"},
 		{"/api/info", `"format"`},
@@ -309,5 +318,22 @@ func TestDiffAgainstItself(t *testing.T) {
 	}
 	if a := ask(srv, "GET", "/diff"); a.status != 200 {
 		t.Errorf("/diff: %d", a.status)
+	}
+}
+
+// TestChangedDumpAnswers409: a read of the dump that finds other records
+// than the index promised, as the second read of a replaced dump does, is
+// answered 409 with what happened, on pages and in the API alike.
+func TestChangedDumpAnswers409(t *testing.T) {
+	_, srv := fixtureServer(t)
+	err := fmt.Errorf("object 0x1: the record at offset 7 is not it: %w", input.ErrChanged)
+	page := httptest.NewRecorder()
+	srv.fail(page, err)
+	api := httptest.NewRecorder()
+	writeAPIError(api, err)
+	for _, w := range []*httptest.ResponseRecorder{page, api} {
+		if w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), "the dump changed since it was indexed") || !strings.Contains(w.Body.String(), "Restart hprofctl serve") {
+			t.Errorf("status %d, want 409 saying the dump changed:\n%.500s", w.Code, w.Body.String())
+		}
 	}
 }

@@ -122,7 +122,7 @@ func (x *ObjectReader) ReadObject(off int64, id uint64, fn func(Source, *Record)
 	}
 	rec := r.Record()
 	if got := rec.ObjectID(); got != id {
-		return fmt.Errorf("object 0x%x: the record at offset %d is not it (it is a %s of 0x%x): the dump changed since it was indexed", id, off, rec.Sub, got)
+		return fmt.Errorf("object 0x%x: the record at offset %d is not it (it is a %s of 0x%x): %w", id, off, rec.Sub, got, input.ErrChanged)
 	}
 	return fn(r, rec)
 }
@@ -131,7 +131,7 @@ func (x *ObjectReader) ReadObject(off int64, id uint64, fn func(Source, *Record)
 func (x *ObjectReader) from(off int64, id uint64) (io.Reader, error) {
 	if x.Plain() {
 		if off < 0 || off >= x.size {
-			return nil, fmt.Errorf("object 0x%x: its offset %d lies outside the dump (%d bytes): the dump changed since it was indexed", id, off, x.size)
+			return nil, fmt.Errorf("object 0x%x: its offset %d lies outside the dump (%d bytes): %w", id, off, x.size, input.ErrChanged)
 		}
 		return io.NewSectionReader(x.at, off, x.size-off), nil
 	}

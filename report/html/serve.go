@@ -9,6 +9,8 @@ import (
 
 	"html/template"
 	"io"
+	"regexp"
+	"strings"
 
 	"github.com/dustin/go-humanize"
 	"github.com/hprofctl/hprofctl/analysis/oql"
@@ -76,12 +78,96 @@ type HistogramPage struct {
 // DominatorsPage lists objects of the dominator tree: the top of the tree
 // when Parent is nil, else the objects Parent immediately dominates, with
 // Chain, the dominators above Parent from the top of the tree down.
+// Report holds the page of them Pager says; Tree is that page as shown,
+// with what the objects opened in place dominate beneath each.
 type DominatorsPage struct {
 	Site
 	Report heap.DominatorReport
 	Parent *heap.DominatorRow
 	Chain  []heap.DominatedObject
-	Top    int
+	Tree   []TreeRow
+	Pager  *Pager
+}
+
+// TreeRow is one row of the dominator tree as shown: an object Depth
+// levels below the page's list (0: on it, ranked Rank), open when what it
+// dominates is shown beneath it, Toggle the page that opens or closes it
+// in place. A row without an object (Row nil) says that its parent
+// dominates More objects beyond those shown, which MoreHref lists.
+type TreeRow struct {
+	Depth    int
+	Rank     int
+	Row      *heap.DominatorRow
+	Open     bool
+	Toggle   string
+	More     int
+	MoreHref string
+}
+
+// Pager places a page of a long list: its rows From to To (from 1) of Of,
+// and the pages before and after it and with every row ("" for none).
+type Pager struct {
+	From, To, Of    int
+	Prev, Next, All string
+}
+
+// ClassPage is every class of one name (one a class loader): what their
+// instances take, those of the page Pager says that retain most, and
+// each class's statics.
+type ClassPage struct {
+	Site
+	Name    string
+	Classes []ClassInfo
+	// Histogram counts every instance, reachable or not; Retained the
+	// reachable ones, their retained bytes those of their retained sets
+	// together (nil when none is reachable).
+	Histogram heap.HistoRow
+	Retained  *heap.DominatorClassRow
+	Instances heap.DominatorReport
+	Pager     *Pager
+}
+
+// ClassInfo is one class: its class object's id ("" when the dump has
+// none), its superclass's name ("" for none), its loader's id ("" for the
+// bootstrap loader), its instances, their size as the dump declares it,
+// and its static fields.
+type ClassInfo struct {
+	ObjectID     string
+	Super        string
+	Loader       string
+	Instances    int64
+	InstanceSize uint32
+	Statics      []heap.ShowField
+}
+
+// RetainersPage is the shortest paths from GC roots to Object (an id) or
+// to the instances of the classes matching Class, Paths of them per
+// target (merged by class chain for Class), through weak references too
+// with Weak.
+type RetainersPage struct {
+	Site
+	Object, Class string
+	Paths         int
+	Weak          bool
+	Retainers     heap.Retainers
+}
+
+// TopPage is the top consumers grouped By class, classloader or package,
+// Top groups of them (0: all).
+type TopPage struct {
+	Site
+	Top heap.TopConsumerReport
+	By  string
+	N   int
+}
+
+// IciclePage draws the dominator tree below Root (the virtual root when
+// its id is heap.RootID) by retained size, Chain being Root's dominators
+// from the top of the tree down.
+type IciclePage struct {
+	Site
+	Root  *heap.RetainedNode
+	Chain []heap.DominatedObject
 }
 
 // ObjectPage is one object in full, as `hprofctl show --referrers --path`
@@ -148,14 +234,24 @@ type DiffPage struct {
 }
 
 // QueryPage is an OQL query and its result: Result nil before a query is
-// asked, Error what went wrong with it. Limit is the most rows asked for
-// (0: all).
+// asked, Error what went wrong with it. Limit is the most rows shown;
+// Total counts the rows of the whole answer, and Sums are the totals of
+// its columns of whole numbers ("" for another column) over all of them.
+// Examples are queries to start from.
 type QueryPage struct {
 	Site
-	Query  string
-	Limit  int
-	Result *oql.Result
-	Error  string
+	Query    string
+	Limit    int
+	Result   *oql.Result
+	Total    int
+	Sums     []string
+	Error    string
+	Examples []QueryExample
+}
+
+// QueryExample is a query to start from and what it asks.
+type QueryExample struct {
+	Query, What string
 }
 
 // ErrorPage says why a page could not be shown.
@@ -179,6 +275,10 @@ func (p CPUPage) templateName() string         { return "cpu.tmpl" }
 func (p ErrorPage) templateName() string       { return "error.tmpl" }
 func (p DiffPage) templateName() string        { return "diff.tmpl" }
 func (p QueryPage) templateName() string       { return "query.tmpl" }
+func (p ClassPage) templateName() string       { return "class.tmpl" }
+func (p RetainersPage) templateName() string   { return "retainers.tmpl" }
+func (p TopPage) templateName() string         { return "top.tmpl" }
+func (p IciclePage) templateName() string      { return "icicle.tmpl" }
 
 func (s Site) site() Site { return s }
 
@@ -212,7 +312,14 @@ var serveFuncs = template.FuncMap{
 		d.Rows = d.Rows[:min(len(d.Rows), 10)]
 		return newChart(d)
 	},
-	"icicle": newIcicle,
+	"icicle":          newIcicle,
+	"dominatorIcicle": dominatorIcicle,
+	"nameParts":       nameParts,
+	"classOf":         classOf,
+	"add":             func(a, b int) int { return a + b },
+	"int":             func(n int64) int { return int(n) },
+	"anchored":        func(name string) string { return "^" + regexp.QuoteMeta(name) + "$" },
+	"indent":          func(n int) []struct{} { return make([]struct{}, min(max(n, 0), maxIndent)) },
 	// oqlObject tells a query value that is an object, whose id
 	// links to its page; oqlText is any value as the table shows it.
 	"oqlObject": func(v oql.Value) bool { return v.Kind == oql.KindObject },
@@ -233,6 +340,38 @@ var serveFuncs = template.FuncMap{
 		}
 		return "0 B"
 	},
+}
+
+// maxIndent is the deepest indentation the dominator tree draws: deeper
+// rows are indented as much, their depth still in their place in the
+// tree.
+const maxIndent = 32
+
+// nameParts cuts a class name after each '.', '$' and '/', the places
+// where a narrow window may wrap it (the template puts <wbr> there), so
+// that no name breaks inside a word.
+func nameParts(name string) []string {
+	var parts []string
+	start := 0
+	for i, c := range name {
+		if c == '.' || c == '$' || c == '/' {
+			parts = append(parts, name[start:i+1])
+			start = i + 1
+		}
+	}
+	return append(parts, name[start:])
+}
+
+// classOf is the name of the class page of a class name as the reports
+// write it: the class itself, or for a class object ("class NAME") the
+// class it stands for; "" for a name that names no class ("<unknown
+// class>").
+func classOf(name string) string {
+	name = strings.TrimPrefix(name, "class ")
+	if name == "" || strings.HasPrefix(name, "<") {
+		return ""
+	}
+	return name
 }
 
 // WritePage writes p as a whole HTML page to w.
