@@ -128,7 +128,7 @@ func TestDeadlocksNoneGolden(t *testing.T) {
 func TestDeadlocksPossibleGolden(t *testing.T) {
 	lock := threads.LockRef{Kind: "synchronizer", Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: "0xfe086228"}
 	r := []threads.DeadlockReport{{Source: "mixed.hprof (heap dump)", Threads: 15, Verdict: threads.VerdictPossible,
-		Evidence: []string{`"mixed-lock" is BLOCKED entering a monitor the dump does not name, holding locks 2 threads wait for`},
+		Evidence:  []string{`"mixed-lock" is BLOCKED entering a monitor the dump does not name, holding locks 2 threads wait for`},
 		Deadlocks: []threads.Deadlock{}, BlockedBehind: []threads.BlockedThread{}, OwnerUnknown: []threads.BlockedThread{},
 		PossibleDeadlocks: []threads.PossibleDeadlock{{
 			Blocked: threads.BlockedOwner{Name: "mixed-lock", State: "BLOCKED", Frame: "threads.MixedPair.lockThenMonitor(MixedPair.java:45)",
