@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/internal/web"
 	"github.com/spf13/cobra"
 )
@@ -21,6 +22,7 @@ func newServeCommand(g *globalFlags) *cobra.Command {
 		addr string
 		open bool
 		base string
+		keep bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve FILE",
@@ -60,7 +62,7 @@ then anyone who can reach that address reads the dump.`,
 			if err != nil {
 				return fmt.Errorf("--addr %q: %w", addr, err)
 			}
-			s, err := newServer(g, args[0], base)
+			s, err := newServer(g, args[0], base, keepUnreachable(keep))
 			if err != nil {
 				return err
 			}
@@ -97,14 +99,15 @@ then anyone who can reach that address reads the dump.`,
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "listen on this host:port (port 0: any free one)")
 	cmd.Flags().BoolVar(&open, "open", false, "open the overview in the desktop's browser")
 	cmd.Flags().StringVar(&base, "base", "", "an earlier dump of the same application: /diff shows what changed since it")
+	cmd.Flags().BoolVar(&keep, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
 	return cmd
 }
 
 // newServer opens the dump at path and returns the server of its pages;
 // base, when not "", is an earlier dump of the same application that
 // /diff compares with.
-func newServer(g *globalFlags, path, base string) (*web.Server, error) {
-	s, err := g.open(path)
+func newServer(g *globalFlags, path, base string, adjust ...func(*session.Options)) (*web.Server, error) {
+	s, err := g.open(path, adjust...)
 	if err != nil {
 		return nil, err
 	}
