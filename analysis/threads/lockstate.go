@@ -230,7 +230,12 @@ func (s *heapLockState) threadNames() (map[model.ObjectIndex]string, error) {
 
 // addThreads adds to out a thread for each Thread object with a name or
 // a stack, by object id, with its state (from its own threadStatus or
-// its holder's) and stack.
+// its holder's) and stack. Where the dump roots threads (ROOT_THREAD_OBJ),
+// only those count, as in the threads command: HotSpot's heap dumper
+// leaves out the threads it hides from tools (compiler threads, the
+// Service Thread, the sweeper, the monitor deflation thread), which run
+// no Java code and take no Java lock, and Thread objects not started or
+// ended are no running thread.
 func (s *heapLockState) addThreads(out *HeapLocks, names map[model.ObjectIndex]string) {
 	h := s.h
 	traces := map[model.ObjectIndex]int32{}
@@ -238,6 +243,9 @@ func (s *heapLockState) addThreads(out *HeapLocks, names map[model.ObjectIndex]s
 		traces[t.Object] = t.Trace
 	}
 	for _, o := range s.threads() {
+		if _, rooted := traces[o]; len(traces) > 0 && !rooted {
+			continue
+		}
 		f := s.fields[o]
 		if k, holder := s.kindOf(f.holder); k == holderClass {
 			if hf, ok := s.fields[holder]; ok {

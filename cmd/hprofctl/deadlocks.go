@@ -53,7 +53,10 @@ owns a monitor (HotSpot writes no monitor-used roots after JDK 11), so notes on
 stderr say what it cannot tell and suggest a thread dump. Where such waits end
 at a thread BLOCKED entering a monitor (Thread.threadStatus), the dump cannot
 tell whether a waiting thread holds that monitor: the threads, the lock, the
-blocked thread's state and frame are reported as a possible deadlock. With --heap-dump HEAP, a
+blocked thread's state and frame are reported as a possible deadlock. A heap
+dump's threads are those it roots as threads, as the threads command lists
+them: HotSpot leaves out of the dump the threads it hides from tools
+(compiler threads, the Service Thread), which take no Java lock. With --heap-dump HEAP, a
 heap dump taken right after the thread dump, each lock of a deadlock is tied to
 the object at its address: its class and the shortest path retaining it.
 

@@ -151,3 +151,45 @@ func TestDeadlockVerdictOthers(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadsAndDeadlocksCountAlike checks that threads and deadlocks
+// count the threads of a heap dump alike: those the dump roots as threads.
+// The MonitorPair JVMs (JDK 17 and 25) also have Thread objects for the
+// threads HotSpot hides from tools (compiler threads, the Service Thread),
+// which the dump gives no stack and neither command counts.
+func TestThreadsAndDeadlocksCountAlike(t *testing.T) {
+	for _, jdk := range []string{"jdk17", "jdk25"} {
+		t.Run(jdk, func(t *testing.T) {
+			dump := filepath.Join(threadsDir(t), "heap", jdk+"-monitor-pair.hprof.gz")
+			var rows []struct {
+				Name string `json:"name"`
+			}
+			runJSON(t, &rows, "threads", dump)
+			var report struct {
+				Threads int `json:"threads"`
+			}
+			out, err := runCLI(t, "deadlocks", "-o", "json", dump)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal([]byte(out), &report); err != nil {
+				t.Fatal(err)
+			}
+			if report.Threads != len(rows) {
+				t.Errorf("deadlocks counts %d threads, threads lists %d", report.Threads, len(rows))
+			}
+			for _, r := range rows {
+				if strings.Contains(r.Name, "CompilerThread") || r.Name == "Service Thread" {
+					t.Errorf("threads lists the hidden JVM thread %q", r.Name)
+				}
+			}
+			if !slices.ContainsFunc(rows, func(r struct {
+				Name string `json:"name"`
+			}) bool {
+				return r.Name == "pair-a"
+			}) {
+				t.Errorf("threads %v lack pair-a", rows)
+			}
+		})
+	}
+}
