@@ -54,6 +54,7 @@ func (in info) summary() [][]any {
 	if in.NativeAllocations > 0 {
 		summary = append(summary, []any{"native (registered)", in.NativeBytes}, []any{"  allocations", in.NativeAllocations})
 	}
+	summary = append(summary, jvmSummary(in.JVM)...)
 	return append(summary, [][]any{
 		{"layout", in.Layout},
 		{"layout from", in.LayoutReason},
@@ -87,6 +88,11 @@ func (in info) CSV(w io.Writer, o Options) error {
 			g.rows = append(g.rows, []any{"heaps", hp.Name + " " + v.name, o.cell(count, v.n, true)})
 		}
 	}
+	if in.JVM != nil {
+		for _, p := range in.JVM.Properties {
+			g.rows = append(g.rows, []any{"system_properties", p.Key, p.Value})
+		}
+	}
 	for _, a := range in.Anomalies {
 		g.rows = append(g.rows, []any{"anomalies", a.Kind, fmt.Sprintf("%d: %s", a.Count, a.Detail)})
 	}
@@ -113,6 +119,15 @@ func (in info) Table(w io.Writer, o Options) error {
 	}
 	if len(in.Heaps) > 0 {
 		if err := o.writeTable(w, in.heaps()); err != nil {
+			return err
+		}
+	}
+	if in.JVM != nil && len(in.JVM.Properties) > 0 {
+		g := grid{columns: []column{{"system property", text}, {"value", text}}}
+		for _, p := range in.JVM.Properties {
+			g.rows = append(g.rows, []any{p.Key, p.Value})
+		}
+		if err := o.writeTable(w, g); err != nil {
 			return err
 		}
 	}
@@ -190,4 +205,27 @@ func sortedKeys(m map[string]int64) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// jvmSummary is the summary's lines on the JVM that wrote the dump: the
+// thread that threw an OutOfMemoryError first, then its version, command
+// line and home; none for what the dump does not tell.
+func jvmSummary(j *heap.JVMInfo) [][]any {
+	if j == nil {
+		return nil
+	}
+	var lines [][]any
+	if j.OOMThread != "" {
+		oom := fmt.Sprintf("thrown in thread %q", j.OOMThread)
+		if j.OOMFrame != "" {
+			oom += " at " + j.OOMFrame
+		}
+		lines = append(lines, []any{"OutOfMemoryError", oom})
+	}
+	for _, l := range []struct{ name, value string }{{"java", j.Version}, {"vm", j.VM}, {"command", j.Command}, {"java home", j.Home}} {
+		if l.value != "" {
+			lines = append(lines, []any{l.name, l.value})
+		}
+	}
+	return lines
 }

@@ -46,6 +46,9 @@ type Info struct {
 	// (AddNative); 0 when it shows none.
 	NativeAllocations int64 `json:"native_allocations,omitempty"`
 	NativeBytes       int64 `json:"native_bytes,omitempty"`
+	// JVM is what the dump's objects tell of its JVM (ReadJVMInfo), nil
+	// when they tell nothing or were not read.
+	JVM *JVMInfo `json:"jvm,omitempty"`
 }
 
 // HeapSummary is what one heap of an Android dump holds.
