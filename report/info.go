@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model"
@@ -125,7 +127,7 @@ func (in info) Table(w io.Writer, o Options) error {
 	if in.JVM != nil && len(in.JVM.Properties) > 0 {
 		g := grid{columns: []column{{"system property", text}, {"value", text}}}
 		for _, p := range in.JVM.Properties {
-			g.rows = append(g.rows, []any{p.Key, p.Value})
+			g.rows = append(g.rows, []any{printable(p.Key), printable(p.Value)})
 		}
 		if err := o.writeTable(w, g); err != nil {
 			return err
@@ -218,14 +220,23 @@ func jvmSummary(j *heap.JVMInfo) [][]any {
 	if j.OOMThread != "" {
 		oom := fmt.Sprintf("thrown in thread %q", j.OOMThread)
 		if j.OOMFrame != "" {
-			oom += " at " + j.OOMFrame
+			oom += " at " + printable(j.OOMFrame)
 		}
 		lines = append(lines, []any{"OutOfMemoryError", oom})
 	}
 	for _, l := range []struct{ name, value string }{{"java", j.Version}, {"vm", j.VM}, {"command", j.Command}, {"java home", j.Home}} {
 		if l.value != "" {
-			lines = append(lines, []any{l.name, l.value})
+			lines = append(lines, []any{l.name, printable(l.value)})
 		}
 	}
 	return lines
+}
+
+// printable is a text from the dump as a terminal may show it: quoted,
+// with its control characters escaped, when it has any.
+func printable(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }
