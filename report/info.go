@@ -24,7 +24,11 @@ func Info(w io.Writer, in heap.Info, o Options) error {
 type info struct{ heap.Info }
 
 // JSON writes the summary.
-func (in info) JSON(w io.Writer) error { return writeJSON(w, in.Info) }
+func (in info) JSON(w io.Writer) error {
+	out := in.Info
+	out.Notes = nonNil(out.Notes)
+	return writeJSON(w, out)
+}
 
 // summary is the name and value of each line of the summary.
 func (in info) summary() [][]any {
@@ -98,6 +102,9 @@ func (in info) CSV(w io.Writer, o Options) error {
 	for _, a := range in.Anomalies {
 		g.rows = append(g.rows, []any{"anomalies", a.Kind, fmt.Sprintf("%d: %s", a.Count, a.Detail)})
 	}
+	for _, a := range in.Notes {
+		g.rows = append(g.rows, []any{"notes", a.Kind, fmt.Sprintf("%d: %s", a.Count, a.Detail)})
+	}
 	return o.writeCSV(w, g)
 }
 
@@ -151,6 +158,13 @@ func (in info) Table(w io.Writer, o Options) error {
 	g = grid{columns: []column{{"anomaly", text}, {"count", count}, {"first at", text}, {"detail", text}}, none: "no anomalies found"}
 	for _, a := range in.Anomalies {
 		g.rows = append(g.rows, []any{a.Kind, a.Count, anomalyPlace(a), a.Detail})
+	}
+	if err := o.writeTable(w, g); err != nil || len(in.Notes) == 0 {
+		return err
+	}
+	g = grid{columns: []column{{"note (routine, no anomaly)", text}, {"count", count}, {"detail", text}}}
+	for _, a := range in.Notes {
+		g.rows = append(g.rows, []any{a.Kind, a.Count, a.Detail})
 	}
 	return o.writeTable(w, g)
 }

@@ -37,6 +37,9 @@ type Info struct {
 	LayoutReason string           `json:"layout_reason"`
 	Truncated    bool             `json:"truncated"`
 	Anomalies    []model.Anomaly  `json:"anomalies"`
+	// Notes are what the dump's writer routinely leaves out (model.Heap's
+	// Notes): told, no anomaly.
+	Notes []model.Anomaly `json:"notes"`
 	// Heaps divides the objects among an Android dump's heaps (app,
 	// zygote, image ...), in the order the dump first names them; empty
 	// for a dump without heaps, which is every JVM dump.
@@ -78,6 +81,10 @@ func Summarize(h *model.Heap, size model.SizeMode) Info {
 	}
 	if in.Anomalies == nil {
 		in.Anomalies = []model.Anomaly{}
+	}
+	in.Notes = h.Notes
+	if in.Notes == nil {
+		in.Notes = []model.Anomaly{}
 	}
 	classClass := h.ClassClass()
 	for i := range h.Classes {

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Writes the heap dumps of MonitorPair (a synchronized deadlock) with JDK 17
-# and JDK 25 into heap/, leaving every other fixture as it is:
+# and JDK 25 into heap/, leaving every other fixture as it is: jdkNN-monitor-pair
+# with the flags of gen.sh (-Xshare:off, Serial GC, GC.heap_dump -all), and
+# jdkNN-cds-monitor-pair with the JVM's defaults (G1, the CDS archive mapped,
+# its archived heap objects in the heap) but -Xmx32m -XX:-UseTLAB, dumped
+# with GC.heap_dump (live objects, after a full GC):
 #
 #   bash testdata/threads/heap-gen.sh      (from anywhere)
 #
@@ -32,10 +36,14 @@ mkdir -p "$WORK/classes"
 mapfile -t SOURCES < <(find "$HERE/java/src" -name '*.java' | sort)
 "$JDK17/bin/javac" -Xlint:all -Werror --release 17 -encoding UTF-8 -d "$WORK/classes" "${SOURCES[@]}"
 
-dump() { # JAVA_HOME PREFIX
-    local jh="$1" prefix="$2" i
-    [[ -x "$jh/bin/jcmd" ]] || { printf '[threads/heap-gen.sh] %s: no JDK, %s kept\n' "$jh" "$prefix" >&2; return 0; }
-    "$jh/bin/java" "${FLAGS[@]}" -cp "$WORK/classes" threads.MonitorPair >"$WORK/stdout" 2>"$WORK/stderr" &
+dump() { # JAVA_HOME PREFIX [cds]
+    local jh="$1" prefix="$2" cds="${3:-}" i
+    local flags=("${FLAGS[@]}") all=(-all) name="$prefix-monitor-pair"
+    if [[ "$cds" == cds ]]; then
+        flags=(-Xmx32m -XX:-UseTLAB) all=() name="$prefix-cds-monitor-pair"
+    fi
+    [[ -x "$jh/bin/jcmd" ]] || { printf '[threads/heap-gen.sh] %s: no JDK, %s kept\n' "$jh" "$name" >&2; return 0; }
+    "$jh/bin/java" "${flags[@]}" -cp "$WORK/classes" threads.MonitorPair >"$WORK/stdout" 2>"$WORK/stderr" &
     PID=$!
     for ((i = 0; i < 600; i++)); do
         grep -qx READY "$WORK/stdout" 2>/dev/null && break
@@ -45,13 +53,15 @@ dump() { # JAVA_HOME PREFIX
     grep -qx READY "$WORK/stdout" || die "MonitorPair: no READY after 60 s"
     "$jh/bin/jstack" -l "$PID" >"$WORK/jstack.txt"
     grep -q '^Found one Java-level deadlock:' "$WORK/jstack.txt" || die "$prefix: no JVM deadlock report"
-    "$jh/bin/jcmd" "$PID" GC.heap_dump -all "$WORK/heap.hprof" >/dev/null
+    "$jh/bin/jcmd" "$PID" GC.heap_dump "${all[@]}" "$WORK/heap.hprof" >/dev/null
     kill "$PID"; wait "$PID" 2>/dev/null || true; PID=""
-    gzip -9 -n -c "$WORK/heap.hprof" >"$WORK/$prefix-monitor-pair.hprof.gz"
-    chmod 0644 "$WORK/$prefix-monitor-pair.hprof.gz"
-    mv "$WORK/$prefix-monitor-pair.hprof.gz" "$HERE/heap/"
+    gzip -9 -n -c "$WORK/heap.hprof" >"$WORK/$name.hprof.gz"
+    chmod 0644 "$WORK/$name.hprof.gz"
+    mv "$WORK/$name.hprof.gz" "$HERE/heap/"
     rm -f "$WORK/heap.hprof"
-    printf '[threads/heap-gen.sh] heap/%s-monitor-pair.hprof.gz: %s\n' "$prefix" "$("$jh/bin/java" -version 2>&1 | head -n1)" >&2
+    printf '[threads/heap-gen.sh] heap/%s.hprof.gz: %s\n' "$name" "$("$jh/bin/java" -version 2>&1 | head -n1)" >&2
 }
 dump "$JDK17" jdk17
 dump "$JDK25" jdk25
+dump "$JDK17" jdk17 cds
+dump "$JDK25" jdk25 cds
