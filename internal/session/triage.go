@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/dustin/go-humanize"
@@ -25,19 +26,31 @@ const triageThreshold = 0.10
 // next, by what the file holds.
 func (s *Session) Triage() (report.Triage, error) {
 	t := report.Triage{File: s.name}
+	var err error
 	switch s.format.Kind {
 	case input.KindThreadDumpText, input.KindThreadDumpJSON:
-		return t, s.triageThreadDumps(&t)
+		err = s.triageThreadDumps(&t)
 	case input.KindHPROF, input.KindHPROFASCII, input.KindJVMPICapture:
-		return t, s.triageHeap(&t)
+		err = s.triageHeap(&t)
+	default:
+		return t, s.triageOther(&t)
 	}
+	// The problems first, each kind in the order found.
+	sort.SliceStable(t.Findings, func(a, b int) bool {
+		return t.Findings[a].Severity == report.SeverityProblem && t.Findings[b].Severity != report.SeverityProblem
+	})
+	return t, err
+}
+
+// triageOther names what any other file is and how to look into it.
+func (s *Session) triageOther(t *report.Triage) error {
 	in, err := s.Info()
 	if err != nil {
-		return t, err
+		return err
 	}
 	t.What = append(t.What, fmt.Sprintf("%s %s", in.Format, in.Version))
 	t.Next = append(t.Next, s.step("info", "what the file holds"))
-	return t, nil
+	return nil
 }
 
 // triageHeap triages a heap dump or an hprof agent file.
@@ -53,6 +66,12 @@ func (s *Session) triageHeap(t *report.Triage) error {
 	if in.Truncated {
 		t.Findings = append(t.Findings, report.Finding{Topic: "truncated", Severity: report.SeverityProblem,
 			Text: "the dump is cut short: every answer covers only what was read before the cut"})
+	}
+	for _, a := range in.Anomalies {
+		if a.Kind != "truncated" {
+			t.Findings = append(t.Findings, report.Finding{Topic: "anomaly " + a.Kind, Severity: report.SeverityNote,
+				Text: quoteControls(fmt.Sprintf("%s: %s", humanize.Comma(a.Count), a.Detail))})
+		}
 	}
 	if in.Dumps == 0 {
 		t.What = append(t.What, "no heap dump: profiling data only")
