@@ -4,7 +4,8 @@
 # with the flags of gen.sh (-Xshare:off, Serial GC, GC.heap_dump -all), and
 # jdkNN-cds-monitor-pair with the JVM's defaults (G1, the CDS archive mapped,
 # its archived heap objects in the heap) but -Xmx32m -XX:-UseTLAB, dumped
-# with GC.heap_dump (live objects, after a full GC):
+# with GC.heap_dump (live objects, after a full GC); and jdk25-virtual,
+# Virtual's virtual threads in known states (the flags of gen.sh, -all):
 #
 #   bash testdata/threads/heap-gen.sh      (from anywhere)
 #
@@ -36,23 +37,26 @@ mkdir -p "$WORK/classes"
 mapfile -t SOURCES < <(find "$HERE/java/src" -name '*.java' | sort)
 "$JDK17/bin/javac" -Xlint:all -Werror --release 17 -encoding UTF-8 -d "$WORK/classes" "${SOURCES[@]}"
 
-dump() { # JAVA_HOME PREFIX [cds]
-    local jh="$1" prefix="$2" cds="${3:-}" i
-    local flags=("${FLAGS[@]}") all=(-all) name="$prefix-monitor-pair"
-    if [[ "$cds" == cds ]]; then
-        flags=(-Xmx32m -XX:-UseTLAB) all=() name="$prefix-cds-monitor-pair"
-    fi
+dump() { # JAVA_HOME PREFIX [cds|virtual]
+    local jh="$1" prefix="$2" mode="${3:-}" i
+    local flags=("${FLAGS[@]}") all=(-all) name="$prefix-monitor-pair" main=threads.MonitorPair
+    case "$mode" in
+    cds) flags=(-Xmx32m -XX:-UseTLAB) all=() name="$prefix-cds-monitor-pair" ;;
+    virtual) name="$prefix-virtual" main=threads.Virtual ;;
+    esac
     [[ -x "$jh/bin/jcmd" ]] || { printf '[threads/heap-gen.sh] %s: no JDK, %s kept\n' "$jh" "$name" >&2; return 0; }
-    "$jh/bin/java" "${flags[@]}" -cp "$WORK/classes" threads.MonitorPair >"$WORK/stdout" 2>"$WORK/stderr" &
+    "$jh/bin/java" "${flags[@]}" -cp "$WORK/classes" "$main" >"$WORK/stdout" 2>"$WORK/stderr" &
     PID=$!
     for ((i = 0; i < 600; i++)); do
         grep -qx READY "$WORK/stdout" 2>/dev/null && break
-        kill -0 "$PID" 2>/dev/null || die "MonitorPair exited before READY"
+        kill -0 "$PID" 2>/dev/null || die "$main exited before READY"
         sleep 0.1
     done
-    grep -qx READY "$WORK/stdout" || die "MonitorPair: no READY after 60 s"
-    "$jh/bin/jstack" -l "$PID" >"$WORK/jstack.txt"
-    grep -q '^Found one Java-level deadlock:' "$WORK/jstack.txt" || die "$prefix: no JVM deadlock report"
+    grep -qx READY "$WORK/stdout" || die "$main: no READY after 60 s"
+    if [[ "$mode" != virtual ]]; then
+        "$jh/bin/jstack" -l "$PID" >"$WORK/jstack.txt"
+        grep -q '^Found one Java-level deadlock:' "$WORK/jstack.txt" || die "$prefix: no JVM deadlock report"
+    fi
     "$jh/bin/jcmd" "$PID" GC.heap_dump "${all[@]}" "$WORK/heap.hprof" >/dev/null
     kill "$PID"; wait "$PID" 2>/dev/null || true; PID=""
     gzip -9 -n -c "$WORK/heap.hprof" >"$WORK/$name.hprof.gz"
@@ -65,3 +69,4 @@ dump "$JDK17" jdk17
 dump "$JDK25" jdk25
 dump "$JDK17" jdk17 cds
 dump "$JDK25" jdk25 cds
+dump "$JDK25" jdk25 virtual
