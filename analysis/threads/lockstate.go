@@ -123,8 +123,8 @@ type lockFields struct {
 	// vstate is a java.lang.VirtualThread's state field (any int field
 	// named state: only a virtual thread's is read).
 	vstate uint32
-	tid                          int64
-	daemon                       bool
+	tid    int64
+	daemon bool
 }
 
 // readLockFields reads the lock fields of the objects objs through the
