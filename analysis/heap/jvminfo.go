@@ -151,7 +151,9 @@ func propertyEntries(h *model.Heap, props model.ObjectIndex) ([]Property, error)
 			if !ok {
 				val, _ = v.Field("value") // Hashtable$Entry
 			}
-			pairs = append(pairs, pair{key.Ref, val.Ref})
+			if key.Ref != model.NoObject && val.Ref != model.NoObject {
+				pairs = append(pairs, pair{key.Ref, val.Ref})
+			}
 			if nx, ok := v.Field("next"); ok && nx.Ref != model.NoObject && !seen[nx.Ref] {
 				next = append(next, nx.Ref)
 			}
