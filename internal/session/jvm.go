@@ -2,6 +2,7 @@ package session
 
 import (
 	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/thread"
 )
 
@@ -21,12 +22,8 @@ func (s *Session) JVM() (*heap.JVMInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	hl, err := s.locks()
-	if err != nil {
+	if info.OOMThread, info.OOMFrame, err = oomThread(h); err != nil {
 		return nil, err
-	}
-	if hl != nil {
-		info.OOMThread, info.OOMFrame = oomThread(hl.Dump.Threads)
 	}
 	if info.IsEmpty() {
 		return nil, nil
@@ -36,22 +33,51 @@ func (s *Session) JVM() (*heap.JVMInfo, error) {
 
 // oomThread finds the thread whose innermost frame builds an
 // OutOfMemoryError (OutOfMemoryError.<init>, as HotSpot dumps the thread
-// on -XX:+HeapDumpOnOutOfMemoryError), and the frame below the
-// constructors: where the error was thrown.
-func oomThread(ts []thread.Snapshot) (name, frame string) {
+// on -XX:+HeapDumpOnOutOfMemoryError): its name, from the name the dump
+// gives it or its Thread object's name field, and the frame below the
+// constructors, where the error was thrown. It reads only that thread's
+// object.
+func oomThread(h *model.Heap) (name, frame string, err error) {
 	building := func(f thread.Frame) bool { return f.Class == "java.lang.OutOfMemoryError" && f.Method == "<init>" }
-	for _, t := range ts {
-		if len(t.Frames) == 0 || !building(t.Frames[0]) {
+	for _, t := range h.Threads {
+		if t.Trace < 0 || int(t.Trace) >= len(h.Traces) {
+			continue
+		}
+		frames := h.Traces[t.Trace].Frames
+		if len(frames) == 0 || !building(frames[0]) {
 			continue
 		}
 		k := 1
-		for k < len(t.Frames) && building(t.Frames[k]) {
+		for k < len(frames) && building(frames[k]) {
 			k++
 		}
-		if k < len(t.Frames) {
-			frame = heap.FrameString(t.Frames[k])
+		if k < len(frames) {
+			frame = heap.FrameString(frames[k])
 		}
-		return t.Name, frame
+		name = t.Name
+		if name == "" && t.Object != model.NoObject {
+			name, err = threadName(h, t.Object)
+		}
+		return name, frame, err
 	}
-	return "", ""
+	return "", "", nil
+}
+
+// threadName reads the name field of the Thread object o; "" when it has
+// none the dump can decode.
+func threadName(h *model.Heap, o model.ObjectIndex) (string, error) {
+	vals, err := model.ReadValues(h, []model.ObjectIndex{o}, model.ValueOptions{})
+	if err != nil {
+		return "", err
+	}
+	v, ok := vals[o]
+	if !ok {
+		return "", nil
+	}
+	f, ok := v.Field("name")
+	if !ok || f.Ref == model.NoObject {
+		return "", nil
+	}
+	names, err := model.ReadStrings(h, []model.ObjectIndex{f.Ref})
+	return names[f.Ref], err
 }
