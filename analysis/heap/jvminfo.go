@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/thread"
 )
 
 // JVMInfo is what the objects of a heap dump tell of the JVM that wrote
@@ -54,22 +55,75 @@ func (j JVMInfo) Property(key string) string {
 // dump's table and chains are untrusted, and a JVM has a few hundred.
 const maxProperties = 10000
 
-// ReadJVMInfo reads the system properties of the JVM that wrote h from
-// the static java.lang.System.props: a java.util.Properties whose entries
-// live in its ConcurrentHashMap map (JDK 9+) or in its own Hashtable
-// table (JDK 8 and older). Keys or values that are not Strings are left
-// out. A dump without those objects gives an empty JVMInfo.
+// ReadJVMInfo reads what h tells of the JVM that wrote it: the thread
+// building an OutOfMemoryError (its innermost frame
+// OutOfMemoryError.<init>, as HotSpot dumps it on
+// -XX:+HeapDumpOnOutOfMemoryError) with the frame below the constructors,
+// and the system properties of the static java.lang.System.props, a
+// java.util.Properties whose entries live in its ConcurrentHashMap (JDK
+// 9+) or its own Hashtable table (JDK 8 and older). The entries are found
+// through the reference graph, by class, and read from the dump in one
+// pass, their Strings in a second. Keys or values that are not Strings
+// are left out. A dump without those objects gives an empty JVMInfo.
 func ReadJVMInfo(h *model.Heap) (JVMInfo, error) {
 	var info JVMInfo
-	props, err := systemProps(h)
-	if props == model.NoObject || err != nil {
-		return info, err
+	thread, frame := oomThread(h)
+	info.OOMFrame = frame
+	nodes := propertyNodes(h)
+	objs := nodes
+	if thread.Object != model.NoObject && thread.Name == "" {
+		objs = append(objs[:len(objs):len(objs)], thread.Object)
 	}
-	entries, err := propertyEntries(h, props)
+	if len(objs) == 0 {
+		info.OOMThread = thread.Name
+		return info, nil
+	}
+	vals, err := model.ReadValues(h, objs, model.ValueOptions{})
 	if err != nil {
 		return info, err
 	}
-	info.Properties = entries
+	type pair struct{ key, value model.ObjectIndex }
+	var pairs []pair
+	var strs []model.ObjectIndex
+	for _, n := range nodes {
+		v, ok := vals[n]
+		if !ok {
+			continue
+		}
+		key, _ := v.Field("key")
+		val, ok := v.Field("val") // ConcurrentHashMap$Node
+		if !ok {
+			val, _ = v.Field("value") // Hashtable$Entry
+		}
+		if key.Ref != model.NoObject && val.Ref != model.NoObject {
+			pairs = append(pairs, pair{key.Ref, val.Ref})
+			strs = append(strs, key.Ref, val.Ref)
+		}
+	}
+	threadName := model.NoObject
+	if v, ok := vals[thread.Object]; ok && thread.Object != model.NoObject {
+		if f, ok := v.Field("name"); ok && f.Ref != model.NoObject {
+			threadName = f.Ref
+			strs = append(strs, f.Ref)
+		}
+	}
+	texts, err := model.ReadStrings(h, strs)
+	if err != nil {
+		return info, err
+	}
+	info.OOMThread = thread.Name
+	if info.OOMThread == "" && threadName != model.NoObject {
+		info.OOMThread = texts[threadName]
+	}
+	for _, p := range pairs {
+		k, okKey := texts[p.key]
+		v, okValue := texts[p.value]
+		if okKey && okValue {
+			info.Properties = append(info.Properties, Property{Key: k, Value: v})
+		}
+	}
+	slices.SortFunc(info.Properties, func(a, b Property) int { return strings.Compare(a.Key, b.Key) })
+	info.Properties = slices.CompactFunc(info.Properties, func(a, b Property) bool { return a.Key == b.Key })
 	info.Version = info.Property("java.runtime.version")
 	if info.Version == "" {
 		info.Version = info.Property("java.version")
@@ -80,117 +134,90 @@ func ReadJVMInfo(h *model.Heap) (JVMInfo, error) {
 	return info, nil
 }
 
-// systemProps is the object java.lang.System.props refers to.
-func systemProps(h *model.Heap) (model.ObjectIndex, error) {
-	for i := range h.Classes {
-		c := &h.Classes[i]
-		if c.Name != "java.lang.System" || c.Object == model.NoObject {
+// oomThread finds the thread whose innermost frame builds an
+// OutOfMemoryError, and the frame below the constructors: where the
+// error was thrown. A zero Thread (Object NoObject) when there is none.
+func oomThread(h *model.Heap) (model.Thread, string) {
+	building := func(f thread.Frame) bool { return f.Class == "java.lang.OutOfMemoryError" && f.Method == "<init>" }
+	for _, t := range h.Threads {
+		if t.Trace < 0 || int(t.Trace) >= len(h.Traces) {
 			continue
 		}
-		vals, err := model.ReadValues(h, []model.ObjectIndex{c.Object}, model.ValueOptions{})
-		if err != nil {
-			return model.NoObject, err
+		frames := h.Traces[t.Trace].Frames
+		if len(frames) == 0 || !building(frames[0]) {
+			continue
 		}
-		if v, ok := vals[c.Object]; ok {
-			if f, ok := v.Field("props"); ok {
-				return f.Ref, nil
+		k := 1
+		for k < len(frames) && building(frames[k]) {
+			k++
+		}
+		frame := ""
+		if k < len(frames) {
+			frame = FrameString(frames[k])
+		}
+		return t, frame
+	}
+	return model.Thread{Object: model.NoObject}, ""
+}
+
+// propertyNodes finds the entries of java.lang.System.props through the
+// reference graph: the Properties object, its ConcurrentHashMap (JDK 9+)
+// or itself (a Hashtable, JDK 8 and older), the map's table array, and the
+// entries it holds and their chains, told apart by class. At most
+// maxProperties entries.
+func propertyNodes(h *model.Heap) []model.ObjectIndex {
+	props := model.NoObject
+	for i := range h.Classes {
+		c := &h.Classes[i]
+		if c.Name != "java.lang.System" {
+			continue
+		}
+		for _, st := range c.Statics {
+			if st.Name == "props" && st.Type == model.TypeObject {
+				if o, ok := h.Lookup(st.Value); ok {
+					props = o
+				}
 			}
 		}
 	}
-	return model.NoObject, nil
-}
-
-// propertyEntries reads the String keys and values of a Properties
-// object, sorted by key.
-func propertyEntries(h *model.Heap, props model.ObjectIndex) ([]Property, error) {
-	table, err := readFieldRef(h, props, "map")
-	if err != nil {
-		return nil, err
+	if props == model.NoObject {
+		return nil
 	}
-	if table != model.NoObject {
-		if table, err = readFieldRef(h, table, "table"); err != nil {
-			return nil, err
-		}
-	} else if table, err = readFieldRef(h, props, "table"); err != nil {
-		return nil, err
+	holder := props
+	if m := refOfClass(h, props, "java.util.concurrent.ConcurrentHashMap"); m != model.NoObject {
+		holder = m
 	}
+	table := refOfClass(h, holder, "java.util.concurrent.ConcurrentHashMap$Node[]", "java.util.Hashtable$Entry[]")
 	if table == model.NoObject {
-		return nil, nil
+		return nil
 	}
-	vals, err := model.ReadValues(h, []model.ObjectIndex{table}, model.ValueOptions{Elements: -1})
-	if err != nil {
-		return nil, err
-	}
-	arr, ok := vals[table]
-	if !ok {
-		return nil, nil
+	entry := func(o model.ObjectIndex) bool {
+		c := h.ClassOf(o)
+		return c != model.NoClass && (h.Classes[c].Name == "java.util.concurrent.ConcurrentHashMap$Node" || h.Classes[c].Name == "java.util.Hashtable$Entry")
 	}
 	var nodes []model.ObjectIndex
-	for _, e := range arr.Elements {
-		if e.Ref != model.NoObject {
-			nodes = append(nodes, e.Ref)
-		}
-	}
-	type pair struct{ key, value model.ObjectIndex }
-	var pairs []pair
 	seen := map[model.ObjectIndex]bool{}
-	for len(nodes) > 0 && len(pairs) < maxProperties {
-		vals, err := model.ReadValues(h, nodes, model.ValueOptions{})
-		if err != nil {
-			return nil, err
+	queue := slices.Clone(h.Refs(table))
+	for len(queue) > 0 && len(nodes) < maxProperties {
+		n := queue[0]
+		queue = queue[1:]
+		if seen[n] || !entry(n) {
+			continue
 		}
-		var next []model.ObjectIndex
-		for _, n := range nodes {
-			v, ok := vals[n]
-			if !ok || seen[n] {
-				continue
-			}
-			seen[n] = true
-			key, _ := v.Field("key")
-			val, ok := v.Field("val") // ConcurrentHashMap$Node
-			if !ok {
-				val, _ = v.Field("value") // Hashtable$Entry
-			}
-			if key.Ref != model.NoObject && val.Ref != model.NoObject {
-				pairs = append(pairs, pair{key.Ref, val.Ref})
-			}
-			if nx, ok := v.Field("next"); ok && nx.Ref != model.NoObject && !seen[nx.Ref] {
-				next = append(next, nx.Ref)
-			}
-		}
-		nodes = next
+		seen[n] = true
+		nodes = append(nodes, n)
+		queue = append(queue, h.Refs(n)...) // the next entry of its chain
 	}
-	var strs []model.ObjectIndex
-	for _, p := range pairs {
-		strs = append(strs, p.key, p.value)
-	}
-	texts, err := model.ReadStrings(h, strs)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Property, 0, len(pairs))
-	for _, p := range pairs {
-		k, okKey := texts[p.key]
-		v, okValue := texts[p.value]
-		if okKey && okValue {
-			out = append(out, Property{Key: k, Value: v})
-		}
-	}
-	slices.SortFunc(out, func(a, b Property) int { return strings.Compare(a.Key, b.Key) })
-	return slices.CompactFunc(out, func(a, b Property) bool { return a.Key == b.Key }), nil
+	return nodes
 }
 
-// readFieldRef is the object the field name of object o refers to; NoObject
-// when it has no such field or it is null.
-func readFieldRef(h *model.Heap, o model.ObjectIndex, name string) (model.ObjectIndex, error) {
-	vals, err := model.ReadValues(h, []model.ObjectIndex{o}, model.ValueOptions{})
-	if err != nil {
-		return model.NoObject, err
-	}
-	if v, ok := vals[o]; ok {
-		if f, ok := v.Field(name); ok {
-			return f.Ref, nil
+// refOfClass is the first object o refers to whose class is one of
+// names; NoObject when there is none.
+func refOfClass(h *model.Heap, o model.ObjectIndex, names ...string) model.ObjectIndex {
+	for _, r := range h.Refs(o) {
+		if c := h.ClassOf(r); c != model.NoClass && slices.Contains(names, h.Classes[c].Name) {
+			return r
 		}
 	}
-	return model.NoObject, nil
+	return model.NoObject
 }
