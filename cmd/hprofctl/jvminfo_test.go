@@ -76,3 +76,33 @@ func TestOOMInfo(t *testing.T) {
 		}
 	}
 }
+
+// TestJVMInfoAcrossVersions reads the system properties of a JDK 25 dump
+// (a ConcurrentHashMap, as JDK 17's) and of Eclipse MAT's JDK 5 dump (a
+// Hashtable): the version java -version printed for the fixture
+// (jdk25-default.info.txt), and the 1.5.0_13 the corpus file is named for.
+func TestJVMInfoAcrossVersions(t *testing.T) {
+	recorded, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata", "jvm", "jdk25-default.info.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := regexp.MustCompile(`OpenJDK Runtime Environment [^(]*\(build ([^)]+)\)`).FindSubmatch(recorded)
+	if build == nil {
+		t.Fatal("jdk25-default.info.txt lacks the JVM's build")
+	}
+	for path, want := range map[string]string{
+		filepath.Join(repoRoot(t), "testdata", "jvm", "jdk25-default.hprof.gz"):       string(build[1]),
+		filepath.Join(sharedCorpus(t), "eclipse-mat_mat", "sun_jdk5_13_x32.hprof.gz"): "1.5.0_13",
+	} {
+		var in struct {
+			JVM struct {
+				Version string `json:"version"`
+				VM      string `json:"vm"`
+			} `json:"jvm"`
+		}
+		runJSON(t, &in, "info", path)
+		if !strings.HasPrefix(in.JVM.Version, want) && !strings.Contains(in.JVM.VM, want) {
+			t.Errorf("%s: version %q, vm %q; want %s", filepath.Base(path), in.JVM.Version, in.JVM.VM, want)
+		}
+	}
+}
