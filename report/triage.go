@@ -58,7 +58,7 @@ func (t triage) JSON(w io.Writer) error {
 
 // CSV writes the findings and the next steps.
 func (t triage) CSV(w io.Writer, o Options) error {
-	g := grid{columns: []column{{"section", text}, {"topic", text}, {"severity", text}, {"text", text}}}
+	g := grid{columns: []column{{"section", text, "section"}, {"topic", text, "topic"}, {"severity", text, "severity"}, {"text", text, "text"}}}
 	for _, line := range t.What {
 		g.rows = append(g.rows, []any{"what", "", "", line})
 	}
