@@ -90,7 +90,6 @@ func (in info) summary() [][]any {
 	if in.NativeAllocations > 0 {
 		summary = append(summary, []any{"native (registered)", in.NativeBytes, "native_bytes"}, []any{"  allocations", in.NativeAllocations, "native_allocations"})
 	}
-	summary = append(summary, jvmSummary(in.JVM)...)
 	return append(summary, [][]any{
 		{"layout", in.Layout, "layout"},
 		{"layout from", in.LayoutReason, "layout_reason"},
@@ -152,6 +151,9 @@ func (in info) Table(w io.Writer, o Options) error {
 			v = o.cell(k, n, false)
 		}
 		g.rows = append(g.rows, []any{r[0], v})
+	}
+	for _, r := range jvmSummary(in.JVM) {
+		g.rows = append(g.rows, []any{r[0], r[1]})
 	}
 	if err := o.writeTable(w, g); err != nil {
 		return err

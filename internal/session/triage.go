@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"sort"
@@ -111,7 +112,7 @@ func (s *Session) triageRetention(t *report.Triage) error {
 				Text: fmt.Sprintf("%d more", len(l.Suspects)-k)})
 			break
 		}
-		what, verb := "one "+sus.Class+" "+sus.ObjectID, "retains"
+		what, verb := "one "+cmp.Or(sus.Label, sus.Class)+" "+sus.ObjectID, "retains"
 		if sus.Instances > 0 {
 			what, verb = fmt.Sprintf("%s instances of %s", humanize.Comma(sus.Instances), sus.Class), "retain"
 		}
