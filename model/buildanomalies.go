@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"sort"
@@ -116,4 +117,47 @@ func (b *builder) reportUndumpedClasses() {
 		shown = shown[:10]
 	}
 	b.anomaly("class-not-dumped", int64(len(names)), -1, "classes the dump names (LOAD_CLASS, or an ASCII OBJ line) but never dumps (no CLASS_DUMP or CLS line), so their class objects are missing: %s", strings.Join(shown, ", "))
+}
+
+// archivedRootsNote is the Kind of the note on the references a HotSpot
+// dump's CDS archived-heap roots array holds to objects the dump leaves
+// out (docs/hprof.md#cds-archived-heap).
+const archivedRootsNote = "cds-archived-object-omitted"
+
+// reportDangling records the references to objects that are not in the
+// dump, held by holders. HotSpot maps the CDS archive's heap objects into
+// the heap (G1, -Xshare:auto, the default) and keeps them alive from one
+// Object[], the archived heap's roots, held by a JNI global handle. Its
+// elements include the java.lang.Class objects of every archived class,
+// loaded in this run or not, and the heap dumper writes the class object
+// only of a loaded class: the others' references dangle in every such
+// dump. Those become a note; every other dangling reference is an
+// anomaly.
+func (b *builder) reportDangling(holders []danglingHolder) {
+	globals := map[uint64]bool{}
+	for _, r := range b.roots {
+		if r.kind == RootJNIGlobal {
+			globals[r.id] = true
+		}
+	}
+	var routine, other int64
+	var firstRoutine, firstOther uint64
+	for _, d := range holders {
+		c := b.h.classOf[d.object]
+		if b.h.Source.Producer == "hotspot" && globals[b.h.ObjectID(d.object)] && c != NoClass && b.h.Classes[c].Name == "java.lang.Object[]" {
+			routine += d.refs
+			firstRoutine = cmp.Or(firstRoutine, d.first)
+			continue
+		}
+		other += d.refs
+		firstOther = cmp.Or(firstOther, d.first)
+	}
+	if other > 0 {
+		b.anomaly("dangling-reference", other, -1, "references to objects that are not in the dump, e.g. 0x%x", firstOther)
+	}
+	if routine > 0 {
+		b.h.Notes = append(b.h.Notes, Anomaly{Kind: archivedRootsNote, Count: routine, Offset: -1, Detail: fmt.Sprintf(
+			"references from the CDS archived heap's roots (an Object[] held by a JNI global) to archived objects the JVM "+
+				"does not dump, such as the class objects of archived classes this run never loaded, e.g. 0x%x", firstRoutine)})
+	}
 }

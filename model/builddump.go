@@ -500,9 +500,7 @@ func (b *builder) resolveObjects(classClass ClassIndex) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", h.Source.File, err)
 	}
-	if res.dangling > 0 {
-		b.anomaly("dangling-reference", res.dangling, -1, "references to objects that are not in the dump, e.g. 0x%x", res.firstDangling)
-	}
+	b.reportDangling(res.danglingHolders)
 	if res.duplicates > 0 {
 		b.anomaly("duplicate-object", res.duplicates, -1, "object ids dumped more than once, e.g. 0x%x (first kept)", res.firstDup)
 	}

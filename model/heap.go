@@ -223,6 +223,9 @@ type Heap struct {
 	RecordCounts    map[string]int64
 	SubRecordCounts map[string]int64
 	Anomalies       []Anomaly
+	// Notes are what the dump routinely leaves out or says oddly, as its
+	// writer always does (docs/hprof.md): told, but no anomaly.
+	Notes []Anomaly
 	// Truncated is set when the dump ended inside a record; what was read
 	// before is kept.
 	Truncated bool

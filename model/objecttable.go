@@ -154,8 +154,11 @@ func (s *refStore) get(i int) uint64 {
 type resolveResult struct {
 	dangling      int64  // references to ids that are not in the dump
 	firstDangling uint64 // one such id
-	duplicates    int64  // objects whose id was seen before (later ones dropped)
-	firstDup      uint64
+	// danglingHolders are the objects holding those references, each
+	// with how many it holds, in object order.
+	danglingHolders []danglingHolder
+	duplicates      int64 // objects whose id was seen before (later ones dropped)
+	firstDup        uint64
 }
 
 // resolve sorts the objects by id into h and resolves references to
@@ -218,7 +221,7 @@ func (t *objectTable) resolve(h *Heap, late map[int][]uint64) (resolveResult, er
 	}
 
 	h.lookup = newIDLookup(h.ids)
-	res.dangling, res.firstDangling = t.resolveRefs(h, order, late, int(total), workersFor(n))
+	res.dangling, res.firstDangling, res.danglingHolders = t.resolveRefs(h, order, late, int(total), workersFor(n))
 	h.referents = t.resolveReferents(h, order)
 	t.reset()
 	collect()
@@ -228,14 +231,15 @@ func (t *objectTable) resolve(h *Heap, late map[int][]uint64) (resolveResult, er
 // resolveRefs fills h.refStart and h.refs with the references of the
 // objects in order (total of them, late ones included), each resolved to
 // its object's number; references to ids not in h are dropped and
-// counted, and the first of them (in object order) returned.
+// counted, and the first of them (in object order) returned with the
+// objects holding them.
 //
 // The objects are cut into workers ranges resolved side by side. A
 // range's references are written from where its unresolved ones would
 // start, so each range has room for all of them without a second copy of
 // the table; the dropped ones leave gaps, closed by sliding the ranges
 // down in order afterwards.
-func (t *objectTable) resolveRefs(h *Heap, order []uint32, late map[int][]uint64, total, workers int) (dangling int64, firstDangling uint64) {
+func (t *objectTable) resolveRefs(h *Heap, order []uint32, late map[int][]uint64, total, workers int) (dangling int64, firstDangling uint64, holders []danglingHolder) {
 	n := len(order)
 	h.refStart = make([]uint32, n+1)
 	refs := make([]ObjectIndex, total)
@@ -243,6 +247,7 @@ func (t *objectTable) resolveRefs(h *Heap, order []uint32, late map[int][]uint64
 		raw, from, kept int // references before resolving, where they start, and those kept
 		dangling        int64
 		firstDangling   uint64
+		holders         []danglingHolder
 	}
 	parts := make([]part, workers)
 	if workers > 1 {
@@ -260,6 +265,7 @@ func (t *objectTable) resolveRefs(h *Heap, order []uint32, late map[int][]uint64
 	forRanges(n, workers, func(k, lo, hi int) {
 		p := &parts[k]
 		out := p.from
+		holder := ObjectIndex(0)
 		resolve := func(id uint64) {
 			if i, ok := h.lookup.find(id); ok {
 				refs[out] = ObjectIndex(i)
@@ -270,8 +276,14 @@ func (t *objectTable) resolveRefs(h *Heap, order []uint32, late map[int][]uint64
 			if p.firstDangling == 0 {
 				p.firstDangling = id
 			}
+			if last := len(p.holders) - 1; last >= 0 && p.holders[last].object == holder {
+				p.holders[last].refs++
+			} else {
+				p.holders = append(p.holders, danglingHolder{holder, 1, id})
+			}
 		}
 		for i := lo; i < hi; i++ {
+			holder = ObjectIndex(i)
 			a := int(order[i])
 			h.refStart[i] = uint32(out)
 			for r := t.refStart.at(a); r < t.refStart.at(a+1); r++ {
@@ -298,10 +310,19 @@ func (t *objectTable) resolveRefs(h *Heap, order []uint32, late map[int][]uint64
 		if firstDangling == 0 {
 			firstDangling = p.firstDangling
 		}
+		holders = append(holders, p.holders...)
 	}
 	h.refStart[n] = uint32(kept)
 	h.refs = refs[:kept]
-	return dangling, firstDangling
+	return dangling, firstDangling, holders
+}
+
+// danglingHolder is an object holding references to ids that are not in
+// the dump, and how many.
+type danglingHolder struct {
+	object ObjectIndex
+	refs   int64
+	first  uint64 // the first id it names that is not in the dump
 }
 
 // minRange is the fewest objects worth a goroutine of their own in

@@ -208,12 +208,22 @@ func TestResolveRefs(t *testing.T) {
 	h.lookup = newIDLookup(h.ids)
 	for _, workers := range []int{1, 2, 3, 4, 7, 16, len(order) + 5} {
 		h.refStart, h.refs = nil, nil
-		dangling, first := tab.resolveRefs(h, order, late, total, workers)
+		dangling, first, holders := tab.resolveRefs(h, order, late, total, workers)
 		if !slices.Equal(h.refStart, wantStart) || !slices.Equal(h.refs, wantRefs) {
 			t.Errorf("%d workers: references differ from the serial resolution", workers)
 		}
 		if dangling != wantDangling || first != wantFirst {
 			t.Errorf("%d workers: %d dangling, first 0x%x; want %d, 0x%x", workers, dangling, first, wantDangling, wantFirst)
+		}
+		var held int64
+		for k, d := range holders {
+			held += d.refs
+			if d.first == 0 || (k > 0 && holders[k-1].object >= d.object) {
+				t.Errorf("%d workers: holder %d %+v out of order or without an id", workers, k, d)
+			}
+		}
+		if held != wantDangling || len(holders) == 0 || holders[0].first != wantFirst {
+			t.Errorf("%d workers: holders %+v hold %d dangling references; want %d, the first 0x%x", workers, holders, held, wantDangling, wantFirst)
 		}
 	}
 }

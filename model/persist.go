@@ -50,6 +50,7 @@ type heapMeta struct {
 	RecordCounts    map[string]int64
 	SubRecordCounts map[string]int64
 	Anomalies       []Anomaly
+	Notes           []Anomaly
 	Truncated       bool
 	HasObjects      bool
 	ClassObjects    int64
@@ -82,7 +83,7 @@ func (h *Heap) WriteIndex(w *store.Writer) error {
 		Source: h.Source, Roots: h.Roots, Threads: h.Threads, Traces: h.Traces,
 		Layout: h.Layout, LayoutReason: h.LayoutReason,
 		RecordCounts: h.RecordCounts, SubRecordCounts: h.SubRecordCounts,
-		Anomalies: h.Anomalies, Truncated: h.Truncated, HasObjects: h.HasObjects,
+		Anomalies: h.Anomalies, Notes: h.Notes, Truncated: h.Truncated, HasObjects: h.HasObjects,
 		ClassObjects: h.classObjects, ClassSize: h.classSize, MirrorSize: h.mirrorSize,
 		Profile: h.profile, Allocs: h.allocs,
 		HasOffsets: h.offsets != nil, Checkpoints: h.checkpoints, HeapNames: h.heapNames,
@@ -163,7 +164,7 @@ func ReadIndex(ix *store.Index) (*Heap, error) {
 		Source: m.Source, Roots: m.Roots, Threads: m.Threads, Traces: m.Traces,
 		Layout: m.Layout, LayoutReason: m.LayoutReason,
 		RecordCounts: m.RecordCounts, SubRecordCounts: m.SubRecordCounts,
-		Anomalies: m.Anomalies, Truncated: m.Truncated, HasObjects: m.HasObjects,
+		Anomalies: m.Anomalies, Notes: m.Notes, Truncated: m.Truncated, HasObjects: m.HasObjects,
 		classObjects: m.ClassObjects, classSize: m.ClassSize, mirrorSize: m.MirrorSize,
 		profile: m.Profile, allocs: m.Allocs, checkpoints: m.Checkpoints,
 		heapNames: m.HeapNames,

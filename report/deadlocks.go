@@ -43,6 +43,9 @@ func (d deadlocks) withLists() []threads.DeadlockReport {
 		if r.PossibleDeadlocks == nil {
 			r.PossibleDeadlocks = []threads.PossibleDeadlock{}
 		}
+		if r.Evidence == nil {
+			r.Evidence = []string{}
+		}
 		reports[k] = r
 	}
 	return reports
@@ -122,14 +125,21 @@ func deadlocksTable(w io.Writer, r threads.DeadlockReport, o Options) error {
 		head += ", cut short (threads after the cut are missing)"
 	}
 	switch n := len(r.PossibleDeadlocks); {
-	case len(r.Deadlocks) == 0 && n == 0:
-		p.line("%s, no deadlock", head)
-	case len(r.Deadlocks) == 0:
-		p.line("%s, no deadlock proven, %s possible", head, plural(n, "deadlock"))
-	case n == 0:
+	case len(r.Deadlocks) > 0 && n == 0:
 		p.line("%s, %s", head, plural(len(r.Deadlocks), "deadlock"))
-	default:
+	case len(r.Deadlocks) > 0:
 		p.line("%s, %s and %d possible", head, plural(len(r.Deadlocks), "deadlock"), n)
+	case n > 0:
+		p.line("%s, no deadlock proven, %s possible", head, plural(n, "deadlock"))
+	case r.Verdict == threads.VerdictPossible:
+		p.line("%s, no deadlock proven, but one is possible:", head)
+		p.evidence(r.Evidence)
+		p.line("A thread dump that records every lock's owner (jstack -l PID, jcmd PID Thread.print -l) tells.")
+	case r.Verdict == threads.VerdictCannotTell:
+		p.line("%s, cannot tell whether threads are deadlocked:", head)
+		p.evidence(r.Evidence)
+	default:
+		p.line("%s, no deadlock", head)
 	}
 	for k, d := range r.Deadlocks {
 		p.line("")
@@ -192,6 +202,13 @@ type printer struct {
 func (p *printer) line(format string, args ...any) {
 	if p.err == nil {
 		_, p.err = fmt.Fprintf(p.w, format+"\n", args...)
+	}
+}
+
+// evidence writes the sentences a verdict rests on, one per line.
+func (p *printer) evidence(lines []string) {
+	for _, l := range lines {
+		p.line("  - %s", l)
 	}
 }
 

@@ -15,7 +15,7 @@ func mixedPair() threads.DeadlockReport {
 	monitor := thread.Lock{Kind: thread.LockMonitor, Class: "java.lang.Object", ID: 0x7ff0010}
 	reentrant := thread.Lock{Kind: thread.LockSynchronizer, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: 0x7ff0020}
 	return threads.DeadlockReport{
-		Source: "mixed-pair.jstack.txt", Threads: 14,
+		Source: "mixed-pair.jstack.txt", Threads: 14, Verdict: threads.VerdictDeadlock,
 		Deadlocks: []threads.Deadlock{{Threads: []threads.DeadlockThread{
 			{Name: "monitor-then-lock", State: "WAITING", WaitingFor: threads.LockRefOf(reentrant), HeldBy: "lock-then-monitor \"β\"",
 				Frames: []string{"jdk.internal.misc.Unsafe.park(Native Method)", "app.MixedPair.a(MixedPair.java:21)"},
@@ -43,7 +43,7 @@ func rawCycle() threads.DeadlockReport {
 	a := thread.Lock{Kind: thread.LockRawMonitor, Name: "lock A", ID: 0x1000}
 	b := thread.Lock{Kind: thread.LockRawMonitor, Name: "lock B"}
 	return threads.DeadlockReport{
-		Source: "java.hprof.txt", Threads: 3, Truncated: true,
+		Source: "java.hprof.txt", Threads: 3, Truncated: true, Verdict: threads.VerdictDeadlock,
 		Deadlocks: []threads.Deadlock{{Threads: []threads.DeadlockThread{
 			{Name: "t1", State: "MW", WaitingFor: threads.LockRefOf(b), HeldBy: "t2", Frames: []string{},
 				Locks: []thread.LockUse{{Lock: a, Action: thread.Holds, Frame: -1}, {Lock: b, Action: thread.Enters, Frame: -1}}},
@@ -58,7 +58,7 @@ func rawCycle() threads.DeadlockReport {
 // on a lock whose owner it does not record, and one in Object.wait.
 func ownerUnknown() threads.DeadlockReport {
 	return threads.DeadlockReport{
-		Source: "busy.json", Threads: 9,
+		Source: "busy.json", Threads: 9, Verdict: threads.VerdictNone,
 		Deadlocks: []threads.Deadlock{}, BlockedBehind: []threads.BlockedThread{},
 		OwnerUnknown: []threads.BlockedThread{{Name: "pool-1-thread-1", State: "WAITING", Deadlock: -1,
 			WaitingFor: threads.LockRef{Kind: "synchronizer", Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", Name: "java.util.concurrent.locks.ReentrantLock$NonfairSync@1b6d3586"}}},
@@ -107,7 +107,7 @@ func TestDeadlocksGolden(t *testing.T) {
 }
 
 func TestDeadlocksNoneGolden(t *testing.T) {
-	none := []threads.DeadlockReport{{Source: "busy.jstack.txt", Threads: 12,
+	none := []threads.DeadlockReport{{Source: "busy.jstack.txt", Threads: 12, Verdict: threads.VerdictNone,
 		Deadlocks: []threads.Deadlock{}, BlockedBehind: []threads.BlockedThread{}, OwnerUnknown: []threads.BlockedThread{}}}
 	out := renderGolden(t, "deadlocks-none", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Deadlocks(w, none, o) })
 	if out["table"] != "busy.jstack.txt: 12 threads, no deadlock\n" {
@@ -123,7 +123,8 @@ func TestDeadlocksNoneGolden(t *testing.T) {
 // heap dump does not name.
 func TestDeadlocksPossibleGolden(t *testing.T) {
 	lock := threads.LockRef{Kind: "synchronizer", Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ID: "0xfe086228"}
-	r := []threads.DeadlockReport{{Source: "mixed.hprof (heap dump)", Threads: 15,
+	r := []threads.DeadlockReport{{Source: "mixed.hprof (heap dump)", Threads: 15, Verdict: threads.VerdictPossible,
+		Evidence:  []string{`"mixed-lock" is BLOCKED entering a monitor the dump does not name, holding locks 2 threads wait for`},
 		Deadlocks: []threads.Deadlock{}, BlockedBehind: []threads.BlockedThread{}, OwnerUnknown: []threads.BlockedThread{},
 		PossibleDeadlocks: []threads.PossibleDeadlock{{
 			Blocked: threads.BlockedOwner{Name: "mixed-lock", State: "BLOCKED", Frame: "threads.MixedPair.lockThenMonitor(MixedPair.java:45)",

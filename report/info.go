@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -22,9 +23,10 @@ func Info(w io.Writer, in heap.Info, o Options) error {
 // info is a dump summary as a Document.
 type info struct{ heap.Info }
 
-// JSON writes the summary, the names of GC root kinds and of records in
-// snake_case as every key.
+// JSON writes the summary (notes an empty list when none), the names of
+// GC root kinds and of records in snake_case as every key.
 func (in info) JSON(w io.Writer) error {
+	in.Notes = nonNil(in.Notes)
 	return writeJSON(w, struct {
 		heap.Info
 		GCRoots    map[string]int64 `json:"gc_roots"`
@@ -121,8 +123,16 @@ func (in info) CSV(w io.Writer, o Options) error {
 			g.rows = append(g.rows, []any{"heaps", snakeKey(hp.Name) + "_" + v.name, o.cell(count, v.n, true)})
 		}
 	}
+	if in.JVM != nil {
+		for _, p := range in.JVM.Properties {
+			g.rows = append(g.rows, []any{"system_properties", p.Key, p.Value})
+		}
+	}
 	for _, a := range in.Anomalies {
 		g.rows = append(g.rows, []any{"anomalies", a.Kind, fmt.Sprintf("%d: %s", a.Count, a.Detail)})
+	}
+	for _, a := range in.Notes {
+		g.rows = append(g.rows, []any{"notes", a.Kind, fmt.Sprintf("%d: %s", a.Count, a.Detail)})
 	}
 	return o.writeCSV(w, g)
 }
@@ -142,11 +152,23 @@ func (in info) Table(w io.Writer, o Options) error {
 		}
 		g.rows = append(g.rows, []any{r[0], v})
 	}
+	for _, r := range jvmSummary(in.JVM) {
+		g.rows = append(g.rows, []any{r[0], r[1]})
+	}
 	if err := o.writeTable(w, g); err != nil {
 		return err
 	}
 	if len(in.Heaps) > 0 {
 		if err := o.writeTable(w, in.heaps()); err != nil {
+			return err
+		}
+	}
+	if in.JVM != nil && len(in.JVM.Properties) > 0 {
+		g := grid{columns: []column{{"system property", text, "key"}, {"value", text, "value"}}}
+		for _, p := range in.JVM.Properties {
+			g.rows = append(g.rows, []any{printable(p.Key), printable(p.Value)})
+		}
+		if err := o.writeTable(w, g); err != nil {
 			return err
 		}
 	}
@@ -168,6 +190,13 @@ func (in info) Table(w io.Writer, o Options) error {
 	g = grid{columns: []column{{"anomaly", text, "anomaly"}, {"count", count, "count"}, {"first at", text, "offset"}, {"detail", text, "detail"}}, none: "no anomalies found"}
 	for _, a := range in.Anomalies {
 		g.rows = append(g.rows, []any{a.Kind, a.Count, anomalyPlace(a), a.Detail})
+	}
+	if err := o.writeTable(w, g); err != nil || len(in.Notes) == 0 {
+		return err
+	}
+	g = grid{columns: []column{{"note (routine, no anomaly)", text, "note"}, {"count", count, "count"}, {"detail", text, "detail"}}}
+	for _, a := range in.Notes {
+		g.rows = append(g.rows, []any{a.Kind, a.Count, a.Detail})
 	}
 	return o.writeTable(w, g)
 }
@@ -224,4 +253,36 @@ func sortedKeys(m map[string]int64) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// jvmSummary is the summary's lines on the JVM that wrote the dump: the
+// thread that threw an OutOfMemoryError first, then its version, command
+// line and home; none for what the dump does not tell.
+func jvmSummary(j *heap.JVMInfo) [][]any {
+	if j == nil {
+		return nil
+	}
+	var lines [][]any
+	if j.OOMThread != "" {
+		oom := fmt.Sprintf("thrown in thread %q", j.OOMThread)
+		if j.OOMFrame != "" {
+			oom += " at " + printable(j.OOMFrame)
+		}
+		lines = append(lines, []any{"OutOfMemoryError", oom, "out_of_memory_error"})
+	}
+	for _, l := range []struct{ name, value, key string }{{"java", j.Version, "java_version"}, {"vm", j.VM, "vm"}, {"command", j.Command, "command"}, {"java home", j.Home, "java_home"}} {
+		if l.value != "" {
+			lines = append(lines, []any{l.name, printable(l.value), l.key})
+		}
+	}
+	return lines
+}
+
+// printable is a text from the dump as a terminal may show it: quoted,
+// with its control characters escaped, when it has any.
+func printable(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,5 +103,18 @@ func TestInfoHeapsGolden(t *testing.T) {
 	decodeJSON(t, out["json"], &back)
 	if len(back.Heaps) != 2 || back.Heaps[1] != in.Heaps[1] {
 		t.Errorf("JSON heaps %+v", back.Heaps)
+	}
+}
+
+// TestInfoJVMPrintable checks that a system property holding control
+// characters (a terminal escape) is quoted in the table, never written raw.
+func TestInfoJVMPrintable(t *testing.T) {
+	in := heap.Info{Anomalies: []model.Anomaly{}, JVM: &heap.JVMInfo{Command: "app\x1b[2J", Properties: []heap.Property{{Key: "evil", Value: "x\x1b]0;title\x07"}}}}
+	var b strings.Builder
+	if err := Info(&b, in, Options{Format: Table}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(b.String(), "\x1b\x07") || !strings.Contains(b.String(), `"x\x1b]0;title\a"`) || !strings.Contains(b.String(), `"app\x1b[2J"`) {
+		t.Errorf("table:\n%s", b.String())
 	}
 }

@@ -38,12 +38,20 @@ func (l leaks) Table(w io.Writer, o Options) error {
 	}
 	threshold, total := o.cell(ratio, l.Threshold, false), o.cell(bytes, l.TotalBytes, false)
 	g.none = fmt.Sprintf("No leak suspect: no object or class retains more than %s of the %s (%s).", threshold, heap, total)
+	note := l.Unreachable.Note()
 	if len(l.Suspects) > 0 {
 		if _, err := fmt.Fprintf(w, "Leak suspects: retaining more than %s of the %s (%s)\n", threshold, heap, total); err != nil {
 			return err
 		}
+		if err := noteLine(w, note); err != nil {
+			return err
+		}
+		note = ""
 	}
 	if err := o.writeTable(w, g); err != nil {
+		return err
+	}
+	if err := noteLine(w, note); err != nil {
 		return err
 	}
 	for k, s := range l.Suspects {

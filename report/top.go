@@ -34,7 +34,19 @@ func (t topConsumers) Table(w io.Writer, o Options) error {
 		label += ", unreachable objects kept"
 	}
 	g.footer = []any{"", t.TopLevelObjects, t.TotalBytes, nil, label}
-	return o.writeTable(w, g)
+	if err := o.writeTable(w, g); err != nil {
+		return err
+	}
+	return noteLine(w, t.Unreachable.Note())
+}
+
+// noteLine writes a note on a line of its own, nothing when it is empty.
+func noteLine(w io.Writer, note string) error {
+	if note == "" {
+		return nil
+	}
+	_, err := fmt.Fprintln(w, note)
+	return err
 }
 
 // grid is the rows, the group column named for what groups them.

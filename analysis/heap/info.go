@@ -37,6 +37,9 @@ type Info struct {
 	LayoutReason string           `json:"layout_reason"`
 	Truncated    bool             `json:"truncated"`
 	Anomalies    []model.Anomaly  `json:"anomalies"`
+	// Notes are what the dump's writer routinely leaves out (model.Heap's
+	// Notes): told, no anomaly.
+	Notes []model.Anomaly `json:"notes"`
 	// Heaps divides the objects among an Android dump's heaps (app,
 	// zygote, image ...), in the order the dump first names them; empty
 	// for a dump without heaps, which is every JVM dump.
@@ -46,6 +49,9 @@ type Info struct {
 	// (AddNative); 0 when it shows none.
 	NativeAllocations int64 `json:"native_allocations,omitempty"`
 	NativeBytes       int64 `json:"native_bytes,omitempty"`
+	// JVM is what the dump's objects tell of its JVM (ReadJVMInfo), nil
+	// when they tell nothing or were not read.
+	JVM *JVMInfo `json:"jvm,omitempty"`
 }
 
 // HeapSummary is what one heap of an Android dump holds.
@@ -75,6 +81,10 @@ func Summarize(h *model.Heap, size model.SizeMode) Info {
 	}
 	if in.Anomalies == nil {
 		in.Anomalies = []model.Anomaly{}
+	}
+	in.Notes = h.Notes
+	if in.Notes == nil {
+		in.Notes = []model.Anomaly{}
 	}
 	classClass := h.ClassClass()
 	for i := range h.Classes {

@@ -153,6 +153,8 @@ type LeakReport struct {
 	TotalBytes      int64
 	Threshold       float64
 	KeptUnreachable bool
+	// Unreachable is what no GC root reaches, of the whole dump.
+	Unreachable Unreachable
 	// Heaps are the Android heaps whose objects were suspected; nil when
 	// every object was.
 	Heaps []string
@@ -206,7 +208,8 @@ func (k classKey) name(h *model.Heap) string {
 // classes beneath it and a shortest path from a GC root. The paths'
 // steps are labeled by Describe.
 func FindLeaks(h *model.Heap, r *graph.Retention, o LeakOptions) LeakReport {
-	out := LeakReport{TotalBytes: r.ReachableBytes(), Threshold: o.Threshold, KeptUnreachable: r.KeptUnreachable, Suspects: []LeakSuspect{}}
+	out := LeakReport{TotalBytes: r.ReachableBytes(), Threshold: o.Threshold, KeptUnreachable: r.KeptUnreachable, Unreachable: UnreachableOf(r),
+		Suspects: []LeakSuspect{}}
 	tops := r.TopLevelIn(o.Heaps)
 	if !o.Heaps.All() {
 		out.Heaps = o.Heaps.Names()

@@ -72,6 +72,8 @@ type TopConsumerReport struct {
 	TotalBytes      int64
 	TopLevelObjects int64
 	KeptUnreachable bool
+	// Unreachable is what no GC root reaches, of the whole dump.
+	Unreachable Unreachable
 }
 
 // TopConsumers groups the objects at the top of the dominator tree (those
@@ -98,7 +100,8 @@ func TopConsumers(h *model.Heap, r *graph.Retention, o TopOptions) (TopConsumerR
 	if by == "" {
 		by = ByClass
 	}
-	out := TopConsumerReport{By: by, TotalBytes: r.ReachableBytes(), KeptUnreachable: r.KeptUnreachable, Rows: []TopConsumerRow{}}
+	out := TopConsumerReport{By: by, TotalBytes: r.ReachableBytes(), KeptUnreachable: r.KeptUnreachable, Unreachable: UnreachableOf(r),
+		Rows: []TopConsumerRow{}}
 	var name func(model.ObjectIndex) string
 	switch by {
 	case ByClass:

@@ -83,6 +83,12 @@ type DeadlockReport struct {
 	Threads int `json:"threads"`
 	// Truncated is set when the dump was cut short.
 	Truncated bool `json:"truncated"`
+	// Verdict is what the dump shows: VerdictDeadlock, VerdictPossible,
+	// VerdictCannotTell or VerdictNone.
+	Verdict string `json:"verdict"`
+	// Evidence says, one sentence each, what a "possible" or "cannot
+	// tell" verdict rests on.
+	Evidence []string `json:"evidence"`
 }
 
 // BlockedBehindDeadlock is the part of BlockedBehind blocked behind
@@ -102,10 +108,15 @@ type Verdict int
 
 // The verdicts.
 const (
-	// NoDeadlockFound: no report has a deadlock or a possible one.
+	// NoDeadlockFound: every report could have shown a deadlock and
+	// shows none.
 	NoDeadlockFound Verdict = iota
-	// OnlyPossibleDeadlocks: some report has a possible deadlock (a heap
-	// dump's waits it can neither prove nor rule out), none a deadlock.
+	// CannotTell: some report lacks what a deadlock would show (see
+	// VerdictCannotTell), none has a deadlock or a possible one.
+	CannotTell
+	// OnlyPossibleDeadlocks: some report has a possible deadlock (waits
+	// for locks of unknown owner that could close a cycle), none a
+	// deadlock.
 	OnlyPossibleDeadlocks
 	// DeadlockFound: some report has a deadlock.
 	DeadlockFound
@@ -116,10 +127,12 @@ func DeadlockVerdict(reports []DeadlockReport) Verdict {
 	v := NoDeadlockFound
 	for _, r := range reports {
 		switch {
-		case len(r.Deadlocks) > 0:
+		case r.Verdict == VerdictDeadlock || len(r.Deadlocks) > 0:
 			return DeadlockFound
-		case len(r.PossibleDeadlocks) > 0:
+		case r.Verdict == VerdictPossible || len(r.PossibleDeadlocks) > 0:
 			v = OnlyPossibleDeadlocks
+		case r.Verdict == VerdictCannotTell && v < CannotTell:
+			v = CannotTell
 		}
 	}
 	return v
@@ -180,6 +193,7 @@ func FindDeadlocks(d *thread.Dump) DeadlockReport {
 		return out.Deadlocks[a].Threads[0].Thread < out.Deadlocks[b].Threads[0].Thread
 	})
 	out.BlockedBehind = blockedBehind(d, out.Deadlocks, edges)
+	judge(d, &out, true)
 	return out
 }
 

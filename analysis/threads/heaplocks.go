@@ -22,6 +22,7 @@ import (
 func HeapDeadlocks(hl *HeapLocks) (DeadlockReport, []string) {
 	r := FindDeadlocks(hl.Dump)
 	r.PossibleDeadlocks = possibleDeadlocks(hl.Dump, r.Deadlocks)
+	judge(hl.Dump, &r, hl.StatesKnown)
 	var notes []string
 	if n := len(r.PossibleDeadlocks); n > 0 {
 		notes = append(notes, fmt.Sprintf("%s: threads wait for java.util.concurrent locks held by a thread BLOCKED entering a monitor "+

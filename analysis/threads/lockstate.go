@@ -120,8 +120,11 @@ type lockFields struct {
 	name, blocker, holder, owner uint64
 	status                       uint32
 	hasStatus                    bool
-	tid                          int64
-	daemon                       bool
+	// vstate is a java.lang.VirtualThread's state field (any int field
+	// named state: only a virtual thread's is read).
+	vstate uint32
+	tid    int64
+	daemon bool
 }
 
 // readLockFields reads the lock fields of the objects objs through the
@@ -156,6 +159,8 @@ func decodeLockFields(fields []model.Value) lockFields {
 			f.owner = v.Bits
 		case v.Type == model.TypeInt && v.Name == "threadStatus":
 			f.status, f.hasStatus = uint32(v.Bits), true
+		case v.Type == model.TypeInt && v.Name == "state":
+			f.vstate = uint32(v.Bits)
 		case v.Type == model.TypeLong && v.Name == "tid":
 			f.tid = int64(v.Bits)
 		case v.Type == model.TypeBoolean && v.Name == "daemon":
@@ -230,14 +235,23 @@ func (s *heapLockState) threadNames() (map[model.ObjectIndex]string, error) {
 
 // addThreads adds to out a thread for each Thread object with a name or
 // a stack, by object id, with its state (from its own threadStatus or
-// its holder's) and stack.
+// its holder's, or a virtual thread's VirtualThread.state) and stack. Where the dump roots threads (ROOT_THREAD_OBJ),
+// only those count, as in the threads command: HotSpot's heap dumper
+// leaves out the threads it hides from tools (compiler threads, the
+// Service Thread, the sweeper, the monitor deflation thread), which run
+// no Java code and take no Java lock, and Thread objects not started or
+// ended are no running thread.
 func (s *heapLockState) addThreads(out *HeapLocks, names map[model.ObjectIndex]string) {
 	h := s.h
 	traces := map[model.ObjectIndex]int32{}
 	for _, t := range h.Threads {
 		traces[t.Object] = t.Trace
 	}
+	vstates, suspended := virtualStates(h)
 	for _, o := range s.threads() {
+		if _, rooted := traces[o]; len(traces) > 0 && !rooted {
+			continue
+		}
 		f := s.fields[o]
 		if k, holder := s.kindOf(f.holder); k == holderClass {
 			if hf, ok := s.fields[holder]; ok {
@@ -254,9 +268,14 @@ func (s *heapLockState) addThreads(out *HeapLocks, names map[model.ObjectIndex]s
 		if t.Name == "" && len(t.Frames) == 0 {
 			continue
 		}
-		if f.hasStatus {
+		switch st, ok := vstates[f.vstate&^suspended]; {
+		case f.hasStatus:
 			out.StatesKnown = true
 			t.State, t.StateDetail = threadStatusState(f.status)
+		case ok && isVirtualThread(h, h.ClassOf(o)):
+			// A virtual thread's state is VirtualThread.state, not a
+			// JVMTI word.
+			t.State, t.Virtual = st, true
 		}
 		out.Dump.Threads = append(out.Dump.Threads, t)
 		out.Objects = append(out.Objects, o)

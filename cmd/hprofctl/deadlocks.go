@@ -11,12 +11,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit statuses of --exit-code: a deadlock found, or only a possible one
-// (a heap dump's java.util.concurrent waits that end at a thread blocked on
-// a monitor it cannot name).
+// Exit statuses of --exit-code: a deadlock found, only a possible one
+// (waits for locks whose owner the dump does not record could close a
+// cycle), or no verdict (the dump lacks what a deadlock would show).
 const (
 	deadlockExitCode         = 3
 	possibleDeadlockExitCode = 4
+	cannotTellExitCode       = 5
 )
 
 func newDeadlocksCommand(g *globalFlags) *cobra.Command {
@@ -52,9 +53,28 @@ owns a monitor (HotSpot writes no monitor-used roots after JDK 11), so notes on
 stderr say what it cannot tell and suggest a thread dump. Where such waits end
 at a thread BLOCKED entering a monitor (Thread.threadStatus), the dump cannot
 tell whether a waiting thread holds that monitor: the threads, the lock, the
-blocked thread's state and frame are reported as a possible deadlock. With --heap-dump HEAP, a
+blocked thread's state and frame are reported as a possible deadlock. A heap
+dump's threads are those it roots as threads, as the threads command lists
+them: HotSpot leaves out of the dump the threads it hides from tools
+(compiler threads, the Service Thread), which take no Java lock. With --heap-dump HEAP, a
 heap dump taken right after the thread dump, each lock of a deadlock is tied to
 the object at its address: its class and the shortest path retaining it.
+
+Each dump gets a verdict (the table's first line, "verdict" and "evidence"
+in JSON): "deadlock" when a cycle is proven; "possible_deadlock" when none is
+proven but threads wait for locks whose owner the dump does not record
+(parked on a ReentrantLock in a dump without owners, BLOCKED on a monitor a
+heap dump cannot name) and those waits could close a cycle — the evidence
+lists the threads; "cannot_tell" when the dump lacks what a deadlock would
+show (no thread states, or a dump cut short); "no_deadlock" only when the dump
+could have shown a deadlock and shows none.
+
+Exit status with --exit-code (the worst verdict of every dump read):
+  0  no deadlock
+  1  error
+  3  deadlock
+  4  possible deadlock
+  5  cannot tell
 
 Every dump of each file is read (a log may hold several); --dump N reads only
 the Nth (from 0; -1: the last). JSON is one document: the dump's object, or
@@ -101,11 +121,13 @@ the Nth (from 0; -1: the last). JSON is one document: the dump's object, or
 				return &ExitError{Code: deadlockExitCode}
 			case threads.OnlyPossibleDeadlocks:
 				return &ExitError{Code: possibleDeadlockExitCode}
+			case threads.CannotTell:
+				return &ExitError{Code: cannotTellExitCode}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit with status 3 when a deadlock is found, 4 when only a possible one (heap dumps; 0: none, 1: error)")
+	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit with status 3: a deadlock, 4: a possible one, 5: cannot tell (0: no deadlock, 1: error)")
 	cmd.Flags().StringVar(&heapPath, "heap-dump", "", "a heap dump of the same process and moment (jcmd PID GC.heap_dump -all): show the class and retainers of each deadlock lock")
 	return cmd
 }

@@ -48,10 +48,17 @@ and monitor dumps, and thread dumps (jstack, jcmd Thread.print, JDK 21+ JSON),
 and answers the post-mortem questions: what fills the heap, what keeps it
 alive, where it was allocated, which threads are stuck.
 
+Given a file and no command, it triages the file: what it is, what is wrong
+in it (the thread that threw an OutOfMemoryError, leak suspects, what no GC
+root reaches, the deadlock verdict, a cut) and the commands to run next.
+
 Every command prints a table for people, or JSON / CSV for scripts (-o).`,
-		Example: `  hprofctl info java_pid1234.hprof
-  hprofctl histo --top 20 heap.hprof.gz
-  hprofctl histo -o json heap.hprof | jq '.[0]'`,
+		Example: `  hprofctl java_pid1234.hprof
+  hprofctl leaks java_pid1234.hprof
+  hprofctl deadlocks --exit-code threads.txt
+  hprofctl -o json heap.hprof.gz | jq '.findings'`,
+		Args:          triageArgs,
+		RunE:          func(cmd *cobra.Command, args []string) error { return runTriage(cmd, g, args) },
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {

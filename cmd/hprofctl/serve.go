@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/internal/web"
 	"github.com/spf13/cobra"
 )
@@ -21,6 +22,7 @@ func newServeCommand(g *globalFlags) *cobra.Command {
 		addr    string
 		open    bool
 		base    string
+		keep    bool
 		timeout time.Duration
 	)
 	cmd := &cobra.Command{
@@ -81,7 +83,7 @@ seconds. A query the dump cannot answer as written is answered 400.`,
 			if timeout <= 0 {
 				return fmt.Errorf("--request-timeout %s: want a duration above 0", timeout)
 			}
-			s, err := newServer(g, args[0], base, web.Limits{Request: timeout})
+			s, err := newServer(g, args[0], base, web.Limits{Request: timeout}, keepUnreachable(keep))
 			if err != nil {
 				return err
 			}
@@ -118,15 +120,17 @@ seconds. A query the dump cannot answer as written is answered 400.`,
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "listen on this host:port (port 0: any free one)")
 	cmd.Flags().BoolVar(&open, "open", false, "open the overview in the desktop's browser")
 	cmd.Flags().StringVar(&base, "base", "", "an earlier dump of the same application: /diff shows what changed since it")
+	cmd.Flags().BoolVar(&keep, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
 	cmd.Flags().DurationVar(&timeout, "request-timeout", web.DefaultLimits.Request, "give a request up after this long")
 	return cmd
 }
 
-// newServer opens the dump at path and returns the server of its pages,
-// each request within limits; base, when not "", is an earlier dump of
-// the same application that /diff compares with.
-func newServer(g *globalFlags, path, base string, limits web.Limits) (*web.Server, error) {
-	s, err := g.open(path)
+// newServer opens the dump at path, as the global flags and adjust say,
+// and returns the server of its pages, each request within limits; base,
+// when not "", is an earlier dump of the same application that /diff
+// compares with.
+func newServer(g *globalFlags, path, base string, limits web.Limits, adjust ...func(*session.Options)) (*web.Server, error) {
+	s, err := g.open(path, adjust...)
 	if err != nil {
 		return nil, err
 	}

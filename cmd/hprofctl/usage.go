@@ -17,12 +17,15 @@ var signedFlags = map[string]bool{"dump": true}
 
 // wordErrors makes the command line's errors say in words what was
 // expected: a flag's value that does not parse, a negative count, a
-// missing or extra argument. It applies to root and every command below.
+// missing or extra argument. It applies to root and every command below
+// (root's arguments are triageArgs's to word).
 func wordErrors(root *cobra.Command) {
 	root.SetFlagErrorFunc(flagError)
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		if c.Args != nil {
+		// The root's own check (triageArgs) already says in words what
+		// it takes: a command or a file.
+		if c.Args != nil && c.HasParent() {
 			c.Args = argsInWords(c.Args)
 		}
 		for _, sub := range c.Commands() {

@@ -32,7 +32,8 @@ func (s *Session) Info() (heap.Info, error) {
 	}
 	in := heap.Summarize(h, s.o.Size)
 	in.AddNative(h, native)
-	return in, nil
+	in.JVM, err = s.JVM()
+	return in, err
 }
 
 // Totals are the dominator tree's totals: what is reachable and what is

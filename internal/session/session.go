@@ -256,7 +256,12 @@ func (s *Session) Heap() (*model.Heap, error) { return s.loadHeap(true) }
 // holds none (an agent file with profiling data only) is an error.
 func (s *Session) dumpHeap(objects bool) (*model.Heap, error) {
 	h, err := s.loadHeap(objects)
-	if err == nil && h.Source.Dumps == 0 {
+	switch {
+	case err != nil || h.Source.Dumps > 0:
+	case h.Truncated:
+		err = fmt.Errorf("%s: the file was cut before its heap dump began: it holds only the records written before the heap "+
+			"(strings, classes, stack traces); take or copy the dump again", h.Source.File)
+	default:
 		err = fmt.Errorf("%s: the file holds no heap dump, only profiling data (see sites, cpu, monitors, threads)", h.Source.File)
 	}
 	return h, err
