@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model"
 )
 
@@ -13,11 +14,20 @@ import (
 type Options struct {
 	// Size chooses the shallow sizes of @usedHeapSize and sizeof.
 	Size model.SizeMode
-	// Limit stops after that many rows (0: all).
+	// Limit keeps that many rows (0: all); the result's Total still
+	// counts them all.
 	Limit int
 	// Heaps selects the Android heaps whose objects a FROM clause naming
 	// classes yields; objects named by id are taken as given.
 	Heaps model.HeapSelection
+	// Reachable takes into a FROM clause naming classes only the objects
+	// reachable from the GC roots, the objects Eclipse MAT keeps by
+	// default (docs/oql.md).
+	Reachable bool
+	// Describe adds to the rows of SELECT * and SELECT OBJECTS each
+	// object's class, shallow and retained size, as Eclipse MAT's result
+	// tables show them.
+	Describe bool
 }
 
 // evaluator answers queries over one heap. Field values come from the
@@ -36,88 +46,124 @@ type evaluator struct {
 	vals map[model.ObjectIndex]*model.ObjectValues
 	want map[model.ObjectIndex]bool
 
+	// shared holds what the evaluators of one query and its subqueries
+	// compute once.
+	*shared
+}
+
+// shared is what the evaluators of one query keep for each other.
+type shared struct {
 	subqueries map[*Subquery]Value
+	correlated map[*Subquery]bool
 	patterns   map[string]*regexp.Regexp
 	// children and referrers are built on first use: the dominator tree
 	// and the references reversed, each as offsets into one list.
 	childStart, children  []uint32
 	referStart, referrers []uint32
 	roots                 map[model.ObjectIndex][]string
+	// fieldNames are the names of every field and static of the dump's
+	// classes, built on first use.
+	fieldNames map[string]bool
 }
 
 // Run answers query q over heap h with its retention r; field values are
 // read from h's dump again (model.EachValues). Rows come
 // in the order of the FROM clause's objects (by index for classes).
 func Run(h *model.Heap, r *graph.Retention, q *Query, o Options) (*Result, error) {
-	e := &evaluator{h: h, r: r, opt: o, subqueries: map[*Subquery]Value{}, patterns: map[string]*regexp.Regexp{}}
-	return e.query(q, o.Limit)
+	e := &evaluator{h: h, r: r, opt: o, shared: &shared{
+		subqueries: map[*Subquery]Value{}, correlated: map[*Subquery]bool{}, patterns: map[string]*regexp.Regexp{},
+	}}
+	res, err := e.query(q, nil, o.Limit)
+	if err != nil {
+		return nil, err
+	}
+	if o.Describe && len(res.Columns) == 1 && (q.Star || q.Mode != SelectColumns) {
+		e.describeObjects(res)
+	}
+	return res, nil
 }
 
-// query evaluates q and its UNIONs, at most limit rows (0: all).
-func (e *evaluator) query(q *Query, limit int) (*Result, error) {
-	res, err := e.selectQuery(q, limit)
+// child is an evaluator for a subquery: its own batch of values, the
+// rest shared.
+func (e *evaluator) child() *evaluator {
+	return &evaluator{h: e.h, r: e.r, opt: e.opt, shared: e.shared}
+}
+
+// describeObjects adds to rows of one object each the object's class,
+// shallow and retained size.
+func (e *evaluator) describeObjects(res *Result) {
+	res.Columns = append(res.Columns, "class", "shallow heap", "retained heap")
+	for k, row := range res.Rows {
+		v := unwrap(row[0])
+		if v.Kind != KindObject {
+			res.Rows[k] = append(row, Null(), Null(), Null())
+			continue
+		}
+		retained := int64(0)
+		if e.r.Reachable(v.Obj) {
+			retained = e.r.RetainedBytes(v.Obj)
+		}
+		res.Rows[k] = append(row, String(heap.ClassName(e.h, v.Obj)), Int(e.h.ShallowBytes(v.Obj, e.opt.Size)), Int(retained))
+	}
+}
+
+// query evaluates q and its UNIONs, keeping at most limit rows (0: all)
+// and counting them all; outer is the row of the enclosing query a
+// correlated subquery refers to, nil for others.
+func (e *evaluator) query(q *Query, outer *scope, limit int) (*Result, error) {
+	set := &rowSet{rows: [][]Value{}, limit: limit, seen: map[string]bool{}}
+	res, err := e.selectQuery(q, outer, set)
 	if err != nil {
 		return nil, err
 	}
 	for _, u := range q.Union {
-		if limit > 0 && len(res.Rows) >= limit {
-			break
-		}
-		more, err := e.selectQuery(u, limit-len(res.Rows))
+		more, err := e.selectQuery(u, outer, set)
 		if err != nil {
 			return nil, err
 		}
 		if len(more.Columns) != len(res.Columns) {
 			return nil, fmt.Errorf("UNION of %d columns with %d columns", len(res.Columns), len(more.Columns))
 		}
-		res.Rows = append(res.Rows, more.Rows...)
 	}
-	if limit > 0 && len(res.Rows) > limit {
-		res.Rows = res.Rows[:limit]
-	}
+	res.Rows, res.Total = set.rows, set.total
 	return res, nil
 }
 
-// selectQuery evaluates one SELECT, at most limit rows (0: all).
-func (e *evaluator) selectQuery(q *Query, limit int) (*Result, error) {
-	if err := e.prepare(q); err != nil {
-		return nil, err
-	}
-	objs, err := e.fromObjects(q.From)
+// selectQuery evaluates one SELECT into set.
+func (e *evaluator) selectQuery(q *Query, outer *scope, set *rowSet) (*Result, error) {
+	vals, err := e.fromValues(q.From, outer)
 	if err != nil {
 		return nil, err
 	}
-	set := &rowSet{rows: [][]Value{}, distinct: q.Distinct, seen: map[string]bool{}}
-	if q.Mode != SelectRetainedSet {
-		set.limit = limit
+	set.distinct, set.seen = q.Distinct, map[string]bool{}
+	keep := set.limit
+	if q.Mode == SelectRetainedSet {
+		set.limit = 0
 	}
 	var retainers []model.ObjectIndex
-	for lo := 0; lo < len(objs) && !set.full(); lo += rowChunk {
-		chunk := objs[lo:min(lo+rowChunk, len(objs))]
-		rows, err := e.chunkRows(q, chunk)
+	for lo := 0; lo < len(vals); lo += rowChunk {
+		chunk := vals[lo:min(lo+rowChunk, len(vals))]
+		rows, err := e.chunkRows(q, chunk, outer)
 		if err != nil {
 			return nil, err
 		}
-		for k, row := range rows {
-			if row == nil {
-				continue
+		for k, rs := range rows {
+			for _, row := range rs {
+				picked, err := e.take(q, chunk[k], row, set)
+				if err != nil {
+					return nil, err
+				}
+				retainers = append(retainers, picked...)
 			}
-			picked, err := e.take(q, chunk[k], row, set)
-			if err != nil {
-				return nil, err
-			}
-			retainers = append(retainers, picked...)
 		}
 	}
 	if q.Mode == SelectRetainedSet {
+		set.limit = keep
 		for _, i := range e.retainedSet(retainers) {
 			set.add([]Value{Object(e.h, i)})
 		}
-		if limit > 0 && len(set.rows) > limit {
-			set.rows = set.rows[:limit]
-		}
 	}
-	return &Result{Columns: columns(q), Rows: set.rows}, nil
+	return &Result{Columns: columns(q)}, nil
 }
 
 // columns names the columns of q's rows: one "object" column unless q
@@ -133,12 +179,12 @@ func columns(q *Query) []string {
 	return names
 }
 
-// take adds to set what the row of object obj selects: the row itself
-// (the object for SELECT *), or for SELECT OBJECTS each object of its
-// values. For AS RETAINED SET it adds nothing and returns those objects.
-func (e *evaluator) take(q *Query, obj model.ObjectIndex, row []Value, set *rowSet) ([]model.ObjectIndex, error) {
+// take adds to set what the row of value v selects: the row itself (the
+// value for SELECT *), or for SELECT OBJECTS each object of its values.
+// For AS RETAINED SET it adds nothing and returns those objects.
+func (e *evaluator) take(q *Query, v Value, row []Value, set *rowSet) ([]model.ObjectIndex, error) {
 	if q.Star {
-		row = []Value{Object(e.h, obj)}
+		row = []Value{unwrap(v)}
 	}
 	if q.Mode == SelectColumns {
 		set.add(row)
@@ -146,7 +192,7 @@ func (e *evaluator) take(q *Query, obj model.ObjectIndex, row []Value, set *rowS
 	}
 	var retainers []model.ObjectIndex
 	for _, v := range row {
-		picked, err := objectsOf(v)
+		picked, err := e.objectsOf(v)
 		if err != nil {
 			return nil, err
 		}
@@ -161,23 +207,20 @@ func (e *evaluator) take(q *Query, obj model.ObjectIndex, row []Value, set *rowS
 	return retainers, nil
 }
 
-// rowSet gathers the rows of a SELECT: at most limit (0: all), and with
-// distinct each row once.
+// rowSet gathers the rows of a query and its UNIONs: it keeps at most
+// limit (0: all) and counts them all in total; with distinct each row of
+// the current SELECT once.
 type rowSet struct {
 	rows     [][]Value
 	limit    int
+	total    int
 	distinct bool
 	seen     map[string]bool
 }
 
-// full reports whether the set holds limit rows.
-func (s *rowSet) full() bool { return s.limit > 0 && len(s.rows) >= s.limit }
-
-// add adds row unless the set is full or, with distinct, has it already.
+// add adds row unless, with distinct, the set has it already; past the
+// limit it only counts it.
 func (s *rowSet) add(row []Value) {
-	if s.full() {
-		return
-	}
 	if s.distinct {
 		var b strings.Builder
 		for _, v := range row {
@@ -189,21 +232,31 @@ func (s *rowSet) add(row []Value) {
 		}
 		s.seen[b.String()] = true
 	}
-	s.rows = append(s.rows, row)
+	s.total++
+	if s.limit == 0 || s.limit > 0 && len(s.rows) < s.limit {
+		s.rows = append(s.rows, row)
+	}
 }
 
 // objectsOf lists the objects of value v for SELECT OBJECTS: the object,
-// a list's objects, none for null.
-func objectsOf(v Value) ([]model.ObjectIndex, error) {
+// a list's objects, the object of an object id (a number), none for
+// null.
+func (e *evaluator) objectsOf(v Value) ([]model.ObjectIndex, error) {
+	v = unwrap(v)
 	switch v.Kind {
 	case KindNull:
 		return nil, nil
 	case KindObject:
 		return []model.ObjectIndex{v.Obj}, nil
+	case KindInt:
+		if v.Int < 0 || v.Int >= int64(e.h.NumObjects()) {
+			return nil, fmt.Errorf("SELECT OBJECTS: no object id %d in the dump", v.Int)
+		}
+		return []model.ObjectIndex{model.ObjectIndex(v.Int)}, nil
 	case KindList:
 		var out []model.ObjectIndex
 		for _, x := range v.List {
-			o, err := objectsOf(x)
+			o, err := e.objectsOf(x)
 			if err != nil {
 				return nil, err
 			}
@@ -214,9 +267,11 @@ func objectsOf(v Value) ([]model.ObjectIndex, error) {
 	return nil, fmt.Errorf("SELECT OBJECTS: %s is %s, not an object", v.Text(), kindName(v.Kind))
 }
 
-// row evaluates q for object obj: nil when WHERE rejects it.
-func (e *evaluator) row(q *Query, obj model.ObjectIndex) ([]Value, error) {
-	sc := scope{this: Object(e.h, obj), alias: q.From.Alias}
+// row evaluates q for value v: nil when WHERE rejects it, else its rows:
+// one, or one for each row of a subquery written as a select item (a
+// cross join, as Eclipse MAT expands them).
+func (e *evaluator) row(q *Query, v Value, outer *scope) ([][]Value, error) {
+	sc := scope{this: v, alias: q.From.Alias, outer: outer}
 	if q.Where != nil {
 		w, err := e.eval(q.Where, sc)
 		if err != nil {
@@ -227,13 +282,35 @@ func (e *evaluator) row(q *Query, obj model.ObjectIndex) ([]Value, error) {
 			return nil, err
 		}
 	}
-	row := make([]Value, len(q.Items))
+	rows := [][]Value{make([]Value, len(q.Items))}
 	for k, it := range q.Items {
-		v, err := e.eval(it.Expr, sc)
+		val, err := e.eval(it.Expr, sc)
 		if err != nil {
 			return nil, err
 		}
-		row[k] = v
+		if _, sub := it.Expr.(*Subquery); sub && val.Kind == KindList && len(val.List) > 1 {
+			rows = crossJoin(rows, k, val.List)
+			continue
+		}
+		if _, sub := it.Expr.(*Subquery); sub && val.Kind == KindList {
+			val = val.List[0]
+		}
+		for _, r := range rows {
+			r[k] = val
+		}
 	}
-	return row, nil
+	return rows, nil
+}
+
+// crossJoin repeats each of rows once for each value of vals in column k.
+func crossJoin(rows [][]Value, k int, vals []Value) [][]Value {
+	out := make([][]Value, 0, len(rows)*len(vals))
+	for _, r := range rows {
+		for _, v := range vals {
+			c := append([]Value(nil), r...)
+			c[k] = v
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -14,6 +14,7 @@ func (e *evaluator) binary(x *Binary, sc scope) (Value, error) {
 	if err != nil {
 		return l, err
 	}
+	l = unwrap(l)
 	switch x.Op {
 	case "AND", "OR":
 		lt, err := truth(l)
@@ -34,7 +35,10 @@ func (e *evaluator) binary(x *Binary, sc scope) (Value, error) {
 	if err != nil {
 		return r, err
 	}
+	r = unwrap(r)
 	switch x.Op {
+	case "IMPLEMENTS":
+		return Bool(e.implements(l, r.Str)), nil
 	case "=":
 		return Bool(equal(l, r)), nil
 	case "!=":
@@ -70,7 +74,7 @@ func (e *evaluator) binary(x *Binary, sc scope) (Value, error) {
 			return Bool(equal(l, r)), nil
 		}
 		for _, v := range r.List {
-			if equal(l, v) {
+			if equal(l, unwrap(v)) {
 				return Bool(true), nil
 			}
 		}

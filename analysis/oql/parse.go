@@ -63,7 +63,7 @@ func lex(q string) ([]token, error) {
 			i = j
 		case c >= '0' && c <= '9' || c == '.' && i+1 < len(q) && q[i+1] >= '0' && q[i+1] <= '9':
 			j := i + 1
-			for j < len(q) && (isIdentPart(q[j]) || q[j] == '.') {
+			for j < len(q) && (isIdentPart(q[j]) || q[j] == '.' || isExponentSign(q, i, j)) {
 				j++
 			}
 			out = append(out, token{tokNumber, q[i:j], i})
@@ -94,7 +94,7 @@ func lex(q string) ([]token, error) {
 			i = j + 1
 		default:
 			op := ""
-			for _, o := range []string{"<=", ">=", "!=", "<>", "=", "<", ">", "(", ")", ",", ".", "*", "+", "-", "/", "%", "[", "]"} {
+			for _, o := range []string{"<=", ">=", "!=", "<>", "=", "<", ">", "(", ")", ",", ".", "*", "+", "-", "/", "%", "[", "]", ":"} {
 				if strings.HasPrefix(q[i:], o) {
 					op = o
 					break
@@ -115,6 +115,13 @@ func isIdentStart(c byte) bool {
 }
 
 func isIdentPart(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
+
+// isExponentSign reports whether q[j] is the sign of a decimal exponent
+// (1E-3) in the number that starts at q[start].
+func isExponentSign(q string, start, j int) bool {
+	return (q[j] == '-' || q[j] == '+') && (q[j-1] == 'e' || q[j-1] == 'E') &&
+		!strings.HasPrefix(q[start:], "0x") && !strings.HasPrefix(q[start:], "0X")
+}
 
 // column is the 1-based column of byte offset pos in q, counting
 // characters.
@@ -278,7 +285,7 @@ func (p *parser) query() (*Query, error) {
 	return q, nil
 }
 
-// selectQuery := SELECT [DISTINCT] [OBJECTS | AS RETAINED SET] (* | item {, item}) FROM from [WHERE expr]
+// selectQuery := SELECT [DISTINCT] [OBJECTS | AS RETAINED SET [OBJECTS]] (* | item {, item}) FROM from [WHERE expr]
 func (p *parser) selectQuery() (*Query, error) {
 	if err := p.expectKeyword("SELECT"); err != nil {
 		return nil, err
@@ -297,6 +304,7 @@ func (p *parser) selectQuery() (*Query, error) {
 			return nil, err
 		}
 		q.Mode = SelectRetainedSet
+		p.acceptKeyword("OBJECTS")
 	}
 	if p.acceptOp("*") {
 		q.Star = true
@@ -338,7 +346,7 @@ func (p *parser) selectQuery() (*Query, error) {
 	return q, nil
 }
 
-// from := [OBJECTS] [INSTANCEOF] (class | "regex" | id {, id} | ( query )) [alias]
+// from := [OBJECTS] [INSTANCEOF] (class | "regex" | id {, id} | ( query ) | ( expr )) [alias]
 func (p *parser) from() (From, error) {
 	var f From
 	for {
@@ -356,6 +364,14 @@ func (p *parser) from() (From, error) {
 	switch {
 	case t.kind == tokOp && t.text == "(":
 		p.next()
+		if !p.isKeyword("SELECT") {
+			x, err := p.parenthesised()
+			if err != nil {
+				return f, err
+			}
+			f.Kind, f.Expr = FromExpr, x
+			break
+		}
 		sub, err := p.query()
 		if err != nil {
 			return f, err
@@ -378,7 +394,7 @@ func (p *parser) from() (From, error) {
 			id, err := parseID(t.text)
 			if err != nil {
 				p.at--
-				return f, p.fail("an object id (decimal or 0x hex)")
+				return f, p.fail("an object id (decimal) or address (0x hex)")
 			}
 			f.IDs = append(f.IDs, id)
 			if !p.acceptOp(",") {
@@ -422,12 +438,15 @@ func (p *parser) className() (string, error) {
 	return b.String(), nil
 }
 
-// parseID reads an object id: 0x hex or decimal.
-func parseID(s string) (uint64, error) {
+// parseID reads an object reference: an address in 0x hex, or an object
+// id in decimal.
+func parseID(s string) (ObjectRef, error) {
 	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
-		return strconv.ParseUint(s[2:], 16, 64)
+		n, err := strconv.ParseUint(s[2:], 16, 64)
+		return ObjectRef{N: n, Address: true}, err
 	}
-	return strconv.ParseUint(s, 10, 64)
+	n, err := strconv.ParseUint(s, 10, 64)
+	return ObjectRef{N: n}, err
 }
 
 // expr := and { OR and }
@@ -482,7 +501,7 @@ func (p *parser) not() (Expr, error) {
 	return p.comparison()
 }
 
-// comparison := sum [ (= | != | <> | < | <= | > | >=) sum | [NOT] LIKE sum | [NOT] IN sum ]
+// comparison := sum [ (= | != | <> | < | <= | > | >=) sum | [NOT] LIKE sum | [NOT] IN sum | IMPLEMENTS class ]
 func (p *parser) comparison() (Expr, error) {
 	l, err := p.sum()
 	if err != nil {
@@ -513,6 +532,15 @@ func (p *parser) comparison() (Expr, error) {
 	}
 	var cmp Expr
 	switch {
+	case !negate && p.acceptKeyword("IMPLEMENTS"):
+		if t := p.peek(); t.kind != tokIdent {
+			return nil, p.fail("a class name after IMPLEMENTS")
+		}
+		name, err := p.className()
+		if err != nil {
+			return nil, err
+		}
+		return &Binary{Op: "IMPLEMENTS", L: l, R: &Literal{Value: String(name)}}, nil
 	case p.acceptKeyword("LIKE"):
 		r, err := p.sum()
 		if err != nil {
@@ -584,7 +612,7 @@ func (p *parser) unary() (Expr, error) {
 	return p.postfix()
 }
 
-// postfix := primary { . name | . @attr | . name ( ) | [ expr ] }
+// postfix := primary { . name | . @attr | . name ( [expr {, expr}] ) | [ expr [: expr] ] }
 func (p *parser) postfix() (Expr, error) {
 	x, err := p.primary()
 	if err != nil {
@@ -599,14 +627,11 @@ func (p *parser) postfix() (Expr, error) {
 				x = &Attr{X: x, Name: t.text}
 			case t.kind == tokIdent && p.isOp("("):
 				p.next()
-				if err := p.expectOp(")"); err != nil {
+				args, err := p.arguments()
+				if err != nil {
 					return nil, err
 				}
-				if !knownFunction(t.text) {
-					p.at -= 3
-					return nil, p.fail("a built-in function (" + functionList() + ")")
-				}
-				x = &Call{Name: strings.ToLower(t.text), Args: []Expr{x}}
+				x = &Method{X: x, Name: strings.ToLower(t.text), Args: args}
 			case t.kind == tokIdent && !clauseWords[strings.ToUpper(t.text)]:
 				x = &Field{X: x, Name: t.text}
 			default:
@@ -618,10 +643,17 @@ func (p *parser) postfix() (Expr, error) {
 			if err != nil {
 				return nil, err
 			}
+			ix := &Index{X: x, I: i}
+			if p.acceptOp(":") {
+				if ix.Hi, err = p.expr(); err != nil {
+					return nil, err
+				}
+				ix.Range = true
+			}
 			if err := p.expectOp("]"); err != nil {
 				return nil, err
 			}
-			x = &Index{X: x, I: i}
+			x = ix
 		default:
 			return x, nil
 		}
@@ -678,26 +710,34 @@ func (p *parser) call(fn token) (Expr, error) {
 		p.at -= 2
 		return nil, p.fail("a built-in function (" + functionList() + ")")
 	}
-	c := &Call{Name: strings.ToLower(fn.text)}
-	if !p.acceptOp(")") {
-		for {
-			a, err := p.expr()
-			if err != nil {
-				return nil, err
-			}
-			c.Args = append(c.Args, a)
-			if !p.acceptOp(",") {
-				break
-			}
-		}
-		if err := p.expectOp(")"); err != nil {
-			return nil, err
-		}
+	args, err := p.arguments()
+	if err != nil {
+		return nil, err
 	}
+	c := &Call{Name: strings.ToLower(fn.text), Args: args}
 	if len(c.Args) != 1 {
 		return nil, syntaxAt(p.q, fn.pos, "one argument to "+fn.text, fmt.Sprintf("%d", len(c.Args)))
 	}
 	return c, nil
+}
+
+// arguments := [ expr {, expr} ] ), after "(".
+func (p *parser) arguments() ([]Expr, error) {
+	var args []Expr
+	if p.acceptOp(")") {
+		return args, nil
+	}
+	for {
+		a, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, a)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	return args, p.expectOp(")")
 }
 
 // parenthesised := ( query ) | ( expr ) | ( expr , expr … ), after "(".
@@ -733,15 +773,33 @@ func (p *parser) parenthesised() (Expr, error) {
 	return x, nil
 }
 
-// parseNumber reads an integer (decimal or 0x hex) or a decimal fraction.
+// parseNumber reads an integer (decimal or 0x hex) or a decimal fraction,
+// with Java's suffixes: L for a long, F or D for a floating-point number.
+// A fraction too large for a double is infinite, as in Java.
 func parseNumber(s string) (Value, bool) {
 	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
-		n, err := strconv.ParseUint(s[2:], 16, 64)
+		n, err := strconv.ParseUint(strings.TrimRight(s[2:], "lL"), 16, 64)
 		return Int(int64(n)), err == nil
 	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return Int(n), true
+	if strings.ContainsAny(s, "xXpP_") {
+		return Null(), false
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	return Float(f), err == nil && !strings.ContainsAny(s, "xXpP_")
+	if body, ok := strings.CutSuffix(strings.ToUpper(s), "L"); ok {
+		n, err := strconv.ParseInt(body, 10, 64)
+		return Int(n), err == nil
+	}
+	body, fraction := strings.CutSuffix(strings.ToUpper(s), "D")
+	if !fraction {
+		body, fraction = strings.CutSuffix(body, "F")
+	}
+	if !fraction {
+		if n, err := strconv.ParseInt(body, 10, 64); err == nil {
+			return Int(n), true
+		}
+	}
+	f, err := strconv.ParseFloat(body, 64)
+	if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+		err = nil
+	}
+	return Float(f), err == nil
 }

@@ -65,7 +65,7 @@ func TestParseErrors(t *testing.T) {
 		{`SELECT * FROM`, 14, `column 14: expected a class name, a "regex", object ids or a (subquery), found the end of the query`},
 		{`SELECT * FROM a WHERE (x = 1`, 29, `column 29: expected ")", found the end of the query`},
 		{`SELECT * FROM a WHERE x = "open`, 32, `column 32: expected " to end the string started at column 27, found the end of the query`},
-		{`SELECT frob(x) FROM a`, 8, `column 8: expected a built-in function (toString, toHex, classof, dominators, dominatorof, outbounds, inbounds, sizeof), found "frob"`},
+		{`SELECT frob(x) FROM a`, 8, `column 8: expected a built-in function (toString, toHex, classof, dominators, dominatorof, outbounds, inbounds, sizeof, eval), found "frob"`},
 		{`SELECT x FROM a b c`, 19, `column 19: expected the end of the query, found "c"`},
 		{`SELECT # FROM a`, 8, `column 8: expected a token, found '#'`},
 		{`SELECT x. FROM a`, 11, `column 11: expected a field name or @attribute after ".", found "FROM"`},
