@@ -147,7 +147,11 @@ func (e *evaluator) call(name string, v Value) (Value, error) {
 		e.buildChildren()
 		return e.objectList(e.children[e.childStart[i]:e.childStart[i+1]]), nil
 	case "outbounds":
-		return e.distinctList(h.Refs(i)), nil
+		refs := h.Refs(i)
+		if c := h.ClassOf(i); c != model.NoClass && h.Classes[c].Object != model.NoObject {
+			refs = append([]model.ObjectIndex{h.Classes[c].Object}, refs...)
+		}
+		return e.distinctList(refs), nil
 	case "inbounds":
 		e.buildReferrers()
 		refs := e.referrers[e.referStart[i]:e.referStart[i+1]]

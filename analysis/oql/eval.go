@@ -61,6 +61,15 @@ type shared struct {
 	childStart, children  []uint32
 	referStart, referrers []uint32
 	roots                 map[model.ObjectIndex][]string
+	// reachable marks the objects a Reachable query takes, built on
+	// first use (buildReachable).
+	reachable []bool
+	// classFroms keep the objects of FROM clauses naming classes, for
+	// subqueries evaluated again for each row.
+	classFroms map[*Query][]Value
+	// cache keeps the values of the first objects read (see
+	// cachedValues).
+	cache map[model.ObjectIndex]*model.ObjectValues
 	// fieldNames are the names of every field and static of the dump's
 	// classes, built on first use.
 	fieldNames map[string]bool
@@ -72,6 +81,7 @@ type shared struct {
 func Run(h *model.Heap, r *graph.Retention, q *Query, o Options) (*Result, error) {
 	e := &evaluator{h: h, r: r, opt: o, shared: &shared{
 		subqueries: map[*Subquery]Value{}, correlated: map[*Subquery]bool{}, patterns: map[string]*regexp.Regexp{},
+		cache: map[model.ObjectIndex]*model.ObjectValues{}, classFroms: map[*Query][]Value{},
 	}}
 	res, err := e.query(q, nil, o.Limit)
 	if err != nil {
@@ -131,9 +141,15 @@ func (e *evaluator) query(q *Query, outer *scope, limit int) (*Result, error) {
 
 // selectQuery evaluates one SELECT into set.
 func (e *evaluator) selectQuery(q *Query, outer *scope, set *rowSet) (*Result, error) {
-	vals, err := e.fromValues(q.From, outer)
-	if err != nil {
-		return nil, err
+	vals, ok := e.classFroms[q]
+	if !ok {
+		var err error
+		if vals, err = e.fromValues(q.From, outer); err != nil {
+			return nil, err
+		}
+		if q.From.Kind == FromClass || q.From.Kind == FromPattern {
+			e.classFroms[q] = vals
+		}
 	}
 	set.distinct, set.seen = q.Distinct, map[string]bool{}
 	keep := set.limit
@@ -268,8 +284,8 @@ func (e *evaluator) objectsOf(v Value) ([]model.ObjectIndex, error) {
 }
 
 // row evaluates q for value v: nil when WHERE rejects it, else its rows:
-// one, or one for each row of a subquery written as a select item (a
-// cross join, as Eclipse MAT expands them).
+// one, or one for each row of a subquery of columns written as a select
+// item (a cross join, as Eclipse MAT expands them).
 func (e *evaluator) row(q *Query, v Value, outer *scope) ([][]Value, error) {
 	sc := scope{this: v, alias: q.From.Alias, outer: outer}
 	if q.Where != nil {
@@ -288,11 +304,11 @@ func (e *evaluator) row(q *Query, v Value, outer *scope) ([][]Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, sub := it.Expr.(*Subquery); sub && val.Kind == KindList && len(val.List) > 1 {
-			rows = crossJoin(rows, k, val.List)
-			continue
-		}
-		if _, sub := it.Expr.(*Subquery); sub && val.Kind == KindList {
+		if sub, ok := it.Expr.(*Subquery); ok && sub.Query.Mode == SelectColumns && !sub.Query.Star && val.Kind == KindList {
+			if len(val.List) > 1 {
+				rows = crossJoin(rows, k, val.List)
+				continue
+			}
 			val = val.List[0]
 		}
 		for _, r := range rows {

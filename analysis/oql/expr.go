@@ -126,12 +126,18 @@ func kindName(k Kind) string {
 }
 
 // field is the value of field name of v: a column of a row a subquery
-// gave (of its one row), a field of an object (a static of a class object); null for
+// gave (of its one row; a row of one column reads through to its value),
+// a list's length, a field of an object (a static of a class object); null for
 // null, for an object without that field and for one whose record could
 // not be read. A name no class of the dump declares is an error.
 func (e *evaluator) field(v Value, name string) (Value, error) {
-	if v.Kind == KindList && v.Names == nil && len(v.List) == 1 {
-		v = v.List[0]
+	if v.Kind == KindList && v.Names == nil {
+		if name == "length" {
+			return Int(int64(len(v.List))), nil
+		}
+		if len(v.List) == 1 {
+			return e.field(v.List[0], name)
+		}
 	}
 	if v.Names != nil {
 		for k, n := range v.Names {
@@ -142,7 +148,7 @@ func (e *evaluator) field(v Value, name string) (Value, error) {
 		if len(v.Names) != 1 {
 			return Null(), fmt.Errorf("field %s: the row has the columns %s", name, strings.Join(v.Names, ", "))
 		}
-		v = unwrap(v)
+		return e.field(v.List[0], name)
 	}
 	switch v.Kind {
 	case KindNull:

@@ -1,11 +1,6 @@
 package oql
 
-import (
-	"fmt"
-
-	"github.com/hprofctl/hprofctl/analysis/heap"
-	"github.com/hprofctl/hprofctl/model"
-)
+import "github.com/hprofctl/hprofctl/model"
 
 // maxChain bounds the entries read from one hash bucket, so that a
 // corrupt dump whose entries loop cannot hang a query.
@@ -16,7 +11,8 @@ const maxChain = 1 << 20
 // Vector, CopyOnWriteArrayList); a hash map's entries as records of key
 // and value (HashMap, LinkedHashMap, Hashtable, Properties,
 // WeakHashMap, ConcurrentHashMap of JDK 8 and later), and a set backed
-// by such a map (HashSet …) as that map's entries.
+// by such a map (HashSet …) as that map's entries; null for other
+// objects.
 func (e *evaluator) elements(v Value) (Value, error) {
 	h := e.h
 	if c := h.ClassOf(v.Obj); c != model.NoClass && h.Classes[c].IsArray() && !isClassObject(h, v.Obj) {
@@ -57,7 +53,7 @@ func (e *evaluator) elements(v Value) (Value, error) {
 		}
 		return e.hashEntries(table)
 	}
-	return Null(), fmt.Errorf("%s is not an array or a collection whose elements the query can list", heap.ClassName(h, v.Obj))
+	return Null(), nil
 }
 
 // arrayElements lists the first n elements of array v (all when n < 0).

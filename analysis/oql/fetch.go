@@ -18,6 +18,11 @@ var errPending = errors.New("field values not read yet")
 // millions of objects keeps.
 const rowChunk = 1 << 18
 
+// cachedValues is how many objects' values a query keeps beyond the
+// current chunk, for the subqueries evaluated again for each row: the
+// first objects read, up to this many.
+const cachedValues = 1 << 16
+
 // chunkRows evaluates q over vals: for each value its rows (one empty
 // row for SELECT *), nil where WHERE rejects it. Rows waiting for field
 // values are evaluated again after each batch of reads.
@@ -90,6 +95,9 @@ func (e *evaluator) read() error {
 	}
 	for k, i := range objs {
 		e.vals[i] = got[k]
+		if len(e.cache) < cachedValues {
+			e.cache[i] = got[k]
+		}
 	}
 	clear(e.want)
 	return nil
@@ -103,6 +111,10 @@ func (e *evaluator) values(i model.ObjectIndex) (*model.ObjectValues, error) {
 	}
 	if e.vals == nil {
 		return nil, errors.New("field values are read only for the rows of a FROM clause")
+	}
+	if v, ok := e.cache[i]; ok {
+		e.vals[i] = v
+		return v, nil
 	}
 	e.want[i] = true
 	return nil, errPending

@@ -346,7 +346,7 @@ func (p *parser) selectQuery() (*Query, error) {
 	return q, nil
 }
 
-// from := [OBJECTS] [INSTANCEOF] (class | "regex" | id {, id} | ( query ) | ( expr )) [alias]
+// from := [OBJECTS] [INSTANCEOF] (class | "regex" | id {, id} | ( query ) | ( expr ) | name [ expr : expr ]) [alias]
 func (p *parser) from() (From, error) {
 	var f From
 	for {
@@ -402,11 +402,20 @@ func (p *parser) from() (From, error) {
 			}
 		}
 	case t.kind == tokIdent && !keywords[strings.ToUpper(t.text)]:
+		start := p.at
 		name, err := p.className()
 		if err != nil {
 			return f, err
 		}
 		f.Kind, f.Class = FromClass, name
+		if p.isOp("[") {
+			// x[a:b] names no class: an expression of an outer alias.
+			p.at = start
+			if f.Expr, err = p.postfix(); err != nil {
+				return f, err
+			}
+			f.Kind, f.Class = FromExpr, ""
+		}
 	default:
 		return f, p.fail("a class name, a \"regex\", object ids or a (subquery)")
 	}
@@ -429,10 +438,8 @@ func (p *parser) className() (string, error) {
 		}
 		b.WriteString("." + t.text)
 	}
-	for p.acceptOp("[") {
-		if err := p.expectOp("]"); err != nil {
-			return "", err
-		}
+	for p.isOp("[") && p.toks[p.at+1].kind == tokOp && p.toks[p.at+1].text == "]" {
+		p.at += 2
 		b.WriteString("[]")
 	}
 	return b.String(), nil

@@ -20,6 +20,13 @@ func (e *evaluator) subquery(x *Subquery, sc scope) (Value, error) {
 	}
 	var outer *scope
 	if correlated {
+		// The row's object is read with the other rows of its chunk,
+		// not alone by the subquery for each row.
+		if this := unwrap(sc.this); this.Kind == KindObject {
+			if _, err := e.values(this.Obj); err != nil {
+				return Null(), err
+			}
+		}
 		outer = &sc
 	}
 	res, err := e.child().query(x.Query, outer, 0)
@@ -262,9 +269,17 @@ func (e *evaluator) classObjects(set []bool) []model.ObjectIndex {
 }
 
 // takes reports whether a FROM clause naming classes takes object i: in
-// the selected heaps and, with Reachable, reachable.
+// the selected heaps and, with Reachable, reachable as Eclipse MAT
+// counts it (buildReachable).
 func (e *evaluator) takes(i model.ObjectIndex) bool {
-	return e.opt.Heaps.Has(i) && (!e.opt.Reachable || e.r.Reachable(i))
+	if !e.opt.Heaps.Has(i) {
+		return false
+	}
+	if e.opt.Reachable {
+		e.buildReachable()
+		return e.reachable[i]
+	}
+	return true
 }
 
 // withSubclasses adds to the classes of set their subclasses when
