@@ -331,7 +331,24 @@ func (s *Session) Collections(o heap.CollectionOptions) (heap.CollectionReport, 
 
 // Query answers an OQL query with at most limit rows (0: all).
 func (s *Session) Query(q *oql.Query, limit int) (*oql.Result, error) {
-	if err := checkCount("limit", limit, 0); err != nil {
+	return s.QueryWith(q, QueryOptions{Limit: limit})
+}
+
+// QueryOptions tune QueryWith.
+type QueryOptions struct {
+	// Limit keeps at most that many rows (0: all); the result's Total
+	// counts them all.
+	Limit int
+	// Reachable takes into FROM clauses naming classes only the objects
+	// reachable from the GC roots, as Eclipse MAT does by default.
+	Reachable bool
+}
+
+// QueryWith answers an OQL query as o says; the rows of SELECT * and
+// SELECT OBJECTS describe each object by class, shallow and retained
+// size.
+func (s *Session) QueryWith(q *oql.Query, o QueryOptions) (*oql.Result, error) {
+	if err := checkCount("limit", o.Limit, 0); err != nil {
 		return nil, err
 	}
 	h, r, err := s.retained()
@@ -342,5 +359,5 @@ func (s *Session) Query(q *oql.Query, limit int) (*oql.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return oql.Run(h, r, q, oql.Options{Size: s.o.Size, Limit: limit, Heaps: heaps})
+	return oql.Run(h, r, q, oql.Options{Size: s.o.Size, Limit: o.Limit, Heaps: heaps, Reachable: o.Reachable, Describe: true})
 }
