@@ -2,10 +2,6 @@ package oql
 
 import "github.com/hprofctl/hprofctl/model"
 
-// maxChain bounds the entries read from one hash bucket, so that a
-// corrupt dump whose entries loop cannot hang a query.
-const maxChain = 1 << 20
-
 // elements lists what object v holds, for v[a:b] and v[i]: an array's
 // elements; an array-backed list's elements up to its size (ArrayList,
 // Vector, CopyOnWriteArrayList); a hash map's entries as records of key
@@ -84,8 +80,11 @@ func (e *evaluator) hashEntries(table Value) (Value, error) {
 	}
 	out := Value{Kind: KindList, List: []Value{}}
 	names := []string{"key", "value"}
+	// seen stops a chain that loops, as a corrupt dump's may.
+	seen := map[model.ObjectIndex]bool{}
 	for _, node := range buckets.List {
-		for n := 0; node.Kind == KindObject && n < maxChain; n++ {
+		for node.Kind == KindObject && !seen[node.Obj] {
+			seen[node.Obj] = true
 			vals, err := e.values(node.Obj)
 			if err != nil || vals == nil {
 				return Null(), err
