@@ -342,9 +342,13 @@ func TestMATOQLRelations(t *testing.T) {
 	if n := count("select objects s[0:-1][-1:-1][0] from java.util.ArrayList s"); n < 2 { // :2745
 		t.Errorf("%s:2745: last elements of ArrayLists: %d, MAT at least 2", matTest, n)
 	}
-	// :1581 and :1610: a correlated subquery's rows read by column.
+	// :1581: a correlated subquery's rows read by column.
 	if n := count("SELECT z.map AS Map, z.kv.key AS Key, z.kv.value AS Value FROM OBJECTS ( SELECT h AS map, (SELECT e.getKey() AS key, e.getValue() AS value FROM OBJECTS h[0:-1] e ) AS kv FROM java.util.HashMap h  ) z WHERE (z.kv.key != null)"); n == 0 {
 		t.Errorf("%s:1581: HashMap keys through a correlated subquery: none", matTest)
+	}
+	// :1610: ${h} names the outer alias h, as in MAT's reports.
+	if n := count("SELECT z.map AS Map, z.kv.key AS Key, z.kv.value AS Value FROM OBJECTS (SELECT h AS map, (SELECT e.getKey() AS key, e.getValue() AS value FROM OBJECTS ${h}[0:-1] e) AS kv FROM java.util.HashMap h) z WHERE (z.kv.key != null)"); n == 0 {
+		t.Errorf("%s:1610: HashMap keys through ${h}: none", matTest)
 	}
 	// :2048: a column named "" reads through to the row it holds.
 	if n := count(`SELECT u FROM OBJECTS ( SELECT t AS "" FROM OBJECTS ( SELECT s.hash AS Hash FROM java.lang.String s  ) t  ) u WHERE (u.Hash != null)`); n == 0 {
@@ -455,5 +459,43 @@ func TestMATOQLParse(t *testing.T) {
 		if _, err := Parse(q); err == nil {
 			t.Errorf("%s:87-89: %s parses, MAT refuses it", matTest, q)
 		}
+	}
+}
+
+// TestMATOQLColumns ports OQLTest's assertions on columns: their number
+// and their AS labels.
+func TestMATOQLColumns(t *testing.T) {
+	d := loadMATDump(t, matDefault)
+	literals := `'c' as a, "String" as b, 1 as c, 1234567890123456789L as d, 1.23456 as e, 1.23456F as f, 1.23456789 as g, 1.23456789D as h, true as i, false as j, null as k`
+	for _, c := range []struct {
+		line    int
+		query   string
+		columns int
+		label   string // of the column numbered at, when set
+		at      int
+	}{
+		{938, `SELECT s.@objectId AS "A B" FROM java.lang.Object s`, 1, "A B", 0},
+		{960, `SELECT s.@objectId AS "" FROM java.lang.Object s`, 1, "", 0},
+		{989, `SELECT s.@objectId AS "A,B" FROM java.lang.Object s`, 1, "A,B", 0},
+		{1454, `SELECT s AS HashMap, eval((SELECT t, t.getKey(), t.getValue() as value FROM OBJECTS ( s[0:-1] ) t WHERE (toString(t.getKey()) = "META-INF")))[0].value AS "Value for META-INF" FROM java.util.HashMap s WHERE ((SELECT t FROM OBJECTS ( s[0:-1] ) t WHERE (toString(t.getKey()) = "META-INF")) != null)`, 2, "Value for META-INF", 1},
+		{1582, "SELECT z.map AS Map, z.kv.key AS Key, z.kv.value AS Value FROM OBJECTS ( SELECT h AS map, (SELECT e.getKey() AS key, e.getValue() AS value FROM OBJECTS ${h}[0:-1] e ) AS kv FROM java.util.HashMap h  ) z WHERE (z.kv.key != null)", 3, "", -1},
+		{1617, `SELECT 'c', "String", 1, 1234567890123456789L, 1.23456, 1.23456F, 1.23456789, 1.23456789D, true, false, null FROM OBJECTS 0`, 11, "", -1},
+		{1627, "SELECT " + literals + " FROM OBJECTS 0", 11, "", -1},
+		{1639, "SELECT z.a,z.b,z.c,z.d,z.e,z.f,z.g,z.h,z.i,z.j,z.k FROM OBJECTS (SELECT " + literals + " FROM OBJECTS 0) z", 11, "", -1},
+		{1661, `SELECT (SELECT * FROM OBJECTS ('c')) as a, (SELECT * FROM OBJECTS ("String")) as b, (SELECT * FROM OBJECTS (1)) as c, (SELECT * FROM OBJECTS (1234567890123456789L)) as d, (SELECT * FROM OBJECTS (1.23456)) as e, (SELECT * FROM OBJECTS (1.23456F)) as f, (SELECT * FROM OBJECTS (1.23456789)) as g, (SELECT * FROM OBJECTS (1.23456789D)) as h, (SELECT * FROM OBJECTS (true)) as i, (SELECT * FROM OBJECTS (false)) as j, (SELECT * FROM OBJECTS (null)) as k FROM OBJECTS 0`, 11, "", -1},
+		{1674, `SELECT a.t.s.value, a, outbounds(a.t.s.value) FROM OBJECTS ( SELECT (SELECT s FROM java.lang.String s ) AS t FROM OBJECTS ( "A" )  ) a`, 3, "", -1},
+		{1701, "SELECT v, v.i.value FROM OBJECTS ( SELECT i FROM java.lang.String i  UNION ( SELECT i FROM java.lang.Integer i  ) ) v", 2, "", -1},
+	} {
+		res, err := d.run(t, c.query, Options{Reachable: true})
+		if err != nil {
+			t.Errorf("%s:%d: %s: %v", matTest, c.line, c.query, err)
+			continue
+		}
+		if len(res.Columns) != c.columns || c.at >= 0 && res.Columns[c.at] != c.label {
+			t.Errorf("%s:%d: columns %q, MAT %d with %q", matTest, c.line, res.Columns, c.columns, c.label)
+		}
+	}
+	if _, err := Parse("SELECT * FROM ${snapshot}.getClasses()"); err == nil {
+		t.Errorf("${snapshot} parses")
 	}
 }

@@ -54,6 +54,18 @@ func lex(q string) ([]token, error) {
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			i++
+		case c == '$' && strings.HasPrefix(q[i:], "${"):
+			// ${name}: MAT's way of naming an outer query's alias.
+			end := strings.IndexByte(q[i:], '}')
+			if end < 0 {
+				return nil, syntaxAt(q, i, "} to end ${", "the end of the query")
+			}
+			name := q[i+2 : i+end]
+			if name == "snapshot" {
+				return nil, syntaxAt(q, i, "a query without ${snapshot} (MAT's Java API; docs/oql.md shows the OQL way)", "${snapshot}")
+			}
+			out = append(out, token{tokIdent, name, i})
+			i += end + 1
 		case isIdentStart(c):
 			j := i + 1
 			for j < len(q) && isIdentPart(q[j]) {
