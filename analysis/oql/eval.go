@@ -67,9 +67,10 @@ type shared struct {
 	// classFroms keep the objects of FROM clauses naming classes, for
 	// subqueries evaluated again for each row.
 	classFroms map[*Query][]Value
-	// cache keeps the values of the first objects read (see
-	// cachedValues).
-	cache map[model.ObjectIndex]*model.ObjectValues
+	// cache keeps the values of the first objects read, cacheBytes
+	// their size (see cachedBytes).
+	cache      map[model.ObjectIndex]*model.ObjectValues
+	cacheBytes int64
 	// fieldNames are the names of every field and static of the dump's
 	// classes, built on first use.
 	fieldNames map[string]bool

@@ -18,10 +18,10 @@ var errPending = errors.New("field values not read yet")
 // millions of objects keeps.
 const rowChunk = 1 << 18
 
-// cachedValues is how many objects' values a query keeps beyond the
-// current chunk, for the subqueries evaluated again for each row: the
-// first objects read, up to this many.
-const cachedValues = 1 << 16
+// cachedBytes bounds the values a query keeps beyond the current chunk,
+// for the subqueries evaluated again for each row: the first objects
+// read, up to about this many bytes.
+const cachedBytes = 64 << 20
 
 // chunkRows evaluates q over vals: for each value its rows (one empty
 // row for SELECT *), nil where WHERE rejects it. Rows waiting for field
@@ -95,8 +95,9 @@ func (e *evaluator) read() error {
 	}
 	for k, i := range objs {
 		e.vals[i] = got[k]
-		if len(e.cache) < cachedValues {
+		if size := int64(len(got[k].Data)) + 64*int64(len(got[k].Fields)); e.cacheBytes+size <= cachedBytes {
 			e.cache[i] = got[k]
+			e.cacheBytes += size
 		}
 	}
 	clear(e.want)
