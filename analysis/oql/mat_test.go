@@ -269,6 +269,7 @@ func TestMATOQLValues(t *testing.T) {
 		{905, "select outbounds(s).length from objects 0x17c38b80 s", Int(2)},
 		{910, "select inbounds(s).length from objects 0x17c38b80 s", Int(1)},
 		{915, "select classof(s).@name from objects 0x17c38b80 s", String("java.lang.String")},
+		{918, "select dominatorof(s) != null from objects 0x17c38b80 s", Bool(true)},
 		{1320, `SELECT "ABC"+s FROM OBJECTS (123) s`, String("ABC123")},
 		{1331, `SELECT eval("ABC"+s) FROM OBJECTS (123) s`, String("ABC123")},
 		{2721, "select MAX_VALUE from OBJECTS java.lang.Integer", Int(2147483647)},
@@ -424,7 +425,7 @@ func TestMATOQLJoins(t *testing.T) {
 }
 
 // TestMATOQLErrors ports OQLTest's queries that must fail: an object id
-// the dump lacks, and functions of objects applied to a number (MAT reads
+// or address the dump lacks, and functions of objects applied to a number (MAT reads
 // the number as an id it lacks; hprofctl says it is no object).
 func TestMATOQLErrors(t *testing.T) {
 	d := loadMATDump(t, matDefault)
@@ -439,6 +440,9 @@ func TestMATOQLErrors(t *testing.T) {
 		{2255, "SELECT dominatorof(u) FROM OBJECTS (1234567890) u"},
 		{2266, "SELECT dominators(u) FROM OBJECTS (1234567890) u"},
 		{2277, "SELECT AS RETAINED SET u FROM OBJECTS (1234567890) u"},
+		// MAT gives 1 row: the system class loader it adds at 0x0
+		// (docs/oql.md); hprofctl has no object there.
+		{584, "select * from objects 0x0"},
 	} {
 		if _, err := d.run(t, c.query, Options{Reachable: true}); err == nil {
 			t.Errorf("%s:%d: %s: no error, MAT fails", matTest, c.line, c.query)
