@@ -1,8 +1,10 @@
 package oql
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
@@ -501,5 +503,43 @@ func TestMATOQLColumns(t *testing.T) {
 	}
 	if _, err := Parse("SELECT * FROM ${snapshot}.getClasses()"); err == nil {
 		t.Errorf("${snapshot} parses")
+	}
+}
+
+// matUnindexed are addresses of objects MAT drops as unreachable from
+// sun_jdk5_64bit (OQLTest.java:2899-2901): 7 Strings, 3 char[], 4
+// Object[]. MAT still finds them by address; hprofctl keeps them anyway.
+var matUnindexed = "0x128e3098,0x12905ba0,0x12906ad8,0x1290be50,0x129166c0,0x12930748,0x12931f40," +
+	"0x128e3070,0x12905b60,0x12906aa8,0x17c108d0,0x17c10928,0x17c10980,0x17c109d8"
+
+// TestMATOQLUnindexed ports OQLTest's queries over objects named by
+// address that MAT does not index: they come back in the order written,
+// duplicates kept unless DISTINCT.
+func TestMATOQLUnindexed(t *testing.T) {
+	d := loadMATDump(t, matDefault)
+	const dups = ",0x128e3098,0x12905ba0,0x12906ad8,0x1290be50"
+	for _, c := range []struct {
+		line  int
+		query string
+		rows  int
+	}{
+		{2929, "SELECT * FROM OBJECTS " + matUnindexed, 14},
+		{2948, "SELECT * FROM OBJECTS " + matUnindexed + dups, 18},
+		{2967, "SELECT DISTINCT * FROM OBJECTS " + matUnindexed + dups, 14},
+	} {
+		res, err := d.run(t, c.query, Options{Reachable: true})
+		if err != nil {
+			t.Errorf("%s:%d: %v", matTest, c.line, err)
+			continue
+		}
+		if len(res.Rows) != c.rows {
+			t.Errorf("%s:%d: %d rows, MAT %d", matTest, c.line, len(res.Rows), c.rows)
+			continue
+		}
+		for k, want := range strings.Split(matUnindexed, ",") {
+			if got := unwrap(res.Rows[k][0]); got.Kind != KindObject || fmt.Sprintf("0x%x", got.ID) != want {
+				t.Errorf("%s:%d: row %d is %s, MAT %s", matTest, c.line, k, describe(got), want)
+			}
+		}
 	}
 }
