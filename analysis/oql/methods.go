@@ -148,7 +148,7 @@ func stringMethod(s, name string, args []Value) Value {
 // listMethod applies a method of java.util.List.
 func listMethod(l []Value, name string, args []Value) Value {
 	switch name {
-	case "size":
+	case "size", "length":
 		return Int(int64(len(l)))
 	case "isempty":
 		return Bool(len(l) == 0)
