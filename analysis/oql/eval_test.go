@@ -334,7 +334,7 @@ func TestFromIDs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d.fails(t, "SELECT * FROM "+strconv.FormatUint(addr, 10), "no object id "+strconv.FormatUint(addr, 10)+" in the dump")
+		d.fails(t, "SELECT * FROM "+strconv.FormatUint(addr, 10), "the object at address "+strconv.FormatUint(addr, 10)+" is written "+target)
 		for query, want := range map[string]int{
 			"SELECT * FROM " + colorClass:            3,
 			"SELECT * FROM OBJECTS " + colorClass:    1,

@@ -216,6 +216,9 @@ func (e *evaluator) fromIDs(f From) ([]model.ObjectIndex, error) {
 	for _, ref := range f.IDs {
 		if !ref.Address {
 			if ref.N >= uint64(h.NumObjects()) {
+				if _, ok := h.Lookup(ref.N); ok {
+					return nil, fmt.Errorf("FROM: no object id %d in the dump (it has ids 0 to %d); the object at address %d is written 0x%x", ref.N, h.NumObjects()-1, ref.N, ref.N)
+				}
 				return nil, fmt.Errorf("FROM: no object id %d in the dump (it has ids 0 to %d; write an address as 0x…)", ref.N, h.NumObjects()-1)
 			}
 			out = append(out, model.ObjectIndex(ref.N))
