@@ -345,6 +345,25 @@ func TestMATOQLRelations(t *testing.T) {
 	if n := count("select objects s[0:-1][-1:-1][0] from java.util.ArrayList s"); n < 2 { // :2745
 		t.Errorf("%s:2745: last elements of ArrayLists: %d, MAT at least 2", matTest, n)
 	}
+	// :680-688 and :703, getClassesByName("java.lang.Object", true) the
+	// OQL way: OBJECTS INSTANCEOF java.lang.Object.
+	classesOf := func(where string) int {
+		t.Helper()
+		return count("SELECT OBJECTS t FROM OBJECTS ( SELECT * FROM OBJECTS INSTANCEOF java.lang.Object c " + where + ") t")
+	}
+	allClasses := classesOf("")
+	javaOuter := count(`SELECT OBJECTS t FROM OBJECTS ( SELECT * FROM OBJECTS INSTANCEOF java.lang.Object c ) t WHERE t.@name.startsWith("java")`)
+	javaInner := classesOf(`WHERE c.@name.startsWith("java")`)
+	if !(allClasses > 0 && javaOuter > 0 && javaOuter < allClasses && javaInner == javaOuter) {
+		t.Errorf("%s:680-688: classes %d, java* filtered outside %d, inside %d", matTest, allClasses, javaOuter, javaInner)
+	}
+	if n := classesOf(`WHERE c.@name.startsWith("javazzz")`); n != 0 {
+		t.Errorf("%s:703: %d classes named javazzz…", matTest, n)
+	}
+	// :1556: rows of several columns, one a list, as FROM values.
+	if n := count("select * from OBJECTS (SELECT * FROM OBJECTS ( SELECT s.table, s.@usedHeapSize, s[0:-1], s.@objectId, s.@usedHeapSize FROM java.util.HashMap s WHERE (s.table != null) ) z)"); n == 0 {
+		t.Errorf("%s:1556: no row", matTest)
+	}
 	// :1581: a correlated subquery's rows read by column.
 	if n := count("SELECT z.map AS Map, z.kv.key AS Key, z.kv.value AS Value FROM OBJECTS ( SELECT h AS map, (SELECT e.getKey() AS key, e.getValue() AS value FROM OBJECTS h[0:-1] e ) AS kv FROM java.util.HashMap h  ) z WHERE (z.kv.key != null)"); n == 0 {
 		t.Errorf("%s:1581: HashMap keys through a correlated subquery: none", matTest)
@@ -490,6 +509,7 @@ func TestMATOQLColumns(t *testing.T) {
 		{1639, "SELECT z.a,z.b,z.c,z.d,z.e,z.f,z.g,z.h,z.i,z.j,z.k FROM OBJECTS (SELECT " + literals + " FROM OBJECTS 0) z", 11, "", -1},
 		{1661, `SELECT (SELECT * FROM OBJECTS ('c')) as a, (SELECT * FROM OBJECTS ("String")) as b, (SELECT * FROM OBJECTS (1)) as c, (SELECT * FROM OBJECTS (1234567890123456789L)) as d, (SELECT * FROM OBJECTS (1.23456)) as e, (SELECT * FROM OBJECTS (1.23456F)) as f, (SELECT * FROM OBJECTS (1.23456789)) as g, (SELECT * FROM OBJECTS (1.23456789D)) as h, (SELECT * FROM OBJECTS (true)) as i, (SELECT * FROM OBJECTS (false)) as j, (SELECT * FROM OBJECTS (null)) as k FROM OBJECTS 0`, 11, "", -1},
 		{1674, `SELECT a.t.s.value, a, outbounds(a.t.s.value) FROM OBJECTS ( SELECT (SELECT s FROM java.lang.String s ) AS t FROM OBJECTS ( "A" )  ) a`, 3, "", -1},
+		{1691, `SELECT a.t.s.value, a, outbounds(a.t.s.value) FROM OBJECTS ( SELECT (SELECT s FROM java.lang.String s ) AS t FROM OBJECTS ( "A" )  ) a  UNION (SELECT a.t.s.value, a, outbounds(a.t.s.value) FROM OBJECTS ( SELECT (SELECT s FROM java.lang.String s ) AS t FROM OBJECTS ( "A" )  ) a )`, 3, "", -1},
 		{1701, "SELECT v, v.i.value FROM OBJECTS ( SELECT i FROM java.lang.String i  UNION ( SELECT i FROM java.lang.Integer i  ) ) v", 2, "", -1},
 	} {
 		res, err := d.run(t, c.query, Options{Reachable: true})
