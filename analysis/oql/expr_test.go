@@ -245,6 +245,9 @@ func TestLogic(t *testing.T) {
 		{"t.flag OR t.intValue", Bool(true)},
 		{"NOT t.flag AND t.intValue", Bool(false)},
 	})
+	// An object compared with a number or a string is a mistake.
+	d.fails(t, "SELECT * FROM "+targetFrom+" WHERE t.text = 0", "= compares an object with a number 0")
+	d.fails(t, "SELECT * FROM "+targetFrom+` WHERE "x" < t`, "< compares an object with a string x")
 	// Numbers are conditions, as in Eclipse MAT: 0 is false.
 	d.checkExprs(t, targetFrom, []exprCase{
 		{"t.intValue AND t.flag", Bool(true)},

@@ -445,8 +445,9 @@ func TestMATOQLJoins(t *testing.T) {
 	}
 }
 
-// TestMATOQLErrors ports OQLTest's queries that must fail: an object id
-// or address the dump lacks, and functions of objects applied to a number (MAT reads
+// TestMATOQLErrors ports OQLTest's queries that must fail: an object
+// compared with a number, an object id or address the dump lacks, and
+// functions of objects applied to a number (MAT reads
 // the number as an id it lacks; hprofctl says it is no object).
 func TestMATOQLErrors(t *testing.T) {
 	d := loadMATDump(t, matDefault)
@@ -454,6 +455,7 @@ func TestMATOQLErrors(t *testing.T) {
 		line  int
 		query string
 	}{
+		{924, "select s from objects 0 where dominatorof(s) = 0"},
 		{2210, "SELECT u FROM OBJECTS 1234567890 u"},
 		{2222, "SELECT classof(u) FROM OBJECTS (1234567890) u"},
 		{2233, "SELECT inbounds(u) FROM OBJECTS (1234567890) u"},
