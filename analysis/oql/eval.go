@@ -66,7 +66,7 @@ type shared struct {
 	reachable []bool
 	// classFroms keep the objects of FROM clauses naming classes, for
 	// subqueries evaluated again for each row.
-	classFroms map[*Query][]Value
+	classFroms map[*Query]fromList
 	// cache keeps the values of the first objects read, cacheBytes
 	// their size (see cachedBytes).
 	cache      map[model.ObjectIndex]*model.ObjectValues
@@ -82,7 +82,7 @@ type shared struct {
 func Run(h *model.Heap, r *graph.Retention, q *Query, o Options) (*Result, error) {
 	e := &evaluator{h: h, r: r, opt: o, shared: &shared{
 		subqueries: map[*Subquery]Value{}, correlated: map[*Subquery]bool{}, patterns: map[string]*regexp.Regexp{},
-		cache: map[model.ObjectIndex]*model.ObjectValues{}, classFroms: map[*Query][]Value{},
+		cache: map[model.ObjectIndex]*model.ObjectValues{}, classFroms: map[*Query]fromList{},
 	}}
 	res, err := e.query(q, nil, o.Limit)
 	if err != nil {
@@ -158,8 +158,8 @@ func (e *evaluator) selectQuery(q *Query, outer *scope, set *rowSet) (*Result, e
 		set.limit = 0
 	}
 	var retainers []model.ObjectIndex
-	for lo := 0; lo < len(vals); lo += rowChunk {
-		chunk := vals[lo:min(lo+rowChunk, len(vals))]
+	for lo := 0; lo < vals.len(); lo += rowChunk {
+		chunk := vals.chunk(e, lo, min(lo+rowChunk, vals.len()))
 		rows, err := e.chunkRows(q, chunk, outer)
 		if err != nil {
 			return nil, err

@@ -127,25 +127,22 @@ func exprNames(f func(string), exprs ...Expr) {
 // the clause takes OBJECTS; OBJECTS INSTANCEOF takes the class objects
 // of the class and its subclasses. outer is the enclosing row of a
 // correlated subquery.
-func (e *evaluator) fromValues(f From, outer *scope) ([]Value, error) {
+func (e *evaluator) fromValues(f From, outer *scope) (fromList, error) {
 	var given []Value
 	switch f.Kind {
 	case FromClass, FromPattern:
 		objs, err := e.fromClasses(f)
-		if err != nil {
-			return nil, err
-		}
-		return e.objectValues(objs), nil
+		return fromList{objs: objs}, err
 	case FromIDs:
 		objs, err := e.fromIDs(f)
 		if err != nil {
-			return nil, err
+			return fromList{}, err
 		}
 		given = e.objectValues(objs)
 	case FromQuery:
 		res, err := e.child().query(f.Sub, outer, 0)
 		if err != nil {
-			return nil, err
+			return fromList{}, err
 		}
 		if v := rowsValue(f.Sub, res); v.Kind == KindList {
 			given = v.List
@@ -157,7 +154,7 @@ func (e *evaluator) fromValues(f From, outer *scope) ([]Value, error) {
 		}
 		v, err := e.evalNow(f.Expr, sc)
 		if err != nil {
-			return nil, err
+			return fromList{}, err
 		}
 		given = []Value{v}
 		if v.Kind == KindList && v.Names == nil {
@@ -178,25 +175,72 @@ func (e *evaluator) objectValues(objs []model.ObjectIndex) []Value {
 
 // expandClasses replaces the class objects among vals as fromValues
 // says.
-func (e *evaluator) expandClasses(vals []Value, f From) []Value {
-	var out []Value
+func (e *evaluator) expandClasses(vals []Value, f From) fromList {
+	var out fromList
 	for _, v := range vals {
 		o := unwrap(v)
 		c, isClass := e.classOfObject(o)
 		switch {
 		case !isClass || f.Objects && !f.InstanceOf:
-			out = append(out, v)
+			out.add(e, v)
 		case f.Objects:
 			set := make([]bool, len(e.h.Classes))
 			set[c] = true
-			out = append(out, e.objectValues(e.classObjects(e.withSubclasses(set, true)))...)
+			out.addObjects(e, e.classObjects(e.withSubclasses(set, true)))
 		default:
 			set := make([]bool, len(e.h.Classes))
 			set[c] = true
-			out = append(out, e.objectValues(e.instances(e.withSubclasses(set, f.InstanceOf)))...)
+			out.addObjects(e, e.instances(e.withSubclasses(set, f.InstanceOf)))
 		}
 	}
 	return out
+}
+
+// fromList is what a FROM clause gives: objects by index while they are
+// all plain objects (4 bytes each, for the millions of a class's
+// instances), else values.
+type fromList struct {
+	objs []model.ObjectIndex
+	vals []Value
+	// mixed says vals holds the list.
+	mixed bool
+}
+
+// len is the number of items.
+func (l *fromList) len() int {
+	if l.mixed {
+		return len(l.vals)
+	}
+	return len(l.objs)
+}
+
+// add appends v.
+func (l *fromList) add(e *evaluator, v Value) {
+	if !l.mixed && v.Kind == KindObject && v.Names == nil {
+		l.objs = append(l.objs, v.Obj)
+		return
+	}
+	if !l.mixed {
+		l.vals, l.objs, l.mixed = e.objectValues(l.objs), nil, true
+	}
+	l.vals = append(l.vals, v)
+}
+
+// addObjects appends objs.
+func (l *fromList) addObjects(e *evaluator, objs []model.ObjectIndex) {
+	if !l.mixed {
+		l.objs = append(l.objs, objs...)
+		return
+	}
+	l.vals = append(l.vals, e.objectValues(objs)...)
+}
+
+// chunk is items lo to hi (excluded) as values.
+func (l *fromList) chunk(e *evaluator, lo, hi int) []Value {
+	if l.mixed {
+		return l.vals[lo:hi]
+	}
+	return e.objectValues(l.objs[lo:hi])
 }
 
 // classOfObject is the class whose class object v is.
