@@ -55,7 +55,10 @@ type evaluator struct {
 type shared struct {
 	subqueries map[*Subquery]Value
 	correlated map[*Subquery]bool
-	patterns   map[string]*regexp.Regexp
+	// anyCorrelated says a correlated subquery was met: values read are
+	// then kept in cache.
+	anyCorrelated bool
+	patterns      map[string]*regexp.Regexp
 	// children and referrers are built on first use: the dominator tree
 	// and the references reversed, each as offsets into one list.
 	childStart, children  []uint32

@@ -18,9 +18,9 @@ var errPending = errors.New("field values not read yet")
 // millions of objects keeps.
 const rowChunk = 1 << 18
 
-// cachedBytes bounds the values a query keeps beyond the current chunk,
-// for the subqueries evaluated again for each row: the first objects
-// read, up to about this many bytes.
+// cachedBytes bounds the values a query with a correlated subquery keeps
+// beyond the current chunk, for the subqueries evaluated again for each
+// row: the first objects read, up to about this many bytes.
 const cachedBytes = 64 << 20
 
 // chunkRows evaluates q over vals: for each value its rows (one empty
@@ -95,7 +95,7 @@ func (e *evaluator) read() error {
 	}
 	for k, i := range objs {
 		e.vals[i] = got[k]
-		if size := int64(len(got[k].Data)) + 64*int64(len(got[k].Fields)); e.cacheBytes+size <= cachedBytes {
+		if size := int64(len(got[k].Data)) + 64*int64(len(got[k].Fields)); e.anyCorrelated && e.cacheBytes+size <= cachedBytes {
 			e.cache[i] = got[k]
 			e.cacheBytes += size
 		}

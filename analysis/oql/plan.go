@@ -71,6 +71,7 @@ func (e *evaluator) isCorrelated(x *Subquery, sc scope) bool {
 	found := false
 	namesIn(x.Query, func(n string) { found = found || aliases[n] })
 	e.correlated[x] = found
+	e.anyCorrelated = e.anyCorrelated || found
 	return found
 }
 
