@@ -1,8 +1,8 @@
 package oql
 
 import (
+	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
@@ -26,8 +26,19 @@ type Options struct {
 	Reachable bool
 	// Describe adds to the rows of SELECT * and SELECT OBJECTS each
 	// object's class, shallow and retained size, as Eclipse MAT's result
-	// tables show them.
+	// tables show them (Columns names them).
 	Describe bool
+	// Context stops the evaluation when it is done (nil: never): Run then
+	// returns the context's error.
+	Context context.Context
+	// MaxBytes bounds the memory the rows kept take (the result's, its
+	// subqueries' and what DISTINCT remembers), in bytes estimated from
+	// the values; past it Run fails with a *LimitError. 0: no bound.
+	MaxBytes int64
+	// Row, when set, receives each row of the result as it is found,
+	// instead of the Result keeping it (the result's Rows stay empty);
+	// an error from it stops the evaluation.
+	Row func([]Value) error
 }
 
 // evaluator answers queries over one heap. Field values come from the
@@ -46,6 +57,10 @@ type evaluator struct {
 	vals map[model.ObjectIndex]*model.ObjectValues
 	want map[model.ObjectIndex]bool
 
+	// emit hands the top query's rows on (Options.Row); subqueries keep
+	// theirs.
+	emit func([]Value) error
+
 	// shared holds what the evaluators of one query and its subqueries
 	// compute once.
 	*shared
@@ -55,10 +70,12 @@ type evaluator struct {
 type shared struct {
 	subqueries map[*Subquery]Value
 	correlated map[*Subquery]bool
+	// lim bounds the query's memory and time, and keeps its LIKE
+	// patterns and IN sets.
+	lim *limits
 	// anyCorrelated says a correlated subquery was met: values read are
 	// then kept in cache.
 	anyCorrelated bool
-	patterns      map[string]*regexp.Regexp
 	// children and referrers are built on first use: the dominator tree
 	// and the references reversed, each as offsets into one list.
 	childStart, children  []uint32
@@ -83,19 +100,40 @@ type shared struct {
 // read from h's dump again (model.EachValues). Rows come
 // in the order of the FROM clause's objects (by index for classes).
 func Run(h *model.Heap, r *graph.Retention, q *Query, o Options) (*Result, error) {
-	e := &evaluator{h: h, r: r, opt: o, shared: &shared{
-		subqueries: map[*Subquery]Value{}, correlated: map[*Subquery]bool{}, patterns: map[string]*regexp.Regexp{},
+	e := &evaluator{h: h, r: r, opt: o, emit: o.Row, shared: &shared{
+		subqueries: map[*Subquery]Value{}, correlated: map[*Subquery]bool{}, lim: newLimits(o),
 		cache: map[model.ObjectIndex]*model.ObjectValues{}, classFroms: map[*Query]fromList{},
 	}}
+	describe := o.Describe && len(columns(q)) == 1 && (q.Star || q.Mode != SelectColumns)
+	if describe && o.Row != nil {
+		e.emit = func(row []Value) error { return o.Row(e.describeRow(row)) }
+	}
 	res, err := e.query(q, nil, o.Limit)
 	if err != nil {
-		return nil, err
+		return nil, classify(e.lim.ctx, err)
 	}
-	if o.Describe && len(res.Columns) == 1 && (q.Star || q.Mode != SelectColumns) {
-		e.describeObjects(res)
+	if describe {
+		res.Columns = Columns(q, o)
+		for k, row := range res.Rows {
+			res.Rows[k] = e.describeRow(row)
+		}
 	}
 	return res, nil
 }
+
+// Columns names the columns of the rows Run gives for q with o, before
+// it runs.
+func Columns(q *Query, o Options) []string {
+	c := columns(q)
+	if o.Describe && len(c) == 1 && (q.Star || q.Mode != SelectColumns) {
+		c = append(c, "class", "shallow heap", "retained heap")
+	}
+	return c
+}
+
+// Columns names the columns of the rows q gives, before it is run
+// (without Options.Describe).
+func (q *Query) Columns() []string { return columns(q) }
 
 // child is an evaluator for a subquery: its own batch of values, the
 // rest shared.
@@ -103,29 +141,25 @@ func (e *evaluator) child() *evaluator {
 	return &evaluator{h: e.h, r: e.r, opt: e.opt, shared: e.shared}
 }
 
-// describeObjects adds to rows of one object each the object's class,
-// shallow and retained size.
-func (e *evaluator) describeObjects(res *Result) {
-	res.Columns = append(res.Columns, "class", "shallow heap", "retained heap")
-	for k, row := range res.Rows {
-		v := unwrap(row[0])
-		if v.Kind != KindObject {
-			res.Rows[k] = append(row, Null(), Null(), Null())
-			continue
-		}
-		retained := int64(0)
-		if e.r.Reachable(v.Obj) {
-			retained = e.r.RetainedBytes(v.Obj)
-		}
-		res.Rows[k] = append(row, String(heap.ClassName(e.h, v.Obj)), Int(e.h.ShallowBytes(v.Obj, e.opt.Size)), Int(retained))
+// describeRow adds to a row of one object the object's class, shallow
+// and retained size.
+func (e *evaluator) describeRow(row []Value) []Value {
+	v := unwrap(row[0])
+	if v.Kind != KindObject {
+		return append(row, Null(), Null(), Null())
 	}
+	retained := int64(0)
+	if e.r.Reachable(v.Obj) {
+		retained = e.r.RetainedBytes(v.Obj)
+	}
+	return append(row, String(heap.ClassName(e.h, v.Obj)), Int(e.h.ShallowBytes(v.Obj, e.opt.Size)), Int(retained))
 }
 
 // query evaluates q and its UNIONs, keeping at most limit rows (0: all)
 // and counting them all; outer is the row of the enclosing query a
 // correlated subquery refers to, nil for others.
 func (e *evaluator) query(q *Query, outer *scope, limit int) (*Result, error) {
-	set := &rowSet{rows: [][]Value{}, limit: limit, seen: map[string]bool{}}
+	set := &rowSet{rows: [][]Value{}, limit: limit, seen: map[string]bool{}, lim: e.lim, emit: e.emit}
 	res, err := e.selectQuery(q, outer, set)
 	if err != nil {
 		return nil, err
@@ -162,6 +196,9 @@ func (e *evaluator) selectQuery(q *Query, outer *scope, set *rowSet) (*Result, e
 	}
 	var retainers []model.ObjectIndex
 	for lo := 0; lo < vals.len(); lo += rowChunk {
+		if err := e.lim.ctx.Err(); err != nil {
+			return nil, err
+		}
 		chunk := vals.chunk(e, lo, min(lo+rowChunk, vals.len()))
 		rows, err := e.chunkRows(q, chunk, outer)
 		if err != nil {
@@ -179,8 +216,14 @@ func (e *evaluator) selectQuery(q *Query, outer *scope, set *rowSet) (*Result, e
 	}
 	if q.Mode == SelectRetainedSet {
 		set.limit = keep
-		for _, i := range e.retainedSet(retainers) {
-			set.add([]Value{Object(e.h, i)})
+		retained, err := e.retainedSet(retainers)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range retained {
+			if err := set.add([]Value{Object(e.h, i)}); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return &Result{Columns: columns(q)}, nil
@@ -207,8 +250,7 @@ func (e *evaluator) take(q *Query, v Value, row []Value, set *rowSet) ([]model.O
 		row = []Value{unwrap(v)}
 	}
 	if q.Mode == SelectColumns {
-		set.add(row)
-		return nil, nil
+		return nil, set.add(row)
 	}
 	var retainers []model.ObjectIndex
 	for _, v := range row {
@@ -221,7 +263,9 @@ func (e *evaluator) take(q *Query, v Value, row []Value, set *rowSet) ([]model.O
 			continue
 		}
 		for _, p := range picked {
-			set.add([]Value{Object(e.h, p)})
+			if err := set.add([]Value{Object(e.h, p)}); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return retainers, nil
@@ -229,18 +273,22 @@ func (e *evaluator) take(q *Query, v Value, row []Value, set *rowSet) ([]model.O
 
 // rowSet gathers the rows of a query and its UNIONs: it keeps at most
 // limit (0: all) and counts them all in total; with distinct each row of
-// the current SELECT once.
+// the current SELECT once. The memory they take is charged to lim. With
+// emit, the rows within the limit are handed on as they come instead of
+// kept.
 type rowSet struct {
 	rows     [][]Value
 	limit    int
 	total    int
 	distinct bool
 	seen     map[string]bool
+	lim      *limits
+	emit     func([]Value) error
 }
 
 // add adds row unless, with distinct, the set has it already; past the
 // limit it only counts it.
-func (s *rowSet) add(row []Value) {
+func (s *rowSet) add(row []Value) error {
 	if s.distinct {
 		var b strings.Builder
 		for _, v := range row {
@@ -248,14 +296,25 @@ func (s *rowSet) add(row []Value) {
 			b.WriteByte(0)
 		}
 		if s.seen[b.String()] {
-			return
+			return nil
 		}
 		s.seen[b.String()] = true
+		if err := s.lim.charge(int64(b.Len()) + 16); err != nil {
+			return err
+		}
 	}
 	s.total++
-	if s.limit == 0 || s.limit > 0 && len(s.rows) < s.limit {
-		s.rows = append(s.rows, row)
+	if s.limit > 0 && s.total > s.limit {
+		return nil
 	}
+	if s.emit != nil {
+		if err := s.emit(row); err != nil {
+			return &readError{err}
+		}
+		return nil
+	}
+	s.rows = append(s.rows, row)
+	return s.lim.charge(rowBytes(row))
 }
 
 // objectsOf lists the objects of value v for SELECT OBJECTS: the object,

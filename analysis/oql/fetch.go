@@ -37,7 +37,12 @@ func (e *evaluator) chunkRows(q *Query, vals []Value, outer *scope) ([][][]Value
 	}
 	for len(pending) > 0 {
 		var wait []int
-		for _, k := range pending {
+		for n, k := range pending {
+			if n%4096 == 0 {
+				if err := e.lim.ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
 			rs, err := e.row(q, vals[k], outer)
 			if errors.Is(err, errPending) {
 				wait = append(wait, k)
@@ -91,7 +96,7 @@ func (e *evaluator) read() error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("the query reads field values: %w", err)
+		return &readError{fmt.Errorf("the query reads field values: %w", err)}
 	}
 	for k, i := range objs {
 		e.vals[i] = got[k]
