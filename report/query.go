@@ -11,6 +11,8 @@ import (
 type queryJSON struct {
 	Columns []string `json:"columns"`
 	Rows    [][]any  `json:"rows"`
+	// Total counts the rows the query gave when a limit kept fewer.
+	Total int `json:"total,omitempty"`
 }
 
 // Query renders the result of an OQL query: JSON keeps numbers, booleans
@@ -26,6 +28,9 @@ type query struct{ *oql.Result }
 // JSON writes the column names and the rows.
 func (q query) JSON(w io.Writer) error {
 	out := queryJSON{Columns: q.Columns, Rows: make([][]any, len(q.Rows))}
+	if q.Total > len(q.Rows) {
+		out.Total = q.Total
+	}
 	for k, row := range q.Rows {
 		out.Rows[k] = make([]any, len(row))
 		for c, v := range row {
@@ -41,7 +46,8 @@ func (q query) CSV(w io.Writer, o Options) error { return o.writeCSV(w, q.grid()
 // Table writes the rows, each value as text.
 func (q query) Table(w io.Writer, o Options) error { return o.writeTable(w, q.grid()) }
 
-// grid is the rows, each value as text.
+// grid is the rows, each value as text; when a limit kept fewer rows
+// than the query gave, a footer says how many of how many.
 func (q query) grid() grid {
 	g := grid{none: "no rows"}
 	for _, c := range q.Columns {
@@ -53,6 +59,13 @@ func (q query) grid() grid {
 			cells[c] = v.Text()
 		}
 		g.rows = append(g.rows, cells)
+	}
+	if q.Total > len(q.Rows) && len(q.Columns) > 0 {
+		g.footer = make([]any, len(q.Columns))
+		g.footer[0] = itoa(len(q.Rows)) + " of " + itoa(q.Total) + " rows"
+		for c := 1; c < len(q.Columns); c++ {
+			g.footer[c] = ""
+		}
 	}
 	return g
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis/oql"
@@ -17,6 +18,7 @@ type QueryStream struct {
 	o       Options
 	columns []string
 	rows    int
+	total   int
 	csv     *csv.Writer
 	table   [][]oql.Value
 }
@@ -75,22 +77,30 @@ func (q *QueryStream) Row(row []oql.Value) error {
 	return nil
 }
 
-// Close ends the answer: JSON's closing brackets, CSV's last rows, or
-// the whole table.
+// SetTotal tells how many rows the query gave, more than the rows
+// written when a limit cut them: JSON's "total" and the table's footer
+// say so.
+func (q *QueryStream) SetTotal(n int) { q.total = n }
+
+// Close ends the answer: JSON's closing brackets (and total), CSV's last
+// rows, or the whole table.
 func (q *QueryStream) Close() error {
 	switch q.o.Format {
 	case JSON:
-		end := "]\n}\n"
+		end := "]"
 		if q.rows > 0 {
-			end = "\n  ]\n}\n"
+			end = "\n  ]"
 		}
-		_, err := io.WriteString(q.w, end)
+		if q.total > q.rows {
+			end += ",\n  \"total\": " + strconv.Itoa(q.total)
+		}
+		_, err := io.WriteString(q.w, end+"\n}\n")
 		return err
 	case CSV:
 		q.csv.Flush()
 		return q.csv.Error()
 	}
-	return Query(q.w, &oql.Result{Columns: q.columns, Rows: q.table}, q.o)
+	return Query(q.w, &oql.Result{Columns: q.columns, Rows: q.table, Total: q.total}, q.o)
 }
 
 // indentedJSON is v in JSON as writeJSON indents it, its lines after the

@@ -52,7 +52,18 @@ const (
 	FromIDs
 	// FromQuery: the objects the subquery Sub gives.
 	FromQuery
+	// FromExpr: the values of the parenthesised expression Expr, each
+	// element of a list; numbers and strings as they are.
+	FromExpr
 )
+
+// ObjectRef is an object named in a FROM clause: by its address (written
+// 0x…) or by its object id, the index @objectId gives (written in
+// decimal).
+type ObjectRef struct {
+	N       uint64
+	Address bool
+}
 
 // From is a FROM clause.
 type From struct {
@@ -64,8 +75,9 @@ type From struct {
 	Objects bool
 	Class   string
 	Pattern string
-	IDs     []uint64
+	IDs     []ObjectRef
 	Sub     *Query
+	Expr    Expr
 	// Alias names the current object in the expressions; "" when none.
 	Alias string
 }
@@ -96,8 +108,21 @@ type Attr struct {
 	Name string
 }
 
-// Index is X[I]: an element of an array or a list.
-type Index struct{ X, I Expr }
+// Index is X[I]: an element of an array, a list or a collection; with
+// Range, X[I:Hi] is the list of elements I to Hi, both included, a
+// negative bound counting from the end (-1 the last).
+type Index struct {
+	X, I, Hi Expr
+	Range    bool
+}
+
+// Method is X.Name(Args): one of the fixed pure functions of values
+// that methods.go lists (length(), size(), get(i), getKey() …).
+type Method struct {
+	X    Expr
+	Name string
+	Args []Expr
+}
 
 // Call is a built-in function applied to its arguments.
 type Call struct {
@@ -128,13 +153,14 @@ func (*Field) expr()    {}
 func (*Attr) expr()     {}
 func (*Index) expr()    {}
 func (*Call) expr()     {}
+func (*Method) expr()   {}
 func (*Binary) expr()   {}
 func (*Not) expr()      {}
 func (*List) expr()     {}
 func (*Subquery) expr() {}
 
 // functions are the built-in functions, each taking one argument.
-var functions = []string{"toString", "toHex", "classof", "dominators", "dominatorof", "outbounds", "inbounds", "sizeof"}
+var functions = []string{"toString", "toHex", "classof", "dominators", "dominatorof", "outbounds", "inbounds", "sizeof", "eval"}
 
 func knownFunction(name string) bool {
 	for _, f := range functions {

@@ -158,7 +158,7 @@ func (l *limits) in(v Value, list []Value) bool {
 		}
 	}
 	for _, x := range list {
-		if equal(v, x) {
+		if equal(v, unwrap(x)) {
 			return true
 		}
 	}

@@ -96,7 +96,7 @@ func TestRunStops(t *testing.T) {
 		t.Errorf("DISTINCT under 4 KiB: error %v, want a LimitError", err)
 	}
 	for _, query := range []string{
-		`SELECT * FROM no.such.Klass`,
+		`SELECT s.noSuchField FROM java.lang.String s`,
 		`SELECT * FROM "("`,
 		`SELECT toString(s) LIKE "(" FROM java.lang.String s`,
 		`SELECT s.value * 2 FROM java.lang.String s`,

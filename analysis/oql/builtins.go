@@ -12,12 +12,16 @@ import (
 
 // attr is the built-in attribute name of v.
 func (e *evaluator) attr(v Value, name string) (Value, error) {
+	v = unwrap(v)
 	if v.Kind == KindNull {
 		return v, nil
 	}
 	a := strings.ToLower(name)
 	if v.Kind == KindList && a == "length" {
 		return Int(int64(len(v.List))), nil
+	}
+	if a == "info" {
+		return Null(), nil
 	}
 	if v.Kind != KindObject {
 		return Null(), fmt.Errorf("@%s of %s: not an object", name, kindName(v.Kind))
@@ -62,8 +66,27 @@ func (e *evaluator) attr(v Value, name string) (Value, error) {
 			return String(strings.Join(k, ", ")), nil
 		}
 		return Null(), nil
+	case "objectids":
+		c, ok := e.classOfObject(v)
+		if !ok {
+			return Null(), nil
+		}
+		set := make([]bool, len(h.Classes))
+		set[c] = true
+		ids := e.instances(set)
+		out := Value{Kind: KindList, List: make([]Value, len(ids))}
+		for k, o := range ids {
+			out.List[k] = Int(int64(o))
+		}
+		return out, nil
+	case "referencearray", "valuearray":
+		c := h.ClassOf(i)
+		if c == model.NoClass || !h.Classes[c].IsArray() || isClassObject(h, i) || (h.Classes[c].Elem == model.TypeObject) != (a == "referencearray") {
+			return Null(), nil
+		}
+		return e.elements(v)
 	}
-	return Null(), fmt.Errorf("unknown attribute @%s: expected @objectId, @objectAddress, @usedHeapSize, @retainedHeapSize, @displayName, @length, @clazz, @name or @GCRootInfo", name)
+	return Null(), fmt.Errorf("unknown attribute @%s: expected @objectId, @objectIds, @objectAddress, @usedHeapSize, @retainedHeapSize, @displayName, @length, @clazz, @name, @GCRootInfo, @referenceArray, @valueArray or @info", name)
 }
 
 // displayName is how MAT names an object: its class and address.
@@ -73,7 +96,8 @@ func displayName(h *model.Heap, i model.ObjectIndex) string {
 
 // call applies the built-in function name to v.
 func (e *evaluator) call(name string, v Value) (Value, error) {
-	if v.Kind == KindNull {
+	v = unwrap(v)
+	if name == "eval" || v.Kind == KindNull {
 		return v, nil
 	}
 	h := e.h
@@ -123,7 +147,11 @@ func (e *evaluator) call(name string, v Value) (Value, error) {
 		e.buildChildren()
 		return e.objectList(e.children[e.childStart[i]:e.childStart[i+1]]), nil
 	case "outbounds":
-		return e.distinctList(h.Refs(i)), nil
+		refs := h.Refs(i)
+		if c := h.ClassOf(i); c != model.NoClass && h.Classes[c].Object != model.NoObject {
+			refs = append([]model.ObjectIndex{h.Classes[c].Object}, refs...)
+		}
+		return e.distinctList(refs), nil
 	case "inbounds":
 		e.buildReferrers()
 		refs := e.referrers[e.referStart[i]:e.referStart[i+1]]

@@ -203,3 +203,36 @@ func TestRetainedSet(t *testing.T) {
 		}
 	}
 }
+
+// x[0:-1] lists what a collection holds: its elements, or its entries
+// with getKey() and getValue(). The sizes and contents are those
+// fixture.InspectCollections made (EXPECTED.md, "Collections and
+// arrays"): elements Integer i, map values 100 + i.
+func TestCollectionRanges(t *testing.T) {
+	for _, name := range inspectDumps {
+		d := loadDump(t, name)
+		sizes := []exprCase{}
+		for field, n := range map[string]int64{
+			"map1024": 3, "mapNeverPut": 0, "mapGrown": 13, "listEmpty": 0, "listOversized": 5, "listFull": 10,
+			"listGrown": 11, "deque": 6, "linkedMap": 4, "set": 7, "concurrentMap": 8, "treeMap": 9, "vector": 2,
+			"hashtable": 1, "copyOnWrite": 14, "priorityQueue": 5, "weakMap": 2, "identityMap": 3, "linkedList": 4,
+		} {
+			sizes = append(sizes, exprCase{"c." + field + "[0:-1].size()", Int(n)})
+		}
+		d.checkExprs(t, "OBJECTS fixture.InspectCollections c", sizes)
+		d.checkExprs(t, "OBJECTS fixture.InspectCollections c", []exprCase{
+			{"c.listGrown[0:-1][10].value", Int(10)},
+			{"c.listGrown[-2:-1].size()", Int(2)},
+			{"c.listGrown[-1:-1][0].value", Int(10)},
+			{"c.linkedList[0:-1][3].value", Int(3)},
+			{"c.treeMap[0:-1][8].getKey().value", Int(8)},
+			{"c.treeMap[0:-1][8].getValue().value", Int(108)},
+			{"c.sevens[2:4]", Value{Kind: KindList, List: []Value{Int(7), Int(7), Int(7)}}},
+			{"c.map1024[0:-1].size()", Int(3)},
+		})
+		// Each entry of mapGrown maps i to 100 + i.
+		if got := d.count(t, `SELECT * FROM OBJECTS (SELECT OBJECTS c.mapGrown FROM OBJECTS fixture.InspectCollections c) m WHERE (SELECT e FROM OBJECTS (m[0:-1]) e WHERE e.getValue().value != e.getKey().value + 100) = null`); got != 1 {
+			t.Errorf("%s: mapGrown's entries are not i -> 100 + i", name)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model"
 )
 
@@ -13,11 +14,20 @@ import (
 type Options struct {
 	// Size chooses the shallow sizes of @usedHeapSize and sizeof.
 	Size model.SizeMode
-	// Limit stops after that many rows (0: all).
+	// Limit keeps that many rows (0: all); the result's Total still
+	// counts them all.
 	Limit int
 	// Heaps selects the Android heaps whose objects a FROM clause naming
 	// classes yields; objects named by id are taken as given.
 	Heaps model.HeapSelection
+	// Reachable takes into a FROM clause naming classes only the objects
+	// reachable from the GC roots, the objects Eclipse MAT keeps by
+	// default (docs/oql.md).
+	Reachable bool
+	// Describe adds to the rows of SELECT * and SELECT OBJECTS each
+	// object's class, shallow and retained size, as Eclipse MAT's result
+	// tables show them (Columns names them).
+	Describe bool
 	// Context stops the evaluation when it is done (nil: never): Run then
 	// returns the context's error.
 	Context context.Context
@@ -47,119 +57,177 @@ type evaluator struct {
 	vals map[model.ObjectIndex]*model.ObjectValues
 	want map[model.ObjectIndex]bool
 
+	// emit hands the top query's rows on (Options.Row); subqueries keep
+	// theirs.
+	emit func([]Value) error
+
+	// shared holds what the evaluators of one query and its subqueries
+	// compute once.
+	*shared
+}
+
+// shared is what the evaluators of one query keep for each other.
+type shared struct {
 	subqueries map[*Subquery]Value
-	lim        *limits
-	// emit hands the top query's rows on (Options.Row); emitted counts
-	// them. Subqueries keep their rows.
-	emit    func([]Value) error
-	emitted int
+	correlated map[*Subquery]bool
+	// lim bounds the query's memory and time, and keeps its LIKE
+	// patterns and IN sets.
+	lim *limits
+	// anyCorrelated says a correlated subquery was met: values read are
+	// then kept in cache.
+	anyCorrelated bool
 	// children and referrers are built on first use: the dominator tree
 	// and the references reversed, each as offsets into one list.
 	childStart, children  []uint32
 	referStart, referrers []uint32
 	roots                 map[model.ObjectIndex][]string
+	// reachable marks the objects a Reachable query takes, built on
+	// first use (buildReachable).
+	reachable []bool
+	// classFroms keep the objects of FROM clauses naming classes, for
+	// subqueries evaluated again for each row.
+	classFroms map[*Query]fromList
+	// cache keeps the values of the first objects read, cacheBytes
+	// their size (see cachedBytes).
+	cache      map[model.ObjectIndex]*model.ObjectValues
+	cacheBytes int64
+	// fieldNames are the names of every field and static of the dump's
+	// classes, built on first use.
+	fieldNames map[string]bool
 }
 
 // Run answers query q over heap h with its retention r; field values are
 // read from h's dump again (model.EachValues). Rows come
-// in the order of the FROM clause's objects (by index for classes). An
-// error that the query's text causes is an *Error.
+// in the order of the FROM clause's objects (by index for classes).
 func Run(h *model.Heap, r *graph.Retention, q *Query, o Options) (*Result, error) {
-	e := &evaluator{h: h, r: r, opt: o, subqueries: map[*Subquery]Value{}, lim: newLimits(o), emit: o.Row}
-	res, err := e.query(q, o.Limit)
-	return res, classify(e.lim.ctx, err)
+	e := &evaluator{h: h, r: r, opt: o, emit: o.Row, shared: &shared{
+		subqueries: map[*Subquery]Value{}, correlated: map[*Subquery]bool{}, lim: newLimits(o),
+		cache: map[model.ObjectIndex]*model.ObjectValues{}, classFroms: map[*Query]fromList{},
+	}}
+	describe := o.Describe && len(columns(q)) == 1 && (q.Star || q.Mode != SelectColumns)
+	if describe && o.Row != nil {
+		e.emit = func(row []Value) error { return o.Row(e.describeRow(row)) }
+	}
+	res, err := e.query(q, nil, o.Limit)
+	if err != nil {
+		return nil, classify(e.lim.ctx, err)
+	}
+	if describe {
+		res.Columns = Columns(q, o)
+		for k, row := range res.Rows {
+			res.Rows[k] = e.describeRow(row)
+		}
+	}
+	return res, nil
 }
 
-// query evaluates q and its UNIONs, at most limit rows (0: all).
-func (e *evaluator) query(q *Query, limit int) (*Result, error) {
-	res, err := e.selectQuery(q, limit)
+// Columns names the columns of the rows Run gives for q with o, before
+// it runs.
+func Columns(q *Query, o Options) []string {
+	c := columns(q)
+	if o.Describe && len(c) == 1 && (q.Star || q.Mode != SelectColumns) {
+		c = append(c, "class", "shallow heap", "retained heap")
+	}
+	return c
+}
+
+// Columns names the columns of the rows q gives, before it is run
+// (without Options.Describe).
+func (q *Query) Columns() []string { return columns(q) }
+
+// child is an evaluator for a subquery: its own batch of values, the
+// rest shared.
+func (e *evaluator) child() *evaluator {
+	return &evaluator{h: e.h, r: e.r, opt: e.opt, shared: e.shared}
+}
+
+// describeRow adds to a row of one object the object's class, shallow
+// and retained size.
+func (e *evaluator) describeRow(row []Value) []Value {
+	v := unwrap(row[0])
+	if v.Kind != KindObject {
+		return append(row, Null(), Null(), Null())
+	}
+	retained := int64(0)
+	if e.r.Reachable(v.Obj) {
+		retained = e.r.RetainedBytes(v.Obj)
+	}
+	return append(row, String(heap.ClassName(e.h, v.Obj)), Int(e.h.ShallowBytes(v.Obj, e.opt.Size)), Int(retained))
+}
+
+// query evaluates q and its UNIONs, keeping at most limit rows (0: all)
+// and counting them all; outer is the row of the enclosing query a
+// correlated subquery refers to, nil for others.
+func (e *evaluator) query(q *Query, outer *scope, limit int) (*Result, error) {
+	set := &rowSet{rows: [][]Value{}, limit: limit, seen: map[string]bool{}, lim: e.lim, emit: e.emit}
+	res, err := e.selectQuery(q, outer, set)
 	if err != nil {
 		return nil, err
 	}
 	for _, u := range q.Union {
-		if limit > 0 && e.rows(res) >= limit {
-			break
-		}
-		more, err := e.selectQuery(u, limit-e.rows(res))
+		more, err := e.selectQuery(u, outer, set)
 		if err != nil {
 			return nil, err
 		}
 		if len(more.Columns) != len(res.Columns) {
 			return nil, fmt.Errorf("UNION of %d columns with %d columns", len(res.Columns), len(more.Columns))
 		}
-		res.Rows = append(res.Rows, more.Rows...)
 	}
-	if limit > 0 && len(res.Rows) > limit {
-		res.Rows = res.Rows[:limit]
-	}
+	res.Rows, res.Total = set.rows, set.total
 	return res, nil
 }
 
-// rows counts the rows of res found so far: those it keeps, or those
-// handed to Options.Row.
-func (e *evaluator) rows(res *Result) int {
-	if e.emit != nil {
-		return e.emitted
+// selectQuery evaluates one SELECT into set.
+func (e *evaluator) selectQuery(q *Query, outer *scope, set *rowSet) (*Result, error) {
+	vals, ok := e.classFroms[q]
+	if !ok {
+		var err error
+		if vals, err = e.fromValues(q.From, outer); err != nil {
+			return nil, err
+		}
+		if q.From.Kind == FromClass || q.From.Kind == FromPattern {
+			e.classFroms[q] = vals
+		}
 	}
-	return len(res.Rows)
-}
-
-// selectQuery evaluates one SELECT, at most limit rows (0: all).
-func (e *evaluator) selectQuery(q *Query, limit int) (*Result, error) {
-	if err := e.prepare(q); err != nil {
-		return nil, err
-	}
-	objs, err := e.fromObjects(q.From)
-	if err != nil {
-		return nil, err
-	}
-	set := &rowSet{rows: [][]Value{}, distinct: q.Distinct, seen: map[string]bool{}, lim: e.lim}
-	if q.Mode != SelectRetainedSet {
-		set.limit = limit
-		set.emit, set.emitted = e.emit, &e.emitted
+	set.distinct, set.seen = q.Distinct, map[string]bool{}
+	keep := set.limit
+	if q.Mode == SelectRetainedSet {
+		set.limit = 0
 	}
 	var retainers []model.ObjectIndex
-	for lo := 0; lo < len(objs) && !set.full(); lo += rowChunk {
+	for lo := 0; lo < vals.len(); lo += rowChunk {
 		if err := e.lim.ctx.Err(); err != nil {
 			return nil, err
 		}
-		chunk := objs[lo:min(lo+rowChunk, len(objs))]
-		rows, err := e.chunkRows(q, chunk)
+		chunk := vals.chunk(e, lo, min(lo+rowChunk, vals.len()))
+		rows, err := e.chunkRows(q, chunk, outer)
 		if err != nil {
 			return nil, err
 		}
-		for k, row := range rows {
-			if row == nil {
-				continue
+		for k, rs := range rows {
+			for _, row := range rs {
+				picked, err := e.take(q, chunk[k], row, set)
+				if err != nil {
+					return nil, err
+				}
+				retainers = append(retainers, picked...)
 			}
-			picked, err := e.take(q, chunk[k], row, set)
-			if err != nil {
-				return nil, err
-			}
-			retainers = append(retainers, picked...)
 		}
 	}
 	if q.Mode == SelectRetainedSet {
+		set.limit = keep
 		retained, err := e.retainedSet(retainers)
 		if err != nil {
 			return nil, err
 		}
-		set.limit = limit
-		set.emit, set.emitted = e.emit, &e.emitted
 		for _, i := range retained {
-			if set.full() {
-				break
-			}
 			if err := set.add([]Value{Object(e.h, i)}); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return &Result{Columns: columns(q), Rows: set.rows}, nil
+	return &Result{Columns: columns(q)}, nil
 }
-
-// Columns names the columns of the rows q gives, before it is run.
-func (q *Query) Columns() []string { return columns(q) }
 
 // columns names the columns of q's rows: one "object" column unless q
 // selects the values of its items.
@@ -174,19 +242,19 @@ func columns(q *Query) []string {
 	return names
 }
 
-// take adds to set what the row of object obj selects: the row itself
-// (the object for SELECT *), or for SELECT OBJECTS each object of its
-// values. For AS RETAINED SET it adds nothing and returns those objects.
-func (e *evaluator) take(q *Query, obj model.ObjectIndex, row []Value, set *rowSet) ([]model.ObjectIndex, error) {
+// take adds to set what the row of value v selects: the row itself (the
+// value for SELECT *), or for SELECT OBJECTS each object of its values.
+// For AS RETAINED SET it adds nothing and returns those objects.
+func (e *evaluator) take(q *Query, v Value, row []Value, set *rowSet) ([]model.ObjectIndex, error) {
 	if q.Star {
-		row = []Value{Object(e.h, obj)}
+		row = []Value{unwrap(v)}
 	}
 	if q.Mode == SelectColumns {
 		return nil, set.add(row)
 	}
 	var retainers []model.ObjectIndex
 	for _, v := range row {
-		picked, err := objectsOf(v)
+		picked, err := e.objectsOf(v)
 		if err != nil {
 			return nil, err
 		}
@@ -203,29 +271,24 @@ func (e *evaluator) take(q *Query, obj model.ObjectIndex, row []Value, set *rowS
 	return retainers, nil
 }
 
-// rowSet gathers the rows of a SELECT: at most limit (0: all), and with
-// distinct each row once; the memory they take is charged to lim. With
-// emit, the rows are handed on as they come (counted in emitted) instead
-// of kept.
+// rowSet gathers the rows of a query and its UNIONs: it keeps at most
+// limit (0: all) and counts them all in total; with distinct each row of
+// the current SELECT once. The memory they take is charged to lim. With
+// emit, the rows within the limit are handed on as they come instead of
+// kept.
 type rowSet struct {
 	rows     [][]Value
 	limit    int
+	total    int
 	distinct bool
 	seen     map[string]bool
 	lim      *limits
 	emit     func([]Value) error
-	emitted  *int
-	n        int
 }
 
-// full reports whether the set holds limit rows.
-func (s *rowSet) full() bool { return s.limit > 0 && s.n >= s.limit }
-
-// add adds row unless the set is full or, with distinct, has it already.
+// add adds row unless, with distinct, the set has it already; past the
+// limit it only counts it.
 func (s *rowSet) add(row []Value) error {
-	if s.full() {
-		return nil
-	}
 	if s.distinct {
 		var b strings.Builder
 		for _, v := range row {
@@ -240,9 +303,11 @@ func (s *rowSet) add(row []Value) error {
 			return err
 		}
 	}
-	s.n++
+	s.total++
+	if s.limit > 0 && s.total > s.limit {
+		return nil
+	}
 	if s.emit != nil {
-		*s.emitted++
 		if err := s.emit(row); err != nil {
 			return &readError{err}
 		}
@@ -253,17 +318,24 @@ func (s *rowSet) add(row []Value) error {
 }
 
 // objectsOf lists the objects of value v for SELECT OBJECTS: the object,
-// a list's objects, none for null.
-func objectsOf(v Value) ([]model.ObjectIndex, error) {
+// a list's objects, the object of an object id (a number), none for
+// null.
+func (e *evaluator) objectsOf(v Value) ([]model.ObjectIndex, error) {
+	v = unwrap(v)
 	switch v.Kind {
 	case KindNull:
 		return nil, nil
 	case KindObject:
 		return []model.ObjectIndex{v.Obj}, nil
+	case KindInt:
+		if v.Int < 0 || v.Int >= int64(e.h.NumObjects()) {
+			return nil, fmt.Errorf("SELECT OBJECTS: no object id %d in the dump", v.Int)
+		}
+		return []model.ObjectIndex{model.ObjectIndex(v.Int)}, nil
 	case KindList:
 		var out []model.ObjectIndex
 		for _, x := range v.List {
-			o, err := objectsOf(x)
+			o, err := e.objectsOf(x)
 			if err != nil {
 				return nil, err
 			}
@@ -274,9 +346,11 @@ func objectsOf(v Value) ([]model.ObjectIndex, error) {
 	return nil, fmt.Errorf("SELECT OBJECTS: %s is %s, not an object", v.Text(), kindName(v.Kind))
 }
 
-// row evaluates q for object obj: nil when WHERE rejects it.
-func (e *evaluator) row(q *Query, obj model.ObjectIndex) ([]Value, error) {
-	sc := scope{this: Object(e.h, obj), alias: q.From.Alias}
+// row evaluates q for value v: nil when WHERE rejects it, else its rows:
+// one, or one for each row of a subquery of columns written as a select
+// item (a cross join, as Eclipse MAT expands them).
+func (e *evaluator) row(q *Query, v Value, outer *scope) ([][]Value, error) {
+	sc := scope{this: v, alias: q.From.Alias, outer: outer}
 	if q.Where != nil {
 		w, err := e.eval(q.Where, sc)
 		if err != nil {
@@ -287,13 +361,35 @@ func (e *evaluator) row(q *Query, obj model.ObjectIndex) ([]Value, error) {
 			return nil, err
 		}
 	}
-	row := make([]Value, len(q.Items))
+	rows := [][]Value{make([]Value, len(q.Items))}
 	for k, it := range q.Items {
-		v, err := e.eval(it.Expr, sc)
+		val, err := e.eval(it.Expr, sc)
 		if err != nil {
 			return nil, err
 		}
-		row[k] = v
+		if sub, ok := it.Expr.(*Subquery); ok && sub.Query.Mode == SelectColumns && !sub.Query.Star && val.Kind == KindList {
+			if len(val.List) > 1 {
+				rows = crossJoin(rows, k, val.List)
+				continue
+			}
+			val = val.List[0]
+		}
+		for _, r := range rows {
+			r[k] = val
+		}
 	}
-	return row, nil
+	return rows, nil
+}
+
+// crossJoin repeats each of rows once for each value of vals in column k.
+func crossJoin(rows [][]Value, k int, vals []Value) [][]Value {
+	out := make([][]Value, 0, len(rows)*len(vals))
+	for _, r := range rows {
+		for _, v := range vals {
+			c := append([]Value(nil), r...)
+			c[k] = v
+			out = append(out, c)
+		}
+	}
+	return out
 }

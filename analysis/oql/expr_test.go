@@ -11,8 +11,8 @@ const targetFrom = "fixture.InspectTarget t"
 
 // Fields read as their Java type says: booleans, chars as one-character
 // strings, integers sign-extended, floats, references as objects; a
-// missing field and a null reference are null, and so is anything read
-// through a null.
+// field of another class and a null reference are null, and so is
+// anything read through a null.
 func TestFields(t *testing.T) {
 	for _, name := range inspectDumps {
 		d := loadDump(t, name)
@@ -27,7 +27,6 @@ func TestFields(t *testing.T) {
 			{"t.doubleValue", Float(-2.25)},
 			{"t.nothing", Null()},
 			{"t.nothing.value", Null()},
-			{"t.noSuchField", Null()},
 			{"intValue", Int(0x12345678)},
 			{"t.text.coder", Int(0)},
 			{"t.utf16Text.coder", Int(1)},
@@ -38,6 +37,10 @@ func TestFields(t *testing.T) {
 		d.checkExprs(t, "fixture.InspectReferrerA a", []exprCase{{"a.order", Int(1)}, {"a.target.tiny", Int(-7)}})
 		d.checkExprs(t, "fixture.InspectReferrerB b", []exprCase{{"b.weight", Int(42)}, {"b.held.letter", String("Q")}})
 		d.fails(t, "SELECT t.intValue.x FROM "+targetFrom, "field x of a number 305419896: not an object")
+		// A name no class declares is a mistake, not an empty column
+		// (issue #23); a field another class declares is null.
+		d.fails(t, "SELECT t.noSuchField FROM "+targetFrom, "unknown field noSuchField: no class of the dump declares it")
+		d.checkExprs(t, targetFrom, []exprCase{{"t.weight", Null()}})
 		// InspectGrowth.value = index * 1000003 for every object.
 		if got := d.count(t, `SELECT * FROM fixture.InspectGrowth g WHERE g.value != g.index * 1000003`); got != 0 {
 			t.Errorf("%s: %d growth objects with value != index * 1000003", name, got)
@@ -242,8 +245,15 @@ func TestLogic(t *testing.T) {
 		{"t.flag OR t.intValue", Bool(true)},
 		{"NOT t.flag AND t.intValue", Bool(false)},
 	})
-	d.fails(t, "SELECT t.intValue AND t.flag FROM "+targetFrom, "expected a condition (true or false), found a number 305419896")
-	d.fails(t, "SELECT t.flag AND t.intValue FROM "+targetFrom, "expected a condition (true or false), found a number 305419896")
+	// An object compared with a number or a string is a mistake.
+	d.fails(t, "SELECT * FROM "+targetFrom+" WHERE t.text = 0", "= compares an object with a number 0")
+	d.fails(t, "SELECT * FROM "+targetFrom+` WHERE "x" < t`, "< compares an object with a string x")
+	// Numbers are conditions, as in Eclipse MAT: 0 is false.
+	d.checkExprs(t, targetFrom, []exprCase{
+		{"t.intValue AND t.flag", Bool(true)},
+		{"t.flag AND (t.intValue - t.intValue)", Bool(false)},
+		{"t.floatValue OR false", Bool(true)},
+	})
 	d.fails(t, "SELECT * FROM "+targetFrom+" WHERE t.text", "expected a condition (true or false), found an object")
 	if got := d.count(t, "SELECT * FROM "+targetFrom+" WHERE t.nothing"); got != 0 {
 		t.Errorf("WHERE null: %d rows, want 0", got)

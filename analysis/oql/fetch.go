@@ -18,14 +18,20 @@ var errPending = errors.New("field values not read yet")
 // millions of objects keeps.
 const rowChunk = 1 << 18
 
-// chunkRows evaluates q over objs: for each object its items' values (an
-// empty row for SELECT *), nil where WHERE rejects it. Rows waiting for
-// field values are evaluated again after each batch of reads.
-func (e *evaluator) chunkRows(q *Query, objs []model.ObjectIndex) ([][]Value, error) {
+// cachedBytes bounds the values a query with a correlated subquery keeps
+// beyond the current chunk, for the subqueries evaluated again for each
+// row: the first objects read, up to about this many bytes.
+const cachedBytes = 64 << 20
+
+// chunkRows evaluates q over vals: for each value its rows (one empty
+// row for SELECT *), nil where WHERE rejects it. Rows waiting for field
+// values are evaluated again after each batch of reads.
+func (e *evaluator) chunkRows(q *Query, vals []Value, outer *scope) ([][][]Value, error) {
 	e.vals = map[model.ObjectIndex]*model.ObjectValues{}
 	e.want = map[model.ObjectIndex]bool{}
-	rows := make([][]Value, len(objs))
-	pending := make([]int, len(objs))
+	defer func() { e.vals = nil }()
+	rows := make([][][]Value, len(vals))
+	pending := make([]int, len(vals))
 	for k := range pending {
 		pending[k] = k
 	}
@@ -37,7 +43,7 @@ func (e *evaluator) chunkRows(q *Query, objs []model.ObjectIndex) ([][]Value, er
 					return nil, err
 				}
 			}
-			row, err := e.row(q, objs[k])
+			rs, err := e.row(q, vals[k], outer)
 			if errors.Is(err, errPending) {
 				wait = append(wait, k)
 				continue
@@ -45,7 +51,7 @@ func (e *evaluator) chunkRows(q *Query, objs []model.ObjectIndex) ([][]Value, er
 			if err != nil {
 				return nil, err
 			}
-			rows[k] = row
+			rows[k] = rs
 		}
 		if len(wait) > 0 {
 			if err := e.read(); err != nil {
@@ -54,8 +60,27 @@ func (e *evaluator) chunkRows(q *Query, objs []model.ObjectIndex) ([][]Value, er
 		}
 		pending = wait
 	}
-	e.vals = nil
 	return rows, nil
+}
+
+// evalNow evaluates x outside the rows of a FROM clause (a FROM
+// expression), reading the field values it needs as it goes.
+func (e *evaluator) evalNow(x Expr, sc scope) (Value, error) {
+	if e.vals != nil {
+		return e.eval(x, sc)
+	}
+	e.vals = map[model.ObjectIndex]*model.ObjectValues{}
+	e.want = map[model.ObjectIndex]bool{}
+	defer func() { e.vals = nil }()
+	for {
+		v, err := e.eval(x, sc)
+		if !errors.Is(err, errPending) {
+			return v, err
+		}
+		if err := e.read(); err != nil {
+			return Null(), err
+		}
+	}
 }
 
 // read reads the values of the objects rows wait for, in one batch.
@@ -75,6 +100,10 @@ func (e *evaluator) read() error {
 	}
 	for k, i := range objs {
 		e.vals[i] = got[k]
+		if size := int64(len(got[k].Data)) + 64*int64(len(got[k].Fields)); e.anyCorrelated && e.cacheBytes+size <= cachedBytes {
+			e.cache[i] = got[k]
+			e.cacheBytes += size
+		}
 	}
 	clear(e.want)
 	return nil
@@ -88,6 +117,10 @@ func (e *evaluator) values(i model.ObjectIndex) (*model.ObjectValues, error) {
 	}
 	if e.vals == nil {
 		return nil, errors.New("field values are read only for the rows of a FROM clause")
+	}
+	if v, ok := e.cache[i]; ok {
+		e.vals[i] = v
+		return v, nil
 	}
 	e.want[i] = true
 	return nil, errPending

@@ -13,6 +13,7 @@ func (e *evaluator) binary(x *Binary, sc scope) (Value, error) {
 	if err != nil {
 		return l, err
 	}
+	l = unwrap(l)
 	switch x.Op {
 	case "AND", "OR":
 		lt, err := truth(l)
@@ -33,7 +34,16 @@ func (e *evaluator) binary(x *Binary, sc scope) (Value, error) {
 	if err != nil {
 		return r, err
 	}
+	r = unwrap(r)
 	switch x.Op {
+	case "=", "!=", "<", "<=", ">", ">=":
+		if other, ok := objectAgainstScalar(l, r); ok {
+			return Null(), fmt.Errorf("%s compares an object with %s %s: compare a field or an attribute of it (.@objectId, toString(…))", x.Op, kindName(other.Kind), other.Text())
+		}
+	}
+	switch x.Op {
+	case "IMPLEMENTS":
+		return Bool(e.implements(l, r.Str)), nil
 	case "=":
 		return Bool(equal(l, r)), nil
 	case "!=":
@@ -68,6 +78,20 @@ func (e *evaluator) binary(x *Binary, sc scope) (Value, error) {
 		return Bool(e.lim.in(l, r.List)), nil
 	}
 	return arithmetic(x.Op, l, r)
+}
+
+// objectAgainstScalar reports whether one of a and b is an object and the
+// other a number, a string or a boolean, a comparison that is always a
+// mistake (Eclipse MAT refuses it too); other is the non-object.
+func objectAgainstScalar(a, b Value) (other Value, ok bool) {
+	if b.Kind == KindObject {
+		a, b = b, a
+	}
+	switch b.Kind {
+	case KindInt, KindFloat, KindString, KindBool:
+		return b, a.Kind == KindObject
+	}
+	return b, false
 }
 
 // equal compares two values: numbers by value, objects by identity.

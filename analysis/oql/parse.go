@@ -26,112 +26,6 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("column %d: expected %s, found %s", e.Col, e.Expected, e.Found)
 }
 
-// tokKind is what a token is.
-type tokKind int
-
-const (
-	tokEOF tokKind = iota
-	tokIdent
-	tokNumber
-	tokString
-	tokAttr // @name
-	tokOp   // punctuation and operators
-)
-
-type token struct {
-	kind tokKind
-	text string // identifier, attribute name, operator, number or the string's value
-	pos  int    // byte offset in the query
-}
-
-// lex splits a query into tokens; an unterminated string or a character
-// that starts no token is a syntax error.
-func lex(q string) ([]token, error) {
-	var out []token
-	i := 0
-	for i < len(q) {
-		c := q[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			i++
-		case isIdentStart(c):
-			j := i + 1
-			for j < len(q) && isIdentPart(q[j]) {
-				j++
-			}
-			out = append(out, token{tokIdent, q[i:j], i})
-			i = j
-		case c >= '0' && c <= '9' || c == '.' && i+1 < len(q) && q[i+1] >= '0' && q[i+1] <= '9':
-			j := i + 1
-			for j < len(q) && (isIdentPart(q[j]) || q[j] == '.') {
-				j++
-			}
-			out = append(out, token{tokNumber, q[i:j], i})
-			i = j
-		case c == '@':
-			j := i + 1
-			for j < len(q) && isIdentPart(q[j]) {
-				j++
-			}
-			if j == i+1 {
-				return nil, syntaxAt(q, i+1, "an attribute name after @", describeAt(q, i+1))
-			}
-			out = append(out, token{tokAttr, q[i+1 : j], i})
-			i = j
-		case c == '"' || c == '\'':
-			var b strings.Builder
-			j := i + 1
-			for ; j < len(q) && q[j] != c; j++ {
-				if q[j] == '\\' && j+1 < len(q) && q[j+1] == c {
-					j++
-				}
-				b.WriteByte(q[j])
-			}
-			if j >= len(q) {
-				return nil, syntaxAt(q, len(q), fmt.Sprintf("%c to end the string started at column %d", c, column(q, i)), "the end of the query")
-			}
-			out = append(out, token{tokString, b.String(), i})
-			i = j + 1
-		default:
-			op := ""
-			for _, o := range []string{"<=", ">=", "!=", "<>", "=", "<", ">", "(", ")", ",", ".", "*", "+", "-", "/", "%", "[", "]"} {
-				if strings.HasPrefix(q[i:], o) {
-					op = o
-					break
-				}
-			}
-			if op == "" {
-				return nil, syntaxAt(q, i, "a token", describeAt(q, i))
-			}
-			out = append(out, token{tokOp, op, i})
-			i += len(op)
-		}
-	}
-	return append(out, token{tokEOF, "", len(q)}), nil
-}
-
-func isIdentStart(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$' || c >= 0x80
-}
-
-func isIdentPart(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
-
-// column is the 1-based column of byte offset pos in q, counting
-// characters.
-func column(q string, pos int) int { return len([]rune(q[:pos])) + 1 }
-
-func syntaxAt(q string, pos int, expected, found string) *SyntaxError {
-	return &SyntaxError{Col: column(q, pos), Expected: expected, Found: found}
-}
-
-// describeAt names the character at pos for an error.
-func describeAt(q string, pos int) string {
-	if pos >= len(q) {
-		return "the end of the query"
-	}
-	return strconv.QuoteRune([]rune(q[pos:])[0])
-}
-
 // keywords cannot be aliases or bare field names.
 var keywords = map[string]bool{
 	"SELECT": true, "DISTINCT": true, "OBJECTS": true, "AS": true, "RETAINED": true, "SET": true,
@@ -278,7 +172,7 @@ func (p *parser) query() (*Query, error) {
 	return q, nil
 }
 
-// selectQuery := SELECT [DISTINCT] [OBJECTS | AS RETAINED SET] (* | item {, item}) FROM from [WHERE expr]
+// selectQuery := SELECT [DISTINCT] [OBJECTS | AS RETAINED SET [OBJECTS]] (* | item {, item}) FROM from [WHERE expr]
 func (p *parser) selectQuery() (*Query, error) {
 	if err := p.expectKeyword("SELECT"); err != nil {
 		return nil, err
@@ -297,6 +191,7 @@ func (p *parser) selectQuery() (*Query, error) {
 			return nil, err
 		}
 		q.Mode = SelectRetainedSet
+		p.acceptKeyword("OBJECTS")
 	}
 	if p.acceptOp("*") {
 		q.Star = true
@@ -338,7 +233,7 @@ func (p *parser) selectQuery() (*Query, error) {
 	return q, nil
 }
 
-// from := [OBJECTS] [INSTANCEOF] (class | "regex" | id {, id} | ( query )) [alias]
+// from := [OBJECTS] [INSTANCEOF] (class | "regex" | id {, id} | ( query ) | ( expr ) | name [ expr : expr ]) [alias]
 func (p *parser) from() (From, error) {
 	var f From
 	for {
@@ -356,6 +251,14 @@ func (p *parser) from() (From, error) {
 	switch {
 	case t.kind == tokOp && t.text == "(":
 		p.next()
+		if !p.isKeyword("SELECT") {
+			x, err := p.parenthesised()
+			if err != nil {
+				return f, err
+			}
+			f.Kind, f.Expr = FromExpr, x
+			break
+		}
 		sub, err := p.query()
 		if err != nil {
 			return f, err
@@ -378,7 +281,7 @@ func (p *parser) from() (From, error) {
 			id, err := parseID(t.text)
 			if err != nil {
 				p.at--
-				return f, p.fail("an object id (decimal or 0x hex)")
+				return f, p.fail("an object id (decimal) or address (0x hex)")
 			}
 			f.IDs = append(f.IDs, id)
 			if !p.acceptOp(",") {
@@ -386,11 +289,20 @@ func (p *parser) from() (From, error) {
 			}
 		}
 	case t.kind == tokIdent && !keywords[strings.ToUpper(t.text)]:
+		start := p.at
 		name, err := p.className()
 		if err != nil {
 			return f, err
 		}
 		f.Kind, f.Class = FromClass, name
+		if p.isOp("[") {
+			// x[a:b] names no class: an expression of an outer alias.
+			p.at = start
+			if f.Expr, err = p.postfix(); err != nil {
+				return f, err
+			}
+			f.Kind, f.Class = FromExpr, ""
+		}
 	default:
 		return f, p.fail("a class name, a \"regex\", object ids or a (subquery)")
 	}
@@ -413,21 +325,22 @@ func (p *parser) className() (string, error) {
 		}
 		b.WriteString("." + t.text)
 	}
-	for p.acceptOp("[") {
-		if err := p.expectOp("]"); err != nil {
-			return "", err
-		}
+	for p.isOp("[") && p.toks[p.at+1].kind == tokOp && p.toks[p.at+1].text == "]" {
+		p.at += 2
 		b.WriteString("[]")
 	}
 	return b.String(), nil
 }
 
-// parseID reads an object id: 0x hex or decimal.
-func parseID(s string) (uint64, error) {
+// parseID reads an object reference: an address in 0x hex, or an object
+// id in decimal.
+func parseID(s string) (ObjectRef, error) {
 	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
-		return strconv.ParseUint(s[2:], 16, 64)
+		n, err := strconv.ParseUint(s[2:], 16, 64)
+		return ObjectRef{N: n, Address: true}, err
 	}
-	return strconv.ParseUint(s, 10, 64)
+	n, err := strconv.ParseUint(s, 10, 64)
+	return ObjectRef{N: n}, err
 }
 
 // expr := and { OR and }
@@ -482,7 +395,7 @@ func (p *parser) not() (Expr, error) {
 	return p.comparison()
 }
 
-// comparison := sum [ (= | != | <> | < | <= | > | >=) sum | [NOT] LIKE sum | [NOT] IN sum ]
+// comparison := sum [ (= | != | <> | < | <= | > | >=) sum | [NOT] LIKE sum | [NOT] IN sum | IMPLEMENTS class ]
 func (p *parser) comparison() (Expr, error) {
 	l, err := p.sum()
 	if err != nil {
@@ -513,6 +426,15 @@ func (p *parser) comparison() (Expr, error) {
 	}
 	var cmp Expr
 	switch {
+	case !negate && p.acceptKeyword("IMPLEMENTS"):
+		if t := p.peek(); t.kind != tokIdent {
+			return nil, p.fail("a class name after IMPLEMENTS")
+		}
+		name, err := p.className()
+		if err != nil {
+			return nil, err
+		}
+		return &Binary{Op: "IMPLEMENTS", L: l, R: &Literal{Value: String(name)}}, nil
 	case p.acceptKeyword("LIKE"):
 		r, err := p.sum()
 		if err != nil {
@@ -584,7 +506,7 @@ func (p *parser) unary() (Expr, error) {
 	return p.postfix()
 }
 
-// postfix := primary { . name | . @attr | . name ( ) | [ expr ] }
+// postfix := primary { . name | . @attr | . name ( [expr {, expr}] ) | [ expr [: expr] ] }
 func (p *parser) postfix() (Expr, error) {
 	x, err := p.primary()
 	if err != nil {
@@ -599,14 +521,11 @@ func (p *parser) postfix() (Expr, error) {
 				x = &Attr{X: x, Name: t.text}
 			case t.kind == tokIdent && p.isOp("("):
 				p.next()
-				if err := p.expectOp(")"); err != nil {
+				args, err := p.arguments()
+				if err != nil {
 					return nil, err
 				}
-				if !knownFunction(t.text) {
-					p.at -= 3
-					return nil, p.fail("a built-in function (" + functionList() + ")")
-				}
-				x = &Call{Name: strings.ToLower(t.text), Args: []Expr{x}}
+				x = &Method{X: x, Name: strings.ToLower(t.text), Args: args}
 			case t.kind == tokIdent && !clauseWords[strings.ToUpper(t.text)]:
 				x = &Field{X: x, Name: t.text}
 			default:
@@ -618,10 +537,17 @@ func (p *parser) postfix() (Expr, error) {
 			if err != nil {
 				return nil, err
 			}
+			ix := &Index{X: x, I: i}
+			if p.acceptOp(":") {
+				if ix.Hi, err = p.expr(); err != nil {
+					return nil, err
+				}
+				ix.Range = true
+			}
 			if err := p.expectOp("]"); err != nil {
 				return nil, err
 			}
-			x = &Index{X: x, I: i}
+			x = ix
 		default:
 			return x, nil
 		}
@@ -678,26 +604,34 @@ func (p *parser) call(fn token) (Expr, error) {
 		p.at -= 2
 		return nil, p.fail("a built-in function (" + functionList() + ")")
 	}
-	c := &Call{Name: strings.ToLower(fn.text)}
-	if !p.acceptOp(")") {
-		for {
-			a, err := p.expr()
-			if err != nil {
-				return nil, err
-			}
-			c.Args = append(c.Args, a)
-			if !p.acceptOp(",") {
-				break
-			}
-		}
-		if err := p.expectOp(")"); err != nil {
-			return nil, err
-		}
+	args, err := p.arguments()
+	if err != nil {
+		return nil, err
 	}
+	c := &Call{Name: strings.ToLower(fn.text), Args: args}
 	if len(c.Args) != 1 {
 		return nil, syntaxAt(p.q, fn.pos, "one argument to "+fn.text, fmt.Sprintf("%d", len(c.Args)))
 	}
 	return c, nil
+}
+
+// arguments := [ expr {, expr} ] ), after "(".
+func (p *parser) arguments() ([]Expr, error) {
+	var args []Expr
+	if p.acceptOp(")") {
+		return args, nil
+	}
+	for {
+		a, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, a)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	return args, p.expectOp(")")
 }
 
 // parenthesised := ( query ) | ( expr ) | ( expr , expr … ), after "(".
@@ -733,15 +667,33 @@ func (p *parser) parenthesised() (Expr, error) {
 	return x, nil
 }
 
-// parseNumber reads an integer (decimal or 0x hex) or a decimal fraction.
+// parseNumber reads an integer (decimal or 0x hex) or a decimal fraction,
+// with Java's suffixes: L for a long, F or D for a floating-point number.
+// A fraction too large for a double is infinite, as in Java.
 func parseNumber(s string) (Value, bool) {
 	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
-		n, err := strconv.ParseUint(s[2:], 16, 64)
+		n, err := strconv.ParseUint(strings.TrimRight(s[2:], "lL"), 16, 64)
 		return Int(int64(n)), err == nil
 	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return Int(n), true
+	if strings.ContainsAny(s, "xXpP_") {
+		return Null(), false
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	return Float(f), err == nil && !strings.ContainsAny(s, "xXpP_")
+	if body, ok := strings.CutSuffix(strings.ToUpper(s), "L"); ok {
+		n, err := strconv.ParseInt(body, 10, 64)
+		return Int(n), err == nil
+	}
+	body, fraction := strings.CutSuffix(strings.ToUpper(s), "D")
+	if !fraction {
+		body, fraction = strings.CutSuffix(body, "F")
+	}
+	if !fraction {
+		if n, err := strconv.ParseInt(body, 10, 64); err == nil {
+			return Int(n), true
+		}
+	}
+	f, err := strconv.ParseFloat(body, 64)
+	if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+		err = nil
+	}
+	return Float(f), err == nil
 }

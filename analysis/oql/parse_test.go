@@ -2,6 +2,7 @@ package oql
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 )
@@ -65,7 +66,7 @@ func TestParseErrors(t *testing.T) {
 		{`SELECT * FROM`, 14, `column 14: expected a class name, a "regex", object ids or a (subquery), found the end of the query`},
 		{`SELECT * FROM a WHERE (x = 1`, 29, `column 29: expected ")", found the end of the query`},
 		{`SELECT * FROM a WHERE x = "open`, 32, `column 32: expected " to end the string started at column 27, found the end of the query`},
-		{`SELECT frob(x) FROM a`, 8, `column 8: expected a built-in function (toString, toHex, classof, dominators, dominatorof, outbounds, inbounds, sizeof), found "frob"`},
+		{`SELECT frob(x) FROM a`, 8, `column 8: expected a built-in function (toString, toHex, classof, dominators, dominatorof, outbounds, inbounds, sizeof, eval), found "frob"`},
 		{`SELECT x FROM a b c`, 19, `column 19: expected the end of the query, found "c"`},
 		{`SELECT # FROM a`, 8, `column 8: expected a token, found '#'`},
 		{`SELECT x. FROM a`, 11, `column 11: expected a field name or @attribute after ".", found "FROM"`},
@@ -88,6 +89,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(`SELECT DISTINCT OBJECTS classof(s) FROM "java\.util\..*" s UNION (SELECT * FROM OBJECTS 0x10, 20)`)
 	f.Add(`SELECT * FROM (SELECT * FROM a) x WHERE x IN (1, 2, -3.5) OR NOT x.@length * 2 % 3 <= 4`)
 	f.Add(`SELECT e[0].toString() FROM int[][] e WHERE (((((1)))))`)
+	f.Add(`SELECT m[0:-1].get(1).getKey(), eval((SELECT t FROM OBJECTS (m[1:3]) t)) FROM OBJECTS INSTANCEOF (1E-3D + 1024L) m WHERE m IMPLEMENTS a.B`)
 	f.Fuzz(func(t *testing.T, q string) {
 		start := time.Now()
 		_, _ = Parse(q)
@@ -95,4 +97,24 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("took %v", d)
 		}
 	})
+}
+
+// Numbers take Java's suffixes: L for a long, F or D for a fraction; a
+// fraction too large for a double is infinite, as Java reads it.
+func TestParseNumberSuffixes(t *testing.T) {
+	for text, want := range map[string]Value{
+		"1024L": Int(1024), "1024": Int(1024), "0x1F": Int(31), "0x1FL": Int(31),
+		"12.25d": Float(12.25), "1.5F": Float(1.5), "2D": Float(2), "1E-3": Float(0.001),
+		"1E308D": Float(1e308), "1E309D": Float(math.Inf(1)),
+	} {
+		got, ok := parseNumber(text)
+		if !ok || !sameValue(got, want) {
+			t.Errorf("%s: %s (%v), want %s", text, describe(got), ok, describe(want))
+		}
+	}
+	for _, bad := range []string{"1LL", "1x", "0xZ", "1_000"} {
+		if _, ok := parseNumber(bad); ok {
+			t.Errorf("%s parses", bad)
+		}
+	}
 }

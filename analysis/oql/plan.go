@@ -8,115 +8,270 @@ import (
 	"github.com/hprofctl/hprofctl/model"
 )
 
-// prepare evaluates the subqueries in q's expressions, once each: they
-// cannot refer to the outer query's object.
-func (e *evaluator) prepare(q *Query) error {
-	exprs := []Expr{q.Where}
-	for _, it := range q.Items {
-		exprs = append(exprs, it.Expr)
+// subquery is the value of subquery x in the row of scope sc: null when
+// it gives no row, else the list of its rows, each row one value for
+// SELECT *, OBJECTS and AS RETAINED SET, a record of its columns for
+// others. A subquery that names an alias of an enclosing query is
+// evaluated again for each row; others once.
+func (e *evaluator) subquery(x *Subquery, sc scope) (Value, error) {
+	correlated := e.isCorrelated(x, sc)
+	if v, done := e.subqueries[x]; done && !correlated {
+		return v, nil
 	}
-	return eachSubquery(e.subquery, exprs...)
-}
-
-// eachSubquery calls f on the subqueries of exprs, left to right and
-// outermost first, without entering them; nil expressions have none.
-func eachSubquery(f func(*Subquery) error, exprs ...Expr) error {
-	for _, x := range exprs {
-		var err error
-		switch x := x.(type) {
-		case *Field:
-			err = eachSubquery(f, x.X)
-		case *Attr:
-			err = eachSubquery(f, x.X)
-		case *Index:
-			err = eachSubquery(f, x.X, x.I)
-		case *Call:
-			err = eachSubquery(f, x.Args...)
-		case *Binary:
-			err = eachSubquery(f, x.L, x.R)
-		case *Not:
-			err = eachSubquery(f, x.X)
-		case *List:
-			err = eachSubquery(f, x.Items...)
-		case *Subquery:
-			err = f(x)
+	var outer *scope
+	if correlated {
+		// The row's object is read with the other rows of its chunk,
+		// not alone by the subquery for each row.
+		if this := unwrap(sc.this); this.Kind == KindObject {
+			if _, err := e.values(this.Obj); err != nil {
+				return Null(), err
+			}
 		}
-		if err != nil {
-			return err
-		}
+		outer = &sc
 	}
-	return nil
-}
-
-// subquery evaluates x unless done before: its value is the list of its
-// rows, each row its one value or, with several columns, their list.
-func (e *evaluator) subquery(x *Subquery) error {
-	if _, done := e.subqueries[x]; done {
-		return nil
-	}
-	sub := &evaluator{h: e.h, r: e.r, opt: e.opt, subqueries: e.subqueries, lim: e.lim}
-	res, err := sub.query(x.Query, 0)
+	res, err := e.child().query(x.Query, outer, 0)
 	if err != nil {
-		return err
+		return Null(), err
 	}
+	v := rowsValue(x.Query, res)
+	if !correlated {
+		e.subqueries[x] = v
+	}
+	return v, nil
+}
+
+// rowsValue is a subquery's result as a value (see subquery).
+func rowsValue(q *Query, res *Result) Value {
+	if len(res.Rows) == 0 {
+		return Null()
+	}
+	plain := q.Star || q.Mode != SelectColumns
 	list := make([]Value, len(res.Rows))
 	for k, row := range res.Rows {
 		list[k] = row[0]
-		if len(row) > 1 {
-			list[k] = Value{Kind: KindList, List: row}
+		if !plain {
+			list[k] = record(res.Columns, row)
 		}
 	}
-	e.subqueries[x] = Value{Kind: KindList, List: list}
-	return nil
+	return Value{Kind: KindList, List: list}
 }
 
-// fromObjects lists the objects a FROM clause names, in index order for
-// classes, in the order written for ids and as the subquery gives them.
-func (e *evaluator) fromObjects(f From) ([]model.ObjectIndex, error) {
+// isCorrelated reports whether subquery x names an alias of the queries
+// around it (sc and its outer scopes).
+func (e *evaluator) isCorrelated(x *Subquery, sc scope) bool {
+	if c, ok := e.correlated[x]; ok {
+		return c
+	}
+	aliases := map[string]bool{}
+	for s := &sc; s != nil; s = s.outer {
+		if s.alias != "" {
+			aliases[s.alias] = true
+		}
+	}
+	found := false
+	namesIn(x.Query, func(n string) { found = found || aliases[n] })
+	e.correlated[x] = found
+	e.anyCorrelated = e.anyCorrelated || found
+	return found
+}
+
+// namesIn calls f on every bare name of q, its FROM expression, its
+// subqueries and its UNIONs.
+func namesIn(q *Query, f func(string)) {
+	exprs := []Expr{q.Where, q.From.Expr}
+	for _, it := range q.Items {
+		exprs = append(exprs, it.Expr)
+	}
+	exprNames(f, exprs...)
+	if q.From.Sub != nil {
+		namesIn(q.From.Sub, f)
+	}
+	for _, u := range q.Union {
+		namesIn(u, f)
+	}
+}
+
+// exprNames calls f on the bare names of exprs and of the subqueries in
+// them; nil expressions have none.
+func exprNames(f func(string), exprs ...Expr) {
+	for _, x := range exprs {
+		switch x := x.(type) {
+		case *Name:
+			f(x.Name)
+		case *Field:
+			exprNames(f, x.X)
+		case *Attr:
+			exprNames(f, x.X)
+		case *Index:
+			exprNames(f, x.X, x.I, x.Hi)
+		case *Call:
+			exprNames(f, x.Args...)
+		case *Method:
+			exprNames(f, x.X)
+			exprNames(f, x.Args...)
+		case *Binary:
+			exprNames(f, x.L, x.R)
+		case *Not:
+			exprNames(f, x.X)
+		case *List:
+			exprNames(f, x.Items...)
+		case *Subquery:
+			namesIn(x.Query, f)
+		}
+	}
+}
+
+// fromValues lists the values a FROM clause names: by index for classes,
+// in the order written for ids, as the subquery or expression gives
+// them. A class object given by id, subquery or expression stands for
+// the class's instances (with INSTANCEOF of its subclasses' too) unless
+// the clause takes OBJECTS; OBJECTS INSTANCEOF takes the class objects
+// of the class and its subclasses. outer is the enclosing row of a
+// correlated subquery.
+func (e *evaluator) fromValues(f From, outer *scope) (fromList, error) {
+	var given []Value
 	switch f.Kind {
-	case FromQuery:
-		return e.fromSubquery(f.Sub)
+	case FromClass, FromPattern:
+		objs, err := e.fromClasses(f)
+		return fromList{objs: objs}, err
 	case FromIDs:
-		return e.fromIDs(f)
-	}
-	return e.fromClasses(f)
-}
-
-// fromSubquery lists the objects of the first column of sub's rows.
-func (e *evaluator) fromSubquery(sub *Query) ([]model.ObjectIndex, error) {
-	emit := e.emit
-	e.emit = nil // the subquery's rows are the outer query's objects
-	res, err := e.query(sub, 0)
-	e.emit = emit
-	if err != nil {
-		return nil, err
-	}
-	var out []model.ObjectIndex
-	for _, row := range res.Rows {
-		o, err := objectsOf(row[0])
+		objs, err := e.fromIDs(f)
 		if err != nil {
-			return nil, fmt.Errorf("FROM (subquery): %w", err)
+			return fromList{}, err
 		}
-		out = append(out, o...)
+		given = e.objectValues(objs)
+	case FromQuery:
+		res, err := e.child().query(f.Sub, outer, 0)
+		if err != nil {
+			return fromList{}, err
+		}
+		if v := rowsValue(f.Sub, res); v.Kind == KindList {
+			given = v.List
+		}
+	case FromExpr:
+		sc := scope{}
+		if outer != nil {
+			sc = *outer
+		}
+		v, err := e.evalNow(f.Expr, sc)
+		if err != nil {
+			return fromList{}, err
+		}
+		given = []Value{v}
+		if v.Kind == KindList && v.Names == nil {
+			given = v.List
+		}
 	}
-	return out, nil
+	return e.expandClasses(given, f), nil
 }
 
-// fromIDs lists the objects of f's ids in the order written: an id of a
-// class object stands for the class's instances unless f takes OBJECTS.
+// objectValues is objs as values.
+func (e *evaluator) objectValues(objs []model.ObjectIndex) []Value {
+	out := make([]Value, len(objs))
+	for k, i := range objs {
+		out[k] = Object(e.h, i)
+	}
+	return out
+}
+
+// expandClasses replaces the class objects among vals as fromValues
+// says.
+func (e *evaluator) expandClasses(vals []Value, f From) fromList {
+	var out fromList
+	for _, v := range vals {
+		o := unwrap(v)
+		c, isClass := e.classOfObject(o)
+		switch {
+		case !isClass || f.Objects && !f.InstanceOf:
+			out.add(e, v)
+		case f.Objects:
+			set := make([]bool, len(e.h.Classes))
+			set[c] = true
+			out.addObjects(e, e.classObjects(e.withSubclasses(set, true)))
+		default:
+			set := make([]bool, len(e.h.Classes))
+			set[c] = true
+			out.addObjects(e, e.instances(e.withSubclasses(set, f.InstanceOf)))
+		}
+	}
+	return out
+}
+
+// fromList is what a FROM clause gives: objects by index while they are
+// all plain objects (4 bytes each, for the millions of a class's
+// instances), else values.
+type fromList struct {
+	objs []model.ObjectIndex
+	vals []Value
+	// mixed says vals holds the list.
+	mixed bool
+}
+
+// len is the number of items.
+func (l *fromList) len() int {
+	if l.mixed {
+		return len(l.vals)
+	}
+	return len(l.objs)
+}
+
+// add appends v.
+func (l *fromList) add(e *evaluator, v Value) {
+	if !l.mixed && v.Kind == KindObject && v.Names == nil {
+		l.objs = append(l.objs, v.Obj)
+		return
+	}
+	if !l.mixed {
+		l.vals, l.objs, l.mixed = e.objectValues(l.objs), nil, true
+	}
+	l.vals = append(l.vals, v)
+}
+
+// addObjects appends objs.
+func (l *fromList) addObjects(e *evaluator, objs []model.ObjectIndex) {
+	if !l.mixed {
+		l.objs = append(l.objs, objs...)
+		return
+	}
+	l.vals = append(l.vals, e.objectValues(objs)...)
+}
+
+// chunk is items lo to hi (excluded) as values.
+func (l *fromList) chunk(e *evaluator, lo, hi int) []Value {
+	if l.mixed {
+		return l.vals[lo:hi]
+	}
+	return e.objectValues(l.objs[lo:hi])
+}
+
+// classOfObject is the class whose class object v is.
+func (e *evaluator) classOfObject(v Value) (model.ClassIndex, bool) {
+	if v.Kind != KindObject {
+		return 0, false
+	}
+	c, ok := e.h.ClassObjectOf(v.Obj)
+	return c, ok && e.h.Classes[c].Object == v.Obj
+}
+
+// fromIDs lists the objects of f's addresses and object ids in the order
+// written.
 func (e *evaluator) fromIDs(f From) ([]model.ObjectIndex, error) {
 	h := e.h
 	var out []model.ObjectIndex
-	for _, id := range f.IDs {
-		i, ok := h.Lookup(id)
-		if !ok {
-			return nil, fmt.Errorf("FROM: no object 0x%x in the dump", id)
-		}
-		if c, ok := h.ClassObjectOf(i); ok && h.Classes[c].Object == i && !f.Objects {
-			set := make([]bool, len(h.Classes))
-			set[c] = true
-			out = append(out, e.instances(e.withSubclasses(set, f.InstanceOf))...)
+	for _, ref := range f.IDs {
+		if !ref.Address {
+			if ref.N >= uint64(h.NumObjects()) {
+				if _, ok := h.Lookup(ref.N); ok {
+					return nil, fmt.Errorf("FROM: no object id %d in the dump (it has ids 0 to %d); the object at address %d is written 0x%x", ref.N, h.NumObjects()-1, ref.N, ref.N)
+				}
+				return nil, fmt.Errorf("FROM: no object id %d in the dump (it has ids 0 to %d; write an address as 0x…)", ref.N, h.NumObjects()-1)
+			}
+			out = append(out, model.ObjectIndex(ref.N))
 			continue
+		}
+		i, ok := h.Lookup(ref.N)
+		if !ok {
+			return nil, fmt.Errorf("FROM: no object 0x%x in the dump", ref.N)
 		}
 		out = append(out, i)
 	}
@@ -124,11 +279,11 @@ func (e *evaluator) fromIDs(f From) ([]model.ObjectIndex, error) {
 }
 
 // fromClasses lists, by index, the instances (or with OBJECTS the class
-// objects) of the class f names or of the classes its pattern matches.
+// objects) of the class f names or of the classes its pattern matches; a
+// class the dump lacks has none.
 func (e *evaluator) fromClasses(f From) ([]model.ObjectIndex, error) {
 	h := e.h
 	set := make([]bool, len(h.Classes))
-	found := false
 	var re *regexp.Regexp
 	if f.Kind == FromPattern {
 		var err error
@@ -138,24 +293,41 @@ func (e *evaluator) fromClasses(f From) ([]model.ObjectIndex, error) {
 	}
 	for c := range h.Classes {
 		if re != nil && re.MatchString(h.Classes[c].Name) || re == nil && h.Classes[c].Name == f.Class {
-			set[c], found = true, true
+			set[c] = true
 		}
-	}
-	if !found && f.Kind == FromClass {
-		return nil, fmt.Errorf("FROM %s: no such class in the dump", f.Class)
 	}
 	set = e.withSubclasses(set, f.InstanceOf)
 	if f.Objects {
-		var out []model.ObjectIndex
-		for c, in := range set {
-			if in && h.Classes[c].Object != model.NoObject && e.opt.Heaps.Has(h.Classes[c].Object) {
-				out = append(out, h.Classes[c].Object)
-			}
-		}
-		slices.Sort(out)
-		return out, nil
+		return e.classObjects(set), nil
 	}
 	return e.instances(set), nil
+}
+
+// classObjects lists, by index, the class objects of the classes of set.
+func (e *evaluator) classObjects(set []bool) []model.ObjectIndex {
+	h := e.h
+	var out []model.ObjectIndex
+	for c, in := range set {
+		if o := h.Classes[c].Object; in && o != model.NoObject && e.takes(o) {
+			out = append(out, o)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// takes reports whether a FROM clause naming classes takes object i: in
+// the selected heaps and, with Reachable, reachable as Eclipse MAT
+// counts it (buildReachable).
+func (e *evaluator) takes(i model.ObjectIndex) bool {
+	if !e.opt.Heaps.Has(i) {
+		return false
+	}
+	if e.opt.Reachable {
+		e.buildReachable()
+		return e.reachable[i]
+	}
+	return true
 }
 
 // withSubclasses adds to the classes of set their subclasses when
@@ -186,7 +358,7 @@ func (e *evaluator) instances(set []bool) []model.ObjectIndex {
 	for n := range h.NumObjects() {
 		i := model.ObjectIndex(n)
 		c := h.ClassOf(i)
-		if (c != model.NoClass && set[c] || classes && c == model.NoClass && isClassObject(h, i)) && e.opt.Heaps.Has(i) {
+		if (c != model.NoClass && set[c] || classes && c == model.NoClass && isClassObject(h, i)) && e.takes(i) {
 			out = append(out, i)
 		}
 	}

@@ -37,6 +37,23 @@ type Value struct {
 	Obj  model.ObjectIndex
 	ID   uint64
 	List []Value
+	// Names names the columns of a row a subquery gave (a record whose
+	// columns X.name reads); nil for other lists.
+	Names []string
+}
+
+// record is one row of a subquery as a value: its columns, by name.
+func record(names []string, row []Value) Value {
+	return Value{Kind: KindList, List: row, Names: names}
+}
+
+// unwrap is the value of a record of one column; other values as they
+// are.
+func unwrap(v Value) Value {
+	for v.Names != nil && len(v.List) == 1 {
+		v = v.List[0]
+	}
+	return v
 }
 
 // Null is the null value.
@@ -66,6 +83,7 @@ func Object(h *model.Heap, i model.ObjectIndex) Value {
 // string, an object's "0x…" id, an array for a list. A float that is not
 // a number or infinite is a string.
 func (v Value) JSON() any {
+	v = unwrap(v)
 	switch v.Kind {
 	case KindInt:
 		return v.Int
@@ -93,6 +111,7 @@ func (v Value) JSON() any {
 // Text is the value as a table or CSV cell shows it: "" for null, a
 // list's values between brackets.
 func (v Value) Text() string {
+	v = unwrap(v)
 	switch v.Kind {
 	case KindNull:
 		return ""
@@ -116,6 +135,7 @@ func (v Value) Text() string {
 
 // key is a string equal for equal values, for DISTINCT.
 func (v Value) key() string {
+	v = unwrap(v)
 	switch v.Kind {
 	case KindList:
 		var b strings.Builder
@@ -143,4 +163,7 @@ func (v Value) key() string {
 type Result struct {
 	Columns []string
 	Rows    [][]Value
+	// Total counts the rows the query gives; more than len(Rows) when a
+	// limit cut them.
+	Total int
 }

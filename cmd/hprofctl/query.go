@@ -18,6 +18,7 @@ import (
 func newQueryCommand(g *globalFlags) *cobra.Command {
 	var (
 		limit     int
+		reachable bool
 		timeout   time.Duration
 		maxMemory string
 	)
@@ -27,22 +28,32 @@ func newQueryCommand(g *globalFlags) *cobra.Command {
 		Long: `query answers a query in Eclipse Memory Analyzer's object query language:
 
   SELECT [DISTINCT] [OBJECTS | AS RETAINED SET] * | expr [AS name], ...
-  FROM [OBJECTS] [INSTANCEOF] class | "regex" | ids | (subquery) [alias]
+  FROM [OBJECTS] [INSTANCEOF] class | "regex" | ids | (subquery) | (expr) [alias]
   [WHERE condition] [UNION (query)]
 
 Expressions: field paths through references (s.value.@length), the
-attributes @objectId, @objectAddress, @usedHeapSize, @retainedHeapSize,
-@displayName, @length, @clazz, @name (of a class object) and @GCRootInfo,
-the functions toString, toHex, classof, dominators, dominatorof, outbounds,
-inbounds and sizeof, = != < <= > >=, [NOT] LIKE "regex" (the whole string),
-[NOT] IN, AND OR NOT, + - * / %, null, true, false and parentheses.
+attributes @objectId, @objectIds, @objectAddress, @usedHeapSize,
+@retainedHeapSize, @displayName, @length, @clazz, @name (of a class
+object), @GCRootInfo, @referenceArray, @valueArray and @info, the functions
+toString, toHex, classof, dominators, dominatorof, outbounds, inbounds,
+sizeof and eval, = != < <= > >=, [NOT] LIKE "regex" (the whole string),
+[NOT] IN, IMPLEMENTS, AND OR NOT, + - * / %, ranges x[a:b] (negative bounds
+count from the end; a collection object gives its elements or entries), a
+fixed set of methods (length(), size(), get(i), indexOf(s), contains(s),
+equals(x), getKey(), getValue() … see docs/oql.md), subqueries (${h} or h
+names an outer alias), null, true, false, numbers (1024L, 1.5F, 1E308D)
+and strings.
 
-FROM class takes its instances (INSTANCEOF: of its subclasses too; OBJECTS:
-the class object itself); FROM ids the objects, or a class object's
-instances. SELECT * and SELECT OBJECTS give one object per row. AS RETAINED
-SET gives the objects each selected object retains (its dominator subtree).
-Rows come in object order. Field values are read from FILE again, only for
-the objects a query looks into.
+Objects are named by address (0x12a4f0) or by object id (decimal, the
+number @objectId gives). FROM class takes its instances (INSTANCEOF: of its
+subclasses too; OBJECTS: the class object itself); a class object named by
+id, subquery or expression stands for its instances unless OBJECTS. A
+class the dump lacks has no instances. SELECT * and SELECT OBJECTS give
+one object per row with its class, shallow and retained size. AS RETAINED
+SET gives the objects the selected objects retain. Rows come in object
+order. Field values are read from FILE again, only for the objects a query
+looks into. A field no class declares is an error. docs/oql.md says where
+the answers differ from Eclipse MAT's; --reachable counts as MAT does.
 
 JSON and CSV rows are written as they are found (on a terminal, stderr
 counts them); a table once all are in. --timeout gives up a query that
@@ -65,10 +76,11 @@ would take more.`,
 			if timeout < 0 {
 				return fmt.Errorf("--timeout %s: want a duration of 0 (none) or more", timeout)
 			}
-			return streamQuery(cmd, g, args[0], q, oql.Options{Limit: limit, MaxBytes: int64(bound)}, timeout)
+			return streamQuery(cmd, g, args[0], q, oql.Options{Limit: limit, MaxBytes: int64(bound), Reachable: reachable, Describe: true}, timeout)
 		},
 	}
-	cmd.Flags().IntVar(&limit, "limit", 0, "print at most N rows (0: all)")
+	cmd.Flags().IntVar(&limit, "limit", 0, "print at most N rows (0: all); the answer still says how many there were")
+	cmd.Flags().BoolVar(&reachable, "reachable", false, "take into FROM clauses only objects reachable from the GC roots, as Eclipse MAT counts by default")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give the query up after this long, e.g. 30s or 5m (0: never)")
 	cmd.Flags().StringVar(&maxMemory, "max-memory", "2GiB", "give the query up when the rows it keeps would take more memory than this")
 	return cmd
@@ -95,7 +107,7 @@ func streamQuery(cmd *cobra.Command, g *globalFlags, path string, q *oql.Query, 
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	out, err := report.NewQueryStream(cmd.OutOrStdout(), q.Columns(), opt)
+	out, err := report.NewQueryStream(cmd.OutOrStdout(), oql.Columns(q, o), opt)
 	if err != nil {
 		return err
 	}
@@ -128,5 +140,12 @@ func streamQuery(cmd *cobra.Command, g *globalFlags, path string, q *oql.Query, 
 			return err
 		}
 	}
-	return out.Close()
+	out.SetTotal(res.Total)
+	if err := out.Close(); err != nil {
+		return err
+	}
+	if shown := min(res.Total, max(o.Limit, 0)); o.Limit > 0 && res.Total > shown && opt.Format == report.CSV {
+		fmt.Fprintf(cmd.ErrOrStderr(), "hprofctl: query: %d of %d rows (--limit)\n", shown, res.Total)
+	}
+	return nil
 }

@@ -111,6 +111,43 @@ func TestQuerySyntaxError(t *testing.T) {
 	}
 }
 
+// Issue #23: an @objectId that query printed names the object again;
+// --limit says how many rows there were; SELECT * gives each object's
+// class, shallow and retained size (88 and 416 for the target,
+// EXPECTED.md); a field no class declares fails, naming it.
+func TestQueryIDsLimitAndFields(t *testing.T) {
+	dump := fixturePath(t, "jdk17-inspect-before.hprof.gz")
+	id := strings.Trim(queryRows(t, dump, `SELECT t.@objectId FROM fixture.InspectTarget t`)[0], "[]")
+	addr := queryRows(t, dump, `SELECT toHex(t) FROM fixture.InspectTarget t`)[0]
+	if got := queryRows(t, dump, `SELECT toHex(x) FROM `+id+` x`); len(got) != 1 || got[0] != addr {
+		t.Errorf("FROM %s: %v, want %s", id, got, addr)
+	}
+	want := `[` + strings.Trim(addr, "[]") + `,"fixture.InspectTarget",88,416]`
+	if got := queryRows(t, dump, `SELECT * FROM fixture.InspectTarget`); len(got) != 1 || got[0] != want {
+		t.Errorf("SELECT *: %v, want %s", got, want)
+	}
+	out, err := runCLI(t, "query", "--limit", "3", "-o", "json", dump, `SELECT g.index FROM fixture.InspectGrowth g`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Rows  []json.RawMessage
+		Total int
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rows) != 3 || res.Total != 1000 {
+		t.Errorf("--limit 3 -o json: %d rows of %d, want 3 of 1000", len(res.Rows), res.Total)
+	}
+	if out, err := runCLI(t, "query", "--limit", "3", dump, `SELECT g.index FROM fixture.InspectGrowth g`); err != nil || !strings.Contains(out, "3 of 1000 rows") {
+		t.Errorf("--limit 3: %v\n%s", err, out)
+	}
+	if _, err := runCLI(t, "query", dump, `SELECT t.noSuchField FROM fixture.InspectTarget t`); err == nil || !strings.Contains(err.Error(), "unknown field noSuchField") {
+		t.Errorf("unknown field: %v", err)
+	}
+}
+
 // --timeout gives a query up, saying so; --max-memory gives up one whose
 // kept rows would take more (a table's rows, a subquery's); JSON and CSV
 // rows are streamed, so a big answer needs no memory for its rows. The

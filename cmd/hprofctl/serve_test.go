@@ -544,10 +544,11 @@ func TestServeQuery(t *testing.T) {
 		t.Errorf("/api/query with a syntax error: status %d, want 400", status)
 	}
 	// What the query's author must fix is 400 on the page (which shows
-	// it) and in the API, never 500: an unknown class, a bad regular
-	// expression, invalid UTF-8, an overflow; and lists of all rows.
+	// it) and in the API, never 500: an unknown field, a bad regular
+	// expression, invalid UTF-8, an overflow; and lists of all rows. (An
+	// unknown class has no instances, as in Eclipse MAT: no error.)
 	for _, bad := range []struct{ query, says string }{
-		{"SELECT * FROM no.such.Klass", "no such class"},
+		{"SELECT p.noSuchField FROM fixture.Payload p", "unknown field noSuchField"},
 		{`SELECT * FROM "(["`, "missing closing"},
 		{"SELECT * FROM java.lang.String s WHERE toString(s) LIKE \"\xff(\"", "LIKE"},
 		{"SELECT 9223372036854775807 * 2 FROM fixture.Payload", "overflows"},

@@ -358,7 +358,8 @@ func (s *Session) Collections(o heap.CollectionOptions) (heap.CollectionReport, 
 
 // Query answers an OQL query as o asks (at most o.Limit rows, within
 // its context and memory bound, handed to o.Row as found), with the
-// session's sizes and heaps.
+// session's sizes and heaps; the rows of SELECT * and SELECT OBJECTS
+// describe each object by class, shallow and retained size.
 func (s *Session) Query(q *oql.Query, o oql.Options) (*oql.Result, error) {
 	if err := checkCount("limit", o.Limit, 0); err != nil {
 		return nil, err
@@ -371,6 +372,6 @@ func (s *Session) Query(q *oql.Query, o oql.Options) (*oql.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Size, o.Heaps = s.o.Size, heaps
+	o.Size, o.Heaps, o.Describe = s.o.Size, heaps, true
 	return oql.Run(h, r, q, o)
 }
