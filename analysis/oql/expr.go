@@ -163,6 +163,13 @@ func (e *evaluator) field(v Value, name string) (Value, error) {
 	}
 	f, ok := vals.Field(name)
 	if !ok {
+		// A class object's statics: Java's C.name reads a superclass's
+		// when C declares none (MAT's too).
+		if c, isClass := e.h.ClassObjectOf(v.Obj); isClass && e.h.Classes[c].Object == v.Obj {
+			if f, ok = e.h.InheritedStatic(c, name); ok {
+				return e.fieldValue(f), nil
+			}
+		}
 		if !e.knownField(name) {
 			return Null(), fmt.Errorf("unknown field %s: no class of the dump declares it", name)
 		}
