@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hprofctl/hprofctl/model/mmap"
 	"hash/crc32"
 	"io"
 	"os"
@@ -577,6 +578,16 @@ func (ix *Index) JSON(name string, v any) error {
 		return &Error{Path: ix.path, Section: name, Offset: int64(s.offset), Reason: ErrCorrupt, Detail: err.Error()}
 	}
 	return nil
+}
+
+// Release drops the index's pages from the process's resident memory
+// (see mmap.Release); the slices read from it stay valid, and a later
+// read maps their pages again from the page cache.
+func (ix *Index) Release() error {
+	if ix.closed || !mmap.Supported {
+		return nil
+	}
+	return mmap.Release(ix.data)
 }
 
 // Close unmaps and closes the file. Every slice and string read from the
