@@ -29,6 +29,11 @@ const IndexContent = 5
 // indexedSize is the size mode the retained sizes are kept in.
 const indexedSize = model.SizeJVM
 
+// residentIndex is about how much of a mapped index a session keeps in
+// its resident memory (store.Index.CapResident): a question that scans
+// the index holds a window of it, the page cache the rest.
+const residentIndex = 128 << 20
+
 // indexOptions choose where the index is and how a build reports
 // progress.
 type indexOptions struct {
@@ -62,6 +67,8 @@ type indexed struct {
 	retention *graph.Retention
 	paths     *graph.PathTree
 	ix        *store.Index
+	// uncap stops keeping ix's resident pages under residentIndex.
+	uncap func()
 }
 
 // errNotIndexable is returned for a dump that has no index: standard
@@ -181,7 +188,7 @@ func fromIndex(ix *store.Index, path string) (*indexed, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &indexed{Heap: h, Path: ix.Path(), retention: r, paths: t, ix: ix}, nil
+	return &indexed{Heap: h, Path: ix.Path(), retention: r, paths: t, ix: ix, uncap: ix.CapResident(residentIndex)}, nil
 }
 
 // buildIndex reads the dump, analyses it and writes the index; when the index
@@ -275,6 +282,7 @@ func (x *indexed) close() error {
 	if x.ix == nil {
 		return nil
 	}
+	x.uncap()
 	return x.ix.Close()
 }
 

@@ -43,13 +43,3 @@ func MapRange(f *os.File, off, n int64) (data []byte, unmap func() error, err er
 	}
 	return whole[off-start:], func() error { return syscall.Munmap(whole) }, nil
 }
-
-// Release drops data, mapped by Map or MapRange, from the process's
-// resident memory: the kernel's page cache keeps the file's pages, and a
-// later read maps them again.
-func Release(data []byte) error {
-	if len(data) == 0 {
-		return nil
-	}
-	return syscall.Madvise(data, syscall.MADV_DONTNEED)
-}
