@@ -350,6 +350,9 @@ func (s *Session) DuplicateStrings(o heap.StringOptions) (heap.DuplicateStringRe
 	if o.Heaps, err = h.SelectHeaps(s.o.Heaps); err != nil {
 		return heap.DuplicateStringReport{}, err
 	}
+	if x := s.indexOf(); x != nil && x.strings != nil && o.Heaps.All() {
+		return x.strings.Report(h, o)
+	}
 	return heap.DuplicateStrings(h, o)
 }
 

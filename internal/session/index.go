@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/store"
@@ -24,7 +25,7 @@ import (
 // IndexContent is the version of what the index's sections hold
 // (store.Identity.Content). Change it whenever a section is added, removed
 // or changes meaning, so that indexes of older builds are rebuilt.
-const IndexContent = 5
+const IndexContent = 6
 
 // indexedSize is the size mode the retained sizes are kept in.
 const indexedSize = model.SizeJVM
@@ -67,6 +68,9 @@ type indexed struct {
 	retention *graph.Retention
 	paths     *graph.PathTree
 	ix        *store.Index
+	// strings is the census of the Strings of every heap; nil when the
+	// index keeps none (a compressed dump).
+	strings *heap.StringCensus
 	// uncap stops keeping ix's resident pages under residentIndex.
 	uncap func()
 }
@@ -188,7 +192,11 @@ func fromIndex(ix *store.Index, path string) (*indexed, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &indexed{Heap: h, Path: ix.Path(), retention: r, paths: t, ix: ix, uncap: ix.CapResident(residentIndex)}, nil
+	census, err := heap.ReadStringIndex(ix, h)
+	if err != nil {
+		return nil, err
+	}
+	return &indexed{Heap: h, Path: ix.Path(), retention: r, paths: t, strings: census, ix: ix, uncap: ix.CapResident(residentIndex)}, nil
 }
 
 // buildIndex reads the dump, analyses it and writes the index; when the index
@@ -203,9 +211,10 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	if h.Source.Dumps == 0 {
 		return &indexed{Heap: h, Built: true, Took: time.Since(start), Rebuilt: why, Unsaved: "the file holds no heap dump"}, nil
 	}
-	// Once loaded the heap is final and three jobs only read it: writing
-	// its sections, the dominator tree and the shortest-path tree. They
-	// run at once, so the disk and the cores work side by side.
+	// Once loaded the heap is final and four jobs only read it: writing
+	// its sections, the dominator tree, the shortest-path tree and the
+	// census of its Strings. They run at once, so the disk and the cores
+	// work side by side.
 	w, werr := place.Create(id)
 	heapWritten := make(chan error, 1)
 	if werr == nil {
@@ -214,15 +223,18 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	}
 	pathsDone := make(chan *graph.PathTree, 1)
 	go func() { pathsDone <- graph.StrongPaths(h) }()
+	censusDone := make(chan *heap.StringCensus, 1)
+	go func() { censusDone <- stringCensus(h) }()
 	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: indexedSize})
 	paths := <-pathsDone
+	census := <-censusDone
 	if werr == nil {
 		werr = <-heapWritten
 	}
 	if err != nil {
 		return nil, err
 	}
-	x := &indexed{Heap: h, Built: true, Rebuilt: why, retention: r, paths: paths}
+	x := &indexed{Heap: h, Built: true, Rebuilt: why, retention: r, paths: paths, strings: census}
 	if werr == nil {
 		werr = x.finish(w)
 	}
@@ -231,6 +243,21 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	}
 	x.Took = time.Since(start)
 	return x, nil
+}
+
+// stringCensus is the census of the Strings of every heap of h, for the
+// index: nil for a compressed dump (reading its Strings again would
+// inflate it all once more; the question does it when asked) or one whose
+// values cannot be read (then the question says why).
+func stringCensus(h *model.Heap) *heap.StringCensus {
+	if h.Source.Compression != string(input.Plain) || h.Source.Lines > 0 {
+		return nil
+	}
+	c, err := heap.CountStrings(h, model.HeapSelection{})
+	if err != nil {
+		return nil
+	}
+	return &c
 }
 
 // loadForIndex reads the heap of the dump at path with its objects.
@@ -256,6 +283,11 @@ func loadForIndex(path string, o indexOptions) (*model.Heap, error) {
 func (x *indexed) finish(w *store.Writer) error {
 	if err := graph.WriteIndex(w, x.retention, x.paths); err != nil {
 		return err
+	}
+	if x.strings != nil {
+		if err := heap.WriteStringIndex(w, x.strings); err != nil {
+			return err
+		}
 	}
 	if err := w.Commit(); err != nil {
 		return err

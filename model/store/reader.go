@@ -621,9 +621,19 @@ func (ix *Index) CapResident(limit int64) (stop func()) {
 			if n, _ := mmap.FileResident(); n > limit {
 				ix.releaseOpen()
 			}
+			if ix.isClosed() {
+				return
+			}
 		}
 	}()
 	return func() { once.Do(func() { close(done) }) }
+}
+
+// isClosed reports whether Close was called.
+func (ix *Index) isClosed() bool {
+	ix.closeMu.RLock()
+	defer ix.closeMu.RUnlock()
+	return ix.closed
 }
 
 // releaseOpen releases the index's pages unless it was closed meanwhile.
