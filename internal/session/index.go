@@ -211,10 +211,11 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	if h.Source.Dumps == 0 {
 		return &indexed{Heap: h, Built: true, Took: time.Since(start), Rebuilt: why, Unsaved: "the file holds no heap dump"}, nil
 	}
-	// Once loaded the heap is final and four jobs only read it: writing
-	// its sections, the dominator tree, the shortest-path tree and the
-	// census of its Strings. They run at once, so the disk and the cores
-	// work side by side.
+	// Once loaded the heap is final and three jobs only read it: writing
+	// its sections, the dominator tree and the shortest-path tree. They
+	// run at once, so the disk and the cores work side by side. The
+	// census of the Strings comes after the trees, once their work
+	// arrays are freed, so that it adds to the time, not to the peak.
 	w, werr := place.Create(id)
 	heapWritten := make(chan error, 1)
 	if werr == nil {
@@ -223,11 +224,12 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	}
 	pathsDone := make(chan *graph.PathTree, 1)
 	go func() { pathsDone <- graph.StrongPaths(h) }()
-	censusDone := make(chan *heap.StringCensus, 1)
-	go func() { censusDone <- stringCensus(h) }()
 	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: indexedSize})
 	paths := <-pathsDone
-	census := <-censusDone
+	var census *heap.StringCensus
+	if err == nil {
+		census = stringCensus(h)
+	}
 	if werr == nil {
 		werr = <-heapWritten
 	}
