@@ -33,7 +33,7 @@ const indexedSize = model.SizeJVM
 // residentIndex is about how much of a mapped index a session keeps in
 // its resident memory (store.Index.CapResident): a question that scans
 // the index holds a window of it, the page cache the rest.
-const residentIndex = 128 << 20
+const residentIndex = 64 << 20
 
 // indexOptions choose where the index is and how a build reports
 // progress.
