@@ -17,8 +17,8 @@ import (
 type StringCensus struct {
 	// Strings counts every java.lang.String of the heaps counted.
 	Strings int64
-	// Groups are the values held by two Strings or more, in no set
-	// order.
+	// Groups are the values held by two Strings or more, by their
+	// first String.
 	Groups []StringGroup
 }
 
@@ -55,6 +55,9 @@ func CountStrings(h *model.Heap, heaps model.HeapSelection) (StringCensus, error
 		return c, err
 	}
 	c.Groups = groupStrings(keys, strs, valueOf, shared)
+	// The hashes' seeds change at every run; the order by first String
+	// does not, so that an index is built the same every time.
+	slices.SortFunc(c.Groups, func(x, y StringGroup) int { return cmp.Compare(x.First, y.First) })
 	return c, nil
 }
 
