@@ -588,14 +588,32 @@ func chainTo(parent []uint32, obj model.ObjectIndex) []model.ObjectIndex {
 // chainKeys numbers the class chains of the shortest-path tree: two
 // objects get the same key when the paths from their roots pass through
 // objects of the same classes (class objects counting by the class they
-// stand for). Keys are memoized per object, so keying every instance of a
-// class costs one visit of each tree node.
+// stand for). Keys are remembered per object in a cache of fixed size
+// (chainMemoSlots), each object in one slot, so that keying every
+// instance of a class mostly stops at a remembered ancestor without
+// holding a word per object; an object no longer remembered is keyed
+// again from its ancestors, to the same key.
 type chainKeys struct {
 	h      *model.Heap
 	parent []uint32
-	memo   map[model.ObjectIndex]uint32
+	memo   []chainMemo
 	ids    map[chainLink]uint32
 	stack  []model.ObjectIndex
+}
+
+// chainMemoBits sizes chainKeys's cache: 2^20 slots, 8 MiB.
+const chainMemoBits = 20
+
+// chainMemo is a slot of chainKeys's cache: the key of object obj; key 0
+// (no chain has it) marks an empty slot.
+type chainMemo struct {
+	obj model.ObjectIndex
+	key uint32
+}
+
+// slot is where object x's key is remembered.
+func (k *chainKeys) slot(x model.ObjectIndex) *chainMemo {
+	return &k.memo[(uint32(x)*0x9E3779B1)>>(32-chainMemoBits)]
 }
 
 // chainLink is a chain's last class (class objects flagged by the high
@@ -606,7 +624,7 @@ type chainLink struct {
 }
 
 func newChainKeys(h *model.Heap, parent []uint32) *chainKeys {
-	return &chainKeys{h: h, parent: parent, memo: map[model.ObjectIndex]uint32{}, ids: map[chainLink]uint32{}}
+	return &chainKeys{h: h, parent: parent, memo: make([]chainMemo, 1<<chainMemoBits), ids: map[chainLink]uint32{}}
 }
 
 // of returns the key of the chain from a root to obj, which a root
@@ -616,8 +634,8 @@ func (k *chainKeys) of(obj model.ObjectIndex) uint32 {
 	x := obj
 	key := uint32(0)
 	for {
-		if m, ok := k.memo[x]; ok {
-			key = m
+		if m := k.slot(x); m.key != 0 && m.obj == x {
+			key = m.key
 			break
 		}
 		k.stack = append(k.stack, x)
@@ -637,7 +655,7 @@ func (k *chainKeys) of(obj model.ObjectIndex) uint32 {
 			id = uint32(len(k.ids) + 1)
 			k.ids[link] = id
 		}
-		k.memo[y] = id
+		*k.slot(y) = chainMemo{obj: y, key: id}
 		key = id
 	}
 	return key

@@ -27,7 +27,12 @@ An Android dump that shows native memory registered to Java objects
 native bytes column: the registered sizes of each class's objects, which the
 Java sizes leave out. Finding them needs the objects (histo then loads them,
 building the index unless --no-index) and a second read of FILE (standard
-input gives no such column).`,
+input gives no such column).
+
+Without an index, an uncompressed HotSpot dump written in segments (every
+JDK since 9, and larger dumps of earlier ones) is counted on every core
+(GOMAXPROCS): its segments are skimmed side by side and their counts
+summed. Any other file is read in one pass; the answer is the same.`,
 		Example: `  hprofctl histo --top 20 heap.hprof
   hprofctl histo --match '^com\.example\.' --sort count heap.hprof.gz
   hprofctl histo -o csv heap.hprof > histo.csv`,

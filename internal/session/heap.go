@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
@@ -51,6 +52,10 @@ func (s *Session) Totals() (heap.DominatorReport, error) {
 // when o divides the classes among heaps or the dump may show native
 // sizes.
 func (s *Session) Histogram(o heap.HistoOptions) (heap.Histo, error) {
+	if h := s.countedHeap(o); h != nil {
+		o.Size = s.o.Size
+		return heap.Histogram(h, o)
+	}
 	h, err := s.dumpHeap(o.ByHeap)
 	if err != nil {
 		return heap.Histo{}, err
@@ -71,6 +76,41 @@ func (s *Session) Histogram(o heap.HistoOptions) (heap.Histo, error) {
 	}
 	o.Size = s.o.Size
 	return heap.Histogram(h, o)
+}
+
+// countedHeap is the heap of a HotSpot dump in segments, counted on every
+// core (model.CountClasses), for a histogram that needs neither the
+// objects nor an index: nil when the session reads the dump otherwise (a
+// heap already read, a fresh index, --heap, --by-heap, another dump of
+// the file, standard input, a compressed or other file, native sizes
+// that may show), and when the counting fails: Load then reads the dump,
+// and says what is wrong with it. The heap is not kept: it lacks what
+// Load finds in the objects beyond their counts (the reader's warnings).
+func (s *Session) countedHeap(o heap.HistoOptions) *model.Heap {
+	if o.ByHeap || len(s.o.Heaps) > 0 || s.o.Dump != -1 || s.o.Bare != nil || s.stdin() || !s.binary() {
+		return nil
+	}
+	s.mu.Lock()
+	loaded := s.heap != nil
+	s.mu.Unlock()
+	if loaded {
+		return nil
+	}
+	if !s.o.NoIndex {
+		x, err := freshIndex(s.path, s.indexOptions())
+		if x != nil {
+			x.close()
+		}
+		if err != nil || x != nil {
+			return nil
+		}
+	}
+	h, err := model.CountClasses(s.path, runtime.GOMAXPROCS(0))
+	if err != nil || heap.MayHaveNative(h) {
+		return nil
+	}
+	h.Deobfuscate(s.o.Mapping)
+	return h
 }
 
 // retained is the heap with its objects and dominator tree.
@@ -336,6 +376,9 @@ func (s *Session) DuplicateStrings(o heap.StringOptions) (heap.DuplicateStringRe
 	o.Size = s.o.Size
 	if o.Heaps, err = h.SelectHeaps(s.o.Heaps); err != nil {
 		return heap.DuplicateStringReport{}, err
+	}
+	if x := s.indexOf(); x != nil && x.strings != nil && o.Heaps.All() {
+		return x.strings.Report(h, o)
 	}
 	return heap.DuplicateStrings(h, o)
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/store"
@@ -28,6 +29,11 @@ const IndexContent = 6
 
 // indexedSize is the size mode the retained sizes are kept in.
 const indexedSize = model.SizeJVM
+
+// residentIndex is about how much of a mapped index a session keeps in
+// its resident memory (store.Index.CapResident): a question that scans
+// the index holds a window of it, the page cache the rest.
+const residentIndex = 64 << 20
 
 // indexOptions choose where the index is and how a build reports
 // progress.
@@ -68,6 +74,11 @@ type indexed struct {
 	retention *graph.Retention
 	paths     *graph.PathTree
 	ix        *store.Index
+	// strings is the census of the Strings of every heap; nil when the
+	// index keeps none (a compressed dump).
+	strings *heap.StringCensus
+	// uncap stops keeping ix's resident pages under residentIndex.
+	uncap func()
 }
 
 // errNotIndexable is returned for a dump that has no index: standard
@@ -224,7 +235,11 @@ func fromIndex(ix *store.Index, path string) (*indexed, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &indexed{Heap: h, Path: ix.Path(), retention: r, paths: t, ix: ix}, nil
+	census, err := heap.ReadStringIndex(ix, h)
+	if err != nil {
+		return nil, err
+	}
+	return &indexed{Heap: h, Path: ix.Path(), retention: r, paths: t, strings: census, ix: ix, uncap: ix.CapResident(residentIndex)}, nil
 }
 
 // buildIndex reads the dump, analyses it and writes the index; when the index
@@ -241,7 +256,9 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	}
 	// Once loaded the heap is final and three jobs only read it: writing
 	// its sections, the dominator tree and the shortest-path tree. They
-	// run at once, so the disk and the cores work side by side.
+	// run at once, so the disk and the cores work side by side. The
+	// census of the Strings comes after the trees, once their work
+	// arrays are freed, so that it adds to the time, not to the peak.
 	w, werr := place.Create(id)
 	heapWritten := make(chan error, 1)
 	if werr == nil {
@@ -252,13 +269,17 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	go func() { pathsDone <- graph.StrongPaths(h) }()
 	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: indexedSize})
 	paths := <-pathsDone
+	var census *heap.StringCensus
+	if err == nil {
+		census = stringCensus(h)
+	}
 	if werr == nil {
 		werr = <-heapWritten
 	}
 	if err != nil {
 		return nil, err
 	}
-	x := &indexed{Heap: h, Built: true, Rebuilt: why, retention: r, paths: paths}
+	x := &indexed{Heap: h, Built: true, Rebuilt: why, retention: r, paths: paths, strings: census}
 	if werr == nil {
 		werr = x.finish(w)
 	}
@@ -270,6 +291,21 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	}
 	x.Took = time.Since(start)
 	return x, nil
+}
+
+// stringCensus is the census of the Strings of every heap of h, for the
+// index: nil for a compressed dump (reading its Strings again would
+// inflate it all once more; the question does it when asked) or one whose
+// values cannot be read (then the question says why).
+func stringCensus(h *model.Heap) *heap.StringCensus {
+	if h.Source.Compression != string(input.Plain) || h.Source.Lines > 0 {
+		return nil
+	}
+	c, err := heap.CountStrings(h, model.HeapSelection{})
+	if err != nil {
+		return nil
+	}
+	return &c
 }
 
 // loadForIndex reads the heap of the dump at path with its objects.
@@ -295,6 +331,11 @@ func loadForIndex(path string, o indexOptions) (*model.Heap, error) {
 func (x *indexed) finish(w *store.Writer) error {
 	if err := graph.WriteIndex(w, x.retention, x.paths); err != nil {
 		return err
+	}
+	if x.strings != nil {
+		if err := heap.WriteStringIndex(w, x.strings); err != nil {
+			return err
+		}
 	}
 	if err := w.Commit(); err != nil {
 		return err
@@ -346,6 +387,7 @@ func (x *indexed) close() error {
 	if x.ix == nil {
 		return nil
 	}
+	x.uncap()
 	return x.ix.Close()
 }
 

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sync"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
@@ -206,6 +207,22 @@ func (s *Session) open() (*input.File, error) {
 		f.Name = "<stdin>"
 	}
 	return f, err
+}
+
+// Release hands back to the system the memory the session holds but no
+// answer needs now: the pages of its index in the process's resident set
+// (the page cache keeps them; a later question maps them again) and what
+// the Go heap has freed. A long-lived session (serve) calls it between
+// questions so that its resident memory does not keep every page any
+// question touched.
+func (s *Session) Release() {
+	s.mu.Lock()
+	x := s.index
+	s.mu.Unlock()
+	if x != nil && x.ix != nil {
+		x.ix.Release()
+	}
+	debug.FreeOSMemory()
 }
 
 // stdin reports whether the session reads standard input, which has no

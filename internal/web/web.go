@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/analysis/threads"
@@ -68,6 +69,9 @@ type Server struct {
 	// loopbackOnly refuses requests whose Host is not this machine's
 	// loopback name (RequireLoopbackHost).
 	loopbackOnly bool
+	// busy counts the requests being answered; the last one to end
+	// releases the sessions' memory (session.Session.Release).
+	busy atomic.Int64
 }
 
 // RequireLoopbackHost makes s answer only requests whose Host header names
@@ -156,6 +160,8 @@ func (s *Server) Warm() {
 	s.threads()
 	s.strs.get(ctx, defaultStrings)
 	s.collections.get(ctx, defaultCollections)
+	s.busy.Add(1)
+	s.idle()
 }
 
 // The options of the leaks, strings and collections commands' defaults,
@@ -221,7 +227,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "read-only: only GET and HEAD", http.StatusMethodNotAllowed)
 		return
 	}
+	s.busy.Add(1)
+	defer s.idle()
 	s.mux.ServeHTTP(w, r)
+}
+
+// idle ends a request; the last one running releases the memory the
+// answers no longer need, so that the server's resident memory between
+// requests is the answers it keeps, not every page of the index a
+// question touched.
+func (s *Server) idle() {
+	if s.busy.Add(-1) > 0 {
+		return
+	}
+	s.s.Release()
+	if s.base != nil {
+		s.base.Release()
+	}
 }
 
 // needHeap answers a page or API question that needs the heap's objects

@@ -26,3 +26,20 @@ func Map(f *os.File, size int64) (data []byte, unmap func() error, err error) {
 	}
 	return data, func() error { return nil }, nil
 }
+
+// MapRange reads n bytes of f from offset off into memory where this
+// package does not map files. f stays open and belongs to the caller.
+func MapRange(f *os.File, off, n int64) (data []byte, unmap func() error, err error) {
+	if err := fits(n); err != nil {
+		return nil, nil, err
+	}
+	data = make([]byte, n)
+	if _, err := f.ReadAt(data, off); err != nil {
+		return nil, nil, err
+	}
+	return data, func() error { return nil }, nil
+}
+
+// Release does nothing where this package reads files instead of mapping
+// them: the bytes read are the only copy.
+func Release(data []byte) error { return nil }

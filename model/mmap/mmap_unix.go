@@ -25,3 +25,21 @@ func Map(f *os.File, size int64) (data []byte, unmap func() error, err error) {
 	}
 	return data, func() error { return syscall.Munmap(data) }, nil
 }
+
+// MapRange maps n bytes of f from offset off read-only, wherever off
+// lies (the mapping starts at the page that holds it). unmap releases
+// them; f stays open and belongs to the caller.
+func MapRange(f *os.File, off, n int64) (data []byte, unmap func() error, err error) {
+	if err := fits(n); err != nil {
+		return nil, nil, err
+	}
+	if n == 0 {
+		return nil, func() error { return nil }, nil
+	}
+	start := off &^ int64(os.Getpagesize()-1)
+	whole, err := syscall.Mmap(int(f.Fd()), start, int(n+off-start), syscall.PROT_READ, syscall.MAP_SHARED|populate)
+	if err != nil {
+		return nil, nil, err
+	}
+	return whole[off-start:], func() error { return syscall.Munmap(whole) }, nil
+}

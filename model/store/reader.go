@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 	"unsafe"
+
+	"github.com/hprofctl/hprofctl/model/mmap"
 )
 
 // Index is an opened index file. Its sections are read in place from a
@@ -39,6 +41,8 @@ type Index struct {
 	sections []section
 	byName   map[string]*section
 	closed   bool
+	// closeMu keeps Close from unmapping the file under a release.
+	closeMu sync.RWMutex
 }
 
 // mapping is an index file's bytes in memory, as mapFile gives them.
@@ -610,9 +614,74 @@ func (ix *Index) JSON(name string, v any) error {
 	return nil
 }
 
+// Release drops the index's pages from the process's resident memory
+// (see mmap.Release); the slices read from it stay valid, and a later
+// read maps their pages again from the page cache.
+func (ix *Index) Release() error {
+	if !mmap.Supported {
+		return nil
+	}
+	return ix.releaseOpen()
+}
+
+// residentCheck is how often CapResident looks at the resident memory.
+const residentCheck = 10 * time.Millisecond
+
+// CapResident keeps the pages of mapped files in the process's resident
+// memory under about limit bytes while the index is open, releasing the
+// index's pages (Release) whenever they are more: a question that scans
+// the whole index then holds a window of it, not all of it, and the page
+// cache keeps the rest at hand. It looks every 10 ms, so the pages mapped
+// in between can pass the limit. It does nothing where the resident
+// memory cannot be told (outside Linux). stop ends it; Close does too.
+func (ix *Index) CapResident(limit int64) (stop func()) {
+	if _, ok := mmap.FileResident(); !ok || !mmap.Supported {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var once sync.Once
+	go func() {
+		tick := time.NewTicker(residentCheck)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			if n, _ := mmap.FileResident(); n > limit {
+				ix.releaseOpen()
+			}
+			if ix.isClosed() {
+				return
+			}
+		}
+	}()
+	return func() { once.Do(func() { close(done) }) }
+}
+
+// isClosed reports whether Close was called.
+func (ix *Index) isClosed() bool {
+	ix.closeMu.RLock()
+	defer ix.closeMu.RUnlock()
+	return ix.closed
+}
+
+// releaseOpen releases the index's pages unless it was closed meanwhile.
+func (ix *Index) releaseOpen() error {
+	ix.closeMu.RLock()
+	defer ix.closeMu.RUnlock()
+	if ix.closed {
+		return nil
+	}
+	return mmap.Release(ix.data)
+}
+
 // Close unmaps and closes the file. Every slice and string read from the
 // index dies with it.
 func (ix *Index) Close() error {
+	ix.closeMu.Lock()
+	defer ix.closeMu.Unlock()
 	if ix.closed {
 		return nil
 	}

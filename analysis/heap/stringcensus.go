@@ -1,0 +1,201 @@
+package heap
+
+import (
+	"cmp"
+	"encoding/binary"
+	"hash/maphash"
+	"slices"
+
+	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
+	"github.com/hprofctl/hprofctl/model"
+)
+
+// StringCensus is what DuplicateStrings needs of a heap's Strings,
+// whatever its size mode, count and cut: how many Strings there are, and
+// every value at least two of them hold. The index keeps the census of
+// every heap, so that the question reads it instead of the dump.
+type StringCensus struct {
+	// Strings counts every java.lang.String of the heaps counted.
+	Strings int64
+	// Groups are the values held by two Strings or more, by their
+	// first String.
+	Groups []StringGroup
+}
+
+// StringGroup is one value held by several Strings.
+type StringGroup struct {
+	// First is the String of the lowest object index that holds it.
+	First model.ObjectIndex
+	// Count is the number of Strings that hold it, Arrays the number of
+	// distinct value arrays among theirs (Strings may share one: JDK 8's
+	// new String(String)).
+	Count, Arrays int64
+	// Array is one of those value arrays.
+	Array model.ObjectIndex
+}
+
+// CountStrings takes the census of the Strings of the heaps selected. The
+// heap's array digests (model.Heap.ArrayContents) single out the Strings
+// whose value array another String's may equal; only those Strings and
+// their arrays are read from the heap's dump (model.EachValues), and
+// grouped by two independent 64-bit hashes of the array's type, length
+// and bytes, and the String's coder (128 bits: two different values
+// sharing them is not to be expected in any heap). It holds about 40
+// bytes per such String at once.
+func CountStrings(h *model.Heap, heaps model.HeapSelection) (StringCensus, error) {
+	var c StringCensus
+	class := classByName(h, "java.lang.String")
+	if class == model.NoClass {
+		return c, nil
+	}
+	strs, valueOf := stringCandidates(h, class, heaps, &c.Strings)
+	shared := sharedArrays(valueOf)
+	keys, err := hashStrings(h, strs, valueOf)
+	if err != nil {
+		return c, err
+	}
+	c.Groups = groupStrings(keys, strs, valueOf, shared)
+	// The hashes' seeds change at every run; the order by first String
+	// does not, so that an index is built the same every time.
+	slices.SortFunc(c.Groups, func(x, y StringGroup) int { return cmp.Compare(x.First, y.First) })
+	return c, nil
+}
+
+// stringCandidates counts the Strings of the heaps selected into count
+// and returns those whose value another String may hold, with their value
+// arrays. Each String's value array is its only reference. Two Strings
+// can hold one value only if their arrays have the same digest and
+// length: that pair, as one number, is each String's sketch.
+func stringCandidates(h *model.Heap, class model.ClassIndex, heaps model.HeapSelection, count *int64) (strs, valueOf []model.ObjectIndex) {
+	expect := min(int(h.Classes[class].Instances), h.NumObjects())
+	strs, valueOf = make([]model.ObjectIndex, 0, expect), make([]model.ObjectIndex, 0, expect)
+	sketches := make([]uint64, 0, expect)
+	for i := range h.NumObjects() {
+		s := model.ObjectIndex(i)
+		// (A class object's class is java.lang.Class, never String.)
+		if h.ClassOf(s) != class || !heaps.Has(s) {
+			continue
+		}
+		*count++
+		refs := h.Refs(s)
+		if len(refs) != 1 {
+			continue
+		}
+		if digest, _, recorded := h.ArrayContents(refs[0]); recorded {
+			strs = append(strs, s)
+			valueOf = append(valueOf, refs[0])
+			sketches = append(sketches, uint64(digest)<<32|uint64(h.ArrayLength(refs[0])))
+		}
+	}
+	shared := parallel.RepeatedValues(sketches)
+	candidates := strs[:0]
+	candidateArrays := valueOf[:0]
+	for k, s := range strs {
+		if _, ok := shared[sketches[k]]; ok {
+			candidates = append(candidates, s)
+			candidateArrays = append(candidateArrays, valueOf[k])
+		}
+	}
+	return slices.Clip(candidates), slices.Clip(candidateArrays)
+}
+
+// stringKey stands for the value of String strs[k]: two independent
+// hashes of its array's element type, length and bytes, and its coder.
+type stringKey struct {
+	hash, hash2 uint64
+	k           uint32
+	coder       uint8
+}
+
+// compareValues orders keys by value.
+func compareValues(x, y stringKey) int {
+	return cmp.Or(cmp.Compare(x.hash, y.hash), cmp.Compare(x.hash2, y.hash2), cmp.Compare(x.coder, y.coder))
+}
+
+// hashStrings reads the Strings strs and their value arrays valueOf from
+// the dump and returns the key of each String whose array was read,
+// sorted by value. An array that several Strings share (JDK 8's new
+// String(String)) is read for each of them.
+func hashStrings(h *model.Heap, strs, valueOf []model.ObjectIndex) ([]stringKey, error) {
+	seed1, seed2 := maphash.MakeSeed(), maphash.MakeSeed()
+	n := len(strs)
+	keys := make([]stringKey, n)
+	// read marks the arrays read; each k is written by one call.
+	read := make([]bool, n)
+	objs := append(append(make([]model.ObjectIndex, 0, 2*n), strs...), valueOf...)
+	err := model.EachValues(h, objs, func(k int, v *model.ObjectValues) error {
+		switch {
+		case k < n:
+			keys[k].coder = uint8(model.StringCoder(v))
+		case v.Length >= 0 && v.HasElements():
+			var prefix [5]byte
+			prefix[0] = byte(v.Elem)
+			binary.LittleEndian.PutUint32(prefix[1:], uint32(v.Length))
+			keys[k-n].hash, keys[k-n].hash2 = hashValue(seed1, prefix[:], v.Data), hashValue(seed2, prefix[:], v.Data)
+			read[k-n] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	kept := keys[:0]
+	for k, key := range keys {
+		if read[k] {
+			key.k = uint32(k)
+			kept = append(kept, key)
+		}
+	}
+	slices.SortFunc(kept, compareValues)
+	return kept, nil
+}
+
+// hashValue hashes prefix and data as one string.
+func hashValue(seed maphash.Seed, prefix, data []byte) uint64 {
+	var m maphash.Hash
+	m.SetSeed(seed)
+	m.Write(prefix)
+	m.Write(data)
+	return m.Sum64()
+}
+
+// sharedArrays is the set of the arrays valueOf holds more than once:
+// value arrays shared by several Strings, which are rare.
+func sharedArrays(valueOf []model.ObjectIndex) map[uint64]struct{} {
+	arrays := make([]uint64, len(valueOf))
+	for i, a := range valueOf {
+		arrays[i] = uint64(a)
+	}
+	return parallel.RepeatedValues(arrays)
+}
+
+// groupStrings returns the values the sorted keys show held by two
+// Strings or more: count, distinct arrays (shared: the arrays several
+// Strings hold) and first String of each.
+func groupStrings(keys []stringKey, strs, valueOf []model.ObjectIndex, shared map[uint64]struct{}) []StringGroup {
+	var groups []StringGroup
+	seen := map[model.ObjectIndex]bool{}
+	for k := 0; k < len(keys); {
+		j := k + 1
+		for j < len(keys) && compareValues(keys[j], keys[k]) == 0 {
+			j++
+		}
+		if j-k >= 2 {
+			g := StringGroup{First: strs[keys[k].k], Count: int64(j - k), Array: valueOf[keys[k].k]}
+			clear(seen)
+			for _, key := range keys[k:j] {
+				g.First = min(g.First, strs[key.k])
+				a := valueOf[key.k]
+				if _, ok := shared[uint64(a)]; !ok {
+					g.Arrays++
+				} else if !seen[a] {
+					seen[a] = true
+					g.Arrays++
+				}
+			}
+			groups = append(groups, g)
+		}
+		k = j
+	}
+	return groups
+}
