@@ -25,7 +25,7 @@ import (
 // IndexContent is the version of what the index's sections hold
 // (store.Identity.Content). Change it whenever a section is added, removed
 // or changes meaning, so that indexes of older builds are rebuilt.
-const IndexContent = 6
+const IndexContent = 7
 
 // indexedSize is the size mode the retained sizes are kept in.
 const indexedSize = model.SizeJVM
