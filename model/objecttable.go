@@ -160,8 +160,9 @@ type resolveResult struct {
 
 // resolve sorts the objects by id into h and resolves references to
 // object numbers (ObjectIndex). Deferred references (objects whose class
-// layout came late) are given as extra per-arrival lists in late.
-func (t *objectTable) resolve(h *Heap, late map[int][]uint64) (resolveResult, error) {
+// layout came late) are given as extra per-arrival lists in late. phase
+// is told as the references' resolution begins.
+func (t *objectTable) resolve(h *Heap, late map[int][]uint64, phase func(string)) (resolveResult, error) {
 	var res resolveResult
 	n := t.ids.len()
 	total := uint64(t.refs.len())
@@ -217,6 +218,7 @@ func (t *objectTable) resolve(h *Heap, late map[int][]uint64) (resolveResult, er
 		collect()
 	}
 
+	phase("resolving references")
 	h.lookup = newIDLookup(h.ids)
 	res.dangling, res.firstDangling = t.resolveRefs(h, order, late, int(total), workersFor(n))
 	h.referents = t.resolveReferents(h, order)

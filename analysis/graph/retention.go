@@ -38,6 +38,16 @@ type RetentionOptions struct {
 	// KeepUnreachable treats unreachable objects as reachable from the
 	// virtual root instead of leaving them out.
 	KeepUnreachable bool
+	// Phase, when set, is called with a short name as each phase of the
+	// computation begins, for a progress display.
+	Phase func(name string)
+}
+
+// phase tells o.Phase that phase name begins.
+func (o RetentionOptions) phase(name string) {
+	if o.Phase != nil {
+		o.Phase(name)
+	}
 }
 
 // Retention is the dominator tree of a heap's strong reference graph and
@@ -110,6 +120,7 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	r := &Retention{heap: h, size: o.Size}
 	order := make([]uint32, n)
 	parent := make([]uint32, 1, n+1)
+	o.phase("depth-first search")
 	g.rootRefs = g.gcRoots()
 	g.depthFirst(order, &parent, g.rootRefs)
 	reached := len(parent) - 1
@@ -127,12 +138,15 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 			}
 		}
 	}
+	o.phase("predecessors")
 	lowest, predStart, preds, err := g.predecessors(order, parent)
 	if err != nil {
 		return nil, err
 	}
+	o.phase("semidominators")
 	semi := semidominators(parent, lowest, predStart, preds)
 	predStart, preds = nil, nil
+	o.phase("immediate dominators")
 	idom := nearestCommonDominators(parent, semi)
 	semi = nil
 	// The predecessor table and the work arrays are garbage now: collect
@@ -143,6 +157,7 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	if n > largeGraph {
 		runtime.GC()
 	}
+	o.phase("retained sizes")
 	r.keepTree(order, idom)
 	return r, nil
 }

@@ -33,6 +33,8 @@ type globalFlags struct {
 	// the command opened, closed after it.
 	stderr io.Writer
 	opened []*session.Session
+	// build shows the phases of an index build.
+	build buildDisplay
 }
 
 func newRootCommand() *cobra.Command {
@@ -55,6 +57,9 @@ Every command prints a table for people, or JSON / CSV for scripts (-o).`,
 		SilenceErrors: true,
 		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
 			g.stderr = cmd.ErrOrStderr()
+			if os.Getenv(buildTraceEnv) != "" {
+				g.build.trace = g.stderr
+			}
 		},
 		PersistentPostRunE: func(*cobra.Command, []string) error { return g.closeSessions() },
 	}
@@ -130,7 +135,7 @@ func (g *globalFlags) open(path string, adjust ...func(*session.Options)) (*sess
 	}
 	o := session.Options{
 		Dump: g.dump, Size: size, NoIndex: g.noIndex || g.jvmpi.kind != "", Index: g.index, IndexDir: g.indexDir,
-		Bare: bare, Mapping: m, Heaps: g.heaps, Progress: g.progress, Notes: g.stderr,
+		Bare: bare, Mapping: m, Heaps: g.heaps, Progress: g.progress, Phase: g.build.enter, Notes: g.stderr,
 	}
 	for _, a := range adjust {
 		a(&o)
@@ -154,7 +159,12 @@ func (g *globalFlags) progress(f *input.File) (stop func()) {
 	if !isTerminal(os.Stderr) {
 		return func() {}
 	}
-	return report.StartProgress(os.Stderr, "reading "+f.Name, f.Size, f.StoredOffset).Stop
+	bar := report.StartProgress(os.Stderr, "reading "+f.Name, f.Size, f.StoredOffset)
+	g.build.setBar(bar)
+	return func() {
+		g.build.setBar(nil)
+		bar.Stop()
+	}
 }
 
 // closeSessions closes the sessions the command opened.
