@@ -8,6 +8,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/bigmem"
 )
 
 // The retention graph is the strong reference graph of a heap under a
@@ -118,8 +119,10 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 		return nil, errGraphTooLarge
 	}
 	r := &Retention{heap: h, size: o.Size}
-	order := make([]uint32, n)
-	parent := make([]uint32, 1, n+1)
+	order := bigmem.Make[uint32](n)
+	defer bigmem.Free(order)
+	parent := bigmem.Make[uint32](n + 1)[:1]
+	defer bigmem.Free(parent)
 	o.phase("depth-first search")
 	g.rootRefs = g.gcRoots()
 	g.depthFirst(order, &parent, g.rootRefs)
@@ -145,9 +148,12 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	}
 	o.phase("semidominators")
 	semi := semidominators(parent, lowest, predStart, preds)
+	bigmem.Free(predStart)
+	bigmem.Free(preds)
 	predStart, preds = nil, nil
 	o.phase("immediate dominators")
 	idom := nearestCommonDominators(parent, semi)
+	bigmem.Free(semi)
 	semi = nil
 	// The predecessor table and the work arrays are garbage now: collect
 	// them before the result arrays are allocated, so that these reuse
@@ -167,14 +173,15 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 // retained counts and sizes; order is each object's preorder number.
 func (r *Retention) keepTree(order, idom []uint32) {
 	n := r.heap.NumObjects()
-	vertex := make([]model.ObjectIndex, len(idom))
+	vertex := bigmem.Make[model.ObjectIndex](len(idom))
+	defer bigmem.Free(vertex)
 	vertex[0] = VirtualRoot
 	for i, p := range order {
 		if p != 0 {
 			vertex[p] = model.ObjectIndex(i)
 		}
 	}
-	r.idom = make([]model.ObjectIndex, n)
+	r.idom = bigmem.Make[model.ObjectIndex](n)
 	for i := range r.idom {
 		r.idom[i] = NotReached
 	}
@@ -187,7 +194,7 @@ func (r *Retention) keepTree(order, idom []uint32) {
 			visit(vertex[p])
 		}
 	}
-	r.retainedCount = make([]uint32, n)
+	r.retainedCount = bigmem.Make[uint32](n)
 	bottomUp(func(i model.ObjectIndex) {
 		r.retainedCount[i]++
 		if d := r.idom[i]; d != VirtualRoot {
@@ -423,12 +430,12 @@ func (g *retentionGraph) unreachableTops(order []uint32) []model.ObjectIndex {
 // semidominators for why that order does not matter.
 func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart, preds []uint32, err error) {
 	numbered := len(parent)
-	lowest = make([]uint32, numbered)
+	lowest = bigmem.Make[uint32](numbered)
 	copy(lowest, parent)
 	for _, s := range g.rootRefs {
 		lowest[order[s]] = 0
 	}
-	predStart = make([]uint32, numbered+1)
+	predStart = bigmem.Make[uint32](numbered + 1)
 	totals := make([]uint64, parallel.Workers())
 	parallel.ForChunks(len(order), parallel.ObjectChunk, func(worker, lo, hi int) {
 		var total uint64
@@ -461,12 +468,14 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 		total += t
 	}
 	if total > math.MaxUint32 {
+		bigmem.Free(lowest)
+		bigmem.Free(predStart)
 		return nil, nil, nil, errGraphTooLarge
 	}
 	for w := 1; w <= numbered; w++ {
 		predStart[w] += predStart[w-1]
 	}
-	preds = make([]uint32, total)
+	preds = bigmem.Make[uint32](int(total))
 	parallel.ForChunks(len(order), parallel.ObjectChunk, func(_, lo, hi int) {
 		fill := func(from uint32, s model.ObjectIndex) {
 			if w := order[s]; from > w && lowest[w] != 0 {
@@ -510,7 +519,8 @@ func semidominators(parent, lowest, predStart, preds []uint32) []uint32 {
 	semi := lowest
 	// label[v] is the least semidominator on the forest path from v up to
 	// (not including) the root of its forest tree.
-	label := make([]uint32, n)
+	label := bigmem.Make[uint32](n)
+	defer bigmem.Free(label)
 	// ancestor[v], v's forest parent, is set when v is processed, into
 	// predStart[v+1]: only the lists of the vertices processed already end
 	// there.
@@ -708,7 +718,7 @@ type retainedSizes struct {
 const largeRetained = math.MaxUint32
 
 func newRetainedSizes(n int) retainedSizes {
-	return retainedSizes{small: make([]uint32, n), large: map[int]int64{}}
+	return retainedSizes{small: bigmem.Make[uint32](n), large: map[int]int64{}}
 }
 
 func (s retainedSizes) at(p int) int64 {

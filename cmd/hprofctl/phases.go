@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"sync"
 	"time"
 
 	"github.com/dustin/go-humanize"
+	"github.com/hprofctl/hprofctl/model/bigmem"
 	"github.com/hprofctl/hprofctl/report"
 )
 
@@ -79,4 +81,20 @@ func procMemory() (anon, peak uint64) {
 		}
 	}
 	return anon, peak
+}
+
+// memoryBudget returns --memory in bytes, 0 for the default.
+func (g *globalFlags) memoryBudget() (int64, error) {
+	if g.memory == "" {
+		return 0, nil
+	}
+	n, err := humanize.ParseBytes(g.memory)
+	if err != nil || n > math.MaxInt64 {
+		return 0, fmt.Errorf("--memory %q: expected a size such as 512MiB or 4GiB", g.memory)
+	}
+	if n < bigmem.MinBudget {
+		return 0, fmt.Errorf("--memory %s is too small: an index build keeps its classes, names and roots in memory and needs at least %s; the per-object tables go to scratch files past the budget",
+			humanize.IBytes(n), humanize.IBytes(bigmem.MinBudget))
+	}
+	return int64(n), nil
 }

@@ -11,11 +11,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/bigmem"
 	"github.com/hprofctl/hprofctl/model/store"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/report"
@@ -43,6 +45,8 @@ type indexOptions struct {
 	Progress func(f *input.File) (stop func())
 	// Phase, when set, is told each phase of a build (Options.Phase).
 	Phase func(name string, before float64)
+	// Memory is the build's memory budget (Options.Memory).
+	Memory int64
 }
 
 // indexed is a dump's heap with its dominator tree and shortest path
@@ -191,6 +195,11 @@ func fromIndex(ix *store.Index, path string) (*indexed, error) {
 // why.
 func buildIndex(path string, o indexOptions, place *store.Place, id store.Identity, why string) (*indexed, error) {
 	start := time.Now()
+	budget := o.Memory
+	if budget == 0 {
+		budget = bigmem.DefaultBudget()
+	}
+	defer bigmem.SetBudget(budget, scratchDir(place))()
 	phase := o.phases()
 	defer phase("")
 	h, stop, err := loadForIndex(path, o, phase)
@@ -230,6 +239,18 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	}
 	x.Took = time.Since(start)
 	return x, nil
+}
+
+// scratchDir is where a build's scratch files go: the directory of the
+// first place its index may be written that exists ("" when none does:
+// the system's temporary directory).
+func scratchDir(place *store.Place) string {
+	for _, p := range place.Paths() {
+		if st, err := os.Stat(filepath.Dir(p)); err == nil && st.IsDir() {
+			return filepath.Dir(p)
+		}
+	}
+	return ""
 }
 
 // loadForIndex reads the heap of the dump at path with its objects. The

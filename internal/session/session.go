@@ -65,6 +65,10 @@ type Options struct {
 	// (BuildPhases names them), with the share of the build's time the
 	// phases before it take, and with "" when the build ends.
 	Phase func(name string, before float64)
+	// Memory bounds the Go heap of an index build in bytes: the large
+	// per-object tables past it are mapped from scratch files beside
+	// the index (model/bigmem); 0: bigmem.DefaultBudget.
+	Memory int64
 	// Notes receives the warnings and notes, a line each; nil discards
 	// them.
 	Notes io.Writer
@@ -257,7 +261,7 @@ func (s *Session) readHeap(objects bool) (*model.Heap, error) {
 
 // indexOptions are where the session's index is.
 func (s *Session) indexOptions() indexOptions {
-	return indexOptions{Path: s.o.Index, Dir: s.o.IndexDir, Progress: s.o.Progress, Phase: s.o.Phase}
+	return indexOptions{Path: s.o.Index, Dir: s.o.IndexDir, Progress: s.o.Progress, Phase: s.o.Phase, Memory: s.o.Memory}
 }
 
 // openIndex returns the dump's index, building it when objects are wanted
