@@ -115,7 +115,7 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	}
 	g := retentionGraph{h: h}
 	n := h.NumObjects()
-	if n >= math.MaxUint32-1 {
+	if n >= leafMark {
 		return nil, errGraphTooLarge
 	}
 	r := &Retention{heap: h, size: o.Size}
@@ -125,8 +125,11 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	defer bigmem.Free(parent)
 	o.phase("depth-first search")
 	g.rootRefs = g.gcRoots()
+	g.markRootChildren()
+	defer bigmem.Free(g.rootChild)
+	defer bigmem.Free(g.leaf)
 	g.depthFirst(order, &parent, g.rootRefs)
-	reached := len(parent) - 1
+	reached := len(parent) - 1 + g.leaves
 	r.Unreachable = int64(n - reached)
 	r.UnreachableBytes = unreachableBytes(h, order, 0, o.Size)
 	if o.KeepUnreachable && r.Unreachable > 0 {
@@ -155,6 +158,10 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	idom := nearestCommonDominators(parent, semi)
 	bigmem.Free(semi)
 	semi = nil
+	if g.leaves > 0 {
+		o.phase("leaves")
+		g.leafDominators(order, idom)
+	}
 	// The predecessor table and the work arrays are garbage now: collect
 	// them before the result arrays are allocated, so that these reuse
 	// their memory instead of growing the heap — for a graph big enough
@@ -164,20 +171,21 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 		runtime.GC()
 	}
 	o.phase("retained sizes")
-	r.keepTree(order, idom)
+	r.keepTree(order, idom, g.leaf)
 	return r, nil
 }
 
 // keepTree turns the immediate dominators by preorder number that the
 // computation leaves (idom) into the results by object, and adds up the
-// retained counts and sizes; order is each object's preorder number.
-func (r *Retention) keepTree(order, idom []uint32) {
+// retained counts and sizes; order is each object's preorder number, or
+// for the objects leaf marks, its immediate dominator's.
+func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 	n := r.heap.NumObjects()
 	vertex := bigmem.Make[model.ObjectIndex](len(idom))
 	defer bigmem.Free(vertex)
 	vertex[0] = VirtualRoot
 	for i, p := range order {
-		if p != 0 {
+		if p != 0 && !isLeafObject(leaf, i) {
 			vertex[p] = model.ObjectIndex(i)
 		}
 	}
@@ -188,8 +196,19 @@ func (r *Retention) keepTree(order, idom []uint32) {
 	for p := 1; p < len(idom); p++ {
 		r.idom[vertex[p]] = vertex[idom[p]]
 	}
-	// The reverse preorder lists every object after those it dominates.
+	for i, p := range order {
+		if isLeafObject(leaf, i) {
+			r.idom[i] = vertex[p]
+		}
+	}
+	// The leaves dominate nothing, and the reverse preorder lists every
+	// other object after those it dominates.
 	bottomUp := func(visit func(model.ObjectIndex)) {
+		for i := range order {
+			if isLeafObject(leaf, i) {
+				visit(model.ObjectIndex(i))
+			}
+		}
 		for p := len(vertex) - 1; p > 0; p-- {
 			visit(vertex[p])
 		}
@@ -265,6 +284,13 @@ type retentionGraph struct {
 	h *model.Heap
 	// rootRefs are the objects the virtual root references.
 	rootRefs []model.ObjectIndex
+	// rootChild has the bit of each object of rootRefs (the first
+	// ones: those KeepUnreachable adds are not in it); leaves counts the
+	// objects the depth-first walks marked as leaves (markLeaf).
+	rootChild []uint64
+	leaves    int
+	// leaf has the bit of every object marked a leaf.
+	leaf []uint64
 }
 
 // gcRoots lists the GC root objects and the system class objects, once
@@ -313,7 +339,8 @@ func (g *retentionGraph) forEachSucc(i model.ObjectIndex, fn func(model.ObjectIn
 
 // depthFirst numbers the objects reachable from starts (as children of the
 // virtual root) that have no number yet, in depth-first preorder after the
-// numbers already given, recording each one's tree parent.
+// numbers already given, recording each one's tree parent. The leaves it
+// meets (see markLeaf) are marked reached instead of numbered.
 func (g *retentionGraph) depthFirst(order []uint32, parent *[]uint32, starts []model.ObjectIndex) {
 	var stack frameStack
 	visit := func(obj model.ObjectIndex, from uint32) {
@@ -334,7 +361,7 @@ func (g *retentionGraph) depthFirst(order []uint32, parent *[]uint32, starts []m
 			f := stack.top()
 			refs := g.h.Refs(f.obj)
 			k := int(f.cursor)
-			for k < len(refs) && order[refs[k]] != 0 {
+			for k < len(refs) && (order[refs[k]] != 0 || g.markLeaf(order, refs[k])) {
 				k++
 			}
 			if k < len(refs) {
@@ -344,7 +371,7 @@ func (g *retentionGraph) depthFirst(order []uint32, parent *[]uint32, starts []m
 			}
 			if k == len(refs) {
 				f.cursor = uint32(k + 1)
-				if c := g.classObject(f.obj); c != model.NoObject && order[c] == 0 {
+				if c := g.classObject(f.obj); c != model.NoObject && order[c] == 0 && !g.markLeaf(order, c) {
 					visit(c, f.num)
 					continue
 				}
@@ -444,6 +471,9 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 		count := func(from uint32, s model.ObjectIndex) {
 			w := order[s]
 			switch {
+			case w == leafMark:
+				// A leaf has no number: leafDominators finds its
+				// immediate dominator.
 			case from < w:
 				parallel.LowerTo(&lowest[w], from)
 			case from > w && atomic.LoadUint32(&lowest[w]) != 0:
@@ -452,7 +482,7 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 			}
 		}
 		for i := lo; i < hi; i++ {
-			if from := order[i]; from != 0 {
+			if from := order[i]; from != 0 && from != leafMark {
 				for _, s := range g.h.Refs(model.ObjectIndex(i)) {
 					count(from, s)
 				}
@@ -478,12 +508,12 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 	preds = bigmem.Make[uint32](int(total))
 	parallel.ForChunks(len(order), parallel.ObjectChunk, func(_, lo, hi int) {
 		fill := func(from uint32, s model.ObjectIndex) {
-			if w := order[s]; from > w && lowest[w] != 0 {
+			if w := order[s]; from > w && w != leafMark && lowest[w] != 0 {
 				preds[atomic.AddUint32(&predStart[w], 1)-1] = from
 			}
 		}
 		for i := lo; i < hi; i++ {
-			if from := order[i]; from != 0 {
+			if from := order[i]; from != 0 && from != leafMark {
 				for _, s := range g.h.Refs(model.ObjectIndex(i)) {
 					fill(from, s)
 				}
