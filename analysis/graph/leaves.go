@@ -23,7 +23,8 @@ import (
 
 // leafMark is the order of a leaf the walk reached, until leafDominators
 // replaces it with the preorder number of the leaf's immediate dominator;
-// no object count reaches it (ComputeRetention refuses such heaps).
+// no preorder number reaches it (ComputeRetention refuses heaps of
+// 2^32 − 1 objects or more).
 const leafMark = math.MaxUint32
 
 // markRootChildren sets the bit of every object of rootRefs in rootChild,

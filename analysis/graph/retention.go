@@ -2,6 +2,7 @@ package graph
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"runtime"
 	"sync/atomic"
@@ -115,8 +116,8 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	}
 	g := retentionGraph{h: h}
 	n := h.NumObjects()
-	if n >= leafMark {
-		return nil, errGraphTooLarge
+	if n >= math.MaxUint32-1 {
+		return nil, fmt.Errorf("retention: %d objects: at most %d are supported (32-bit object numbers, two kept as marks)", n, math.MaxUint32-2)
 	}
 	r := &Retention{heap: h, size: o.Size}
 	order := bigmem.Make[uint32](n)
