@@ -24,9 +24,18 @@ directory when the dump's directory is not writable; --index names the file,
 --index-dir a directory. It records the dump's size, modification time and a
 hash of sampled blocks: a dump rewritten or touched since makes it stale, and
 a stale, cut or damaged index is rebuilt, never trusted. A fresh index is
-used as it is unless --force.`,
+used as it is unless --force.
+
+--memory SIZE bounds what the build keeps on its own heap (default an eighth
+of the machine's memory): past it the per-object tables (ids, classes,
+references, the dominator computation's arrays, retained sizes) are mapped
+from scratch files beside the index, which the kernel pages to disk and back,
+so a dump bigger than the machine's memory can be indexed; the files are
+removed as they are made and leave nothing behind. On a terminal the progress
+bar names the build's phase and estimates the time left.`,
 		Example: `  hprofctl index java_pid1234.hprof
-  hprofctl index --index-dir /var/tmp/idx heap.hprof.gz`,
+  hprofctl index --index-dir /var/tmp/idx heap.hprof.gz
+  hprofctl index --memory 2GiB huge.hprof`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt, err := g.reportOptions()
