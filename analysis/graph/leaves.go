@@ -79,29 +79,24 @@ func isLeafObject(leaf []uint64, i int) bool {
 // of its immediate dominator: the nearest common ancestor, in the tree of
 // idom (by preorder numbers, each one's dominator numbered below it), of
 // the numbered objects that reference it (a leaf may be a class object:
-// its instances' class edges count). The references are gone through
-// in ranges side by side, each leaf's candidate lowered atomically: the
-// nearest common ancestor of a set does not depend on the order its
-// members come in.
-func (g *retentionGraph) leafDominators(order, idom []uint32) {
-	nearest := func(a, b uint32) uint32 {
-		for a != b {
-			for a > b {
-				a = idom[a]
-			}
-			for b > a {
-				b = idom[b]
-			}
-		}
-		return a
-	}
+// its instances' class edges count). The references are gone through in
+// ranges side by side, each leaf's candidate met atomically: the nearest
+// common ancestor of a set does not depend on the order its members come
+// in. jump, as long as idom and free to overwrite, keeps shortcuts up the
+// tree (see climb).
+func (g *retentionGraph) leafDominators(order, idom, jump []uint32) {
+	copy(jump, idom)
+	c := climber{idom: idom, jump: jump}
 	meet := func(from uint32, s model.ObjectIndex) {
 		p := &order[s]
 		for {
 			cur := atomic.LoadUint32(p)
 			next := from
-			if cur != leafMark {
-				next = nearest(cur, from)
+			switch {
+			case cur == 0:
+				return
+			case cur != leafMark:
+				next = c.nearest(cur, from)
 			}
 			if next == cur || atomic.CompareAndSwapUint32(p, cur, next) {
 				return
@@ -121,4 +116,50 @@ func (g *retentionGraph) leafDominators(order, idom []uint32) {
 			})
 		}
 	})
+}
+
+// climber finds nearest common ancestors in a tree given by idom over
+// preorder numbers, where every ancestor is numbered below its
+// descendants. jump[x] is an ancestor of x (at first its parent) that a
+// climb moved x's later climbs up to: like the path compression of a
+// union-find, it keeps a leaf referenced by every node of a long chain
+// from climbing the chain once per node.
+type climber struct {
+	idom, jump []uint32
+}
+
+// climb returns the first ancestor of x, x included, numbered at most
+// limit, and points the jumps of the nodes it passed at it. A jump is
+// taken only when it does not pass limit, so the answer is the one that
+// climbing parent by parent gives; the jumps are read and written
+// atomically by climbs side by side, each one some ancestor of its node.
+func (c climber) climb(x, limit uint32) uint32 {
+	next := func(y uint32) uint32 {
+		if j := atomic.LoadUint32(&c.jump[y]); j >= limit && j < y {
+			return j
+		}
+		return c.idom[y]
+	}
+	top := x
+	for top > limit {
+		top = next(top)
+	}
+	for y := x; y > top; {
+		n := next(y)
+		atomic.StoreUint32(&c.jump[y], top)
+		y = n
+	}
+	return top
+}
+
+// nearest returns the nearest common ancestor of a and b.
+func (c climber) nearest(a, b uint32) uint32 {
+	for a != b {
+		if a > b {
+			a = c.climb(a, b)
+		} else {
+			b = c.climb(b, a)
+		}
+	}
+	return a
 }

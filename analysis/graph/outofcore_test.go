@@ -59,3 +59,34 @@ func TestDominatorsOutOfCore(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedLeafOfLongChain: every node of a chain 200 000 long references
+// one leaf, which the chain's head then immediately dominates. Meeting
+// the chain's nodes one after another must not climb the chain again for
+// each (which took quadratic time).
+func TestSharedLeafOfLongChain(t *testing.T) {
+	const chain = 200_000
+	g := analysistest.RandomGraph{Succ: make([][]int, chain+1), Roots: []int{0}}
+	for v := range chain {
+		g.Succ[v] = []int{chain}
+		if v+1 < chain {
+			g.Succ[v] = append(g.Succ[v], v+1)
+		}
+	}
+	h, objs, _ := g.Load(t)
+	r, err := ComputeRetention(h, RetentionOptions{Size: model.SizeFields})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := r.ImmediateDominator(objs[chain]); d != objs[0] {
+		t.Errorf("the shared leaf's immediate dominator is %d, want the chain's head %d", d, objs[0])
+	}
+	for _, v := range []int{1, chain / 2, chain - 1} {
+		if d := r.ImmediateDominator(objs[v]); d != objs[v-1] {
+			t.Errorf("node %d: immediate dominator %d, want node %d", v, d, v-1)
+		}
+	}
+	if got := r.RetainedObjects(objs[0]); got != chain+1 {
+		t.Errorf("the head retains %d objects, want %d", got, chain+1)
+	}
+}

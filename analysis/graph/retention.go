@@ -157,12 +157,12 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	predStart, preds = nil, nil
 	o.phase("immediate dominators")
 	idom := nearestCommonDominators(parent, semi)
-	bigmem.Free(semi)
-	semi = nil
 	if g.leaves > 0 {
 		o.phase("leaves")
-		g.leafDominators(order, idom)
+		g.leafDominators(order, idom, semi)
 	}
+	bigmem.Free(semi)
+	semi = nil
 	// The predecessor table and the work arrays are garbage now: collect
 	// them before the result arrays are allocated, so that these reuse
 	// their memory instead of growing the heap — for a graph big enough
