@@ -33,6 +33,12 @@ const MinBudget = 64 << 20
 // the machine's memory, 0 (no bound) where that is unknown.
 func DefaultBudget() int64 { return PhysicalMemory() / 8 }
 
+// heapGrowth is how far, in percent, the Go heap grows past what is live
+// before a collection during a build (model.LoadOptions.LeanGC's setting):
+// the tables stay on the heap while what is live, grown by that much,
+// fits the budget.
+const heapGrowth = 20
+
 // minMapped is the smallest table worth a mapping: smaller ones come from
 // the Go heap unless they alone exceed the budget (which only a test's
 // tiny budget makes them do).
@@ -70,7 +76,7 @@ func Make[T Number](n int) []T {
 	var zero T
 	size := int64(n) * int64(unsafe.Sizeof(zero))
 	mu.Lock()
-	over := budget > 0 && size > 0 && (size >= minMapped || size > budget) && heapBytes()+size > budget
+	over := budget > 0 && size > 0 && (size >= minMapped || size > budget) && (heapBytes()+size)*(100+heapGrowth)/100 > budget
 	scratch := dir
 	mu.Unlock()
 	if over {
