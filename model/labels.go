@@ -109,16 +109,28 @@ func ReadLabels(h *Heap, from []ObjectIndex) (map[ObjectIndex][]LabeledRef, erro
 // value array (the String's only reference), char[] before JDK 9, byte[]
 // after it with the coder field saying LATIN1 (0) or UTF-16 (1). Strings it cannot decode are left out.
 func ReadStrings(h *Heap, strs []ObjectIndex) (map[ObjectIndex]string, error) {
+	return ReadNames(h, strs)
+}
+
+// ReadNames is ReadStrings for the values of name fields: each of refs
+// is a java.lang.String or a char[] (a JDK 5–8 Thread.name), decoded
+// with NameText. Values it cannot decode are left out.
+func ReadNames(h *Heap, refs []ObjectIndex) (map[ObjectIndex]string, error) {
 	var visit []ObjectIndex
-	for _, s := range strs {
-		if refs := h.Refs(s); len(refs) == 1 {
-			visit = append(visit, s, refs[0])
+	for _, s := range refs {
+		c := h.ClassOf(s)
+		if c == NoClass {
+			continue
+		}
+		visit = append(visit, s)
+		if refs := h.Refs(s); len(refs) == 1 && !h.Classes[c].IsArray() {
+			visit = append(visit, refs[0])
 		}
 	}
 	vals, err := ReadValues(h, visit, ValueOptions{Elements: -1})
-	out := make(map[ObjectIndex]string, len(strs))
-	for _, s := range strs {
-		if text, ok := StringText(vals, s); ok {
+	out := make(map[ObjectIndex]string, len(refs))
+	for _, s := range refs {
+		if text, ok := NameText(vals, s); ok {
 			out[s] = text
 		}
 	}

@@ -173,6 +173,29 @@ func (h *Heap) staticValues(c ClassIndex) *ObjectValues {
 	return v
 }
 
+// InheritedStatic is the static field name of class c as Java resolves
+// C.name: c's own, else that of its nearest superclass declaring one (a
+// class inherits its superclasses' statics), and whether there is one.
+// A reference's Ref is the object it names, NoObject for null or an id
+// the dump does not hold.
+func (h *Heap) InheritedStatic(c ClassIndex, name string) (Value, bool) {
+	for k := range h.Supers(c) {
+		for _, s := range h.Classes[k].Statics {
+			if s.Name != name {
+				continue
+			}
+			val := Value{Name: s.Name, Type: s.Type, Bits: s.Value, Ref: NoObject}
+			if s.Type == TypeObject && s.Value != 0 {
+				if i, ok := h.Lookup(s.Value); ok {
+					val.Ref = i
+				}
+			}
+			return val, true
+		}
+	}
+	return Value{}, false
+}
+
 // bigEndianBits is the unsigned big-endian number in b (1 to 8 bytes).
 func bigEndianBits(b []byte) uint64 {
 	var x uint64
@@ -224,6 +247,25 @@ func StringText(vals map[ObjectIndex]*ObjectValues, s ObjectIndex) (text string,
 		return "", false
 	}
 	return StringValue(sv, vals[value.Ref])
+}
+
+// NameText decodes the value a name field (Thread.name, Enum.name)
+// references, from the values ReadValues read: a java.lang.String (JDK
+// 9 on for Thread.name; as StringText decodes it) or a char[] (Thread.name
+// up to JDK 8 holds the characters themselves). ok is false when the
+// values are not there or are neither.
+func NameText(vals map[ObjectIndex]*ObjectValues, ref ObjectIndex) (text string, ok bool) {
+	v := vals[ref]
+	if v == nil {
+		return "", false
+	}
+	if v.Length >= 0 {
+		if v.Elem != TypeChar {
+			return "", false
+		}
+		return CharsText(v.Data, binary.BigEndian), true
+	}
+	return StringText(vals, ref)
 }
 
 // StringValue decodes a java.lang.String from the values sv of the

@@ -70,11 +70,11 @@ func writeTwo(w io.Writer, a, b grid, write func(io.Writer, grid) error) error {
 // fill titles the fill column.
 func (c collections) grids(fill string) (colls, arrays grid) {
 	if c.objects {
-		colls = grid{columns: []column{{"object", text}, {"size", count}, {"capacity", count}, {fill, ratio}, {"wasted bytes", bytes}, {"class", text}}}
+		colls = grid{columns: []column{{"object", ident, "object_id"}, {"size", count, "size"}, {"capacity", count, "capacity"}, {fill, ratio, "fill_ratio"}, {"wasted bytes", bytes, "wasted_bytes"}, {"class", text, "class"}}}
 		for _, r := range c.Objects {
 			colls.rows = append(colls.rows, []any{r.ObjectID, r.Size, r.Capacity, r.FillRatio, r.WastedBytes, r.Class})
 		}
-		arrays = grid{columns: []column{{"object", text}, {"length", count}, {"kind", text}, {"bytes", bytes}, {"value", text}, {"class", text}}}
+		arrays = grid{columns: []column{{"object", ident, "object_id"}, {"length", count, "length"}, {"kind", text, "kind"}, {"bytes", bytes, "bytes"}, {"value", text, "value"}, {"class", text, "class"}}}
 		for _, r := range c.ArrayObjects {
 			value := ""
 			if r.Value != nil {
@@ -83,11 +83,11 @@ func (c collections) grids(fill string) (colls, arrays grid) {
 			arrays.rows = append(arrays.rows, []any{r.ObjectID, r.Length, r.Kind, r.Bytes, value, r.Class})
 		}
 	} else {
-		colls = grid{columns: []column{{"instances", count}, {"empty", count}, {"size", count}, {"capacity", count}, {fill, ratio}, {"wasted bytes", bytes}, {"class", text}}}
+		colls = grid{columns: []column{{"instances", count, "instances"}, {"empty", count, "empty"}, {"size", count, "size"}, {"capacity", count, "capacity"}, {fill, ratio, "fill_ratio"}, {"wasted bytes", bytes, "wasted_bytes"}, {"class", text, "class"}}}
 		for _, r := range c.Classes {
 			colls.rows = append(colls.rows, []any{r.Instances, r.Empty, r.Size, r.Capacity, r.FillRatio, r.WastedBytes, r.Class})
 		}
-		arrays = grid{columns: []column{{"zero-length", count}, {"bytes", bytes}, {"all-null", count}, {"bytes", bytes}, {"constant", count}, {"bytes", bytes}, {"class", text}}}
+		arrays = grid{columns: []column{{"zero-length", count, "zero_length"}, {"bytes", bytes, "zero_length_bytes"}, {"all-null", count, "all_null"}, {"bytes", bytes, "all_null_bytes"}, {"constant", count, "constant"}, {"bytes", bytes, "constant_bytes"}, {"class", text, "class"}}}
 		for _, r := range c.Arrays {
 			arrays.rows = append(arrays.rows, []any{r.ZeroLength, r.ZeroLengthBytes, r.AllNull, r.AllNullBytes, r.Constant, r.ConstantBytes, r.Class})
 		}

@@ -27,7 +27,7 @@ func (r cpuTraces) Pprof(w io.Writer) error { return CPUPprof(w, r.CPUReport) }
 // CSV writes the traces, each with its frames in one column.
 func (r cpuTraces) CSV(w io.Writer, o Options) error {
 	g := r.grid()
-	g.columns = append(g.columns, column{"frames", text})
+	g.columns = append(g.columns, column{"frames", text, "frames"})
 	for k, t := range r.Rows {
 		g.rows[k] = append(g.rows[k], joinFrames(t.Frames))
 	}
@@ -62,7 +62,7 @@ func (r cpuTraces) grid() grid {
 	if r.Kind == "times" {
 		countTitle, none = "calls", "no timed trace"
 	}
-	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"accum", percent}, {countTitle, count}, {"trace", text}, {"method", text}}, none: none}
+	g := grid{columns: []column{{"rank", count, "rank"}, {"self", percent, "self_percent"}, {"accum", percent, "cumulative_percent"}, {countTitle, count, "count"}, {"trace", text, "trace"}, {"method", text, "method"}}, none: none}
 	for _, t := range r.Rows {
 		top := "<empty trace>"
 		if len(t.Frames) > 0 {
@@ -98,10 +98,10 @@ func (r cpuMethods) Table(w io.Writer, o Options) error { return o.writeTable(w,
 // grid is the methods: for CPU TIME without a total count, which calls
 // of the innermost method do not give.
 func (r cpuMethods) grid() grid {
-	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"total", percent}, {"self count", count}, {"total count", count}, {"method", text}},
+	g := grid{columns: []column{{"rank", count, "rank"}, {"self", percent, "self_percent"}, {"total", percent, "total_percent"}, {"self count", count, "self_count"}, {"total count", count, "total_count"}, {"method", text, "method"}},
 		none: "no sampled method"}
 	if r.Kind == "times" {
-		g = grid{columns: []column{{"rank", count}, {"self", percent}, {"total", percent}, {"calls", count}, {"method", text}}, none: "no timed method"}
+		g = grid{columns: []column{{"rank", count, "rank"}, {"self", percent, "self_percent"}, {"total", percent, "total_percent"}, {"calls", count, "self_count"}, {"method", text, "method"}}, none: "no timed method"}
 	}
 	for _, m := range r.Methods {
 		if r.Kind == "times" {

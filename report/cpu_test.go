@@ -46,7 +46,7 @@ func TestCPUGolden(t *testing.T) {
 	wantLines(t, "table", out["table"], "CPU SAMPLES: 5000000000 samples in 3 traces", "#1 trace 300101:", "\tat java.io.FileOutputStream.writeBytes(Native Method)")
 	wantContains(t, "table", out["table"], "3,125,000,000", "62.50%", "87.50%")
 	recs := readCSV(t, out["csv"])
-	if len(recs) != 3 || strings.Join(recs[0], ",") != "rank,self,accum,samples,trace,method,frames" || recs[2][3] != "1250000000" || recs[2][5] != "java.io.FileOutputStream.writeBytes" {
+	if len(recs) != 3 || strings.Join(recs[0], ",") != "rank,self_percent,cumulative_percent,count,trace,method,frames" || recs[2][3] != "1250000000" || recs[2][5] != "java.io.FileOutputStream.writeBytes" {
 		t.Errorf("CSV %q", recs)
 	}
 
@@ -56,15 +56,15 @@ func TestCPUGolden(t *testing.T) {
 	if strings.Contains(out["table"], "#2 trace") {
 		t.Errorf("a trace without frames has no stack below the table:\n%s", out["table"])
 	}
-	if recs := readCSV(t, out["csv"]); recs[0][3] != "calls" {
-		t.Errorf("CPU TIME CSV header %q, want calls", recs[0])
+	if recs := readCSV(t, out["csv"]); recs[0][3] != "count" {
+		t.Errorf("CPU TIME CSV header %q, want count (the calls)", recs[0])
 	}
 }
 
 func TestCPUMethodsGolden(t *testing.T) {
 	out := renderGolden(t, "cpu-by-method", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return CPUMethods(w, cpuSamples, o) })
 	recs := readCSV(t, out["csv"])
-	if len(recs) != 4 || strings.Join(recs[0], ",") != "rank,self,total,self count,total count,method" || recs[1][2] != "87.5" || recs[3][3] != "0" {
+	if len(recs) != 4 || strings.Join(recs[0], ",") != "rank,self_percent,total_percent,self_count,total_count,method" || recs[1][2] != "87.5" || recs[3][3] != "0" {
 		t.Errorf("CSV %q", recs)
 	}
 	var back []profile.CPUMethod
@@ -76,7 +76,7 @@ func TestCPUMethodsGolden(t *testing.T) {
 	// CPU TIME counts calls of the innermost method: per method only its
 	// own calls mean something.
 	out = renderGolden(t, "cpu-times-by-method", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return CPUMethods(w, cpuTimes, o) })
-	if recs := readCSV(t, out["csv"]); strings.Join(recs[0], ",") != "rank,self,total,calls,method" || recs[1][3] != "10" {
+	if recs := readCSV(t, out["csv"]); strings.Join(recs[0], ",") != "rank,self_percent,total_percent,self_count,method" || recs[1][3] != "10" {
 		t.Errorf("CPU TIME by method CSV %q", recs)
 	}
 	if strings.Contains(out["json"], "total_count") {
@@ -87,7 +87,7 @@ func TestCPUMethodsGolden(t *testing.T) {
 func TestCPUEmptyGolden(t *testing.T) {
 	r := profile.CPUReport{Kind: "samples"}
 	out := renderGolden(t, "cpu-empty", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return CPU(w, r, o) })
-	if out["json"] != "[]\n" || out["csv"] != "rank,self,accum,samples,trace,method,frames\n" {
+	if out["json"] != "[]\n" || out["csv"] != "rank,self_percent,cumulative_percent,count,trace,method,frames\n" {
 		t.Errorf("JSON %q and CSV %q, want [] and the header alone", out["json"], out["csv"])
 	}
 	if out["table"] != "CPU SAMPLES: 0 samples in 0 traces\nno sampled trace\n" {

@@ -10,9 +10,9 @@ import (
 )
 
 // Deadlocks renders the deadlock reports of one or more thread dumps.
-// JSON is one {"deadlocks", "blocked_behind", "owner_unknown",
-// "possible_deadlocks", "source", ...} object per dump, one after the other (a JSON stream, as jq reads
-// it). CSV has one row per thread of a deadlock, blocked behind one, or
+// JSON is one document: the {"deadlocks", "blocked_behind",
+// "owner_unknown", "possible_deadlocks", "source", ...} object of the one
+// dump, or {"reports": [...]} with one such object per dump. CSV has one row per thread of a deadlock, blocked behind one, or
 // waiting for a lock with an unknown owner. Tables show, per dump, each
 // deadlock's threads, their stacks with their lock lines, and the threads
 // blocked behind it.
@@ -24,17 +24,28 @@ func Deadlocks(w io.Writer, reports []threads.DeadlockReport, o Options) error {
 // Document.
 type deadlocks []threads.DeadlockReport
 
-// JSON writes one object per dump, one after the other.
+// JSON writes the one dump's object, or {"reports": [...]}.
 func (d deadlocks) JSON(w io.Writer) error {
-	for _, r := range d {
+	reports := d.withLists()
+	if len(reports) == 1 {
+		return writeJSON(w, reports[0])
+	}
+	return writeJSON(w, struct {
+		Reports []threads.DeadlockReport `json:"reports"`
+	}{reports})
+}
+
+// withLists is the reports with [] rather than null for no possible
+// deadlock.
+func (d deadlocks) withLists() []threads.DeadlockReport {
+	reports := make([]threads.DeadlockReport, len(d))
+	for k, r := range d {
 		if r.PossibleDeadlocks == nil {
 			r.PossibleDeadlocks = []threads.PossibleDeadlock{}
 		}
-		if err := writeJSON(w, r); err != nil {
-			return err
-		}
+		reports[k] = r
 	}
-	return nil
+	return reports
 }
 
 // Table writes each dump's deadlocks, a blank line between dumps.
@@ -53,7 +64,7 @@ func (d deadlocks) Table(w io.Writer, o Options) error {
 }
 
 // lockColumns are the columns that describe a waiting thread.
-var lockColumns = []column{{"thread", text}, {"state", text}, {"waits for", text}, {"lock class", text}, {"lock", text}, {"held by", text}}
+var lockColumns = []column{{"thread", text, "thread"}, {"state", text, "state"}, {"waits for", text, "waiting_for_kind"}, {"lock class", text, "waiting_for_class"}, {"lock", text, "waiting_for_object_id"}, {"held by", text, "held_by"}}
 
 // lockRow is a waiting thread as a row of lockColumns.
 func lockRow(name, state string, l threads.LockRef, heldBy string) []any {
@@ -74,8 +85,8 @@ func lockName(l threads.LockRef) string {
 // CSV writes one row per thread of a deadlock, blocked behind one,
 // possibly deadlocked, or waiting for a lock with an unknown owner.
 func (d deadlocks) CSV(w io.Writer, o Options) error {
-	g := grid{columns: []column{{"source", text}, {"deadlock", count}, {"role", text}, {"thread", text}, {"state", text},
-		{"lock kind", text}, {"lock class", text}, {"lock id", text}, {"lock name", text}, {"held by", text}}}
+	g := grid{columns: []column{{"source", text, "source"}, {"deadlock", count, "deadlock"}, {"role", text, "role"}, {"thread", text, "thread"}, {"state", text, "state"},
+		{"lock kind", text, "waiting_for_kind"}, {"lock class", text, "waiting_for_class"}, {"lock id", text, "waiting_for_object_id"}, {"lock name", text, "waiting_for_name"}, {"held by", text, "held_by"}}}
 	row := func(source string, deadlock any, role, name, state string, l threads.LockRef, heldBy string) {
 		g.rows = append(g.rows, []any{source, deadlock, role, name, state, l.Kind, l.Class, l.ID, l.Name, heldBy})
 	}

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -87,26 +86,23 @@ func TestDeadlocksGolden(t *testing.T) {
 	if len(recs) != 1+3+2+1 {
 		t.Fatalf("CSV has %d records, want the header and one per thread of a deadlock, blocked behind one or with an unknown owner (6):\n%s", len(recs), out["csv"])
 	}
-	if got := strings.Join(recs[0], ","); got != "source,deadlock,role,thread,state,lock kind,lock class,lock id,lock name,held by" {
+	if got := strings.Join(recs[0], ","); got != "source,deadlock,role,thread,state,waiting_for_kind,waiting_for_class,waiting_for_object_id,waiting_for_name,held_by" {
 		t.Errorf("CSV header %q", got)
 	}
 	if recs[2][3] != `lock-then-monitor "β"` || recs[3][2] != "blocked behind" || recs[3][1] != "1" || recs[6][2] != "owner unknown" || recs[6][1] != "" {
 		t.Errorf("CSV %q", recs)
 	}
-	dec := json.NewDecoder(strings.NewReader(out["json"]))
-	var n int
-	for dec.More() {
-		var r threads.DeadlockReport
-		if err := dec.Decode(&r); err != nil {
-			t.Fatalf("JSON stream: %v\n%s", err, out["json"])
-		}
+	var doc struct {
+		Reports []threads.DeadlockReport `json:"reports"`
+	}
+	decodeJSON(t, out["json"], &doc)
+	for n, r := range doc.Reports {
 		if r.Source != reports[n].Source || len(r.Deadlocks) != len(reports[n].Deadlocks) {
 			t.Errorf("JSON report %d decodes to %+v", n, r)
 		}
-		n++
 	}
-	if n != 3 {
-		t.Errorf("JSON stream has %d reports, want 3", n)
+	if len(doc.Reports) != 3 {
+		t.Errorf("JSON has %d reports, want 3 in one document", len(doc.Reports))
 	}
 }
 
@@ -117,7 +113,7 @@ func TestDeadlocksNoneGolden(t *testing.T) {
 	if out["table"] != "busy.jstack.txt: 12 threads, no deadlock\n" {
 		t.Errorf("table %q, want the one line that says no deadlock", out["table"])
 	}
-	if out["csv"] != "source,deadlock,role,thread,state,lock kind,lock class,lock id,lock name,held by\n" {
+	if out["csv"] != "source,deadlock,role,thread,state,waiting_for_kind,waiting_for_class,waiting_for_object_id,waiting_for_name,held_by\n" {
 		t.Errorf("CSV %q, want the header alone", out["csv"])
 	}
 }

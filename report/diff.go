@@ -72,8 +72,8 @@ func (d diffReport) Table(w io.Writer, o Options) error {
 
 // classes is the class rows.
 func (d diffReport) classes() grid {
-	g := grid{columns: []column{{"#", count}, {"old instances", count}, {"new instances", count}, {"instances delta", countDelta},
-		{"old bytes", bytes}, {"new bytes", bytes}, {"bytes delta", bytesDelta}, {"class", text}},
+	g := grid{columns: []column{{"#", count, ""}, {"old instances", count, "old_instances"}, {"new instances", count, "new_instances"}, {"instances delta", countDelta, "instances_delta"},
+		{"old bytes", bytes, "old_bytes"}, {"new bytes", bytes, "new_bytes"}, {"bytes delta", bytesDelta, "bytes_delta"}, {"class", text, "class"}},
 		none: "no class changed"}
 	for i, r := range d.Classes {
 		g.rows = append(g.rows, []any{i + 1, r.OldInstances, r.NewInstances, r.InstancesDelta, r.OldBytes, r.NewBytes, r.BytesDelta, r.Class})
@@ -87,7 +87,7 @@ func (d diffReport) retainedTable(w io.Writer, o Options) error {
 	if _, err := fmt.Fprintln(w, "\nretained at the top of the dominator tree, by class:"); err != nil {
 		return err
 	}
-	g := grid{columns: []column{{"#", count}, {"old objects", count}, {"new objects", count}, {"old retained", bytes}, {"new retained", bytes}, {"retained delta", bytesDelta}, {"class", text}},
+	g := grid{columns: []column{{"#", count, ""}, {"old objects", count, "old_objects"}, {"new objects", count, "new_objects"}, {"old retained", bytes, "old_retained_bytes"}, {"new retained", bytes, "new_retained_bytes"}, {"retained delta", bytesDelta, "retained_delta"}, {"class", text, "class"}},
 		none: "no change"}
 	for i, r := range d.Retained {
 		g.rows = append(g.rows, []any{i + 1, r.OldObjects, r.NewObjects, r.OldRetainedBytes, r.NewRetainedBytes, r.RetainedDelta, r.Class})

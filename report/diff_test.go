@@ -34,7 +34,7 @@ func TestDiffGolden(t *testing.T) {
 	d := heapDiff()
 	out := renderGolden(t, "diff", allVariants, func(w io.Writer, o Options) error { return Diff(w, d, o) })
 	recs := readCSV(t, out["csv"])
-	if len(recs) != 1+len(d.Classes) || recs[0][3] != "instances delta" || recs[1][6] != "6442427067" || recs[3][3] != "-5" || recs[2][7] != weirdClass {
+	if len(recs) != 1+len(d.Classes) || recs[0][2] != "instances_delta" || recs[1][5] != "6442427067" || recs[3][2] != "-5" || recs[2][6] != weirdClass {
 		t.Errorf("CSV %q, want the header and 3 exact rows", recs)
 	}
 	var back heap.HeapDiff
@@ -56,7 +56,7 @@ func TestDiffNothingChangedGolden(t *testing.T) {
 	if out["table"] != "no class changed (10 instances, 240 B in both)\n" {
 		t.Errorf("table %q", out["table"])
 	}
-	if out["csv"] != "#,old instances,new instances,instances delta,old bytes,new bytes,bytes delta,class\n" {
+	if out["csv"] != "old_instances,new_instances,instances_delta,old_bytes,new_bytes,bytes_delta,class\n" {
 		t.Errorf("CSV %q", out["csv"])
 	}
 	limit := int64(0)

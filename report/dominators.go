@@ -51,13 +51,13 @@ func (d dominators) Table(w io.Writer, o Options) error {
 // grid is the rows, with the objects each dominates below it when
 // dominated is set.
 func (d dominators) grid(dominated bool) grid {
-	g := grid{columns: []column{{"#", count}, {"retained bytes", bytes}, {"retained objects", count},
-		{"shallow bytes", bytes}, {"object", text}, {"class", text}, {"immediate dominator", text}}}
+	g := grid{columns: []column{{"#", count, ""}, {"retained bytes", bytes, "retained_bytes"}, {"retained objects", count, "retained_objects"},
+		{"shallow bytes", bytes, "shallow_bytes"}, {"object", ident, "object_id"}, {"class", text, "class"}, {"immediate dominator", ident, "immediate_dominator"}}}
 	if d.Native {
 		g.columns = withNativeColumn(g.columns, 2)
 	}
 	if d.heaps {
-		g.columns = append(g.columns, column{"heap", text})
+		g.columns = append(g.columns, column{"heap", text, "heap"})
 	}
 	for i, r := range d.Rows {
 		g.rows = append(g.rows, d.heapCell(d.withNative([]any{i + 1, r.RetainedBytes, r.RetainedObjects, r.ShallowBytes, r.ObjectID, r.Class, r.ImmediateDominator}, r.RetainedNativeBytes), r.Heap))
@@ -121,7 +121,7 @@ func (d dominatorClasses) Table(w io.Writer, o Options) error {
 
 // grid is the class rows.
 func (d dominatorClasses) grid() grid {
-	g := grid{columns: []column{{"#", count}, {"objects", count}, {"shallow bytes", bytes}, {"retained bytes", bytes}, {"class", text}},
+	g := grid{columns: []column{{"#", count, ""}, {"objects", count, "objects"}, {"shallow bytes", bytes, "shallow_bytes"}, {"retained bytes", bytes, "retained_bytes"}, {"class", text, "class"}},
 		none: "no class in the dominator tree matches"}
 	if d.Native {
 		g.columns = withNativeColumn(g.columns, 4)
@@ -154,6 +154,6 @@ func unreachableNote(w io.Writer, d heap.DominatorReport, o Options) error {
 // withNativeColumn inserts the retained native bytes column at place at.
 func withNativeColumn(columns []column, at int) []column {
 	out := append([]column{}, columns[:at]...)
-	out = append(out, column{"retained native", bytes})
+	out = append(out, column{"retained native", bytes, "retained_native_bytes"})
 	return append(out, columns[at:]...)
 }

@@ -53,7 +53,7 @@ func TestDominatorsByClassGolden(t *testing.T) {
 	}
 	out := renderGolden(t, "dominators-by-class", allVariants, func(w io.Writer, o Options) error { return Dominators(w, d, o) })
 	recs := readCSV(t, out["csv"])
-	if len(recs) != 3 || recs[0][4] != "class" || recs[1][3] != "6442451067" || recs[2][4] != weirdClass {
+	if len(recs) != 3 || recs[0][3] != "class" || recs[1][2] != "6442451067" || recs[2][3] != weirdClass {
 		t.Errorf("CSV %q", recs)
 	}
 	var back []heap.DominatorClassRow

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -10,37 +9,47 @@ import (
 	"github.com/hprofctl/hprofctl/analysis/threads"
 )
 
-// HeapLocks renders the locks of the deadlocks tied to the objects at
-// their addresses in the heap dump named heap (threads.TieLocks), written
-// after the deadlock reports: lines under a heading naming the heap dump,
-// one per lock with its class and a line per retaining path, or one more
-// JSON object {"heap", "locks"} on one line after the reports' stream. CSV
-// writes nothing: its rows are the reports'.
-func HeapLocks(w io.Writer, heap string, locks []threads.HeapLock, o Options) error {
-	return Generate(w, heapLocks{heap, locks}, o)
+// DeadlocksWithHeapLocks renders the deadlock reports as Deadlocks does,
+// and the locks of their deadlocks tied to the objects at their addresses
+// in the heap dump named heap (threads.TieLocks): in a table, lines under
+// a heading naming the heap dump after the reports, one per lock with its
+// class and a line per retaining path; in JSON, one document
+// {"reports": [...], "heap_dump": heap, "heap_locks": [...]}. CSV writes
+// the reports' rows alone.
+func DeadlocksWithHeapLocks(w io.Writer, reports []threads.DeadlockReport, heap string, locks []threads.HeapLock, o Options) error {
+	return Generate(w, heapLocks{deadlocks(reports), heap, locks}, o)
 }
 
-// heapLocks is the locks of the deadlocks tied to the objects of the
-// heap dump named heap, as a Document.
+// heapLocks is deadlock reports with the locks of their deadlocks tied to
+// the objects of the heap dump named heap, as a Document.
 type heapLocks struct {
-	heap  string
-	locks []threads.HeapLock
+	reports deadlocks
+	heap    string
+	locks   []threads.HeapLock
 }
 
-// JSON writes one object {"heap", "locks"} on one line.
+// JSON writes the reports, the heap dump and its locks as one object.
 func (h heapLocks) JSON(w io.Writer) error {
-	return json.NewEncoder(w).Encode(struct {
-		Heap  string             `json:"heap"`
-		Locks []threads.HeapLock `json:"locks"`
-	}{h.heap, h.locks})
+	locks := h.locks
+	if locks == nil {
+		locks = []threads.HeapLock{}
+	}
+	return writeJSON(w, struct {
+		Reports  []threads.DeadlockReport `json:"reports"`
+		HeapDump string                   `json:"heap_dump"`
+		Locks    []threads.HeapLock       `json:"heap_locks"`
+	}{h.reports.withLists(), h.heap, locks})
 }
 
-// CSV writes nothing: the deadlock reports' rows are all there is.
-func (h heapLocks) CSV(io.Writer, Options) error { return nil }
+// CSV writes the reports' rows.
+func (h heapLocks) CSV(w io.Writer, o Options) error { return h.reports.CSV(w, o) }
 
-// Table writes a heading naming the heap dump, then each lock with its
-// class and a line per retaining path.
-func (h heapLocks) Table(w io.Writer, _ Options) error {
+// Table writes the reports, a heading naming the heap dump, then each
+// lock with its class and a line per retaining path.
+func (h heapLocks) Table(w io.Writer, o Options) error {
+	if err := h.reports.Table(w, o); err != nil {
+		return err
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nLocks of the deadlocks in the heap dump %s:\n", h.heap)
 	for _, t := range h.locks {

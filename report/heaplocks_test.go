@@ -30,7 +30,7 @@ func tiedLocks() []threads.HeapLock {
 
 func TestHeapLocksGolden(t *testing.T) {
 	out := renderGolden(t, "heaplocks", []variant{asTable, asJSON}, func(w io.Writer, o Options) error {
-		return HeapLocks(w, "pair.hprof.gz", tiedLocks(), o)
+		return DeadlocksWithHeapLocks(w, nil, "pair.hprof.gz", tiedLocks(), o)
 	})
 	wantLines(t, "table", out["table"], "",
 		"Locks of the deadlocks in the heap dump pair.hprof.gz:",
@@ -39,18 +39,16 @@ func TestHeapLocksGolden(t *testing.T) {
 		`    retained by: java-frame of thread "pair \"b\"" at threads.MonitorPair.b(MonitorPair.java:31) -> threads.MonitorPair$Left 0x7ff001230`,
 		"  0x7ff004560: no object at this address in the heap dump")
 	var back struct {
-		Heap  string             `json:"heap"`
-		Locks []threads.HeapLock `json:"locks"`
+		Reports  []threads.DeadlockReport `json:"reports"`
+		HeapDump string                   `json:"heap_dump"`
+		Locks    []threads.HeapLock       `json:"heap_locks"`
 	}
 	decodeJSON(t, out["json"], &back)
-	if back.Heap != "pair.hprof.gz" || len(back.Locks) != 2 || len(back.Locks[0].Paths) != 2 || back.Locks[1].Class != "" || back.Locks[0].Paths[1].RootThread != `pair "b"` {
+	if back.HeapDump != "pair.hprof.gz" || back.Reports == nil || len(back.Locks) != 2 || len(back.Locks[0].Paths) != 2 || back.Locks[1].Class != "" || back.Locks[0].Paths[1].RootThread != `pair "b"` {
 		t.Errorf("JSON decodes to %+v", back)
 	}
-	if n := len(out["json"]); out["json"][n-1] != '\n' || strings.Count(out["json"], "\n") != 1 {
-		t.Errorf("JSON %q, want one object on one line after the reports' stream", out["json"])
-	}
 	var csv strings.Builder
-	if err := HeapLocks(&csv, "pair.hprof.gz", tiedLocks(), Options{Format: CSV}); err != nil || csv.Len() != 0 {
-		t.Errorf("CSV wrote %q, %v; want nothing", csv.String(), err)
+	if err := DeadlocksWithHeapLocks(&csv, nil, "pair.hprof.gz", tiedLocks(), Options{Format: CSV}); err != nil || strings.Count(csv.String(), "\n") != 1 {
+		t.Errorf("CSV wrote %q, %v; want the reports' header alone", csv.String(), err)
 	}
 }

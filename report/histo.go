@@ -39,18 +39,18 @@ func (h histogram) Table(w io.Writer, o Options) error {
 // grid is the histogram's rows: a table gives each heap one column, its
 // shallow bytes; CSV gives each its instances too.
 func (h histogram) grid(forCSV bool) grid {
-	g := grid{columns: []column{{"#", count}, {"instances", count}, {"shallow bytes", bytes}},
+	g := grid{columns: []column{{"#", count, ""}, {"instances", count, "instances"}, {"shallow bytes", bytes, "shallow_bytes"}},
 		none: "no class with objects matches"}
 	if h.Native {
-		g.columns = append(g.columns, column{"native bytes", bytes})
+		g.columns = append(g.columns, column{"native bytes", bytes, "native_bytes"})
 	}
 	for _, name := range h.HeapNames {
 		if forCSV {
-			g.columns = append(g.columns, column{name + " instances", count})
+			g.columns = append(g.columns, column{name + " instances", count, name + "_instances"})
 		}
-		g.columns = append(g.columns, column{name + " bytes", bytes})
+		g.columns = append(g.columns, column{name + " bytes", bytes, name + "_shallow_bytes"})
 	}
-	g.columns = append(g.columns, column{"class", text})
+	g.columns = append(g.columns, column{"class", text, "class"})
 	for i, r := range h.Rows {
 		row := append(append([]any{i + 1}, h.lead(r)...), heapCells(r, forCSV)...)
 		g.rows = append(g.rows, append(row, r.Class))

@@ -30,13 +30,13 @@ func TestHistogramGolden(t *testing.T) {
 	if len(recs) != 1+len(rows) {
 		t.Fatalf("CSV has %d records, want the header and %d rows:\n%s", len(recs), len(rows), out["csv"])
 	}
-	if got := recs[0]; len(got) != 4 || got[0] != "#" || got[1] != "instances" || got[2] != "shallow bytes" || got[3] != "class" {
-		t.Errorf("CSV header %q, want #,instances,shallow bytes,class", got)
+	if got := recs[0]; len(got) != 3 || got[0] != "instances" || got[1] != "shallow_bytes" || got[2] != "class" {
+		t.Errorf("CSV header %q, want instances,shallow_bytes,class", got)
 	}
-	if got := recs[1]; got[1] != "1250000" || got[2] != "6442451067" || got[3] != "byte[]" {
+	if got := recs[1]; got[0] != "1250000" || got[1] != "6442451067" || got[2] != "byte[]" {
 		t.Errorf("CSV row 1 %q, want exact counts 1250000 and 6442451067", got)
 	}
-	if got := recs[2][3]; got != weirdClass {
+	if got := recs[2][2]; got != weirdClass {
 		t.Errorf("CSV row 2 class %q, want %q back", got, weirdClass)
 	}
 	var back []heap.HistoRow
@@ -60,7 +60,7 @@ func TestHistogramEmptyGolden(t *testing.T) {
 	if out["table"] != "no class with objects matches\n" {
 		t.Errorf("table of an empty histogram is %q, want the line saying no class matches", out["table"])
 	}
-	if out["csv"] != "#,instances,shallow bytes,class\n" {
+	if out["csv"] != "instances,shallow_bytes,class\n" {
 		t.Errorf("CSV of an empty histogram is %q, want the header alone", out["csv"])
 	}
 }

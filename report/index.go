@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 )
 
@@ -63,14 +64,32 @@ type indexSummary struct{ IndexSummary }
 // JSON writes the summary.
 func (s indexSummary) JSON(w io.Writer) error { return writeJSON(w, s.IndexSummary) }
 
-// CSV writes one row per line of the table, with exact numbers.
-func (s indexSummary) CSV(w io.Writer, o Options) error { return o.writeCSV(w, s.grid(o, true)) }
+// CSV writes one name,value row per member of the JSON object, with
+// exact numbers.
+func (s indexSummary) CSV(w io.Writer, o Options) error {
+	g := grid{columns: []column{{"name", text, "name"}, {"value", text, "value"}}}
+	for _, r := range [][2]any{
+		{"dump", s.Dump},
+		{"index", s.Index},
+		{"built", strconv.FormatBool(s.Built)},
+		{"seconds", strconv.FormatFloat(s.Seconds, 'f', -1, 64)},
+		{"index_bytes", s.IndexBytes},
+		{"dump_bytes", s.DumpBytes},
+		{"objects", s.Objects},
+		{"references", s.References},
+		{"classes", s.Classes},
+		{"unsaved", s.Unsaved},
+	} {
+		if r[0] == "unsaved" && s.Unsaved == "" {
+			continue
+		}
+		g.rows = append(g.rows, []any{r[0], o.cell(count, r[1], true)})
+	}
+	return o.writeCSV(w, g)
+}
 
 // Table writes the summary, sizes made readable.
-func (s indexSummary) Table(w io.Writer, o Options) error { return o.writeTable(w, s.grid(o, false)) }
-
-// grid is the summary as name and value rows.
-func (s indexSummary) grid(o Options, forCSV bool) grid {
+func (s indexSummary) Table(w io.Writer, o Options) error {
 	state := "fresh: used as it was"
 	if s.Built {
 		state = "built in " + seconds(time.Duration(s.Seconds*float64(time.Second)))
@@ -78,20 +97,20 @@ func (s indexSummary) grid(o Options, forCSV bool) grid {
 	if s.Unsaved != "" {
 		state = "not written: " + s.Unsaved
 	}
-	g := grid{columns: []column{{"index", text}, {"", text}}}
+	g := grid{columns: []column{{"index", text, ""}, {"", text, ""}}}
 	for _, r := range [][2]any{
 		{"dump", s.Dump},
 		{"index", s.Index},
 		{"state", state},
-		{"index size", o.cell(bytes, s.IndexBytes, forCSV)},
-		{"dump size", o.cell(bytes, s.DumpBytes, forCSV)},
-		{"objects", o.cell(count, s.Objects, forCSV)},
-		{"references", o.cell(count, s.References, forCSV)},
-		{"classes", o.cell(count, s.Classes, forCSV)},
+		{"index size", o.cell(bytes, s.IndexBytes, false)},
+		{"dump size", o.cell(bytes, s.DumpBytes, false)},
+		{"objects", o.cell(count, s.Objects, false)},
+		{"references", o.cell(count, s.References, false)},
+		{"classes", o.cell(count, s.Classes, false)},
 	} {
 		g.rows = append(g.rows, []any{r[0], r[1]})
 	}
-	return g
+	return o.writeTable(w, g)
 }
 
 // seconds prints a duration in seconds to a tenth (milliseconds below

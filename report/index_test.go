@@ -16,12 +16,13 @@ func TestIndexGolden(t *testing.T) {
 		return Index(w, s, o)
 	})
 	wantLines(t, "csv", out["csv"], "",
-		"index,",
+		"name,value",
 		"dump,heap.hprof",
 		"index,heap.hprof.hprofctl-index",
-		"state,built in 48.4 s",
-		"index size,2232708928",
-		"dump size,2285165898",
+		"built,true",
+		"seconds,48.4",
+		"index_bytes,2232708928",
+		"dump_bytes,2285165898",
 		"objects,40142234",
 		"references,64406545",
 		"classes,691")

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model"
@@ -21,70 +22,103 @@ func Info(w io.Writer, in heap.Info, o Options) error {
 // info is a dump summary as a Document.
 type info struct{ heap.Info }
 
-// JSON writes the summary.
-func (in info) JSON(w io.Writer) error { return writeJSON(w, in.Info) }
+// JSON writes the summary, the names of GC root kinds and of records in
+// snake_case as every key.
+func (in info) JSON(w io.Writer) error {
+	return writeJSON(w, struct {
+		heap.Info
+		GCRoots    map[string]int64 `json:"gc_roots"`
+		Records    map[string]int64 `json:"records"`
+		SubRecords map[string]int64 `json:"sub_records"`
+	}{in.Info, snakeKeys(in.GCRoots), snakeKeys(in.Records), snakeKeys(in.SubRecords)})
+}
 
-// summary is the name and value of each line of the summary.
+// snakeKey is a name of the dump's vocabulary (a GC root kind such as
+// "java-frame", a record such as "HEAP_DUMP_SEGMENT") as a snake_case
+// key: lower case, words joined by "_".
+func snakeKey(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == ' ' {
+			return '_'
+		}
+		return unicode.ToLower(r)
+	}, name)
+}
+
+// snakeKeys is m with its keys in snake_case; nil stays nil.
+func snakeKeys(m map[string]int64) map[string]int64 {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]int64, len(m))
+	for k, v := range m {
+		out[snakeKey(k)] += v
+	}
+	return out
+}
+
+// summary is the title, value and key (the name in JSON and CSV) of
+// each line of the summary.
 func (in info) summary() [][]any {
 	summary := [][]any{
-		{"file", in.File},
-		{"format", fmt.Sprintf("%s %s", in.Format, in.Version)},
-		{"producer", in.Producer},
-		{"compression", in.Compression},
-		{"id size", int64(in.IDSize)},
-		{"timestamp", timestamp(in.Timestamp)},
-		{"bytes read", in.BytesRead},
+		{"file", in.File, "file"},
+		{"format", fmt.Sprintf("%s %s", in.Format, in.Version), "format"},
+		{"producer", in.Producer, "producer"},
+		{"compression", in.Compression, "compression"},
+		{"id size", int64(in.IDSize), "id_size"},
+		{"timestamp", timestamp(in.Timestamp), "timestamp"},
+		{"bytes read", in.BytesRead, "bytes_read"},
 	}
 	if in.LinesRead > 0 {
-		summary = append(summary, []any{"lines read", in.LinesRead})
+		summary = append(summary, []any{"lines read", in.LinesRead, "lines_read"})
 	}
 	summary = append(summary, [][]any{
-		{"heap dumps", heapDumps(in.Info)},
-		{"objects", in.Objects},
-		{"  instances", in.Instances},
-		{"  arrays", in.Arrays},
-		{"  class objects", in.ClassObjects},
-		{"classes", int64(in.Classes)},
-		{"references", in.References},
-		{"gc roots", in.GCRootsTotal},
-		{"threads", int64(in.Threads)},
-		{"stack traces", int64(in.Traces)},
-		{"shallow heap", in.ShallowBytes},
+		{"heap dumps", heapDumps(in.Info), "heap_dumps"},
+		{"objects", in.Objects, "objects"},
+		{"  instances", in.Instances, "instances"},
+		{"  arrays", in.Arrays, "arrays"},
+		{"  class objects", in.ClassObjects, "class_objects"},
+		{"classes", int64(in.Classes), "classes"},
+		{"references", in.References, "references"},
+		{"gc roots", in.GCRootsTotal, "gc_roots_total"},
+		{"threads", int64(in.Threads), "threads"},
+		{"stack traces", int64(in.Traces), "stack_traces"},
+		{"shallow heap", in.ShallowBytes, "shallow_bytes"},
 	}...)
 	if in.NativeAllocations > 0 {
-		summary = append(summary, []any{"native (registered)", in.NativeBytes}, []any{"  allocations", in.NativeAllocations})
+		summary = append(summary, []any{"native (registered)", in.NativeBytes, "native_bytes"}, []any{"  allocations", in.NativeAllocations, "native_allocations"})
 	}
 	return append(summary, [][]any{
-		{"layout", in.Layout},
-		{"layout from", in.LayoutReason},
-		{"truncated", fmt.Sprint(in.Truncated)},
+		{"layout", in.Layout, "layout"},
+		{"layout from", in.LayoutReason, "layout_reason"},
+		{"truncated", fmt.Sprint(in.Truncated), "truncated"},
 	}...)
 }
 
 // CSV writes the summary, the roots, records and sub-records, the heaps
 // and the anomalies as section,name,value rows.
 func (in info) CSV(w io.Writer, o Options) error {
-	g := grid{columns: []column{{"section", text}, {"name", text}, {"value", text}}}
+	g := grid{columns: []column{{"section", text, "section"}, {"name", text, "name"}, {"value", text, "value"}}}
 	for _, r := range in.summary() {
-		g.rows = append(g.rows, []any{"summary", strings.TrimSpace(r[0].(string)), o.cell(count, r[1], true)})
+		g.rows = append(g.rows, []any{"summary", r[2], o.cell(count, r[1], true)})
 	}
 	for _, sec := range []struct {
 		name string
 		m    map[string]int64
 	}{{"gc_roots", in.GCRoots}, {"records", in.Records}, {"sub_records", in.SubRecords}} {
 		for _, k := range sortedKeys(sec.m) {
-			g.rows = append(g.rows, []any{sec.name, k, o.cell(count, sec.m[k], true)})
+			g.rows = append(g.rows, []any{sec.name, snakeKey(k), o.cell(count, sec.m[k], true)})
 		}
 	}
 	for _, hp := range in.Heaps {
 		for _, v := range []struct {
 			name string
 			n    int64
-		}{{"objects", hp.Objects}, {"class objects", hp.ClassObjects}, {"shallow bytes", hp.ShallowBytes}, {"native bytes", hp.NativeBytes}} {
-			if v.name == "native bytes" && in.NativeAllocations == 0 {
+		}{{"objects", hp.Objects}, {"class_objects", hp.ClassObjects}, {"shallow_bytes", hp.ShallowBytes}, {"native_bytes", hp.NativeBytes}} {
+			if v.name == "native_bytes" && in.NativeAllocations == 0 {
 				continue
 			}
-			g.rows = append(g.rows, []any{"heaps", hp.Name + " " + v.name, o.cell(count, v.n, true)})
+			g.rows = append(g.rows, []any{"heaps", snakeKey(hp.Name) + "_" + v.name, o.cell(count, v.n, true)})
 		}
 	}
 	for _, a := range in.Anomalies {
@@ -96,7 +130,7 @@ func (in info) CSV(w io.Writer, o Options) error {
 // Table writes the summary, the heaps, the roots, records and
 // sub-records, and the anomalies, one table each.
 func (in info) Table(w io.Writer, o Options) error {
-	g := grid{columns: []column{{"dump", text}, {"", text}}}
+	g := grid{columns: []column{{"dump", text, "dump"}, {"", text, ""}}}
 	for _, r := range in.summary() {
 		v := r[1]
 		if n, ok := v.(int64); ok {
@@ -123,7 +157,7 @@ func (in info) Table(w io.Writer, o Options) error {
 		if len(sec.m) == 0 {
 			continue
 		}
-		g := grid{columns: []column{{sec.title, text}, {"count", count}}}
+		g := grid{columns: []column{{sec.title, text, "name"}, {"count", count, "count"}}}
 		for _, k := range sortedKeys(sec.m) {
 			g.rows = append(g.rows, []any{k, sec.m[k]})
 		}
@@ -131,7 +165,7 @@ func (in info) Table(w io.Writer, o Options) error {
 			return err
 		}
 	}
-	g = grid{columns: []column{{"anomaly", text}, {"count", count}, {"first at", text}, {"detail", text}}, none: "no anomalies found"}
+	g = grid{columns: []column{{"anomaly", text, "anomaly"}, {"count", count, "count"}, {"first at", text, "offset"}, {"detail", text, "detail"}}, none: "no anomalies found"}
 	for _, a := range in.Anomalies {
 		g.rows = append(g.rows, []any{a.Kind, a.Count, anomalyPlace(a), a.Detail})
 	}
@@ -140,9 +174,9 @@ func (in info) Table(w io.Writer, o Options) error {
 
 // heaps is the table of an Android dump's heaps.
 func (in info) heaps() grid {
-	g := grid{columns: []column{{"heap", text}, {"objects", count}, {"class objects", count}, {"shallow heap", bytes}}}
+	g := grid{columns: []column{{"heap", text, "heap"}, {"objects", count, "objects"}, {"class objects", count, "class_objects"}, {"shallow heap", bytes, "shallow_bytes"}}}
 	if in.NativeAllocations > 0 {
-		g.columns = append(g.columns, column{"native (registered)", bytes})
+		g.columns = append(g.columns, column{"native (registered)", bytes, "native_bytes"})
 	}
 	for _, hp := range in.Heaps {
 		row := []any{hp.Name, hp.Objects, hp.ClassObjects, hp.ShallowBytes}

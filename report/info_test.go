@@ -31,8 +31,8 @@ func TestInfoGolden(t *testing.T) {
 	wantContains(t, "table --bytes", out["bytes"], "5368709127", "6442451067")
 	recs := readCSV(t, out["csv"])
 	want := map[[2]string]string{
-		{"summary", "bytes read"}: "5368709127", {"summary", "instances"}: "10088", {"summary", "file"}: "/dumps/séance,1.hprof.gz",
-		{"gc_roots", "java-frame"}: "26", {"records", "UTF8"}: "21962", {"sub_records", "CLASS_DUMP"}: "663",
+		{"summary", "bytes_read"}: "5368709127", {"summary", "instances"}: "10088", {"summary", "file"}: "/dumps/séance,1.hprof.gz",
+		{"gc_roots", "java_frame"}: "26", {"records", "utf8"}: "21962", {"sub_records", "class_dump"}: "663",
 		{"anomalies", "dangling-reference"}: "12: references to objects not in the dump, e.g. 0x7a1b2c3d8",
 	}
 	for _, r := range recs[1:] {
@@ -48,7 +48,7 @@ func TestInfoGolden(t *testing.T) {
 	}
 	var back heap.Info
 	decodeJSON(t, out["json"], &back)
-	if back.BytesRead != in.BytesRead || back.GCRoots["java-frame"] != 26 || len(back.Anomalies) != 2 || !back.Timestamp.Equal(in.Timestamp) {
+	if back.BytesRead != in.BytesRead || back.GCRoots["java_frame"] != 26 || len(back.Anomalies) != 2 || !back.Timestamp.Equal(in.Timestamp) {
 		t.Errorf("JSON decodes to %+v", back)
 	}
 }
@@ -97,7 +97,7 @@ func TestInfoHeapsGolden(t *testing.T) {
 		}}
 	out := renderGolden(t, "info-heaps", allVariants, func(w io.Writer, o Options) error { return Info(w, in, o) })
 	wantContains(t, "table", out["table"], "zygote", "40,995", "3.0 MiB")
-	wantContains(t, "csv", out["csv"], "heaps,app objects,2857", "heaps,zygote shallow bytes,3145728")
+	wantContains(t, "csv", out["csv"], "heaps,app_objects,2857", "heaps,zygote_shallow_bytes,3145728")
 	var back heap.Info
 	decodeJSON(t, out["json"], &back)
 	if len(back.Heaps) != 2 || back.Heaps[1] != in.Heaps[1] {

@@ -54,21 +54,36 @@ func (l leaks) Table(w io.Writer, o Options) error {
 	return nil
 }
 
-// grid is one row per suspect, with its heap on an Android dump.
+// grid is one row per suspect, with its heap on an Android dump. A table
+// names the suspect in one column (its object id or its instances) and
+// shows its label as its class; CSV gives each value a column.
 func (l leaks) grid(o Options, forCSV bool) grid {
-	g := grid{columns: []column{{"#", count}, {"retained bytes", bytes}, {"% of heap", percent}, {"suspect", text}, {"class", text},
-		{"accumulation point", text}, {"accumulation class", text}, {"accumulated bytes", bytes}}}
+	g := grid{columns: []column{{"#", count, ""}, {"retained bytes", bytes, "retained_bytes"}, {"% of heap", percent, "percent"}, {"suspect", ident, ""}, {"class", text, ""},
+		{"accumulation point", ident, "accumulation_point_object_id"}, {"accumulation class", text, "accumulation_point_class"}, {"accumulated bytes", bytes, "accumulation_point_retained_bytes"}}}
+	if forCSV {
+		g.columns = append(g.columns[:3], append([]column{{"object", text, "object_id"}, {"instances", count, "instances"}, {"class", text, "class"}, {"label", text, "label"}}, g.columns[5:]...)...)
+	}
 	if l.Heaps != nil {
-		g.columns = append(g.columns, column{"heap", text})
+		g.columns = append(g.columns, column{"heap", text, "heap"})
 	}
 	for k, s := range l.Suspects {
-		suspect := s.ObjectID
-		if s.Instances > 0 {
-			suspect = fmt.Sprintf("%s instances", o.cell(count, s.Instances, forCSV))
+		var row []any
+		if forCSV {
+			var instances any
+			if s.Instances > 0 {
+				instances = s.Instances
+			}
+			row = []any{k + 1, s.RetainedBytes, s.Percent, s.ObjectID, instances, s.Class, s.Label, "", "", nil}
+		} else {
+			suspect := s.ObjectID
+			if s.Instances > 0 {
+				suspect = fmt.Sprintf("%s instances", o.cell(count, s.Instances, false))
+			}
+			row = []any{k + 1, s.RetainedBytes, s.Percent, suspect, s.Name(), "", "", nil}
 		}
-		row := []any{k + 1, s.RetainedBytes, s.Percent, suspect, s.Class, "", "", nil}
 		if a := s.AccumulationPoint; a != nil {
-			row[5], row[6], row[7] = a.ObjectID, a.Class, a.RetainedBytes
+			n := len(row)
+			row[n-3], row[n-2], row[n-1] = a.ObjectID, a.Class, a.RetainedBytes
 		}
 		if l.Heaps != nil {
 			row = append(row, s.Heap)
@@ -87,10 +102,10 @@ func leakDetails(w io.Writer, n int, s heap.LeakSuspect, o Options) error {
 	case s.AccumulationPoint != nil:
 		beneath = "objects its accumulation point immediately dominates"
 	}
-	if _, err := fmt.Fprintf(w, "\nSuspect %d, %s: biggest classes of the %s\n", n, s.Class, beneath); err != nil {
+	if _, err := fmt.Fprintf(w, "\nSuspect %d, %s: biggest classes of the %s\n", n, s.Name(), beneath); err != nil {
 		return err
 	}
-	g := grid{columns: []column{{"objects", count}, {"retained bytes", bytes}, {"% of heap", percent}, {"class", text}},
+	g := grid{columns: []column{{"objects", count, "objects"}, {"retained bytes", bytes, "retained_bytes"}, {"% of heap", percent, "percent"}, {"class", text, "class"}},
 		none: "none: there are no " + beneath}
 	for _, c := range s.BiggestClasses {
 		g.rows = append(g.rows, []any{c.Objects, c.RetainedBytes, c.Percent, c.Class})

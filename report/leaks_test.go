@@ -47,10 +47,10 @@ func TestLeaksGolden(t *testing.T) {
 	if len(recs) != 4 {
 		t.Fatalf("CSV has %d records, want the header and one per suspect:\n%s", len(recs), out["csv"])
 	}
-	if got := strings.Join(recs[0], ","); got != "#,retained bytes,% of heap,suspect,class,accumulation point,accumulation class,accumulated bytes" {
+	if got := strings.Join(recs[0], ","); got != "retained_bytes,percent,object_id,instances,class,label,accumulation_point_object_id,accumulation_point_class,accumulation_point_retained_bytes" {
 		t.Errorf("CSV header %q", got)
 	}
-	if recs[1][1] != "6442451067" || recs[1][2] != "85.71428571428571" || recs[2][3] != "12345 instances" || recs[3][7] != "" {
+	if recs[1][0] != "6442451067" || recs[1][1] != "85.71428571428571" || recs[2][3] != "12345" || recs[3][8] != "" {
 		t.Errorf("CSV %q", recs)
 	}
 	var back []heap.LeakSuspect

@@ -78,7 +78,7 @@ func (r monitors) Table(w io.Writer, o Options) error {
 
 // contended is MONITOR TIME's table.
 func (r monitors) contended() grid {
-	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"accum", percent}, {"count", count}, {"trace", text}, {"thread", text}, {"monitor", text}}}
+	g := grid{columns: []column{{"rank", count, "rank"}, {"self", percent, "self_percent"}, {"accum", percent, "cumulative_percent"}, {"count", count, "count"}, {"trace", text, "trace"}, {"thread", text, "thread"}, {"monitor", text, "monitor"}}}
 	for _, m := range r.Contended {
 		g.rows = append(g.rows, []any{m.Rank, m.SelfPercent, m.CumPercent, m.Count, traceLabel(m.Trace), m.Thread, m.Monitor})
 	}
@@ -87,7 +87,7 @@ func (r monitors) contended() grid {
 
 // dump is MONITOR DUMP's table.
 func (r monitors) dump() grid {
-	g := grid{columns: []column{{"monitor", text}, {"owner", text}, {"entry count", count}, {"waiting to enter", text}, {"waiting to be notified", text}},
+	g := grid{columns: []column{{"monitor", text, "monitor"}, {"owner", text, "owner"}, {"entry count", count, "entry_count"}, {"waiting to enter", text, "waiting_to_enter"}, {"waiting to be notified", text, "waiting_to_be_notified"}},
 		none: "no monitor in use"}
 	for _, m := range r.Monitors {
 		g.rows = append(g.rows, []any{m.Monitor, m.Owner, int64(m.EntryCount), strings.Join(m.WaitingToEnter, ", "), strings.Join(m.WaitingToBeNotified, ", ")})

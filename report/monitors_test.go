@@ -27,7 +27,7 @@ func TestMonitorsGolden(t *testing.T) {
 	out := renderGolden(t, "monitors", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Monitors(w, r, o) })
 	wantLines(t, "table", out["table"], "MONITOR TIME: 3,000,000,000 ms of contention", "MONITOR DUMP:", "#1 java.lang.Object@0x7c0010000, trace 300201:")
 	recs := readCSV(t, out["csv"])
-	if len(recs) != 3 || strings.Join(recs[0], ",") != "monitor,owner,entry count,waiting to enter,waiting to be notified" {
+	if len(recs) != 3 || strings.Join(recs[0], ",") != "monitor,owner,entry_count,waiting_to_enter,waiting_to_be_notified" {
 		t.Fatalf("with a MONITOR DUMP, CSV has its monitors: %q", recs)
 	}
 	if recs[1][3] != `worker-2, worker, "3"` || recs[2][4] != "idle" {
@@ -47,7 +47,7 @@ func TestMonitorsTimeOnlyGolden(t *testing.T) {
 		t.Errorf("no MONITOR DUMP expected:\n%s", out["table"])
 	}
 	wantLines(t, "table", out["table"], "MONITOR TIME: 1,000,000 to 1,999,999 ms of contention (the agent printed its total divided by 10^6)")
-	if recs := readCSV(t, out["csv"]); len(recs) != 3 || strings.Join(recs[0], ",") != "rank,self,accum,count,trace,thread,monitor" || recs[1][5] != "worker-2 (200004)" || recs[2][6] != "raw monitor «jvmpi» lock" {
+	if recs := readCSV(t, out["csv"]); len(recs) != 3 || strings.Join(recs[0], ",") != "rank,self_percent,cumulative_percent,count,trace,thread,monitor" || recs[1][5] != "worker-2 (200004)" || recs[2][6] != "raw monitor «jvmpi» lock" {
 		t.Errorf("without a MONITOR DUMP, CSV has the contended monitors: %q", recs)
 	}
 }
@@ -71,7 +71,7 @@ func TestMonitorsEmptyGolden(t *testing.T) {
 	if out["table"] != "no contended monitor and no monitor in use\n" {
 		t.Errorf("table %q, want the line saying no monitor", out["table"])
 	}
-	if out["csv"] != "rank,self,accum,count,trace,thread,monitor\n" {
+	if out["csv"] != "rank,self_percent,cumulative_percent,count,trace,thread,monitor\n" {
 		t.Errorf("CSV %q, want the header alone", out["csv"])
 	}
 }

@@ -24,7 +24,7 @@ func TestNativeColumnsGolden(t *testing.T) {
 	wantContains(t, "table", out["table"], "native bytes", "7.6 MiB")
 	wantContains(t, "json", out["json"], `"native_bytes": 8000064`)
 	recs := readCSV(t, out["csv"])
-	if got := recs[0]; len(got) != 5 || got[3] != "native bytes" {
+	if got := recs[0]; len(got) != 4 || got[2] != "native_bytes" {
 		t.Errorf("CSV header %q, want the native bytes column fourth", got)
 	}
 	var back []heap.HistoRow

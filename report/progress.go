@@ -34,6 +34,12 @@ type Progress struct {
 // have been read so far (total <= 0: unknown, only the count is shown).
 func StartProgress(w io.Writer, label string, total int64, done func() int64) *Progress {
 	p := &Progress{w: w, total: total, done: done, stop: make(chan struct{}), started: time.Now()}
+	p.run(func() { p.draw(label) })
+	return p
+}
+
+// run calls draw a few times a second until Stop, which erases the line.
+func (p *Progress) run(draw func()) {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -45,11 +51,10 @@ func StartProgress(w io.Writer, label string, total int64, done func() int64) *P
 				fmt.Fprint(p.w, "\r\033[K")
 				return
 			case <-tick.C:
-				p.draw(label)
+				draw()
 			}
 		}
 	}()
-	return p
 }
 
 // Phase shows that the work has moved on to the phase called name, the
@@ -101,4 +106,12 @@ func (p *Progress) draw(label string) {
 func (p *Progress) Stop() {
 	close(p.stop)
 	p.wg.Wait()
+}
+
+// StartCount draws, on w, a count of what done reports (rows found,
+// say, named by unit) until Stop, a few times a second.
+func StartCount(w io.Writer, label, unit string, done func() int64) *Progress {
+	p := &Progress{w: w, done: done, stop: make(chan struct{})}
+	p.run(func() { fmt.Fprintf(p.w, "\r\033[K%s: %s %s", label, humanize.Comma(p.done()), unit) })
+	return p
 }

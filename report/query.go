@@ -45,7 +45,7 @@ func (q query) Table(w io.Writer, o Options) error { return o.writeTable(w, q.gr
 func (q query) grid() grid {
 	g := grid{none: "no rows"}
 	for _, c := range q.Columns {
-		g.columns = append(g.columns, column{c, text})
+		g.columns = append(g.columns, column{c, text, c})
 	}
 	for _, row := range q.Rows {
 		cells := make([]any, len(row))

@@ -16,6 +16,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/dustin/go-humanize"
 	"github.com/olekukonko/tablewriter"
@@ -54,6 +55,10 @@ type Options struct {
 	Format Format
 	// ExactBytes prints byte counts as plain numbers in tables.
 	ExactBytes bool
+	// Width, above 0, is the terminal width tables fit in: their text
+	// columns are cut in the middle, their numbers kept whole (fit). 0
+	// leaves tables as wide as their cells.
+	Width int
 }
 
 // Document is a result ready to be written in every output format. Each
@@ -99,6 +104,9 @@ type kind int
 
 const (
 	text kind = iota
+	// ident is text that names one thing, an object id: never cut to
+	// fit a table in the terminal.
+	ident
 	count
 	bytes
 	percent
@@ -111,9 +119,14 @@ const (
 	bytesDelta
 )
 
+// column is one column of a grid: its title in tables, how its values
+// print, and its key: the CSV header and the JSON key of the same value,
+// named in docs/vocabulary.md. A column without a key (the rank "#") is
+// only for people: CSV leaves it out.
 type column struct {
 	title string
 	kind  kind
+	key   string
 }
 
 // grid is a table of values: strings for text columns, int64 for counts
@@ -163,21 +176,26 @@ func (o Options) cell(k kind, v any, forCSV bool) string {
 	return fmt.Sprint(v)
 }
 
-// writeCSV writes g as CSV: a header and the rows, without a footer; a
-// grid without rows is its header alone.
+// writeCSV writes g as CSV: a header of the columns' keys and the rows,
+// without a footer and without the columns that have no key; a grid
+// without rows is its header alone.
 func (o Options) writeCSV(w io.Writer, g grid) error {
 	cw := csv.NewWriter(w)
-	head := make([]string, len(g.columns))
-	for i, c := range g.columns {
-		head[i] = c.title
+	var head []string
+	for _, c := range g.columns {
+		if c.key != "" {
+			head = append(head, c.key)
+		}
 	}
 	if err := cw.Write(head); err != nil {
 		return err
 	}
 	for _, r := range g.rows {
-		rec := make([]string, len(r))
+		rec := make([]string, 0, len(head))
 		for i, v := range r {
-			rec[i] = o.cell(g.columns[i].kind, v, true)
+			if g.columns[i].key != "" {
+				rec = append(rec, o.cell(g.columns[i].kind, v, true))
+			}
 		}
 		if err := cw.Write(rec); err != nil {
 			return err
@@ -185,6 +203,55 @@ func (o Options) writeCSV(w io.Writer, g grid) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// writeRowsJSON writes g's rows as a JSON array of objects, each value
+// under its column's key in column order, numbers as numbers; the
+// columns without a key are left out, as in CSV. It is the JSON of a
+// report whose rows are flat, so that its keys are its CSV header.
+func writeRowsJSON(w io.Writer, g grid) error {
+	rows := make([]orderedObject, 0, len(g.rows))
+	for _, r := range g.rows {
+		var obj orderedObject
+		for i, v := range r {
+			if c := g.columns[i]; c.key != "" {
+				obj = append(obj, keyValue{c.key, v})
+			}
+		}
+		rows = append(rows, obj)
+	}
+	return writeJSON(w, rows)
+}
+
+// keyValue is one member of an orderedObject.
+type keyValue struct {
+	key   string
+	value any
+}
+
+// orderedObject is a JSON object whose members keep their order.
+type orderedObject []keyValue
+
+// MarshalJSON writes the members in order.
+func (o orderedObject) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, m := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, err := json.Marshal(m.key)
+		if err != nil {
+			return nil, err
+		}
+		var v strings.Builder
+		enc := json.NewEncoder(&v)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(m.value); err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, k...), ':'), strings.TrimSuffix(v.String(), "\n")...)
+	}
+	return append(b, '}'), nil
 }
 
 // writeTable writes g as a table with its footer; a grid without rows is
@@ -203,7 +270,7 @@ func (o Options) writeTable(w io.Writer, g grid) error {
 	for i, c := range g.columns {
 		head[i] = c.title
 		align[i] = tw.AlignRight
-		if c.kind == text {
+		if c.kind == text || c.kind == ident {
 			align[i] = tw.AlignLeft
 		}
 	}
@@ -215,22 +282,29 @@ func (o Options) writeTable(w io.Writer, g grid) error {
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 		tablewriter.WithTrimSpace(tw.Off),
 	)
-	t.Header(head)
-	for _, r := range g.rows {
-		cells := make([]string, len(r))
+	rows := make([][]string, len(g.rows))
+	for k, r := range g.rows {
+		rows[k] = make([]string, len(r))
 		for i, v := range r {
-			cells[i] = o.cell(g.columns[i].kind, v, false)
+			rows[k][i] = o.cell(g.columns[i].kind, v, false)
 		}
-		if err := t.Append(cells); err != nil {
+	}
+	var footer []string
+	if g.footer != nil {
+		footer = make([]string, len(g.footer))
+		for i, v := range g.footer {
+			footer[i] = o.cell(g.columns[i].kind, v, false)
+		}
+	}
+	fit(g.columns, head, rows, footer, o.Width)
+	t.Header(head)
+	for _, r := range rows {
+		if err := t.Append(r); err != nil {
 			return err
 		}
 	}
-	if g.footer != nil {
-		cells := make([]string, len(g.footer))
-		for i, v := range g.footer {
-			cells[i] = o.cell(g.columns[i].kind, v, false)
-		}
-		t.Footer(cells)
+	if footer != nil {
+		t.Footer(footer)
 	}
 	return t.Render()
 }

@@ -43,7 +43,7 @@ func (r retainers) Table(w io.Writer, o Options) error {
 // the one before. On an Android dump each step says its heap, in a last
 // column.
 func (r retainers) grid(indent bool) grid {
-	g := grid{columns: []column{{"path", count}, {"objects", count}, {"via", text}, {"object", text}, {"class", text}, {"root", text}}}
+	g := grid{columns: []column{{"path", count, "path"}, {"objects", count, "objects"}, {"via", text, "via"}, {"object", ident, "object_id"}, {"class", text, "class"}, {"root", text, "root"}}}
 	switch r.Targets {
 	case 0:
 		g.none = "no object matches"
@@ -59,7 +59,7 @@ func (r retainers) grid(indent bool) grid {
 		}
 	}
 	if withHeap {
-		g.columns = append(g.columns, column{"heap", text})
+		g.columns = append(g.columns, column{"heap", text, "heap"})
 	}
 	for k, p := range r.Paths {
 		for s, step := range p.Chain {

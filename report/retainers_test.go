@@ -33,7 +33,7 @@ func TestRetainersGolden(t *testing.T) {
 	if len(recs) != 1+5+2 {
 		t.Fatalf("CSV has %d records, want the header and one per step (7):\n%s", len(recs), out["csv"])
 	}
-	if strings.Join(recs[0], ",") != "path,objects,via,object,class,root" || recs[2][2] != "static MAP" || recs[5][4] != weirdClass || recs[7][0] != "2" {
+	if strings.Join(recs[0], ",") != "path,objects,via,object_id,class,root" || recs[2][2] != "static MAP" || recs[5][4] != weirdClass || recs[7][0] != "2" {
 		t.Errorf("CSV %q", recs)
 	}
 	var back heap.Retainers
@@ -56,7 +56,7 @@ func TestRetainersEmptyGolden(t *testing.T) {
 	if out["table"] != "no path from a GC root to any of the 4 targets (unreachable)\n" {
 		t.Errorf("table %q, want the one line saying no path reaches the targets", out["table"])
 	}
-	if out["csv"] != "path,objects,via,object,class,root\n" {
+	if out["csv"] != "path,objects,via,object_id,class,root\n" {
 		t.Errorf("CSV %q, want the header alone", out["csv"])
 	}
 	for _, c := range []struct {

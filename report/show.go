@@ -50,7 +50,7 @@ func (objs shown) Table(w io.Writer, o Options) error {
 
 // showTable writes one object as tables.
 func showTable(w io.Writer, s heap.ShowObject, o Options) error {
-	summary := grid{columns: []column{{"object", text}, {s.ObjectID, text}}}
+	summary := grid{columns: []column{{"object", text, "object_id"}, {s.ObjectID, text, "value"}}}
 	add := func(name string, value any, k kind) {
 		summary.rows = append(summary.rows, []any{name, o.cell(k, value, false)})
 	}
@@ -86,7 +86,7 @@ func showTable(w io.Writer, s heap.ShowObject, o Options) error {
 		return err
 	}
 	if len(s.Fields) > 0 {
-		g := grid{columns: []column{{"field", text}, {"type", text}, {"value", text}, {"class", text}, {"text", text}}}
+		g := grid{columns: []column{{"field", text, "field"}, {"type", text, "type"}, {"value", text, "value"}, {"class", text, "class"}, {"text", text, "text"}}}
 		for _, f := range s.Fields {
 			name := f.Name
 			if f.Static {
@@ -99,7 +99,7 @@ func showTable(w io.Writer, s heap.ShowObject, o Options) error {
 		}
 	}
 	if len(s.Elements) > 0 {
-		g := grid{columns: []column{{"index", count}, {"value", text}, {"class", text}, {"text", text}}}
+		g := grid{columns: []column{{"index", count, "index"}, {"value", text, "value"}, {"class", text, "class"}, {"text", text, "text"}}}
 		for _, e := range s.Elements {
 			g.rows = append(g.rows, []any{e.Index, valueText(e.Value), e.Class, quoted(e.Text)})
 		}
@@ -113,7 +113,7 @@ func showTable(w io.Writer, s heap.ShowObject, o Options) error {
 		}
 	}
 	if s.Referrers != nil {
-		g := grid{columns: []column{{"referrer", text}, {"class", text}, {"via", text}}, none: "no object references it"}
+		g := grid{columns: []column{{"referrer", ident, "referrer"}, {"class", text, "class"}, {"via", text, "via"}}, none: "no object references it"}
 		for _, r := range s.Referrers {
 			g.rows = append(g.rows, []any{r.ObjectID, r.Class, r.Via})
 		}
@@ -134,7 +134,7 @@ func showTable(w io.Writer, s heap.ShowObject, o Options) error {
 
 // showCSV is the shown objects as one CSV table.
 func showCSV(objs []heap.ShowObject) grid {
-	g := grid{columns: []column{{"object", text}, {"part", text}, {"name", text}, {"type", text}, {"value", text}, {"class", text}, {"text", text}}}
+	g := grid{columns: []column{{"object", text, "object_id"}, {"part", text, "part"}, {"name", text, "name"}, {"type", text, "type"}, {"value", text, "value"}, {"class", text, "class"}, {"text", text, "text"}}}
 	for _, s := range objs {
 		row := func(part, name, typ string, value any, class, txt string) {
 			g.rows = append(g.rows, []any{s.ObjectID, part, name, typ, value, class, txt})

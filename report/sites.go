@@ -29,7 +29,7 @@ func (r sites) JSON(w io.Writer) error { return writeJSON(w, nonNil(r.Rows)) }
 // CSV writes the rows with their trace, allocating method and frames.
 func (r sites) CSV(w io.Writer, o Options) error {
 	g := r.grid()
-	g.columns = append(g.columns, column{"method", text}, column{"frames", text})
+	g.columns = append(g.columns, column{"method", text, "method"}, column{"frames", text, "frames"})
 	for k, s := range r.Rows {
 		g.rows[k] = append(g.rows[k], s.Method, joinFrames(s.Frames))
 	}
@@ -42,7 +42,7 @@ func (r sites) CSV(w io.Writer, o Options) error {
 func (r sites) Table(w io.Writer, o Options) error {
 	g := r.grid()
 	if r.By == "method" {
-		g.columns[7] = column{"method", text}
+		g.columns[7] = column{"method", text, "method"}
 		for k, s := range r.Rows {
 			g.rows[k][7] = methodLabel(s.Method)
 		}
@@ -84,9 +84,9 @@ func (r sites) Table(w io.Writer, o Options) error {
 // grid is the rows with their trace, the line a table without rows
 // prints saying why the source has none.
 func (r sites) grid() grid {
-	g := grid{columns: []column{{"rank", count}, {"self", percent}, {"accum", percent},
-		{"live bytes", bytes}, {"live objs", count}, {"alloc bytes", bytes}, {"alloc objs", count},
-		{"trace", text}, {"class", text}}}
+	g := grid{columns: []column{{"rank", count, "rank"}, {"self", percent, "percent"}, {"accum", percent, "cumulative_percent"},
+		{"live bytes", bytes, "live_bytes"}, {"live objs", count, "live_instances"}, {"alloc bytes", bytes, "alloc_bytes"}, {"alloc objs", count, "alloc_instances"},
+		{"trace", text, "trace"}, {"class", text, "class"}}}
 	switch r.Source {
 	case profile.SitesFromHeapTraces:
 		g.none = "no live object carries an allocation trace"

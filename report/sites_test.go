@@ -45,7 +45,7 @@ func TestSitesRecordsGolden(t *testing.T) {
 	if len(recs) != 3 {
 		t.Fatalf("CSV has %d records, want the header and one per site:\n%s", len(recs), out["csv"])
 	}
-	if got := strings.Join(recs[0], ","); got != "rank,self,accum,live bytes,live objs,alloc bytes,alloc objs,trace,class,method,frames" {
+	if got := strings.Join(recs[0], ","); got != "rank,percent,cumulative_percent,live_bytes,live_instances,alloc_bytes,alloc_instances,trace,class,method,frames" {
 		t.Errorf("CSV header %q", got)
 	}
 	wantFrames := "java.util.Arrays.copyOf(Arrays.java:3537); java.lang.AbstractStringBuilder.ensureCapacityInternal(Unknown Source); app.Cache.put(Compiled method); java.lang.Thread.run0(Native Method)"
@@ -168,7 +168,7 @@ func TestSitesEmptyGolden(t *testing.T) {
 			t.Errorf("no %s site: %q, want the source and %q", source, got, want)
 		}
 	}
-	if out["csv"] != "rank,self,accum,live bytes,live objs,alloc bytes,alloc objs,trace,class,method,frames\n" {
+	if out["csv"] != "rank,percent,cumulative_percent,live_bytes,live_instances,alloc_bytes,alloc_instances,trace,class,method,frames\n" {
 		t.Errorf("CSV %q, want the header alone", out["csv"])
 	}
 }

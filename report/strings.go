@@ -45,7 +45,7 @@ func (d duplicateStrings) Table(w io.Writer, o Options) error {
 
 // grid is the rows, each value as value shows it.
 func (d duplicateStrings) grid(value func(string) string) grid {
-	g := grid{columns: []column{{"#", count}, {"count", count}, {"wasted bytes", bytes}, {"value", text}},
+	g := grid{columns: []column{{"#", count, ""}, {"count", count, "count"}, {"wasted bytes", bytes, "wasted_bytes"}, {"value", text, "value"}},
 		none: "no String value is held by enough Strings"}
 	for i, r := range d.Rows {
 		g.rows = append(g.rows, []any{i + 1, r.Count, r.WastedBytes, value(r.Value)})

@@ -19,7 +19,7 @@ func TestDuplicateStringsGolden(t *testing.T) {
 	d := heap.DuplicateStringReport{Rows: rows, Groups: 7, WastedBytes: 400_000, Strings: 1_234_567}
 	out := renderGolden(t, "strings", allVariants, func(w io.Writer, o Options) error { return DuplicateStrings(w, d, o) })
 	recs := readCSV(t, out["csv"])
-	if len(recs) != 1+len(rows) || recs[1][1] != "5000" || recs[1][2] != "319936" || recs[3][3] != long || recs[4][3] != rows[3].Value {
+	if len(recs) != 1+len(rows) || recs[1][0] != "5000" || recs[1][1] != "319936" || recs[3][2] != long || recs[4][2] != rows[3].Value {
 		t.Errorf("CSV %q, want the header and 4 exact rows", recs)
 	}
 	var back []heap.DuplicateString
@@ -35,7 +35,7 @@ func TestDuplicateStringsEmptyGolden(t *testing.T) {
 	out := renderGolden(t, "strings-empty", allVariants, func(w io.Writer, o Options) error {
 		return DuplicateStrings(w, heap.DuplicateStringReport{}, o)
 	})
-	if out["json"] != "[]\n" || out["csv"] != "#,count,wasted bytes,value\n" {
+	if out["json"] != "[]\n" || out["csv"] != "count,wasted_bytes,value\n" {
 		t.Errorf("empty JSON %q, CSV %q", out["json"], out["csv"])
 	}
 }

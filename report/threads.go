@@ -32,10 +32,10 @@ func (rows threadRows) retained() bool {
 // CSV writes one row per thread: its depth, its frames in one column, and
 // with retained sizes its locals in a last one.
 func (rows threadRows) CSV(w io.Writer, o Options) error {
-	g := grid{columns: []column{{"serial", count}, {"name", text}, {"state", text}, {"depth", count}, {"frames", text}}}
+	g := grid{columns: []column{{"serial", count, "serial"}, {"name", text, "name"}, {"state", text, "state"}, {"depth", count, "depth"}, {"frames", text, "frames"}}}
 	if rows.retained() {
-		g.columns = append(g.columns[:3], append([]column{{"retained bytes", bytes}}, g.columns[3:]...)...)
-		g.columns = append(g.columns, column{"locals", text})
+		g.columns = append(g.columns[:3], append([]column{{"retained bytes", bytes, "retained_bytes"}}, g.columns[3:]...)...)
+		g.columns = append(g.columns, column{"locals", text, "locals"})
 	}
 	for _, t := range rows {
 		row := []any{int64(t.Serial), t.Name, t.State, len(t.Frames), joinFrames(t.Frames)}
@@ -52,10 +52,10 @@ func (rows threadRows) CSV(w io.Writer, o Options) error {
 // below the table.
 func (rows threadRows) Table(w io.Writer, o Options) error {
 	retained := rows.retained()
-	g := grid{columns: []column{{"serial", count}, {"name", text}, {"state", text}, {"frames", count}, {"top frame", text}},
+	g := grid{columns: []column{{"serial", count, "serial"}, {"name", text, "name"}, {"state", text, "state"}, {"frames", count, "frames"}, {"top frame", text, "top_frame"}},
 		none: "no thread in the dump"}
 	if retained {
-		g.columns = append(g.columns[:3], append([]column{{"retained bytes", bytes}}, g.columns[3:]...)...)
+		g.columns = append(g.columns[:3], append([]column{{"retained bytes", bytes, "retained_bytes"}}, g.columns[3:]...)...)
 	}
 	for _, t := range rows {
 		top := ""

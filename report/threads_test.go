@@ -60,7 +60,7 @@ func TestThreadsRetainedGolden(t *testing.T) {
 	}
 	out := renderGolden(t, "threads-retained", []variant{asTable, asJSON, asCSV}, func(w io.Writer, o Options) error { return Threads(w, rows, o) })
 	wantLines(t, "table", out["table"], `"holder" serial 7 WAITING, retains 8.0 MiB:`, "\tat app.Holder.hold(Holder.java:12)", "\t    local 0x7ff000010 long[], retains 8.0 MiB")
-	wantCSV := "serial,name,state,retained bytes,depth,frames,locals\n" +
+	wantCSV := "serial,name,state,retained_bytes,depth,frames,locals\n" +
 		"1,main,RUNNABLE,568,1,app.Main.main(Main.java:7),\n" +
 		"7,holder,WAITING,8389088,2,jdk.internal.misc.Unsafe.park(Native Method); app.Holder.hold(Holder.java:12)," +
 		"1 0x7ff000010 8388624 long[]; 1 0x7ff800020 16 app.Holder\n"
@@ -99,7 +99,7 @@ func TestThreadsRetainedCSVLocals(t *testing.T) {
 	if err := Threads(&b, rows, Options{Format: CSV}); err != nil {
 		t.Fatal(err)
 	}
-	want := "serial,name,state,retained bytes,depth,frames,locals\n" +
+	want := "serial,name,state,retained_bytes,depth,frames,locals\n" +
 		"3,worker,RUNNABLE,1000016,3,app.Worker.step(Worker.java:40); app.Worker.loop(Worker.java:31); app.Worker.run(Compiled method)," +
 		"\"0 0x700000010 1000016 byte[]; 2 0x700000800 24 com.example.Weird,\"\"Name\"\"\nNext; 2 0x700000900 0 java.lang.String\"\n" +
 		"4,idle,,0,0,,\n"

@@ -17,8 +17,8 @@ func TopConsumers(w io.Writer, t heap.TopConsumerReport, o Options) error {
 // topConsumers is a top consumer report as a Document.
 type topConsumers struct{ heap.TopConsumerReport }
 
-// JSON writes the rows.
-func (t topConsumers) JSON(w io.Writer) error { return writeJSON(w, nonNil(t.Rows)) }
+// JSON writes the rows, the group under the key of the CSV column.
+func (t topConsumers) JSON(w io.Writer) error { return writeRowsJSON(w, t.grid()) }
 
 // CSV writes the rows.
 func (t topConsumers) CSV(w io.Writer, o Options) error { return o.writeCSV(w, t.grid()) }
@@ -39,11 +39,11 @@ func (t topConsumers) Table(w io.Writer, o Options) error {
 
 // grid is the rows, the group column named for what groups them.
 func (t topConsumers) grid() grid {
-	name := t.By
+	name, key := t.By, t.By
 	if t.By == heap.ByClassLoader {
-		name = "class loader"
+		name, key = "class loader", "class_loader"
 	}
-	g := grid{columns: []column{{"#", count}, {"objects", count}, {"retained bytes", bytes}, {"percent", percent}, {name, text}},
+	g := grid{columns: []column{{"#", count, ""}, {"objects", count, "objects"}, {"retained bytes", bytes, "retained_bytes"}, {"percent", percent, "percent"}, {name, text, key}},
 		none: "the dominator tree is empty: no object is reachable"}
 	for i, r := range t.Rows {
 		g.rows = append(g.rows, []any{i + 1, r.Objects, r.RetainedBytes, r.Percent, r.Name})

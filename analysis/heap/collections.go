@@ -92,53 +92,6 @@ type CollectionReport struct {
 	ArrayBytes  int64
 }
 
-// collectionRule says how the JDK class of a collection keeps its size
-// and its slots.
-type collectionRule struct {
-	// size is the int field that holds the number of elements, "" where
-	// it is derived (below).
-	size string
-	// array is the field of the backing array, "" for a collection of
-	// linked nodes (its capacity is its size).
-	array string
-	// hashed marks a hash table: its empty slots are the null buckets,
-	// as entries that collide share one. Otherwise the slots past the
-	// size are empty.
-	hashed bool
-	// pairs marks a table of keys and values side by side
-	// (IdentityHashMap): its capacity is half the array's length.
-	pairs bool
-	// via names the field of the map that backs a set: the set's size
-	// and capacity are the map's, and the map is not counted apart.
-	via string
-}
-
-// collectionRules are the JDK collections Collections knows, by the
-// name of the class whose fields it reads; subclasses (LinkedHashMap,
-// Stack, a program's own) follow the rule of the nearest one. Sizes
-// derived from other fields: ArrayDeque (head and tail),
-// ConcurrentHashMap (baseCount plus its counter cells),
-// CopyOnWriteArrayList (its array is always exactly full).
-var collectionRules = map[string]collectionRule{
-	"java.util.HashMap":                                 {size: "size", array: "table", hashed: true},
-	"java.util.Hashtable":                               {size: "count", array: "table", hashed: true},
-	"java.util.WeakHashMap":                             {size: "size", array: "table", hashed: true},
-	"java.util.concurrent.ConcurrentHashMap":            {array: "table", hashed: true},
-	"java.util.IdentityHashMap":                         {size: "size", array: "table", pairs: true},
-	"java.util.ArrayList":                               {size: "size", array: "elementData"},
-	"java.util.Vector":                                  {size: "elementCount", array: "elementData"},
-	"java.util.PriorityQueue":                           {size: "size", array: "queue"},
-	"java.util.concurrent.PriorityBlockingQueue":        {size: "size", array: "queue"},
-	"java.util.concurrent.ArrayBlockingQueue":           {size: "count", array: "items"},
-	"java.util.concurrent.CopyOnWriteArrayList":         {array: "array"},
-	"java.util.ArrayDeque":                              {array: "elements"},
-	"java.util.TreeMap":                                 {size: "size"},
-	"java.util.LinkedList":                              {size: "size"},
-	"java.util.HashSet":                                 {via: "map"},
-	"java.util.TreeSet":                                 {via: "m"},
-	"java.util.concurrent.ConcurrentHashMap$KeySetView": {via: "map"},
-}
-
 // collectionState is what Collections learns of one collection.
 // It holds no pointers, so that the collector need not scan the
 // millions of them a big heap has.
@@ -150,9 +103,17 @@ type collectionState struct {
 	size     int64
 	capacity int64
 	empty    int64
-	// backing is a set's map; cells a ConcurrentHashMap's counter cells.
+	// backing is the collection that holds the elements (rule.via);
+	// parts the array of the sub-collections that do (rule.parts); cells
+	// a ConcurrentHashMap's counter cells; box the object whose "value"
+	// is the size (rule.sizeBox).
 	backing model.ObjectIndex
+	parts   model.ObjectIndex
 	cells   model.ObjectIndex
+	box     model.ObjectIndex
+	// resolved marks a collection whose backing or parts were measured
+	// into it (or that has none).
+	resolved bool
 }
 
 // rule is the rule the collection follows.
@@ -181,16 +142,54 @@ func Collections(h *model.Heap, o CollectionOptions) (CollectionReport, error) {
 	var rep CollectionReport
 	jdkOf := jdkClassesOf(h)
 	colls, wasteful := findCollections(h, jdkOf, o.Heaps)
-	states, err := readCollections(h, colls, jdkOf)
+	states, owned, err := measureCollections(h, colls, jdkOf)
 	if err != nil {
 		return rep, err
 	}
-	if err := addCounterCells(h, states); err != nil {
-		return rep, err
-	}
-	owned := adoptBackingMaps(colls, states)
 	collectionRows(h, &rep, colls, states, owned, o)
 	return rep, arrayRows(h, &rep, wasteful, o)
+}
+
+// measureCollections reads and measures the collections colls (in object
+// order) and returns the collections that others own.
+func measureCollections(h *model.Heap, colls []model.ObjectIndex, jdkOf []int16) ([]collectionState, map[model.ObjectIndex]bool, error) {
+	states, err := readCollections(h, colls, jdkOf)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := addCounterCells(h, states); err != nil {
+		return nil, nil, err
+	}
+	countNodes(h, colls, states)
+	return states, resolveBacking(h, colls, states), nil
+}
+
+// MeasureCollection measures the objects objs that are JDK collections
+// Collections knows, as Collections does, owned ones included (a
+// HashSet's HashMap, a ConcurrentHashMap's segment); the others are left
+// out. Rows come in the order of objs.
+func MeasureCollection(h *model.Heap, objs []model.ObjectIndex) ([]CollectionObject, error) {
+	jdkOf := jdkClassesOf(h)
+	colls, _ := findCollections(h, jdkOf, model.HeapSelection{})
+	states, _, err := measureCollections(h, colls, jdkOf)
+	if err != nil {
+		return nil, err
+	}
+	ref := int64(h.Layout.Ref)
+	if ref == 0 {
+		ref = int64(h.Source.IDSize)
+	}
+	var out []CollectionObject
+	for _, obj := range objs {
+		k, ok := slices.BinarySearch(colls, obj)
+		if !ok || !states[k].read {
+			continue
+		}
+		st := states[k]
+		out = append(out, CollectionObject{ObjectID: ObjectID(h, obj), Class: ClassName(h, obj), Size: st.size,
+			Capacity: st.capacity, FillRatio: fillRatio(st.size, st.capacity), WastedBytes: st.empty * ref})
+	}
+	return out, nil
 }
 
 // jdkClassesOf returns, for each class of h, the place in jdkClasses of
@@ -267,82 +266,6 @@ func readCollections(h *model.Heap, colls []model.ObjectIndex, jdkOf []int16) ([
 	return states, err
 }
 
-// measure sets the size, capacity and empty slots of the collection
-// whose fields are v, by its rule; a set notes its backing map instead.
-func (st *collectionState) measure(h *model.Heap, v *model.ObjectValues) {
-	jdkClass := jdkClasses[st.class]
-	rule := st.rule()
-	st.backing, st.cells = model.NoObject, model.NoObject
-	intField := func(name string) int64 {
-		f, _ := v.Field(name)
-		return int64(int32(f.Bits))
-	}
-	var table model.ObjectIndex = model.NoObject
-	if rule.array != "" {
-		if f, ok := v.Field(rule.array); ok && f.Ref != model.NoObject && h.Classes[h.ClassOf(f.Ref)].IsArray() {
-			table = f.Ref
-		}
-	}
-	length := int64(0)
-	if table != model.NoObject {
-		length = int64(h.ArrayLength(table))
-	}
-	switch {
-	case rule.via != "":
-		f, _ := v.Field(rule.via)
-		st.backing = f.Ref
-		return
-	case jdkClass == "java.util.ArrayDeque":
-		head, tail := intField("head"), intField("tail")
-		if length > 0 {
-			st.size = ((tail-head)%length + length) % length
-		}
-	case jdkClass == "java.util.concurrent.CopyOnWriteArrayList":
-		st.size = length
-	case jdkClass == "java.util.concurrent.ConcurrentHashMap":
-		f, _ := v.Field("baseCount")
-		st.size = int64(f.Bits)
-		if c, ok := v.Field("counterCells"); ok {
-			st.cells = c.Ref
-		}
-	default:
-		st.size = intField(rule.size)
-	}
-	switch {
-	case rule.array == "":
-		st.capacity = st.size
-	case rule.pairs:
-		st.capacity = length / 2
-		st.empty = max(length-2*st.size, 0)
-	case rule.hashed:
-		st.capacity = length
-		if table != model.NoObject {
-			st.empty = length - int64(len(h.Refs(table)))
-		}
-	default:
-		st.capacity = length
-		st.empty = max(length-st.size, 0)
-	}
-}
-
-// adoptBackingMaps gives each set its backing map's size and slots, and
-// returns those maps: they are then not counted on their own.
-func adoptBackingMaps(colls []model.ObjectIndex, states []collectionState) map[model.ObjectIndex]bool {
-	owned := map[model.ObjectIndex]bool{}
-	for k := range states {
-		st := &states[k]
-		if !st.read || st.rule().via == "" {
-			continue
-		}
-		if n, ok := slices.BinarySearch(colls, st.backing); ok && states[n].read && states[n].rule().via == "" {
-			b := states[n]
-			st.size, st.capacity, st.empty = b.size, b.capacity, b.empty
-			owned[st.backing] = true
-		}
-	}
-	return owned
-}
-
 // collectionRows fills the collection part of rep from the measured
 // collections but the owned maps. Rows are made only for what is listed:
 // per class, or the objects that waste most (in object order among
@@ -402,36 +325,6 @@ func collectionRows(h *model.Heap, rep *CollectionReport, colls []model.ObjectIn
 			Capacity: st.capacity, FillRatio: fillRatio(st.size, st.capacity), WastedBytes: l.wasted})
 	}
 	rep.Classes = topRows(rep.Classes, o.Top)
-}
-
-// addCounterCells adds to each ConcurrentHashMap's size the values of
-// its counter cells, the part of the count that threads added under
-// contention.
-func addCounterCells(h *model.Heap, states []collectionState) error {
-	var owner []int
-	var cells []model.ObjectIndex
-	for k := range states {
-		if c := states[k].cells; c != model.NoObject {
-			for _, cell := range h.Refs(c) {
-				owner = append(owner, k)
-				cells = append(cells, cell)
-			}
-		}
-	}
-	if len(cells) == 0 {
-		return nil
-	}
-	values := make([]int64, len(cells))
-	err := model.EachValues(h, cells, func(k int, v *model.ObjectValues) error {
-		if f, ok := v.Field("value"); ok && v.Length < 0 {
-			values[k] = int64(f.Bits)
-		}
-		return nil
-	})
-	for k, v := range values {
-		states[owner[k]].size += v
-	}
-	return err
 }
 
 // wastefulArray is an array of length 0, of nulls only or of one

@@ -126,6 +126,15 @@ func HeapName(h *model.Heap, i model.ObjectIndex) string {
 	return model.NoHeap
 }
 
+// objectClassName is the name of object i's class, java.lang.Class for a
+// class object (where ClassName names the class it is the object of).
+func objectClassName(h *model.Heap, i model.ObjectIndex) string {
+	if c := h.ClassOf(i); c != model.NoClass {
+		return h.Classes[c].Name
+	}
+	return "<unknown class>"
+}
+
 // ClassName is the name of object i's class; for a class object, the
 // class it is the object of, as "class NAME".
 func ClassName(h *model.Heap, i model.ObjectIndex) string {

@@ -106,7 +106,12 @@ type LeakClass struct {
 // LeakSuspect is one single-object suspect (ObjectID set) or class group
 // (Instances set). Percentages are of the total.
 type LeakSuspect struct {
-	Class     string `json:"class"`
+	// Class is the class of the suspect object, or of the group's
+	// instances: for a class object, java.lang.Class.
+	Class string `json:"class"`
+	// Label names a single-object suspect for people: its class, or
+	// "class NAME" for the class object of NAME.
+	Label     string `json:"label,omitempty"`
 	ObjectID  string `json:"object_id,omitempty"`
 	Instances int64  `json:"instances,omitempty"`
 	// Heap is the Android heap of the suspect (of a class group: of its
@@ -130,6 +135,14 @@ type LeakSuspect struct {
 	RootKind   string     `json:"root_kind,omitempty"`
 	RootThread string     `json:"root_thread,omitempty"`
 	RootFrame  string     `json:"root_frame,omitempty"`
+}
+
+// Name names the suspect for people: its label, else its class.
+func (s LeakSuspect) Name() string {
+	if s.Label != "" {
+		return s.Label
+	}
+	return s.Class
 }
 
 // LeakReport is the result of FindLeaks.
@@ -273,7 +286,8 @@ func FindLeaks(h *model.Heap, r *graph.Retention, o LeakOptions) LeakReport {
 		if c.group {
 			s.Instances = int64(len(c.objects))
 		} else {
-			s.ObjectID = ObjectID(h, c.objects[0])
+			s.ObjectID, s.Label = ObjectID(h, c.objects[0]), c.class
+			s.Class = objectClassName(h, c.objects[0])
 		}
 		if c.acc != model.NoObject {
 			b := r.RetainedBytes(c.acc)

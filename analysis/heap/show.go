@@ -43,8 +43,8 @@ func ShowReadElements(o ShowOptions) int { return max(o.Elements, textElements) 
 // in one batch (model.ReadValues with ShowReadElements): the objects
 // themselves, what their fields and first elements reference, and what the
 // short texts of those need (a String's value array, an enum's name String
-// and its value array), and the Thread objects of their GC roots with
-// their name Strings.
+// and its value array, a JDK 5–8 Thread's name char[]), and the Thread
+// objects of their GC roots with their names.
 func ShowReads(h *model.Heap, objs []model.ObjectIndex, o ShowOptions) []model.ObjectIndex {
 	seen := map[model.ObjectIndex]bool{}
 	var out []model.ObjectIndex
@@ -64,11 +64,14 @@ func ShowReads(h *model.Heap, objs []model.ObjectIndex, o ShowOptions) []model.O
 			}
 		case textEnum, textThread:
 			for _, r := range h.Refs(i) {
-				if textKind(h, r) == textString {
+				switch textKind(h, r) {
+				case textString:
 					add(r)
 					for _, v := range h.Refs(r) {
 						add(v)
 					}
+				case textChars:
+					add(r)
 				}
 			}
 		}
@@ -445,14 +448,23 @@ func stringText(s model.ObjectIndex, vals map[model.ObjectIndex]*model.ObjectVal
 	return text
 }
 
-// nameText is the value of the String that object i's field "name" holds.
+// nameText is the text of object i's field "name": a String, or the
+// char[] of a JDK 5–8 Thread (model.NameText).
 func nameText(h *model.Heap, i model.ObjectIndex, vals map[model.ObjectIndex]*model.ObjectValues) string {
 	v := vals[i]
 	if v == nil {
 		return ""
 	}
-	if f, ok := v.Field("name"); ok && textKind(h, f.Ref) == textString {
+	f, ok := v.Field("name")
+	if !ok {
+		return ""
+	}
+	switch textKind(h, f.Ref) {
+	case textString:
 		return stringText(f.Ref, vals)
+	case textChars:
+		text, _ := model.NameText(vals, f.Ref)
+		return text
 	}
 	return ""
 }

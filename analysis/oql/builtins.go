@@ -196,7 +196,8 @@ func (e *evaluator) objectText(i model.ObjectIndex) (Value, error) {
 			if err != nil || name.Kind != KindObject {
 				return String(""), err
 			}
-			return e.stringText(name.Obj)
+			// A String, or up to JDK 8 a Thread's char[].
+			return e.objectText(name.Obj)
 		}
 	}
 	return String(""), nil

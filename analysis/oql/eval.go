@@ -1,8 +1,8 @@
 package oql
 
 import (
+	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
@@ -18,6 +18,17 @@ type Options struct {
 	// Heaps selects the Android heaps whose objects a FROM clause naming
 	// classes yields; objects named by id are taken as given.
 	Heaps model.HeapSelection
+	// Context stops the evaluation when it is done (nil: never): Run then
+	// returns the context's error.
+	Context context.Context
+	// MaxBytes bounds the memory the rows kept take (the result's, its
+	// subqueries' and what DISTINCT remembers), in bytes estimated from
+	// the values; past it Run fails with a *LimitError. 0: no bound.
+	MaxBytes int64
+	// Row, when set, receives each row of the result as it is found,
+	// instead of the Result keeping it (the result's Rows stay empty);
+	// an error from it stops the evaluation.
+	Row func([]Value) error
 }
 
 // evaluator answers queries over one heap. Field values come from the
@@ -37,7 +48,11 @@ type evaluator struct {
 	want map[model.ObjectIndex]bool
 
 	subqueries map[*Subquery]Value
-	patterns   map[string]*regexp.Regexp
+	lim        *limits
+	// emit hands the top query's rows on (Options.Row); emitted counts
+	// them. Subqueries keep their rows.
+	emit    func([]Value) error
+	emitted int
 	// children and referrers are built on first use: the dominator tree
 	// and the references reversed, each as offsets into one list.
 	childStart, children  []uint32
@@ -47,10 +62,12 @@ type evaluator struct {
 
 // Run answers query q over heap h with its retention r; field values are
 // read from h's dump again (model.EachValues). Rows come
-// in the order of the FROM clause's objects (by index for classes).
+// in the order of the FROM clause's objects (by index for classes). An
+// error that the query's text causes is an *Error.
 func Run(h *model.Heap, r *graph.Retention, q *Query, o Options) (*Result, error) {
-	e := &evaluator{h: h, r: r, opt: o, subqueries: map[*Subquery]Value{}, patterns: map[string]*regexp.Regexp{}}
-	return e.query(q, o.Limit)
+	e := &evaluator{h: h, r: r, opt: o, subqueries: map[*Subquery]Value{}, lim: newLimits(o), emit: o.Row}
+	res, err := e.query(q, o.Limit)
+	return res, classify(e.lim.ctx, err)
 }
 
 // query evaluates q and its UNIONs, at most limit rows (0: all).
@@ -60,10 +77,10 @@ func (e *evaluator) query(q *Query, limit int) (*Result, error) {
 		return nil, err
 	}
 	for _, u := range q.Union {
-		if limit > 0 && len(res.Rows) >= limit {
+		if limit > 0 && e.rows(res) >= limit {
 			break
 		}
-		more, err := e.selectQuery(u, limit-len(res.Rows))
+		more, err := e.selectQuery(u, limit-e.rows(res))
 		if err != nil {
 			return nil, err
 		}
@@ -78,6 +95,15 @@ func (e *evaluator) query(q *Query, limit int) (*Result, error) {
 	return res, nil
 }
 
+// rows counts the rows of res found so far: those it keeps, or those
+// handed to Options.Row.
+func (e *evaluator) rows(res *Result) int {
+	if e.emit != nil {
+		return e.emitted
+	}
+	return len(res.Rows)
+}
+
 // selectQuery evaluates one SELECT, at most limit rows (0: all).
 func (e *evaluator) selectQuery(q *Query, limit int) (*Result, error) {
 	if err := e.prepare(q); err != nil {
@@ -87,12 +113,16 @@ func (e *evaluator) selectQuery(q *Query, limit int) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	set := &rowSet{rows: [][]Value{}, distinct: q.Distinct, seen: map[string]bool{}}
+	set := &rowSet{rows: [][]Value{}, distinct: q.Distinct, seen: map[string]bool{}, lim: e.lim}
 	if q.Mode != SelectRetainedSet {
 		set.limit = limit
+		set.emit, set.emitted = e.emit, &e.emitted
 	}
 	var retainers []model.ObjectIndex
 	for lo := 0; lo < len(objs) && !set.full(); lo += rowChunk {
+		if err := e.lim.ctx.Err(); err != nil {
+			return nil, err
+		}
 		chunk := objs[lo:min(lo+rowChunk, len(objs))]
 		rows, err := e.chunkRows(q, chunk)
 		if err != nil {
@@ -110,15 +140,26 @@ func (e *evaluator) selectQuery(q *Query, limit int) (*Result, error) {
 		}
 	}
 	if q.Mode == SelectRetainedSet {
-		for _, i := range e.retainedSet(retainers) {
-			set.add([]Value{Object(e.h, i)})
+		retained, err := e.retainedSet(retainers)
+		if err != nil {
+			return nil, err
 		}
-		if limit > 0 && len(set.rows) > limit {
-			set.rows = set.rows[:limit]
+		set.limit = limit
+		set.emit, set.emitted = e.emit, &e.emitted
+		for _, i := range retained {
+			if set.full() {
+				break
+			}
+			if err := set.add([]Value{Object(e.h, i)}); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return &Result{Columns: columns(q), Rows: set.rows}, nil
 }
+
+// Columns names the columns of the rows q gives, before it is run.
+func (q *Query) Columns() []string { return columns(q) }
 
 // columns names the columns of q's rows: one "object" column unless q
 // selects the values of its items.
@@ -141,8 +182,7 @@ func (e *evaluator) take(q *Query, obj model.ObjectIndex, row []Value, set *rowS
 		row = []Value{Object(e.h, obj)}
 	}
 	if q.Mode == SelectColumns {
-		set.add(row)
-		return nil, nil
+		return nil, set.add(row)
 	}
 	var retainers []model.ObjectIndex
 	for _, v := range row {
@@ -155,28 +195,36 @@ func (e *evaluator) take(q *Query, obj model.ObjectIndex, row []Value, set *rowS
 			continue
 		}
 		for _, p := range picked {
-			set.add([]Value{Object(e.h, p)})
+			if err := set.add([]Value{Object(e.h, p)}); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return retainers, nil
 }
 
 // rowSet gathers the rows of a SELECT: at most limit (0: all), and with
-// distinct each row once.
+// distinct each row once; the memory they take is charged to lim. With
+// emit, the rows are handed on as they come (counted in emitted) instead
+// of kept.
 type rowSet struct {
 	rows     [][]Value
 	limit    int
 	distinct bool
 	seen     map[string]bool
+	lim      *limits
+	emit     func([]Value) error
+	emitted  *int
+	n        int
 }
 
 // full reports whether the set holds limit rows.
-func (s *rowSet) full() bool { return s.limit > 0 && len(s.rows) >= s.limit }
+func (s *rowSet) full() bool { return s.limit > 0 && s.n >= s.limit }
 
 // add adds row unless the set is full or, with distinct, has it already.
-func (s *rowSet) add(row []Value) {
+func (s *rowSet) add(row []Value) error {
 	if s.full() {
-		return
+		return nil
 	}
 	if s.distinct {
 		var b strings.Builder
@@ -185,11 +233,23 @@ func (s *rowSet) add(row []Value) {
 			b.WriteByte(0)
 		}
 		if s.seen[b.String()] {
-			return
+			return nil
 		}
 		s.seen[b.String()] = true
+		if err := s.lim.charge(int64(b.Len()) + 16); err != nil {
+			return err
+		}
+	}
+	s.n++
+	if s.emit != nil {
+		*s.emitted++
+		if err := s.emit(row); err != nil {
+			return &readError{err}
+		}
+		return nil
 	}
 	s.rows = append(s.rows, row)
+	return s.lim.charge(rowBytes(row))
 }
 
 // objectsOf lists the objects of value v for SELECT OBJECTS: the object,

@@ -31,7 +31,12 @@ func (e *evaluator) chunkRows(q *Query, objs []model.ObjectIndex) ([][]Value, er
 	}
 	for len(pending) > 0 {
 		var wait []int
-		for _, k := range pending {
+		for n, k := range pending {
+			if n%4096 == 0 {
+				if err := e.lim.ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
 			row, err := e.row(q, objs[k])
 			if errors.Is(err, errPending) {
 				wait = append(wait, k)
@@ -66,7 +71,7 @@ func (e *evaluator) read() error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("the query reads field values: %w", err)
+		return &readError{fmt.Errorf("the query reads field values: %w", err)}
 	}
 	for k, i := range objs {
 		e.vals[i] = got[k]

@@ -69,12 +69,17 @@ func (e *evaluator) buildReferrers() {
 
 // retainedSet is what the objects retain one by one: every object each
 // of them dominates, itself included, by index.
-func (e *evaluator) retainedSet(objs []model.ObjectIndex) []model.ObjectIndex {
+func (e *evaluator) retainedSet(objs []model.ObjectIndex) ([]model.ObjectIndex, error) {
 	e.buildChildren()
 	in := make([]bool, e.h.NumObjects())
 	var out []model.ObjectIndex
 	stack := slices.Clone(objs)
-	for len(stack) > 0 {
+	for n := 0; len(stack) > 0; n++ {
+		if n%(1<<16) == 0 {
+			if err := e.lim.ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		i := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if in[i] || !e.r.Reachable(i) {
@@ -87,5 +92,5 @@ func (e *evaluator) retainedSet(objs []model.ObjectIndex) []model.ObjectIndex {
 		}
 	}
 	slices.Sort(out)
-	return out
+	return out, nil
 }

@@ -3,7 +3,6 @@ package oql
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 )
 
@@ -57,24 +56,16 @@ func (e *evaluator) binary(x *Binary, sc scope) (Value, error) {
 		if r.Kind != KindString {
 			return Null(), fmt.Errorf("LIKE needs a regular expression string, found %s", kindName(r.Kind))
 		}
-		re, ok := e.patterns[r.Str]
-		if !ok {
-			if re, err = regexp.Compile(`^(?:` + r.Str + `)$`); err != nil {
-				return Null(), fmt.Errorf("LIKE %q: %w", r.Str, err)
-			}
-			e.patterns[r.Str] = re
+		re, err := e.lim.pattern(r.Str)
+		if err != nil {
+			return Null(), err
 		}
 		return Bool(l.Kind == KindString && re.MatchString(l.Str)), nil
 	case "IN":
 		if r.Kind != KindList {
 			return Bool(equal(l, r)), nil
 		}
-		for _, v := range r.List {
-			if equal(l, v) {
-				return Bool(true), nil
-			}
-		}
-		return Bool(false), nil
+		return Bool(e.lim.in(l, r.List)), nil
 	}
 	return arithmetic(x.Op, l, r)
 }
@@ -150,13 +141,18 @@ func arithmetic(op string, l, r Value) (Value, error) {
 	}
 	if l.Kind == KindInt && r.Kind == KindInt {
 		a, b := l.Int, r.Int
+		var n int64
+		var err error
 		switch op {
 		case "+":
-			return Int(a + b), nil
+			n, err = addInt(a, b)
 		case "-":
-			return Int(a - b), nil
+			n, err = subInt(a, b)
 		case "*":
-			return Int(a * b), nil
+			n, err = mulInt(a, b)
+		}
+		if op == "+" || op == "-" || op == "*" {
+			return Int(n), err
 		}
 		if b == 0 || a == math.MinInt64 && b == -1 {
 			return Null(), nil

@@ -54,7 +54,7 @@ func (e *evaluator) subquery(x *Subquery) error {
 	if _, done := e.subqueries[x]; done {
 		return nil
 	}
-	sub := &evaluator{h: e.h, r: e.r, opt: e.opt, subqueries: e.subqueries, patterns: e.patterns}
+	sub := &evaluator{h: e.h, r: e.r, opt: e.opt, subqueries: e.subqueries, lim: e.lim}
 	res, err := sub.query(x.Query, 0)
 	if err != nil {
 		return err
@@ -84,7 +84,10 @@ func (e *evaluator) fromObjects(f From) ([]model.ObjectIndex, error) {
 
 // fromSubquery lists the objects of the first column of sub's rows.
 func (e *evaluator) fromSubquery(sub *Query) ([]model.ObjectIndex, error) {
+	emit := e.emit
+	e.emit = nil // the subquery's rows are the outer query's objects
 	res, err := e.query(sub, 0)
+	e.emit = emit
 	if err != nil {
 		return nil, err
 	}

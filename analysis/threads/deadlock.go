@@ -16,7 +16,7 @@ import (
 type LockRef struct {
 	Kind  string `json:"kind"`
 	Class string `json:"class"`
-	ID    string `json:"id"`
+	ID    string `json:"object_id"`
 	Name  string `json:"name"`
 }
 

@@ -225,7 +225,7 @@ func (s *heapLockState) threadNames() (map[model.ObjectIndex]string, error) {
 			strs = append(strs, str)
 		}
 	}
-	return model.ReadStrings(s.h, strs)
+	return model.ReadNames(s.h, strs)
 }
 
 // addThreads adds to out a thread for each Thread object with a name or

@@ -20,19 +20,46 @@ the bytes wasted on empty slots (empty slots times the size of a reference:
 4 bytes with compressed oops, else 8; the id size with --size fields).
 Subclasses (LinkedHashMap, Stack, a program's own) follow the nearest JDK class.
 
-  HashMap, LinkedHashMap, WeakHashMap   size, table.length (0 while table is null);
-  Hashtable (count), ConcurrentHashMap  empty slots are the null buckets
-  (baseCount plus its counter cells)
-  IdentityHashMap                       size, table.length / 2 (keys and values
-                                        side by side); empty: table.length - 2 size
+Each JDK class is read as its layout has it (JDK 5–8 and 9+ differ); the
+fields are those Eclipse MAT reads.
+
+  HashMap, LinkedHashMap, WeakHashMap,  size, table.length (0 while table is null);
+  Hashtable (count), ThreadLocalMap,    empty slots are the null buckets
+  ConcurrentHashMap$Segment (count),
+  ConcurrentHashMap JDK 8+ (baseCount
+  plus its counter cells),
+  ImmutableCollections$SetN
+  ConcurrentHashMap JDK 5–7             the sums over its segments, which are
+                                        then not counted on their own
+  IdentityHashMap, ImmutableCollections table.length / 2 (keys and values
+  $MapN                                 side by side); empty: table.length - 2 size
   ArrayList, Vector (elementCount),     size, the backing array's length;
   PriorityQueue, PriorityBlockingQueue, empty: the slots past the size
-  ArrayBlockingQueue (count)
+  ArrayBlockingQueue (count), EnumMap
   ArrayDeque                            (tail - head) mod elements.length, elements.length
-  CopyOnWriteArrayList                  array.length, always full
-  TreeMap, LinkedList                   size; linked nodes: capacity = size
-  HashSet, LinkedHashSet, TreeSet,      the backing map's, which is then not
-  ConcurrentHashMap.KeySetView          counted on its own
+  CopyOnWriteArrayList, Arrays$ArrayList, the array's length, always full
+  ImmutableCollections$ListN
+  RegularEnumSet, JumboEnumSet          the elements' bits (size), universe.length
+  TreeMap, LinkedList, LinkedBlocking-  size (count; count.value); linked nodes:
+  Deque, LinkedBlockingQueue,           capacity = size
+  ArrayList$SubList, Collections$CopiesList (n)
+  ConcurrentLinkedQueue, -Deque,        the linked nodes that hold an element
+  LinkedTransferQueue, ConcurrentSkipListMap
+  Collections$Singleton*, Immutable-    1; 0 for Collections$Empty*, Immutable-
+  Collections$List1, Set1, List12, Set12 Collections$List0, Set0, SynchronousQueue
+  (1 or 2: the elements not null)
+  HashSet, LinkedHashSet, TreeSet,      the collection they keep their elements
+  CopyOnWriteArraySet, ConcurrentSkip-  in (map, m, al, q, children, hintmap,
+  ListSet, DelayQueue,                  dataMap), which is then not counted on
+  ConcurrentHashMap$KeySetView,         its own; a JDK 9+ Properties keeps its
+  Properties (JDK 9+), jar.Attributes,  entries in a ConcurrentHashMap (map), a
+  SimpleBindings, TabularDataSupport,   JDK 5–8 one is a Hashtable
+  RenderingHints, BeanContextSupport
+  Collections$Unmodifiable*,            the size and capacity of the collection
+  Synchronized*, Checked* wrappers,     they show (c, m, s, this$0), which is
+  Collections$SetFromMap; the key,      counted on its own: a view wastes nothing
+  value and entry views of the
+  maps above; ProcessEnvironment views
 
 Arrays too, per array class: those of length 0, object arrays whose
 elements are all null, and primitive arrays of two or more elements all of
@@ -40,8 +67,8 @@ one value, with their shallow bytes.
 
 --objects lists each collection and each such array instead. The
 collections' fields (and with --objects the constant arrays' values) are
-read from FILE again, which standard input cannot give; which arrays are
-all null or constant the index knows.`,
+read from FILE again; which arrays are all null or constant the index
+knows.`,
 		Example: `  hprofctl collections heap.hprof
   hprofctl collections --objects --top 50 heap.hprof
   hprofctl collections -o json heap.hprof.gz | jq '.collections[0]'`,

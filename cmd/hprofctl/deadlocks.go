@@ -57,8 +57,9 @@ heap dump taken right after the thread dump, each lock of a deadlock is tied to
 the object at its address: its class and the shortest path retaining it.
 
 Every dump of each file is read (a log may hold several); --dump N reads only
-the Nth (from 0; -1: the last). JSON is one object per dump, one after the
-other; with --heap-dump, one more object {"heap", "locks"} follows them.`,
+the Nth (from 0; -1: the last). JSON is one document: the dump's object, or
+{"reports": [...]} with one object per dump; with --heap-dump,
+{"reports": [...], "heap_dump", "heap_locks": [...]}.`,
 		Example: `  jstack -l 1234 > threads.txt && hprofctl deadlocks threads.txt
   hprofctl deadlocks --exit-code app.log || echo "deadlock or error: $?"
   hprofctl deadlocks -o json threads.json | jq '.deadlocks[].threads[].name'`,
@@ -86,13 +87,8 @@ other; with --heap-dump, one more object {"heap", "locks"} follows them.`,
 				}
 				reports = append(reports, rs...)
 			}
-			if err := report.Deadlocks(cmd.OutOrStdout(), reports, opt); err != nil {
+			if err := writeDeadlocks(cmd, g, heapPath, reports, opt); err != nil {
 				return err
-			}
-			if heapPath != "" && opt.Format != report.CSV {
-				if err := writeHeapLocks(cmd, g, heapPath, reports, opt); err != nil {
-					return err
-				}
 			}
 			if err := errors.Join(errs...); err != nil {
 				return err
@@ -124,18 +120,24 @@ func fileDeadlocks(g *globalFlags, path string, which int) ([]threads.DeadlockRe
 	return s.Deadlocks(which)
 }
 
-// writeHeapLocks ties the locks the deadlocks of reports wait for to the
-// objects of the heap dump at heapPath (session.TieLocks; its last heap
-// dump, whatever --dump says) and writes each lock's class and shortest
-// retaining path after the reports.
-func writeHeapLocks(cmd *cobra.Command, g *globalFlags, heapPath string, reports []threads.DeadlockReport, opt report.Options) error {
+// writeDeadlocks writes the reports; with a heap dump at heapPath, it
+// ties the locks the deadlocks of reports wait for to the objects of that
+// dump (session.TieLocks; its last heap dump, whatever --dump says) and
+// writes each lock's class and shortest retaining path with them.
+func writeDeadlocks(cmd *cobra.Command, g *globalFlags, heapPath string, reports []threads.DeadlockReport, opt report.Options) error {
+	if heapPath == "" {
+		return report.Deadlocks(cmd.OutOrStdout(), reports, opt)
+	}
 	s, err := g.open(heapPath, func(o *session.Options) { o.Dump = -1 })
 	if err != nil {
 		return err
 	}
 	tied, err := s.TieLocks(reports)
-	if tied == nil || err != nil {
+	if err != nil {
 		return err
 	}
-	return report.HeapLocks(cmd.OutOrStdout(), tied.Heap, tied.Locks, opt)
+	if tied == nil {
+		return report.Deadlocks(cmd.OutOrStdout(), reports, opt)
+	}
+	return report.DeadlocksWithHeapLocks(cmd.OutOrStdout(), reports, tied.Heap, tied.Locks, opt)
 }

@@ -137,22 +137,18 @@ func TestDeadlocksHeapTiesLocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := json.NewDecoder(strings.NewReader(out))
-	var report deadlockReport
 	var tied struct {
-		Locks []struct {
+		Reports []deadlockReport `json:"reports"`
+		Locks   []struct {
 			Lock  lockJSON `json:"lock"`
 			Class string   `json:"class"`
 			Paths []struct {
 				RootThread string `json:"root_thread"`
 			} `json:"paths"`
-		} `json:"locks"`
+		} `json:"heap_locks"`
 	}
-	if err := dec.Decode(&report); err != nil {
-		t.Fatal(err)
-	}
-	if err := dec.Decode(&tied); err != nil {
-		t.Fatalf("no heap lock object after the report: %v\n%s", err, out)
+	if err := json.Unmarshal([]byte(out), &tied); err != nil || len(tied.Reports) != 1 {
+		t.Fatalf("not one document with the report and the heap's locks: %v\n%s", err, out)
 	}
 	jvm := jvmVerdict(t, jstack)
 	if len(jvm) != 1 || len(jvm[0]) != 1 {

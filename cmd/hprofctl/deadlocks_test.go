@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -44,7 +43,7 @@ type deadlockReport struct {
 type lockJSON struct {
 	Kind  string `json:"kind"`
 	Class string `json:"class"`
-	ID    string `json:"id"`
+	ID    string `json:"object_id"`
 	Name  string `json:"name"`
 }
 
@@ -54,26 +53,34 @@ type waiterJSON struct {
 	HeldBy     string   `json:"held_by"`
 }
 
-// runDeadlocks runs `hprofctl deadlocks -o json` and decodes its stream of
-// reports, one per dump.
+// runDeadlocks runs `hprofctl deadlocks -o json` and decodes its one
+// document: the report of the one dump, or {"reports": [...]}, one per
+// dump.
 func runDeadlocks(t *testing.T, args ...string) []deadlockReport {
 	t.Helper()
 	out, err := runCLI(t, append([]string{"deadlocks", "-o", "json"}, args...)...)
 	if err != nil {
 		t.Fatalf("hprofctl deadlocks %s: %v", strings.Join(args, " "), err)
 	}
-	dec := json.NewDecoder(strings.NewReader(out))
-	var reports []deadlockReport
-	for {
-		var r deadlockReport
-		if err := dec.Decode(&r); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatalf("output is not a JSON stream: %v\n%s", err, out)
-		}
-		reports = append(reports, r)
+	return decodeDeadlocks(t, out)
+}
+
+// decodeDeadlocks decodes the JSON document of deadlocks: the report of
+// the one dump, or {"reports": [...]}.
+func decodeDeadlocks(t *testing.T, out string) []deadlockReport {
+	t.Helper()
+	var doc struct {
+		Reports *[]deadlockReport `json:"reports"`
+		deadlockReport
 	}
-	return reports
+	dec := json.NewDecoder(strings.NewReader(out))
+	if err := dec.Decode(&doc); err != nil || dec.More() {
+		t.Fatalf("output is not one JSON document (%v):\n%s", err, out)
+	}
+	if doc.Reports != nil {
+		return *doc.Reports
+	}
+	return []deadlockReport{doc.deadlockReport}
 }
 
 // cycleEdge is one thread of a deadlock as both hprofctl and the JVM name

@@ -197,6 +197,14 @@ func TestTopInspect(t *testing.T) {
 		if err != nil || json.Unmarshal([]byte(out), &rows) != nil {
 			t.Fatalf("top --by %s: %v", by, err)
 		}
+		var groups []map[string]any
+		if err := json.Unmarshal([]byte(out), &groups); err != nil {
+			t.Fatal(err)
+		}
+		key := map[string]string{"class": "class", "package": "package", "classloader": "class_loader"}[by]
+		for k := range rows {
+			rows[k].Name, _ = groups[k][key].(string)
+		}
 		var objects, bytes int64
 		for _, r := range rows {
 			objects += r.Objects

@@ -17,11 +17,11 @@ func TestEmptyResults(t *testing.T) {
 		table, csv, jsonOut string
 	}{
 		{[]string{"histo", "--match", `^no\.Such$`},
-			"no class with objects matches\n", "#,instances,shallow bytes,class\n", "[]\n"},
+			"no class with objects matches\n", "instances,shallow_bytes,class\n", "[]\n"},
 		{[]string{"dominators", "--by-class", "--class", `^no\.Such$`},
-			"no class in the dominator tree matches\n", "#,objects,shallow bytes,retained bytes,class\n", "[]\n"},
+			"no class in the dominator tree matches\n", "objects,shallow_bytes,retained_bytes,class\n", "[]\n"},
 		{[]string{"retainers", "--class", `^fixture\.WeakOnly$`},
-			"no path from a GC root to the target (unreachable)\n", "path,objects,via,object,class,root\n", ""},
+			"no path from a GC root to the target (unreachable)\n", "path,objects,via,object_id,class,root\n", ""},
 	} {
 		name := strings.Join(c.args, " ")
 		table, err := runCLI(t, append(c.args, path)...)

@@ -242,7 +242,7 @@ func TestInfoMatchesJVMTotals(t *testing.T) {
 			if in.Truncated {
 				t.Error("truncated")
 			}
-			if in.GCRoots["java-frame"] == 0 || in.GCRoots["thread-object"] == 0 || in.Threads == 0 {
+			if in.GCRoots["java_frame"] == 0 || in.GCRoots["thread_object"] == 0 || in.Threads == 0 {
 				t.Errorf("roots %v, threads %d", in.GCRoots, in.Threads)
 			}
 		})
@@ -256,7 +256,7 @@ func TestOutputFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "#,instances,shallow bytes,class\n1,100,2400,fixture.Payload\n"; csv != want {
+	if want := "instances,shallow_bytes,class\n100,2400,fixture.Payload\n"; csv != want {
 		t.Errorf("csv:\n%s\nwant:\n%s", csv, want)
 	}
 	table, err := runCLI(t, "histo", path, "--match", `^fixture\.Payload$`, "--bytes")

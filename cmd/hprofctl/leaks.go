@@ -54,7 +54,7 @@ top objects retain.`,
 			return answer(cmd, g, args[0], leaks, report.Leaks, keepUnreachable(keep))
 		},
 	}
-	cmd.Flags().StringVar(&threshold, "threshold", "10", "report what retains more than this percentage of the heap")
+	cmd.Flags().StringVar(&threshold, "threshold", "10", "report what retains more than this percentage of the heap (0.01 to 100)")
 	cmd.Flags().IntVar(&classes, "classes", 5, "list the N biggest classes beneath each suspect")
 	cmd.Flags().BoolVar(&keep, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
 	return cmd

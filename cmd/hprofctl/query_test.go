@@ -110,3 +110,33 @@ func TestQuerySyntaxError(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// --timeout gives a query up, saying so; --max-memory gives up one whose
+// kept rows would take more (a table's rows, a subquery's); JSON and CSV
+// rows are streamed, so a big answer needs no memory for its rows. The
+// fixture's program made 100 fixture.Payload objects.
+func TestQueryBounds(t *testing.T) {
+	dump := fixturePath(t, "jdk17-default.hprof.gz")
+	const all = "SELECT * FROM java.lang.String"
+	if _, err := runCLI(t, "query", "--timeout", "1ns", dump, all); err == nil || !strings.Contains(err.Error(), "gave up after 1ns (--timeout)") {
+		t.Errorf("--timeout 1ns: error %v, want one saying it gave up", err)
+	}
+	for _, args := range [][]string{
+		{all},
+		{"-o", "json", "SELECT * FROM fixture.Payload p WHERE p IN (" + all + ")"},
+	} {
+		_, err := runCLI(t, append([]string{"query", "--max-memory", "4KiB", dump}, args...)...)
+		if err == nil || !strings.Contains(err.Error(), "more than 4096 bytes of memory") || !strings.Contains(err.Error(), "--max-memory") {
+			t.Errorf("--max-memory 4KiB %q: error %v, want one naming the bound", args, err)
+		}
+	}
+	out, err := runCLI(t, "query", "--max-memory", "4KiB", "-o", "csv", dump, "SELECT p FROM fixture.Payload p")
+	if n := strings.Count(out, "\n"); err != nil || n != 101 {
+		t.Errorf("streamed CSV under 4 KiB: %d lines, error %v, want a header and 100 rows", n, err)
+	}
+	for _, bad := range [][]string{{"--max-memory", "lots"}, {"--max-memory", "0"}, {"--timeout", "-1s"}} {
+		if _, err := runCLI(t, append(append([]string{"query"}, bad...), dump, all)...); err == nil || !strings.Contains(err.Error(), bad[0]) {
+			t.Errorf("%q: error %v, want one naming the flag", bad, err)
+		}
+	}
+}

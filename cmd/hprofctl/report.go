@@ -63,7 +63,7 @@ apply.`,
 			return html.Write(cmd.OutOrStdout(), rep)
 		},
 	}
-	cmd.Flags().StringVar(&threshold, "threshold", "10", "leak suspects: what retains more than this percentage of the heap")
+	cmd.Flags().StringVar(&threshold, "threshold", "10", "leak suspects: what retains more than this percentage of the heap (0.01 to 100)")
 	cmd.Flags().IntVar(&top, "top", 30, "rows of the top consumer tables and of the histogram")
 	cmd.Flags().BoolVar(&keep, "keep-unreachable", false, "treat unreachable objects as reachable from the virtual root")
 	return cmd

@@ -258,7 +258,6 @@ func TestReportArgs(t *testing.T) {
 		want string
 	}{
 		{[]string{"-o", "json", dump}, "-o/--output does not apply"},
-		{[]string{"-"}, "not standard input"},
 		{[]string{"--top", "0", dump}, "--top 0"},
 		{[]string{"--threshold", "0", dump}, "--threshold"},
 	} {

@@ -34,7 +34,7 @@ paths to GC roots").
 
 Weak, soft, phantom and final references are not followed (--exclude-weak, the
 default); --include-weak follows them too. Field names come from a second read
-of FILE, which standard input cannot give: steps then show "?".`,
+of FILE.`,
 		Example: `  hprofctl retainers --object 0x7a1b2c3d8 heap.hprof
   hprofctl retainers --class '^com\.example\.Session$' --paths 5 heap.hprof.gz
   hprofctl retainers --class Leak -o json heap.hprof | jq '.paths[0].chain'`,

@@ -20,6 +20,7 @@ import (
 type globalFlags struct {
 	output   string
 	bytes    bool
+	wide     bool
 	size     string
 	dump     int
 	jvmpi    jvmpiFlags
@@ -57,17 +58,20 @@ Every command prints a table for people, or JSON / CSV for scripts (-o).`,
   hprofctl histo -o json heap.hprof | jq '.[0]'`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			g.stderr = cmd.ErrOrStderr()
 			if os.Getenv(buildTraceEnv) != "" {
 				g.build.trace = g.stderr
 			}
+			return checkCounts(cmd)
 		},
+		Version:            versionString(),
 		PersistentPostRunE: func(*cobra.Command, []string) error { return g.closeSessions() },
 	}
 	pf := root.PersistentFlags()
 	pf.StringVarP(&g.output, "output", "o", "table", "output format: table, json or csv")
 	pf.BoolVar(&g.bytes, "bytes", false, "print exact byte counts in tables instead of KiB/MiB")
+	pf.BoolVar(&g.wide, "wide", false, "print tables whole: do not fit them to the terminal's width by cutting long names in the middle")
 	pf.StringVar(&g.size, "size", "jvm", "shallow sizes: jvm (header, layout and padding, as jmap -histo) or fields (field bytes the dump records)")
 	pf.IntVar(&g.dump, "dump", -1, "which dump of a file holding several — heap dumps, or thread dumps for deadlocks (from 0; -1: the last)")
 	g.jvmpi.add(pf)
@@ -78,6 +82,9 @@ Every command prints a table for people, or JSON / CSV for scripts (-o).`,
 	pf.StringVar(&g.memory, "memory", "", "memory budget of an index build, e.g. 2GiB (default: an eighth of the machine's memory): the Go heap the build's per-object tables (ids, classes, references, the dominator computation's arrays, retained sizes) may fill; past it they are mapped from scratch files beside the index, which the kernel pages to disk, and removed when the build ends")
 	pf.StringVar(&g.mapping.path, "mapping", "", "ProGuard/R8 mapping file: show the original names of obfuscated classes, fields and stack frames")
 	root.AddCommand(newInfoCommand(g), newIndexCommand(g), newHistoCommand(g), newDominatorsCommand(g), newRetainersCommand(g), newShowCommand(g), newStringsCommand(g), newCollectionsCommand(g), newLeaksCommand(g), newDiffCommand(g), newTopCommand(g), newDeadlocksCommand(g), newSitesCommand(g), newCPUCommand(g), newThreadsCommand(g), newMonitorsCommand(g), newReportCommand(g), newServeCommand(g), newMCPCommand(g), newQueryCommand(g), newRedactCommand(), newVersionCommand())
+	root.SetVersionTemplate("hprofctl {{.Version}}\n")
+	wordErrors(root)
+	g.closeOnError(root)
 	return root
 }
 
@@ -108,7 +115,20 @@ func regexpFlag(flag, expr string) (*regexp.Regexp, error) {
 // output formats a command offers beyond table, json and csv.
 func (g *globalFlags) reportOptions(also ...report.Format) (report.Options, error) {
 	f, err := report.ParseFormat(g.output, also...)
-	return report.Options{Format: f, ExactBytes: g.bytes}, err
+	return report.Options{Format: f, ExactBytes: g.bytes, Width: g.tableWidth()}, err
+}
+
+// tableWidth is the width tables fit in: the terminal's, when standard
+// output is one and --wide is not given; else 0, whole tables.
+func (g *globalFlags) tableWidth() int {
+	if g.wide || !isTerminal(os.Stdout) {
+		return 0
+	}
+	w, _, err := term.GetSize(int(os.Stdout.Fd()))
+	if err != nil {
+		return 0
+	}
+	return w
 }
 
 func (g *globalFlags) sizeMode() (model.SizeMode, error) {
@@ -172,6 +192,24 @@ func (g *globalFlags) progress(f *input.File) (stop func()) {
 	return func() {
 		g.build.setBar(nil)
 		bar.Stop()
+	}
+}
+
+// closeOnError makes every command below root close the sessions it
+// opened when it fails too (PersistentPostRunE runs after a success
+// only): a session of standard input removes its copy when closed.
+func (g *globalFlags) closeOnError(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		if run := c.RunE; run != nil {
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				err := run(cmd, args)
+				if err != nil {
+					err = errors.Join(err, g.closeSessions())
+				}
+				return err
+			}
+		}
+		g.closeOnError(c)
 	}
 }
 

@@ -18,9 +18,10 @@ import (
 
 func newServeCommand(g *globalFlags) *cobra.Command {
 	var (
-		addr string
-		open bool
-		base string
+		addr    string
+		open    bool
+		base    string
+		timeout time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "serve FILE",
@@ -48,7 +49,14 @@ The pages run no script and load nothing from the network: the one style
 sheet is built in. Everything the dump holds is escaped, and a
 Content-Security-Policy forbids scripts. The server is read-only (GET and
 HEAD) and listens on the loopback interface unless --addr names another:
-then anyone who can reach that address reads the dump.`,
+then anyone who can reach that address reads the dump.
+
+Every request is bounded: it stops when its client goes away or after
+--request-timeout (answered 503); a few compute at once (four per core),
+the others wait their turn; lists are of 1 to 10,000 rows (top=0, "all",
+is the command line's); a query's rows may take 256 MiB; the answers kept
+for later requests 256 MiB together; an answer must be read within 30
+seconds. A query the dump cannot answer as written is answered 400.`,
 		Example: `  hprofctl serve heap.hprof
   hprofctl serve --addr 127.0.0.1:9000 --open heap.hprof.gz`,
 		Args: cobra.ExactArgs(1),
@@ -60,7 +68,10 @@ then anyone who can reach that address reads the dump.`,
 			if err != nil {
 				return fmt.Errorf("--addr %q: %w", addr, err)
 			}
-			s, err := newServer(g, args[0], base)
+			if timeout <= 0 {
+				return fmt.Errorf("--request-timeout %s: want a duration above 0", timeout)
+			}
+			s, err := newServer(g, args[0], base, web.Limits{Request: timeout})
 			if err != nil {
 				return err
 			}
@@ -81,7 +92,7 @@ then anyone who can reach that address reads the dump.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
-			srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+			srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 			done := make(chan error, 1)
 			go func() { done <- srv.Serve(ln) }()
 			select {
@@ -97,18 +108,19 @@ then anyone who can reach that address reads the dump.`,
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "listen on this host:port (port 0: any free one)")
 	cmd.Flags().BoolVar(&open, "open", false, "open the overview in the desktop's browser")
 	cmd.Flags().StringVar(&base, "base", "", "an earlier dump of the same application: /diff shows what changed since it")
+	cmd.Flags().DurationVar(&timeout, "request-timeout", web.DefaultLimits.Request, "give a request up after this long")
 	return cmd
 }
 
-// newServer opens the dump at path and returns the server of its pages;
-// base, when not "", is an earlier dump of the same application that
-// /diff compares with.
-func newServer(g *globalFlags, path, base string) (*web.Server, error) {
+// newServer opens the dump at path and returns the server of its pages,
+// each request within limits; base, when not "", is an earlier dump of
+// the same application that /diff compares with.
+func newServer(g *globalFlags, path, base string, limits web.Limits) (*web.Server, error) {
 	s, err := g.open(path)
 	if err != nil {
 		return nil, err
 	}
-	o := web.Options{Generator: "hprofctl " + versionString()}
+	o := web.Options{Generator: "hprofctl " + versionString(), Limits: limits}
 	if base != "" {
 		if o.Base, err = g.open(base); err != nil {
 			return nil, err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/internal/browsertest"
 	"github.com/hprofctl/hprofctl/internal/testshared"
+	"github.com/hprofctl/hprofctl/internal/web"
 )
 
 // serveDump serves the dump at path as `hprofctl serve` does, from its
@@ -21,7 +22,7 @@ import (
 func serveDump(t *testing.T, path string, heaps ...string) *httptest.Server {
 	t.Helper()
 	g := &globalFlags{size: "jvm", dump: -1, indexDir: os.Getenv("HPROFCTL_INDEX_DIR"), stderr: io.Discard, heaps: heaps}
-	s, err := newServer(g, path, "")
+	s, err := newServer(g, path, "", web.Limits{})
 	if err != nil {
 		t.Fatalf("serving %s: %v", path, err)
 	}
@@ -405,7 +406,7 @@ func TestServeScreenshots(t *testing.T) {
 // its own name to 127.0.0.1 cannot read the dump.
 func TestServeLoopbackHostOnly(t *testing.T) {
 	g := &globalFlags{size: "jvm", dump: -1, indexDir: t.TempDir(), stderr: io.Discard}
-	s, err := newServer(g, fixturePath(t, "jdk17-default.hprof.gz"), "")
+	s, err := newServer(g, fixturePath(t, "jdk17-default.hprof.gz"), "", web.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +439,7 @@ func TestServeLoopbackHostOnly(t *testing.T) {
 func TestServeDiffAgainstBase(t *testing.T) {
 	before, after := fixturePath(t, "jdk17-inspect-before.hprof.gz"), fixturePath(t, "jdk17-inspect-after.hprof.gz")
 	g := &globalFlags{size: "jvm", dump: -1, indexDir: t.TempDir(), stderr: io.Discard}
-	s, err := newServer(g, after, before)
+	s, err := newServer(g, after, before, web.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,7 +472,7 @@ func TestServeQuery(t *testing.T) {
 	dump := fixturePath(t, "jdk17-default.hprof.gz")
 	ts := serveDump(t, dump)
 	const q = "SELECT * FROM fixture.Payload"
-	status, _, page := get(t, "GET", ts.URL+"/query?limit=0&q="+url.QueryEscape(q))
+	status, _, page := get(t, "GET", ts.URL+"/query?limit=1000&q="+url.QueryEscape(q))
 	if n := strings.Count(page, `<td><a class="id" href="/object/0x`); status != 200 || n != 100 || !strings.Contains(page, "100 rows") {
 		t.Errorf("/query: status %d, %d linked objects, want 200 and 100:\n%.1500s", status, n, page)
 	}
@@ -488,6 +489,27 @@ func TestServeQuery(t *testing.T) {
 	}
 	if status, _, _ := get(t, "GET", ts.URL+"/api/query?q="+url.QueryEscape("SELECT * FROM")); status != http.StatusBadRequest {
 		t.Errorf("/api/query with a syntax error: status %d, want 400", status)
+	}
+	// What the query's author must fix is 400 on the page (which shows
+	// it) and in the API, never 500: an unknown class, a bad regular
+	// expression, invalid UTF-8, an overflow; and lists of all rows.
+	for _, bad := range []struct{ query, says string }{
+		{"SELECT * FROM no.such.Klass", "no such class"},
+		{`SELECT * FROM "(["`, "missing closing"},
+		{"SELECT * FROM java.lang.String s WHERE toString(s) LIKE \"\xff(\"", "LIKE"},
+		{"SELECT 9223372036854775807 * 2 FROM fixture.Payload", "overflows"},
+	} {
+		for _, path := range []string{"/query?q=", "/api/query?q="} {
+			status, _, body := get(t, "GET", ts.URL+path+url.QueryEscape(bad.query))
+			if status != http.StatusBadRequest || !strings.Contains(body, bad.says) {
+				t.Errorf("%s%s: status %d, want 400 saying %q:\n%.800s", path, bad.query, status, bad.says, body)
+			}
+		}
+	}
+	for _, path := range []string{"/query?limit=0&q=", "/api/query?limit=0&q=", "/api/query?limit=10001&q="} {
+		if status, _, body := get(t, "GET", ts.URL+path+url.QueryEscape(q)); status != http.StatusBadRequest || !strings.Contains(body, "1 to 10000 rows") {
+			t.Errorf("%s: status %d, want 400 naming the rows served", path, status)
+		}
 	}
 }
 

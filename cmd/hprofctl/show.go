@@ -34,8 +34,8 @@ one of the breadth-first tree of shortest paths (which the index keeps, and
 leaks shows), whose last step is the first object in that order to reference
 it. retainers --object may show another path of the same length.
 
-IDs are 0x-hex or decimal. Values come from a second read of FILE, which
-standard input cannot give.`,
+IDs are 0x-hex or decimal. Values come from a second read of FILE (of the
+copy kept of standard input).`,
 		Example: `  hprofctl show heap.hprof 0x7a1b2c3d8
   hprofctl show --referrers --path heap.hprof 0x7a1b2c3d8 0x7a1b2c400
   hprofctl show --elements 100 -o json heap.hprof.gz 0x7a1b2c3d8 | jq '.fields'`,
@@ -65,8 +65,11 @@ func objectIndexes(s *session.Session, ids []string, parseName, name string) ([]
 	var objs []model.ObjectIndex
 	for _, id := range ids {
 		n, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(id), "0x"), base(id), 64)
+		if errors.Is(err, strconv.ErrRange) {
+			return nil, fmt.Errorf("%s %q: larger than any 64-bit id", parseName, id)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("%s %q: %w", parseName, id, err)
+			return nil, fmt.Errorf("%s %q: expected 0x and hexadecimal digits, as hprofctl prints ids (0x7a1b2c3d8), or a decimal number", parseName, id)
 		}
 		i, err := s.Lookup(n)
 		if errors.Is(err, session.ErrNoSuchObject) {

@@ -26,7 +26,7 @@ holds them: the value array's elements and, from JDK 9 on, the coder.
 The index keeps a checksum of every array, so only the Strings whose array
 another's may equal are read from FILE again, with their arrays, and
 compared by their bytes (a plain dump at their offsets, a compressed one
-streamed once): standard input cannot give that.`,
+streamed once).`,
 		Example: `  hprofctl strings heap.hprof
   hprofctl strings --min-count 100 --top 50 heap.hprof
   hprofctl strings -o json heap.hprof.gz | jq '.[0]'`,

@@ -20,7 +20,7 @@ one and its stack trace:
   binary HPROF   ROOT_THREAD_OBJ with its STACK TRACE (HotSpot), START_THREAD
                  and END_THREAD (hprof agent: TERMINATED); the name and the
                  state (Thread.threadStatus) of each java.lang.Thread object,
-                 read in a second pass over the file (not for standard input);
+                 read in a second pass over the file;
   ASCII hprof    THREAD START / END, with the state and stack of MONITOR DUMP;
   thread dumps   jstack, jcmd Thread.print, SIGQUIT output, Thread.dump_to_file
                  (--dump N picks one dump of several; default the last).

@@ -24,13 +24,43 @@ func newVersionCommand() *cobra.Command {
 }
 
 // versionString is hprofctl's version: the one set at build time, else
-// the module version the binary was built from, else "devel".
+// what the binary's build information says (versionFrom).
 func versionString() string {
 	if version != "" {
 		return version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	bi, _ := debug.ReadBuildInfo()
+	return versionFrom(bi)
+}
+
+// versionFrom is the version build information gives: the main module's
+// version (go install of a release, or of a commit: a pseudo-version),
+// else the commit the binary was built from ("+dirty" when the work tree
+// had changes), else "devel".
+func versionFrom(bi *debug.BuildInfo) string {
+	if bi == nil {
+		return "devel"
 	}
-	return "devel"
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var revision, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if revision == "" {
+		return "devel"
+	}
+	if len(revision) > 12 {
+		revision = revision[:12]
+	}
+	if modified == "true" {
+		revision += "+dirty"
+	}
+	return "devel-" + revision
 }

@@ -7,7 +7,6 @@
 package dumpfile
 
 import (
-	"errors"
 	"os"
 
 	"github.com/hprofctl/hprofctl/model"
@@ -18,18 +17,11 @@ import (
 // Stdin is the path that names standard input.
 const Stdin = "-"
 
-// ErrStdin is what reading standard input again fails with.
-var ErrStdin = errors.New("standard input cannot be read a second time")
-
 // Attach attaches to h the reader of its dump at path (Reader).
 func Attach(h *model.Heap, path string) { h.SetDumpReader(Reader(h, path)) }
 
-// Reader returns the reader of the dump at path that h was loaded from:
-// for standard input ("-"), one that fails with ErrStdin.
+// Reader returns the reader of the dump at path that h was loaded from.
 func Reader(h *model.Heap, path string) model.DumpReader {
-	if path == Stdin {
-		return model.Unreadable{Err: ErrStdin}
-	}
 	return &File{Path: path, heap: h}
 }
 

@@ -2,7 +2,6 @@ package dumpfile_test
 
 import (
 	"compress/gzip"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -99,24 +98,5 @@ func TestFileReadsEveryWay(t *testing.T) {
 	mobjs := sample(members)
 	if _, err := model.ReadLabels(members, mobjs); err != nil {
 		t.Errorf("labels from the gzip members: %v", err)
-	}
-}
-
-// TestStdinCannotBeReadAgain: a heap read from standard input answers
-// every read of values with ErrStdin.
-func TestStdinCannotBeReadAgain(t *testing.T) {
-	h := load(t, filepath.Join("..", "..", "testdata", "jvm", "jdk17-default.hprof.gz"))
-	dumpfile.Attach(h, dumpfile.Stdin)
-	objs := sample(h)
-	_, err := model.ReadValues(h, objs, model.ValueOptions{})
-	if !errors.Is(err, dumpfile.ErrStdin) || err.Error() != "standard input cannot be read a second time" {
-		t.Errorf("ReadValues: %v, want %v", err, dumpfile.ErrStdin)
-	}
-	err = model.EachValues(h, objs, func(int, *model.ObjectValues) error { return nil })
-	if !errors.Is(err, dumpfile.ErrStdin) {
-		t.Errorf("EachValues: %v, want %v", err, dumpfile.ErrStdin)
-	}
-	if _, err := model.ReadLabels(h, objs); !errors.Is(err, dumpfile.ErrStdin) {
-		t.Errorf("ReadLabels: %v, want %v", err, dumpfile.ErrStdin)
 	}
 }

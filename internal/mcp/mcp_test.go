@@ -149,6 +149,7 @@ func TestLeakFixture(t *testing.T) {
 	a, _ := call(t, cs, "leak_suspects", map[string]any{"path": dump})
 	var suspects []struct {
 		Class        string `json:"class"`
+		Label        string `json:"label"`
 		Accumulation struct {
 			ObjectID string `json:"object_id"`
 			Class    string `json:"class"`
@@ -158,7 +159,7 @@ func TestLeakFixture(t *testing.T) {
 		} `json:"path"`
 	}
 	decode(t, a, &suspects)
-	if len(suspects) == 0 || suspects[0].Class != "class fixture.OomMain" || suspects[0].Accumulation.Class != "java.lang.Object[]" {
+	if len(suspects) == 0 || suspects[0].Class != "java.lang.Class" || suspects[0].Label != "class fixture.OomMain" || suspects[0].Accumulation.Class != "java.lang.Object[]" {
 		t.Fatalf("suspects %+v, want class fixture.OomMain accumulating in an Object[]", suspects)
 	}
 	var vias []string

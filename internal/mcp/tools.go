@@ -21,6 +21,8 @@ const (
 	defaultRows = 20
 	maxRows     = 500
 	maxNested   = 100
+	// queryBytes bounds the memory one query's rows may take.
+	queryBytes = 256 << 20
 )
 
 // question answers a tool's question about one session: the report

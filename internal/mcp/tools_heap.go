@@ -49,7 +49,7 @@ type DominatorsInput struct {
 // LeaksInput asks for the leak suspects.
 type LeaksInput struct {
 	FileInput
-	Threshold string `json:"threshold,omitempty" jsonschema:"report what retains more than this percentage of the heap (default 10)"`
+	Threshold string `json:"threshold,omitempty" jsonschema:"report what retains more than this percentage of the heap, 0.01 to 100 (default 10)"`
 	Classes   int    `json:"classes,omitempty" jsonschema:"the biggest classes listed beneath each suspect (default 5)"`
 }
 

@@ -69,9 +69,6 @@ func (s *Session) Report(o ReportOptions) (html.Report, error) {
 	if err := checkCount("top", o.Top, 1); err != nil {
 		return rep, err
 	}
-	if err := s.CheckRereadable("report"); err != nil {
-		return rep, err
-	}
 	if _, err := s.Retention(); err != nil {
 		return rep, err
 	}

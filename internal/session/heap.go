@@ -54,7 +54,7 @@ func (s *Session) Histogram(o heap.HistoOptions) (heap.Histo, error) {
 	if err != nil {
 		return heap.Histo{}, err
 	}
-	if !h.HasObjects && !s.stdin() && heap.MayHaveNative(h) {
+	if !h.HasObjects && heap.MayHaveNative(h) {
 		if h, err = s.dumpHeap(true); err != nil {
 			return heap.Histo{}, err
 		}
@@ -193,20 +193,15 @@ func (s *Session) Retainers(o graph.RetainerOptions) (heap.Retainers, error) {
 
 // pathLabels reads the dump again for what describing paths needs: the
 // labeled references of their objects and the names of their root
-// threads. Standard input cannot be read twice: then it returns no
-// labels, and steps show "?".
+// threads.
 func (s *Session) pathLabels(h *model.Heap, p graph.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error) {
-	if s.stdin() {
-		s.noteln("standard input cannot be read twice: field names are shown as ?")
-		return nil, nil, nil
-	}
 	labels, err := model.ReadLabels(h, p.Sources(h))
 	if err != nil {
 		return nil, nil, err
 	}
 	var names map[model.ObjectIndex]string
 	if strs := p.ThreadNameStrings(h, labels); len(strs) > 0 {
-		if names, err = model.ReadStrings(h, strs); err != nil {
+		if names, err = model.ReadNames(h, strs); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -261,10 +256,6 @@ func (s *Session) showData(h *model.Heap, objs []model.ObjectIndex, o heap.ShowO
 		}
 		d.Paths = heap.PathsByTarget(p, heap.DescribePaths(h, p, false, labels, names))
 	}
-	if s.stdin() {
-		s.noteln("standard input cannot be read twice: field values are unknown")
-		return d, nil
-	}
 	var err error
 	if d.Native, err = s.nativeSizes(h); err != nil {
 		return d, err
@@ -279,11 +270,8 @@ func (s *Session) showData(h *model.Heap, objs []model.ObjectIndex, o heap.ShowO
 }
 
 // valueHeap is the heap of a question that reads values again: not from
-// standard input, and not from a dump that records references only.
+// a dump that records references only.
 func (s *Session) valueHeap(question string) (*model.Heap, error) {
-	if s.stdin() {
-		return nil, fmt.Errorf("%s reads the dump twice: standard input cannot be read again", question)
-	}
 	h, err := s.dumpHeap(true)
 	if err != nil {
 		return nil, err
@@ -329,9 +317,11 @@ func (s *Session) Collections(o heap.CollectionOptions) (heap.CollectionReport, 
 	return heap.Collections(h, o)
 }
 
-// Query answers an OQL query with at most limit rows (0: all).
-func (s *Session) Query(q *oql.Query, limit int) (*oql.Result, error) {
-	if err := checkCount("limit", limit, 0); err != nil {
+// Query answers an OQL query as o asks (at most o.Limit rows, within
+// its context and memory bound, handed to o.Row as found), with the
+// session's sizes and heaps.
+func (s *Session) Query(q *oql.Query, o oql.Options) (*oql.Result, error) {
+	if err := checkCount("limit", o.Limit, 0); err != nil {
 		return nil, err
 	}
 	h, r, err := s.retained()
@@ -342,5 +332,6 @@ func (s *Session) Query(q *oql.Query, limit int) (*oql.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return oql.Run(h, r, q, oql.Options{Size: s.o.Size, Limit: limit, Heaps: heaps})
+	o.Size, o.Heaps = s.o.Size, heaps
+	return oql.Run(h, r, q, o)
 }

@@ -40,12 +40,18 @@ func checkCount(option string, n, least int) error {
 	return &OptionError{Option: option, Value: strconv.Itoa(n), Want: fmt.Sprintf("%d or more", least)}
 }
 
-// ParseThreshold reads a leak threshold, a percentage above 0 and at most
-// 100 ("10" or "10%"), as a share of 1.
+// MinThresholdPercent is the smallest leak threshold, in percent. The
+// suspects a threshold finds retain disjoint parts of the heap, each more
+// than the threshold, so there are fewer than 100/threshold of them: at
+// most 10,000, whose paths and classes an answer can hold.
+const MinThresholdPercent = 0.01
+
+// ParseThreshold reads a leak threshold, a percentage from
+// MinThresholdPercent to 100 ("10" or "10%"), as a share of 1.
 func ParseThreshold(threshold string) (float64, error) {
 	pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(threshold), "%"), 64)
-	if err != nil || !(pct > 0 && pct <= 100) {
-		return 0, textOption("threshold", threshold, "a percentage above 0 and at most 100")
+	if err != nil || !(pct >= MinThresholdPercent && pct <= 100) {
+		return 0, textOption("threshold", threshold, "a percentage from 0.01 to 100")
 	}
 	return pct / 100, nil
 }
@@ -72,19 +78,4 @@ func checkHistogramSort(sort string, native bool) error {
 		return textOption("sort", sort, "bytes, count, name or native")
 	}
 	return textOption("sort", sort, "bytes, count or name")
-}
-
-// errStdinTwice is the error of a question that reads the dump more than
-// once, asked of standard input.
-func errStdinTwice(question string) error {
-	return fmt.Errorf("%s reads the dump more than once: give a file, not standard input", question)
-}
-
-// CheckRereadable refuses standard input to a use of the session that
-// reads the dump more than once (the web server, the report).
-func (s *Session) CheckRereadable(question string) error {
-	if s.stdin() {
-		return errStdinTwice(question)
-	}
-	return nil
 }

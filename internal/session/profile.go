@@ -17,6 +17,9 @@ import (
 func (s *Session) Profile() (*model.Profile, error) { return s.profile() }
 
 func (s *Session) readProfile() (*model.Profile, error) {
+	if err := s.notThreadDump(); err != nil {
+		return nil, err
+	}
 	if s.binary() {
 		h, err := s.loadHeap(false)
 		if err != nil {
@@ -47,7 +50,7 @@ func (s *Session) loadProfile(objects bool) (*model.Profile, *model.Heap, error)
 	s.warnTruncated(f.Name, p.Anomalies)
 	p.Deobfuscate(s.o.Mapping)
 	if h != nil {
-		dumpfile.Attach(h, s.path)
+		dumpfile.Attach(h, s.file())
 		h.Deobfuscate(s.o.Mapping)
 	}
 	return p, h, nil
@@ -99,13 +102,6 @@ func (s *Session) Sites(o profile.SiteOptions) (profile.SitesReport, error) {
 // o.Retention. A binary file is first opened from a fresh index or read
 // without its objects, which is all a site table needs.
 func (s *Session) sitesSource(o *profile.SiteOptions) (*model.Profile, *model.Heap, error) {
-	if s.stdin() {
-		p, h, err := s.loadProfile(true)
-		if err == nil && p.Sites == nil && h == nil {
-			err = fmt.Errorf("%s: the file has no SITES section, and standard input cannot be read again for its HEAP DUMP", s.path)
-		}
-		return p, h, err
-	}
 	var (
 		p   *model.Profile
 		h   *model.Heap

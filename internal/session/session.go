@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
@@ -82,6 +83,10 @@ type Session struct {
 	format input.Format
 	o      Options
 
+	// spool is the temporary file standard input was copied to, read
+	// again where a question needs the dump twice; removed by Close.
+	spool string
+
 	mu sync.Mutex
 	// first is the file as sniffed, kept for its first read: standard
 	// input or a pipe cannot be opened again.
@@ -101,21 +106,34 @@ type Session struct {
 }
 
 // Open opens the file at path ("-" for standard input) and tells what it
-// holds; nothing more is read until a question asks for it.
+// holds; nothing more is read until a question asks for it. Standard
+// input is first copied to a temporary file (spoolStdin), so that every
+// question that reads the dump again gets the same answer as from a
+// file; it has no index.
 func Open(path string, o Options) (*Session, error) {
 	if o.Notes == nil {
 		o.Notes = io.Discard
 	}
-	f, err := input.Open(path)
+	var spool string
+	if path == dumpfile.Stdin {
+		var err error
+		if spool, err = spoolStdin(os.Stdin); err != nil {
+			return nil, err
+		}
+	}
+	s := &Session{path: path, spool: spool, o: o}
+	f, err := s.open()
 	if err != nil {
+		s.removeSpool()
 		return nil, err
 	}
 	format, err := f.Sniff(o.Bare != nil)
 	if err != nil {
 		f.Close()
+		s.removeSpool()
 		return nil, err
 	}
-	s := &Session{path: path, name: f.Name, format: format, o: o, first: f}
+	s.name, s.format, s.first = f.Name, format, f
 	s.retention = sync.OnceValues(s.computeRetention)
 	s.strong = sync.OnceValues(s.computeStrongPaths)
 	s.locks = sync.OnceValues(s.readHeapLocks)
@@ -146,11 +164,57 @@ func (s *Session) Close() error {
 	if s.index != nil {
 		errs = append(errs, s.index.close())
 	}
+	errs = append(errs, s.removeSpool())
 	return errors.Join(errs...)
 }
 
-// stdin reports whether the session reads standard input, which cannot be
-// read twice.
+// spoolStdin copies in to a temporary file and returns its path.
+func spoolStdin(in io.Reader) (string, error) {
+	f, err := os.CreateTemp("", "hprofctl-stdin-*")
+	if err != nil {
+		return "", fmt.Errorf("standard input: keeping a copy to read it again: %w", err)
+	}
+	_, err = io.Copy(f, in)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("standard input: keeping a copy in %s to read it again: %w", f.Name(), err)
+	}
+	return f.Name(), nil
+}
+
+// removeSpool removes the copy of standard input, if any.
+func (s *Session) removeSpool() error {
+	if s.spool == "" {
+		return nil
+	}
+	err := os.Remove(s.spool)
+	s.spool = ""
+	return err
+}
+
+// file is the path the dump is read from: its own, or the copy of
+// standard input.
+func (s *Session) file() string {
+	if s.spool != "" {
+		return s.spool
+	}
+	return s.path
+}
+
+// open opens the dump, standard input named <stdin> as when read from it.
+func (s *Session) open() (*input.File, error) {
+	f, err := input.Open(s.file())
+	if err == nil && s.spool != "" {
+		f.Name = "<stdin>"
+	}
+	return f, err
+}
+
+// stdin reports whether the session reads standard input, which has no
+// index.
 func (s *Session) stdin() bool { return s.path == dumpfile.Stdin }
 
 // binary reports whether the file is a binary HPROF dump.
@@ -168,10 +232,7 @@ func (s *Session) read() (*input.File, error) {
 		s.first = nil
 		return f, nil
 	}
-	if s.stdin() {
-		return nil, errors.New("standard input cannot be read a second time")
-	}
-	return input.Open(s.path)
+	return s.open()
 }
 
 // dropFirst closes the sniffed file when a question is answered without
@@ -211,6 +272,9 @@ func (s *Session) dumpHeap(objects bool) (*model.Heap, error) {
 // else the dump is read for its classes and counters alone). --heap
 // needs the objects.
 func (s *Session) loadHeap(objects bool) (*model.Heap, error) {
+	if err := s.notThreadDump(); err != nil {
+		return nil, err
+	}
 	objects = objects || len(s.o.Heaps) > 0
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -227,6 +291,18 @@ func (s *Session) loadHeap(objects bool) (*model.Heap, error) {
 	}
 	s.heap = h
 	return h, nil
+}
+
+// notThreadDump is the error of asking a thread dump a heap question: it
+// names what the file is and the commands that read it.
+func (s *Session) notThreadDump() error {
+	switch s.format.Kind {
+	case input.KindThreadDumpJSON:
+		return fmt.Errorf("%s is a JSON thread dump (jcmd Thread.dump_to_file), which holds no heap or profile: read it with hprofctl deadlocks or hprofctl threads", s.name)
+	case input.KindThreadDumpText:
+		return fmt.Errorf("%s is text, neither a heap dump nor hprof agent output: if it is a thread dump (jstack, jcmd Thread.print) or a log holding one, read it with hprofctl deadlocks or hprofctl threads", s.name)
+	}
+	return nil
 }
 
 // readHeap reads the heap from the index, or from the dump when it is
@@ -253,7 +329,7 @@ func (s *Session) readHeap(objects bool) (*model.Heap, error) {
 	if err != nil {
 		return nil, err
 	}
-	dumpfile.Attach(h, s.path)
+	dumpfile.Attach(h, s.file())
 	s.warnTruncated(f.Name, h.Anomalies)
 	s.objects = objects
 	return h, nil
@@ -369,7 +445,7 @@ func (s *Session) readHeapLocks() (*threads.HeapLocks, error) {
 // the objects of h; nil when h lacks its objects, the dump records no
 // primitive values, shows none, or cannot be read again (standard input).
 func (s *Session) nativeSizes(h *model.Heap) (*heap.NativeSizes, error) {
-	if s.stdin() || h.Source.Lines > 0 || !h.HasObjects || !heap.MayHaveNative(h) {
+	if h.Source.Lines > 0 || !h.HasObjects || !heap.MayHaveNative(h) {
 		return nil, nil
 	}
 	return s.native()

@@ -33,16 +33,15 @@ type ThreadOptions struct {
 // (Options.Dump picks one; -1: the last).
 func (s *Session) Threads(o ThreadOptions) ([]threads.ThreadRow, error) {
 	kind := s.format.Kind
-	if o.Retained && (kind != input.KindHPROF || s.stdin()) {
-		return nil, fmt.Errorf("--retained: %s is no binary heap dump read from a file", s.name)
+	if o.Retained && kind != input.KindHPROF {
+		return nil, fmt.Errorf("--retained: %s is no binary heap dump", s.name)
 	}
 	switch {
 	case kind == input.KindJVMPICapture:
 		return s.captureThreads(o.Depth)
-	case kind == input.KindHPROF && !s.stdin():
+	case kind == input.KindHPROF:
 		// The Thread objects of a heap dump name the threads and give
-		// their states: read where the dump's index says they are,
-		// which standard input cannot give.
+		// their states: read again where the dump says they are.
 		return s.HeapThreads(o)
 	case kind == input.KindHPROF || kind == input.KindHPROFASCII:
 		p, h, err := s.loadProfile(false)
@@ -182,7 +181,7 @@ func (s *Session) Deadlocks(which int) ([]threads.DeadlockReport, error) {
 		r := threads.FindDeadlocks(d)
 		r.Source = s.path
 		return []threads.DeadlockReport{r}, nil
-	case (kind == input.KindHPROF || kind == input.KindHPROFASCII) && !s.stdin():
+	case kind == input.KindHPROF || kind == input.KindHPROFASCII:
 		r, notes, err := s.HeapDeadlocks()
 		if err != nil {
 			return nil, err

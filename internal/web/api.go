@@ -59,15 +59,14 @@ type writer func(io.Writer, report.Options) error
 // api adapts an API handler: the answer in JSON, or the error as a JSON
 // object {"error": …} with its status.
 func (s *Server) api(answer func(r *http.Request) (writer, error)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+	return s.bounded(func(w http.ResponseWriter, r *http.Request) {
 		write, err := answer(r)
-		if err == nil {
-			if err = writeJSON(w, write); err == nil {
-				return
-			}
+		if err != nil {
+			writeAPIError(w, err)
+			return
 		}
-		writeAPIError(w, err)
-	}
+		writeJSON(w, write)
+	})
 }
 
 // writeAPIError answers with err as a JSON object {"error": …}, with its
@@ -96,11 +95,14 @@ func (s *Server) apiHisto(r *http.Request) (writer, error) {
 func (s *Server) apiDominators(r *http.Request) (writer, error) {
 	var do heap.DominatorOptions
 	var err error
-	if do.Top, err = intParam(r, "top", 20); err != nil {
+	if do.Top, err = s.rowsParam(r, "top", 20); err != nil {
 		return nil, err
 	}
 	if do.Children, err = intParam(r, "children", 10); err != nil {
 		return nil, err
+	}
+	if do.Children > s.limits.Rows {
+		return nil, badRequest("children=%d: the server lists at most %d", do.Children, s.limits.Rows)
 	}
 	if do.ByClass, err = boolParam(r, "by-class"); err != nil {
 		return nil, err
@@ -121,7 +123,10 @@ func (s *Server) apiShow(r *http.Request) (writer, error) {
 	if so.Elements, err = intParam(r, "elements", 10); err != nil {
 		return nil, err
 	}
-	if so.MaxReferrers, err = intParam(r, "max-referrers", 100); err != nil {
+	if so.Elements > s.limits.Rows {
+		return nil, badRequest("elements=%d: the server lists at most %d", so.Elements, s.limits.Rows)
+	}
+	if so.MaxReferrers, err = s.rowsParam(r, "max-referrers", 100); err != nil {
 		return nil, err
 	}
 	if so.Referrers, err = boolParam(r, "referrers"); err != nil {
@@ -155,7 +160,7 @@ func (s *Server) leaksFor(r *http.Request) (session.Leaks, error) {
 	if q.Classes, err = intParam(r, "classes", leakClasses); err != nil {
 		return session.Leaks{}, err
 	}
-	return s.leaks.get(q)
+	return s.leaks.get(r.Context(), q)
 }
 
 func (s *Server) apiThreads(*http.Request) (writer, error) {
@@ -185,10 +190,10 @@ func (s *Server) stringsFor(r *http.Request) (heap.DuplicateStringReport, error)
 	if so.MinCount, err = intParam(r, "min-count", so.MinCount); err != nil {
 		return heap.DuplicateStringReport{}, err
 	}
-	if so.Top, err = intParam(r, "top", so.Top); err != nil {
+	if so.Top, err = s.rowsParam(r, "top", so.Top); err != nil {
 		return heap.DuplicateStringReport{}, err
 	}
-	return s.strs.get(so)
+	return s.strs.get(r.Context(), so)
 }
 
 func (s *Server) apiCollections(r *http.Request) (writer, error) {
@@ -204,10 +209,10 @@ func (s *Server) collectionsFor(r *http.Request) (heap.CollectionReport, bool, e
 	if co.Objects, err = boolParam(r, "objects"); err != nil {
 		return heap.CollectionReport{}, false, err
 	}
-	if co.Top, err = intParam(r, "top", co.Top); err != nil {
+	if co.Top, err = s.rowsParam(r, "top", co.Top); err != nil {
 		return heap.CollectionReport{}, false, err
 	}
-	c, err := s.collections.get(co)
+	c, err := s.collections.get(r.Context(), co)
 	return c, co.Objects, err
 }
 
@@ -262,10 +267,10 @@ func (s *Server) apiDiff(r *http.Request) (writer, error) {
 }
 
 func (s *Server) apiQuery(r *http.Request) (writer, error) {
-	limit, err := intParam(r, "limit", 0)
+	limit, err := s.rowsParam(r, "limit", s.limits.Rows)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.runQuery(r.URL.Query().Get("q"), limit)
+	res, err := s.runQuery(r, r.URL.Query().Get("q"), limit)
 	return func(w io.Writer, o report.Options) error { return report.Query(w, res, o) }, err
 }

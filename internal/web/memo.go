@@ -1,34 +1,105 @@
 package web
 
-import "sync"
+import (
+	"context"
+	"sync"
 
-// memoLimit bounds how many answers a memo keeps: past it, a new
-// question is answered and not kept, so that a crawler trying every
-// parameter cannot fill the memory.
-const memoLimit = 16
+	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/internal/session"
+)
 
-// memo computes the answer to each question once and keeps it; callers
-// asking the same question at once wait for one computation.
+// memo computes the answer to each question once and keeps it while the
+// server's cache budget allows; callers asking the same question at once
+// wait for one computation. An answer the budget cannot hold is given to
+// the callers that waited for it and forgotten, so that a crawler trying
+// every parameter cannot fill the memory.
 type memo[K comparable, V any] struct {
 	mu      sync.Mutex
-	answers map[K]func() (V, error)
+	answers map[K]*memoAnswer[V]
 	compute func(K) (V, error)
+	size    func(V) int64
+	budget  *cacheBudget
 }
 
-func newMemo[K comparable, V any](compute func(K) (V, error)) *memo[K, V] {
-	return &memo[K, V]{answers: map[K]func() (V, error){}, compute: compute}
+// memoAnswer is one question's answer, ready when done is closed.
+type memoAnswer[V any] struct {
+	done chan struct{}
+	v    V
+	err  error
 }
 
-// get returns the answer to k.
-func (m *memo[K, V]) get(k K) (V, error) {
+// cacheBudget is the bytes the memos of one server may still keep.
+type cacheBudget struct {
+	mu   sync.Mutex
+	left int64
+}
+
+// take reserves n bytes, reporting whether they were left.
+func (b *cacheBudget) take(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n > b.left {
+		return false
+	}
+	b.left -= n
+	return true
+}
+
+func newMemo[K comparable, V any](compute func(K) (V, error), size func(V) int64, budget *cacheBudget) *memo[K, V] {
+	return &memo[K, V]{answers: map[K]*memoAnswer[V]{}, compute: compute, size: size, budget: budget}
+}
+
+// get returns the answer to k, or the context's error when ctx ends
+// first (the computation goes on for the others waiting, and is kept if
+// the budget allows).
+func (m *memo[K, V]) get(ctx context.Context, k K) (V, error) {
 	m.mu.Lock()
-	f, ok := m.answers[k]
+	a, ok := m.answers[k]
 	if !ok {
-		f = sync.OnceValues(func() (V, error) { return m.compute(k) })
-		if len(m.answers) < memoLimit {
-			m.answers[k] = f
-		}
+		a = &memoAnswer[V]{done: make(chan struct{})}
+		m.answers[k] = a
+		go m.fill(k, a)
 	}
 	m.mu.Unlock()
-	return f()
+	select {
+	case <-a.done:
+		return a.v, a.err
+	case <-ctx.Done():
+		var zero V
+		return zero, ctx.Err()
+	}
+}
+
+// fill computes the answer to k, and forgets it unless the budget keeps
+// it.
+func (m *memo[K, V]) fill(k K, a *memoAnswer[V]) {
+	a.v, a.err = m.compute(k)
+	if a.err != nil || !m.budget.take(m.size(a.v)) {
+		m.mu.Lock()
+		delete(m.answers, k)
+		m.mu.Unlock()
+	}
+	close(a.done)
+}
+
+// The estimated bytes of the answers the memos keep: a few hundred bytes
+// per row and per step of a path.
+func leaksBytes(l session.Leaks) int64 {
+	n := int64(1 << 10)
+	for _, s := range l.Report.Suspects {
+		n += 1<<10 + 256*int64(len(s.Path)+len(s.BiggestClasses))
+	}
+	return n
+}
+
+func stringsBytes(d heap.DuplicateStringReport) int64 {
+	n := int64(1 << 10)
+	for _, r := range d.Rows {
+		n += 256 + int64(len(r.Value))
+	}
+	return n
+}
+
+func collectionsBytes(c heap.CollectionReport) int64 {
+	return 1<<10 + 512*int64(len(c.Classes)+len(c.Objects)+len(c.Arrays)+len(c.ArrayObjects))
 }

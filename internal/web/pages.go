@@ -42,7 +42,7 @@ func (s *Server) histogram(r *http.Request) (html.Page, error) {
 }
 
 func (s *Server) dominators(r *http.Request) (html.Page, error) {
-	top, err := intParam(r, "top", dominatorRows)
+	top, err := s.rowsParam(r, "top", dominatorRows)
 	if err != nil {
 		return nil, err
 	}
@@ -167,24 +167,30 @@ const queryRows = 100
 func (s *Server) queryPage(r *http.Request) (html.Page, error) {
 	p := html.QueryPage{Site: s.site, Query: r.URL.Query().Get("q")}
 	var err error
-	if p.Limit, err = intParam(r, "limit", queryRows); err != nil {
+	if p.Limit, err = s.rowsParam(r, "limit", queryRows); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(p.Query) == "" {
 		return p, nil
 	}
-	if p.Result, err = s.runQuery(p.Query, p.Limit); err != nil {
-		p.Error = err.Error()
+	if p.Result, err = s.runQuery(r, p.Query, p.Limit); err != nil {
+		a := answerOf(err)
+		if a.status >= http.StatusInternalServerError || a.status == 499 {
+			return nil, err
+		}
+		p.Error = a.message
+		return statusPage{p, a.status}, nil
 	}
 	return p, nil
 }
 
-// runQuery parses and answers an OQL query, with at most limit rows (0:
-// all).
-func (s *Server) runQuery(query string, limit int) (*oql.Result, error) {
+// runQuery parses and answers an OQL query, with at most limit rows
+// (1 or more), within the request's deadline and the server's memory
+// bound for a query.
+func (s *Server) runQuery(r *http.Request, query string, limit int) (*oql.Result, error) {
 	q, err := oql.Parse(query)
 	if err != nil {
 		return nil, badRequest("query: %v", err)
 	}
-	return s.s.Query(q, limit)
+	return s.s.Query(q, oql.Options{Limit: limit, Context: r.Context(), MaxBytes: s.limits.QueryBytes})
 }

@@ -16,7 +16,9 @@
 package web
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +44,8 @@ type Options struct {
 	// Base is an earlier dump of the same application for /diff to
 	// compare with (serve --base); nil for none.
 	Base *session.Session
+	// Limits bound each request; zero fields take DefaultLimits.
+	Limits Limits
 }
 
 // Server answers the HTTP requests on one dump.
@@ -50,6 +54,12 @@ type Server struct {
 	base *session.Session
 	site html.Site
 	mux  *http.ServeMux
+	// limits bound each request; turns holds a token per request
+	// computing now (at most limits.Heavy); cache is the bytes the memos
+	// may keep.
+	limits Limits
+	turns  chan struct{}
+	cache  *cacheBudget
 
 	leaks       *memo[session.LeakOptions, session.Leaks]
 	threads     func() ([]threads.ThreadRow, error)
@@ -101,14 +111,13 @@ const (
 // heap and dominator tree first. A file with profiling data only is
 // served with its overview and profiling pages.
 func New(s *session.Session, o Options) (*Server, error) {
-	if err := s.CheckRereadable("serve"); err != nil {
-		return nil, err
-	}
 	h, err := s.Heap()
 	if err != nil {
 		return nil, err
 	}
-	srv := &Server{s: s, base: o.Base, site: html.Site{File: h.Source.File, Generator: o.Generator}}
+	limits := o.Limits.withDefaults()
+	srv := &Server{s: s, base: o.Base, site: html.Site{File: h.Source.File, Generator: o.Generator},
+		limits: limits, turns: make(chan struct{}, limits.Heavy), cache: &cacheBudget{left: limits.CacheBytes}}
 	if srv.site.HasHeap = h.Source.Dumps > 0; srv.site.HasHeap {
 		if _, err := s.Retention(); err != nil {
 			return nil, err
@@ -122,12 +131,12 @@ func New(s *session.Session, o Options) (*Server, error) {
 	if o.Base != nil {
 		srv.site.Base = o.Base.Name()
 	}
-	srv.leaks = newMemo(s.Leaks)
+	srv.leaks = newMemo(s.Leaks, leaksBytes, srv.cache)
 	srv.threads = sync.OnceValues(func() ([]threads.ThreadRow, error) {
 		return s.HeapThreads(session.ThreadOptions{Retained: true})
 	})
-	srv.strs = newMemo(s.DuplicateStrings)
-	srv.collections = newMemo(s.Collections)
+	srv.strs = newMemo(s.DuplicateStrings, stringsBytes, srv.cache)
+	srv.collections = newMemo(s.Collections, collectionsBytes, srv.cache)
 	srv.routes()
 	return srv, nil
 }
@@ -139,10 +148,11 @@ func (s *Server) Warm() {
 	if !s.site.HasHeap {
 		return
 	}
-	s.leaks.get(defaultLeaks)
+	ctx := context.Background()
+	s.leaks.get(ctx, defaultLeaks)
 	s.threads()
-	s.strs.get(defaultStrings)
-	s.collections.get(defaultCollections)
+	s.strs.get(ctx, defaultStrings)
+	s.collections.get(ctx, defaultCollections)
 }
 
 // The options of the leaks, strings and collections commands' defaults,
@@ -237,14 +247,18 @@ func badRequest(format string, args ...any) error {
 	return &httpError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
 }
 
-// page adapts a page handler: it renders into a buffer first, so that an
-// error gives an error page and not half a page.
+// page adapts a page handler (bounded): it renders into a buffer first,
+// so that an error gives an error page and not half a page.
 func (s *Server) page(build func(r *http.Request) (html.Page, error)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+	return s.bounded(func(w http.ResponseWriter, r *http.Request) {
 		p, err := build(r)
 		if err != nil {
 			s.fail(w, err)
 			return
+		}
+		status := http.StatusOK
+		if sp, ok := p.(statusPage); ok {
+			p, status = sp.Page, sp.status
 		}
 		var buf bytes.Buffer
 		if err := html.WritePage(&buf, p); err != nil {
@@ -252,18 +266,26 @@ func (s *Server) page(build func(r *http.Request) (html.Page, error)) http.Handl
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(status)
 		w.Write(buf.Bytes())
-	}
+	})
 }
 
 // answerOf is the answer to a question that failed with err: an
-// httpError as it is; an option the session refuses, 400, named as the
-// query parameter; an object outside the dominator tree, 404; else 500.
+// httpError as it is; an option the session refuses or a query at fault,
+// 400, named as the query parameter; an object outside the dominator
+// tree, 404; a request past its deadline 503; else 500.
 func answerOf(err error) *httpError {
 	var (
 		he *httpError
 		oe *session.OptionError
 	)
+	if a, ok := stoppedAnswer(err); ok {
+		return a
+	}
+	if a, ok := queryAnswer(err); ok {
+		return a
+	}
 	switch {
 	case errors.As(err, &he):
 		return he
@@ -371,13 +393,13 @@ func (s *Server) show(obj model.ObjectIndex, o heap.ShowOptions) (heap.ShowObjec
 	return shown[0], nil
 }
 
-// writeJSON answers with what a report writer writes in JSON.
-func writeJSON(w http.ResponseWriter, write func(io.Writer, report.Options) error) error {
-	var buf bytes.Buffer
-	if err := write(&buf, report.Options{Format: report.JSON}); err != nil {
-		return err
-	}
+// writeJSON answers with what a report writer writes in JSON, handing
+// it on as it is written. A write that fails has lost its client: there
+// is no one to tell.
+func writeJSON(w http.ResponseWriter, write writer) {
 	w.Header().Set("Content-Type", "application/json")
-	_, err := w.Write(buf.Bytes())
-	return err
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if write(bw, report.Options{Format: report.JSON}) == nil {
+		bw.Flush()
+	}
 }

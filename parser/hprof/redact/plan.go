@@ -11,7 +11,8 @@ import (
 // that declares the field, whose values hprofctl's analyses read and that
 // tell nothing about the application's data: String's coder, count and
 // offset (which part of the value array is the text), the size fields
-// the collections view reads, the thread state the threads and deadlock
+// the collections view reads (a LinkedBlockingQueue keeps its size in an
+// AtomicInteger, so every AtomicInteger's value is kept), the thread state the threads and deadlock
 // views read, and the native size Android's NativeAllocationRegistry
 // records.
 var DefaultKeep = []string{
@@ -33,6 +34,17 @@ var DefaultKeep = []string{
 	"java.util.ArrayDeque.tail",
 	"java.util.concurrent.ConcurrentHashMap.baseCount",
 	"java.util.concurrent.ConcurrentHashMap$CounterCell.value",
+	"java.util.concurrent.ConcurrentHashMap$Segment.count",
+	"java.lang.ThreadLocal$ThreadLocalMap.size",
+	"java.util.ImmutableCollections$MapN.size",
+	"java.util.ImmutableCollections$SetN.size",
+	"java.util.EnumMap.size",
+	"java.util.RegularEnumSet.elements",
+	"java.util.JumboEnumSet.size",
+	"java.util.concurrent.LinkedBlockingDeque.count",
+	"java.util.concurrent.atomic.AtomicInteger.value",
+	"java.util.ArrayList$SubList.size",
+	"java.util.Collections$CopiesList.n",
 	"java.lang.Thread.threadStatus",
 	"java.lang.Thread.tid",
 	"java.lang.Thread.daemon",
