@@ -6,7 +6,7 @@ BENCH_GB ?= 1
 STRESS_N ?= 300
 STRESS_SEED ?= $(shell date +%s)
 
-.PHONY: build test bench bench-dump fuzz stress lint clean
+.PHONY: build test bench bench-dump bench-huge fuzz stress lint clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/hprofctl
@@ -23,6 +23,17 @@ test:
 # model / redact on a generated $(BENCH_GB) GB dump (MB/s and peak RSS).
 bench: build
 	HPROFCTL_BENCH_GB=$(BENCH_GB) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./...
+
+# A realistic synthetic dump of HPROFCTL_HUGE_GIB GiB (default 32: more
+# than most machines' memory) written into $$HPROFCTL_BENCH_DIR, indexed
+# under --memory $$HPROFCTL_HUGE_MEMORY (default 3GiB), then histo,
+# dominators, leaks and retainers from the index: each one's time and
+# peak RssAnon, the build's phases, and histo's instance counts checked
+# against the writer's. Needs about 2x the dump's size on disk; the dump
+# and its index are removed afterwards.
+HPROFCTL_HUGE_GIB ?= 32
+bench-huge:
+	HPROFCTL_HUGE_GIB=$(HPROFCTL_HUGE_GIB) $(GO) test -run '^$$' -bench '^BenchmarkHugeDump$$' -benchtime 1x -timeout 0 -v ./cmd/hprofctl
 
 # The real HotSpot dump the benchmarks also run on (~2.3 GB, ~40 M objects,
 # plain and -gz=1, with the JVM's class histograms): a JDK 17 runs

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"hash/crc32"
 	"math/bits"
+
+	"github.com/hprofctl/hprofctl/model/bigmem"
 )
 
 // arrayLengths holds the lengths of the array objects alone, in object
@@ -32,7 +34,7 @@ func gatherArrayLengths(src *chunkList[uint32], order []uint32, classOf []ClassI
 	for c := range classes {
 		arrayClass[c] = classes[c].IsArray()
 	}
-	isArray := make([]uint64, (len(order)+63)/64)
+	isArray := bigmem.Make[uint64]((len(order) + 63) / 64)
 	count := 0
 	for i, c := range classOf {
 		if c != NoClass && arrayClass[c] {
@@ -40,7 +42,7 @@ func gatherArrayLengths(src *chunkList[uint32], order []uint32, classOf []ClassI
 			count++
 		}
 	}
-	lengths := make([]uint32, 0, count)
+	lengths := bigmem.Make[uint32](count)[:0]
 	for i, a := range order {
 		if isArray[i>>6]&(1<<(i&63)) != 0 {
 			lengths = append(lengths, src.at(int(a)))
@@ -207,9 +209,9 @@ func gatherArrayContents(a *arrayLengths, info *chunkList[uint64], arrivals []ui
 	rank, _ := rankArrays(arrivals)
 	byArrival := arrayLengths{isArray: arrivals, rank: rank}
 	c := arrayContents{
-		digests:  make([]uint32, len(a.lengths)),
-		recorded: make([]uint64, (len(a.lengths)+63)/64),
-		uniform:  make([]uint64, (len(a.lengths)+63)/64),
+		digests:  bigmem.Make[uint32](len(a.lengths)),
+		recorded: bigmem.Make[uint64]((len(a.lengths) + 63) / 64),
+		uniform:  bigmem.Make[uint64]((len(a.lengths) + 63) / 64),
 	}
 	r := 0
 	for i, arrival := range order {

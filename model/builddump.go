@@ -496,7 +496,7 @@ func (b *builder) resolveObjects(classClass ClassIndex) error {
 			}
 		}
 	})
-	res, err := b.objects.resolve(h, b.late)
+	res, err := b.objects.resolve(h, b.late, b.phase)
 	if err != nil {
 		return fmt.Errorf("%s: %w", h.Source.File, err)
 	}

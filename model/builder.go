@@ -32,6 +32,10 @@ type LoadOptions struct {
 	// restored after it: for a program whose main work is the load, not
 	// one that loads heaps concurrently.
 	LeanGC bool
+	// Phase, when set, is called with a short name as each phase of
+	// the work after the read begins (sorting the objects, resolving
+	// their references), for a progress display.
+	Phase func(name string)
 }
 
 // builder turns the records of a dump into a Heap as they stream. What it
@@ -176,6 +180,7 @@ func (b *builder) finish() error {
 	classClass := b.countClassObjects()
 	b.reportUndumpedClasses()
 	if b.opt.Objects {
+		b.phase("sorting objects")
 		if err := b.resolveObjects(classClass); err != nil {
 			return err
 		}
@@ -187,6 +192,13 @@ func (b *builder) finish() error {
 	b.chooseLayout()
 	b.applySizes(b.r.Sizes())
 	return nil
+}
+
+// phase tells LoadOptions.Phase that phase name begins.
+func (b *builder) phase(name string) {
+	if b.opt.Phase != nil {
+		b.opt.Phase(name)
+	}
 }
 
 // producer names the writer of the dump: the reader's word for it when it

@@ -1,5 +1,7 @@
 package model
 
+import "github.com/hprofctl/hprofctl/model/bigmem"
+
 // chunkBits sets the chunk size of chunkList: 1 Mi elements.
 const chunkBits = 20
 
@@ -8,7 +10,7 @@ const chunkBits = 20
 // never holds more than one partly used chunk beyond its length — what
 // keeps memory flat while a multi-gigabyte dump streams in. Only the
 // first chunk grows as a slice does, so that a small dump takes little.
-type chunkList[T any] struct {
+type chunkList[T bigmem.Number] struct {
 	// chunks are kept at their full length; the last one is tail, of
 	// which the part before n is used.
 	chunks [][]T
@@ -46,9 +48,17 @@ func (c *chunkList[T]) grow() {
 		c.tail, c.chunks[0] = grown, grown
 	default:
 		c.tailStart += len(c.tail)
-		c.tail = make([]T, 1<<chunkBits)
+		c.tail = bigmem.Make[T](1 << chunkBits)
 		c.chunks = append(c.chunks, c.tail)
 	}
+}
+
+// free releases the chunks (bigmem.Free) and empties the list.
+func (c *chunkList[T]) free() {
+	for _, ch := range c.chunks {
+		bigmem.Free(ch)
+	}
+	*c = chunkList[T]{}
 }
 
 func (c *chunkList[T]) at(i int) T { return c.chunks[i>>chunkBits][i&(1<<chunkBits-1)] }

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/hprofctl/hprofctl/model/bigmem"
 )
 
 // objectTable collects objects in arrival order while a dump streams;
@@ -42,7 +44,15 @@ func (t *objectTable) addReferent(arrival int, id uint64) {
 	t.referents = append(t.referents, pendingReferent{arrival, id})
 }
 
+// reset empties the table, its chunks released.
 func (t *objectTable) reset() {
+	t.ids.free()
+	t.classOf.free()
+	t.lengths.free()
+	t.refStart.free()
+	t.offsets.free()
+	t.refs.packed.free()
+	t.arrayInfo.free()
 	*t = objectTable{refs: refStore{wide: t.refs.wide}, trackOffsets: t.trackOffsets}
 }
 
@@ -163,8 +173,9 @@ type resolveResult struct {
 
 // resolve sorts the objects by id into h and resolves references to
 // object numbers (ObjectIndex). Deferred references (objects whose class
-// layout came late) are given as extra per-arrival lists in late.
-func (t *objectTable) resolve(h *Heap, late map[int][]uint64) (resolveResult, error) {
+// layout came late) are given as extra per-arrival lists in late. phase
+// is told as the references' resolution begins.
+func (t *objectTable) resolve(h *Heap, late map[int][]uint64, phase func(string)) (resolveResult, error) {
 	var res resolveResult
 	n := t.ids.len()
 	total := uint64(t.refs.len())
@@ -202,24 +213,27 @@ func (t *objectTable) resolve(h *Heap, late map[int][]uint64) (resolveResult, er
 			runtime.GC()
 		}
 	}
+	defer bigmem.Free(order)
 	h.ids = gatherSplit(&t.ids, order)
-	t.ids = chunkList[uint64]{}
+	t.ids.free()
 	collect()
 	h.classOf = gather(&t.classOf, order)
-	t.classOf = chunkList[ClassIndex]{}
+	t.classOf.free()
 	collect()
 	h.arrays = gatherArrayLengths(&t.lengths, order, h.classOf, h.Classes)
-	t.lengths = chunkList[uint32]{}
+	t.lengths.free()
 	h.contents = gatherArrayContents(&h.arrays, &t.arrayInfo, t.arrayArrivals, order)
-	t.arrayInfo, t.arrayArrivals = chunkList[uint64]{}, nil
+	t.arrayInfo.free()
+	t.arrayArrivals = nil
 	collect()
 	if t.trackOffsets {
 		offsets := gatherSplit(&t.offsets, order)
 		h.offsets = &offsets
-		t.offsets = chunkList[int64]{}
+		t.offsets.free()
 		collect()
 	}
 
+	phase("resolving references")
 	h.lookup = newIDLookup(h.ids)
 	res.dangling, res.firstDangling, res.danglingHolders = t.resolveRefs(h, order, late, int(total), workersFor(n))
 	h.referents = t.resolveReferents(h, order)
@@ -241,8 +255,8 @@ func (t *objectTable) resolve(h *Heap, late map[int][]uint64) (resolveResult, er
 // down in order afterwards.
 func (t *objectTable) resolveRefs(h *Heap, order []uint32, late map[int][]uint64, total, workers int) (dangling int64, firstDangling uint64, holders []danglingHolder) {
 	n := len(order)
-	h.refStart = make([]uint32, n+1)
-	refs := make([]ObjectIndex, total)
+	h.refStart = bigmem.Make[uint32](n + 1)
+	refs := bigmem.Make[ObjectIndex](total)
 	type part struct {
 		raw, from, kept int // references before resolving, where they start, and those kept
 		dangling        int64
@@ -404,14 +418,15 @@ func sortOrder(ids *chunkList[uint64]) []uint32 {
 			runStart = a
 		}
 	}
-	order := make([]uint32, 0, n)
+	order := bigmem.Make[uint32](n)[:0]
 	for a := bestStart; a < bestStart+bestLen; a++ {
 		order = append(order, uint32(a))
 	}
 	if bestLen == n {
 		return order
 	}
-	rest := make([]uint32, 0, n-bestLen)
+	rest := bigmem.Make[uint32](n - bestLen)[:0]
+	defer bigmem.Free(rest)
 	for a := 0; a < n; a++ {
 		if a < bestStart || a >= bestStart+bestLen {
 			rest = append(rest, uint32(a))
@@ -447,8 +462,8 @@ func sortOrder(ids *chunkList[uint64]) []uint32 {
 
 // gather returns src reordered: out[i] = src[order[i]], in ranges side
 // by side.
-func gather[T any](src *chunkList[T], order []uint32) []T {
-	out := make([]T, len(order))
+func gather[T bigmem.Number](src *chunkList[T], order []uint32) []T {
+	out := bigmem.Make[T](len(order))
 	forRanges(len(order), workersFor(len(order)), func(_, lo, hi int) {
 		for i, a := range order[lo:hi] {
 			out[lo+i] = src.at(int(a))
@@ -473,7 +488,7 @@ type splitTable struct {
 // Ranges are gathered side by side, each with runs of its own, which are
 // joined where a run goes on across ranges.
 func gatherSplit[T uint64 | int64](src *chunkList[T], order []uint32) splitTable {
-	t := splitTable{low: make([]uint32, len(order))}
+	t := splitTable{low: bigmem.Make[uint32](len(order))}
 	workers := workersFor(len(order))
 	parts := make([]splitTable, workers)
 	forRanges(len(order), workers, func(k, lo, hi int) {
@@ -547,7 +562,7 @@ func newIDLookup(ids splitTable) *idLookup {
 		l.shift++
 	}
 	nb := (span >> l.shift) + 1
-	l.bucket = make([]uint32, nb+1)
+	l.bucket = bigmem.Make[uint32](int(nb + 1))
 	// bucket[b] is the first object whose id falls in bucket b or later.
 	next := uint64(0)
 	for r, high := range ids.runHigh {

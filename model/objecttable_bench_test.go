@@ -51,7 +51,7 @@ func BenchmarkResolveTable(b *testing.B) {
 		t, late := benchTable(8 << 20)
 		b.StartTimer()
 		h := Heap{Classes: benchClasses()}
-		if _, err := t.resolve(&h, late); err != nil {
+		if _, err := t.resolve(&h, late, func(string) {}); err != nil {
 			b.Fatal(err)
 		}
 	}

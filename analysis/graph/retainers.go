@@ -8,6 +8,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/bigmem"
 	"github.com/hprofctl/hprofctl/model/store"
 )
 
@@ -430,7 +431,7 @@ func RootOf(h *model.Heap, i model.ObjectIndex) (model.Root, bool) {
 // so only two levels are held at once, not the queue; the big levels are
 // searched in parallel (see searchLevel).
 func shortestPathTree(h *model.Heap, includeWeak bool) []uint32 {
-	p := pathSearch{g: retentionGraph{h: h}, parent: make([]uint32, h.NumObjects())}
+	p := pathSearch{g: retentionGraph{h: h}, parent: bigmem.Make[uint32](h.NumObjects())}
 	if includeWeak {
 		p.weak = h.Referents()
 	}
@@ -438,7 +439,8 @@ func shortestPathTree(h *model.Heap, includeWeak bool) []uint32 {
 		p.parent[i] = noParent
 	}
 	if parallel.Workers() > 1 {
-		p.reached = make([]uint64, (len(p.parent)+63)/64)
+		p.reached = bigmem.Make[uint64]((len(p.parent) + 63) / 64)
+		defer bigmem.Free(p.reached)
 	}
 	var level, next []model.ObjectIndex
 	for _, s := range p.g.gcRoots() {

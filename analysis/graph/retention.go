@@ -2,12 +2,14 @@ package graph
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"runtime"
 	"sync/atomic"
 
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/bigmem"
 )
 
 // The retention graph is the strong reference graph of a heap under a
@@ -38,6 +40,16 @@ type RetentionOptions struct {
 	// KeepUnreachable treats unreachable objects as reachable from the
 	// virtual root instead of leaving them out.
 	KeepUnreachable bool
+	// Phase, when set, is called with a short name as each phase of the
+	// computation begins, for a progress display.
+	Phase func(name string)
+}
+
+// phase tells o.Phase that phase name begins.
+func (o RetentionOptions) phase(name string) {
+	if o.Phase != nil {
+		o.Phase(name)
+	}
 }
 
 // Retention is the dominator tree of a heap's strong reference graph and
@@ -105,14 +117,20 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	g := retentionGraph{h: h}
 	n := h.NumObjects()
 	if n >= math.MaxUint32-1 {
-		return nil, errGraphTooLarge
+		return nil, fmt.Errorf("retention: %d objects: at most %d are supported (32-bit object numbers, two kept as marks)", n, math.MaxUint32-2)
 	}
 	r := &Retention{heap: h, size: o.Size}
-	order := make([]uint32, n)
-	parent := make([]uint32, 1, n+1)
+	order := bigmem.Make[uint32](n)
+	defer bigmem.Free(order)
+	parent := bigmem.Make[uint32](n + 1)[:1]
+	defer bigmem.Free(parent)
+	o.phase("depth-first search")
 	g.rootRefs = g.gcRoots()
+	g.markRootChildren()
+	defer bigmem.Free(g.rootChild)
+	defer bigmem.Free(g.leaf)
 	g.depthFirst(order, &parent, g.rootRefs)
-	reached := len(parent) - 1
+	reached := len(parent) - 1 + g.leaves
 	r.Unreachable = int64(n - reached)
 	r.UnreachableBytes = unreachableBytes(h, order, 0, o.Size)
 	if o.KeepUnreachable && r.Unreachable > 0 {
@@ -127,13 +145,23 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 			}
 		}
 	}
+	o.phase("predecessors")
 	lowest, predStart, preds, err := g.predecessors(order, parent)
 	if err != nil {
 		return nil, err
 	}
+	o.phase("semidominators")
 	semi := semidominators(parent, lowest, predStart, preds)
+	bigmem.Free(predStart)
+	bigmem.Free(preds)
 	predStart, preds = nil, nil
+	o.phase("immediate dominators")
 	idom := nearestCommonDominators(parent, semi)
+	if g.leaves > 0 {
+		o.phase("leaves")
+		g.leafDominators(order, idom, semi)
+	}
+	bigmem.Free(semi)
 	semi = nil
 	// The predecessor table and the work arrays are garbage now: collect
 	// them before the result arrays are allocated, so that these reuse
@@ -143,36 +171,50 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	if n > largeGraph {
 		runtime.GC()
 	}
-	r.keepTree(order, idom)
+	o.phase("retained sizes")
+	r.keepTree(order, idom, g.leaf)
 	return r, nil
 }
 
 // keepTree turns the immediate dominators by preorder number that the
 // computation leaves (idom) into the results by object, and adds up the
-// retained counts and sizes; order is each object's preorder number.
-func (r *Retention) keepTree(order, idom []uint32) {
+// retained counts and sizes; order is each object's preorder number, or
+// for the objects leaf marks, its immediate dominator's.
+func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 	n := r.heap.NumObjects()
-	vertex := make([]model.ObjectIndex, len(idom))
+	vertex := bigmem.Make[model.ObjectIndex](len(idom))
+	defer bigmem.Free(vertex)
 	vertex[0] = VirtualRoot
 	for i, p := range order {
-		if p != 0 {
+		if p != 0 && !isLeafObject(leaf, i) {
 			vertex[p] = model.ObjectIndex(i)
 		}
 	}
-	r.idom = make([]model.ObjectIndex, n)
+	r.idom = bigmem.Make[model.ObjectIndex](n)
 	for i := range r.idom {
 		r.idom[i] = NotReached
 	}
 	for p := 1; p < len(idom); p++ {
 		r.idom[vertex[p]] = vertex[idom[p]]
 	}
-	// The reverse preorder lists every object after those it dominates.
+	for i, p := range order {
+		if isLeafObject(leaf, i) {
+			r.idom[i] = vertex[p]
+		}
+	}
+	// The leaves dominate nothing, and the reverse preorder lists every
+	// other object after those it dominates.
 	bottomUp := func(visit func(model.ObjectIndex)) {
+		for i := range order {
+			if isLeafObject(leaf, i) {
+				visit(model.ObjectIndex(i))
+			}
+		}
 		for p := len(vertex) - 1; p > 0; p-- {
 			visit(vertex[p])
 		}
 	}
-	r.retainedCount = make([]uint32, n)
+	r.retainedCount = bigmem.Make[uint32](n)
 	bottomUp(func(i model.ObjectIndex) {
 		r.retainedCount[i]++
 		if d := r.idom[i]; d != VirtualRoot {
@@ -243,6 +285,13 @@ type retentionGraph struct {
 	h *model.Heap
 	// rootRefs are the objects the virtual root references.
 	rootRefs []model.ObjectIndex
+	// rootChild has the bit of each object of rootRefs (the first
+	// ones: those KeepUnreachable adds are not in it); leaves counts the
+	// objects the depth-first walks marked as leaves (markLeaf).
+	rootChild []uint64
+	leaves    int
+	// leaf has the bit of every object marked a leaf.
+	leaf []uint64
 }
 
 // gcRoots lists the GC root objects and the system class objects, once
@@ -291,7 +340,8 @@ func (g *retentionGraph) forEachSucc(i model.ObjectIndex, fn func(model.ObjectIn
 
 // depthFirst numbers the objects reachable from starts (as children of the
 // virtual root) that have no number yet, in depth-first preorder after the
-// numbers already given, recording each one's tree parent.
+// numbers already given, recording each one's tree parent. The leaves it
+// meets (see markLeaf) are marked reached instead of numbered.
 func (g *retentionGraph) depthFirst(order []uint32, parent *[]uint32, starts []model.ObjectIndex) {
 	var stack frameStack
 	visit := func(obj model.ObjectIndex, from uint32) {
@@ -312,7 +362,7 @@ func (g *retentionGraph) depthFirst(order []uint32, parent *[]uint32, starts []m
 			f := stack.top()
 			refs := g.h.Refs(f.obj)
 			k := int(f.cursor)
-			for k < len(refs) && order[refs[k]] != 0 {
+			for k < len(refs) && (order[refs[k]] != 0 || g.markLeaf(order, refs[k])) {
 				k++
 			}
 			if k < len(refs) {
@@ -322,7 +372,7 @@ func (g *retentionGraph) depthFirst(order []uint32, parent *[]uint32, starts []m
 			}
 			if k == len(refs) {
 				f.cursor = uint32(k + 1)
-				if c := g.classObject(f.obj); c != model.NoObject && order[c] == 0 {
+				if c := g.classObject(f.obj); c != model.NoObject && order[c] == 0 && !g.markLeaf(order, c) {
 					visit(c, f.num)
 					continue
 				}
@@ -408,12 +458,12 @@ func (g *retentionGraph) unreachableTops(order []uint32) []model.ObjectIndex {
 // semidominators for why that order does not matter.
 func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart, preds []uint32, err error) {
 	numbered := len(parent)
-	lowest = make([]uint32, numbered)
+	lowest = bigmem.Make[uint32](numbered)
 	copy(lowest, parent)
 	for _, s := range g.rootRefs {
 		lowest[order[s]] = 0
 	}
-	predStart = make([]uint32, numbered+1)
+	predStart = bigmem.Make[uint32](numbered + 1)
 	totals := make([]uint64, parallel.Workers())
 	parallel.ForChunks(len(order), parallel.ObjectChunk, func(worker, lo, hi int) {
 		var total uint64
@@ -422,6 +472,9 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 		count := func(from uint32, s model.ObjectIndex) {
 			w := order[s]
 			switch {
+			case w == leafMark:
+				// A leaf has no number: leafDominators finds its
+				// immediate dominator.
 			case from < w:
 				parallel.LowerTo(&lowest[w], from)
 			case from > w && atomic.LoadUint32(&lowest[w]) != 0:
@@ -430,7 +483,7 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 			}
 		}
 		for i := lo; i < hi; i++ {
-			if from := order[i]; from != 0 {
+			if from := order[i]; from != 0 && from != leafMark {
 				for _, s := range g.h.Refs(model.ObjectIndex(i)) {
 					count(from, s)
 				}
@@ -446,20 +499,22 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 		total += t
 	}
 	if total > math.MaxUint32 {
+		bigmem.Free(lowest)
+		bigmem.Free(predStart)
 		return nil, nil, nil, errGraphTooLarge
 	}
 	for w := 1; w <= numbered; w++ {
 		predStart[w] += predStart[w-1]
 	}
-	preds = make([]uint32, total)
+	preds = bigmem.Make[uint32](int(total))
 	parallel.ForChunks(len(order), parallel.ObjectChunk, func(_, lo, hi int) {
 		fill := func(from uint32, s model.ObjectIndex) {
-			if w := order[s]; from > w && lowest[w] != 0 {
+			if w := order[s]; from > w && w != leafMark && lowest[w] != 0 {
 				preds[atomic.AddUint32(&predStart[w], 1)-1] = from
 			}
 		}
 		for i := lo; i < hi; i++ {
-			if from := order[i]; from != 0 {
+			if from := order[i]; from != 0 && from != leafMark {
 				for _, s := range g.h.Refs(model.ObjectIndex(i)) {
 					fill(from, s)
 				}
@@ -495,7 +550,8 @@ func semidominators(parent, lowest, predStart, preds []uint32) []uint32 {
 	semi := lowest
 	// label[v] is the least semidominator on the forest path from v up to
 	// (not including) the root of its forest tree.
-	label := make([]uint32, n)
+	label := bigmem.Make[uint32](n)
+	defer bigmem.Free(label)
 	// ancestor[v], v's forest parent, is set when v is processed, into
 	// predStart[v+1]: only the lists of the vertices processed already end
 	// there.
@@ -693,7 +749,7 @@ type retainedSizes struct {
 const largeRetained = math.MaxUint32
 
 func newRetainedSizes(n int) retainedSizes {
-	return retainedSizes{small: make([]uint32, n), large: map[int]int64{}}
+	return retainedSizes{small: bigmem.Make[uint32](n), large: map[int]int64{}}
 }
 
 func (s retainedSizes) at(p int) int64 {

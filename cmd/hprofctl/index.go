@@ -35,9 +35,18 @@ index: the others wait for it.
 became of their dumps: fresh, stale, dump gone, no record (made by an older
 hprofctl), old version, unusable, abandoned (a killed build's temporary file)
 or being built. --prune removes those of yours that serve no dump, and shows
-the list with what it removed.`,
+the list with what it removed.
+
+--memory SIZE bounds what the build keeps on its own heap (default an eighth
+of the machine's memory): past it the per-object tables (ids, classes,
+references, the dominator computation's arrays, retained sizes) are mapped
+from scratch files beside the index, which the kernel pages to disk and back,
+so a dump bigger than the machine's memory can be indexed; the files are
+removed as they are made and leave nothing behind. On a terminal the progress
+bar names the build's phase and estimates the time left.`,
 		Example: `  hprofctl index java_pid1234.hprof
   hprofctl index --index-dir /var/tmp/idx heap.hprof.gz
+  hprofctl index --memory 2GiB huge.hprof
   hprofctl index --list
   hprofctl index --prune`,
 		Args: func(cmd *cobra.Command, args []string) error {

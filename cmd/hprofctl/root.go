@@ -34,6 +34,10 @@ type globalFlags struct {
 	// the command opened, closed after it.
 	stderr io.Writer
 	opened []*session.Session
+	// build shows the phases of an index build.
+	build buildDisplay
+	// memory is --memory as given ("": the default).
+	memory string
 }
 
 func newRootCommand() *cobra.Command {
@@ -63,6 +67,9 @@ Every command prints a table for people, or JSON / CSV for scripts (-o).`,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			g.stderr = cmd.ErrOrStderr()
+			if os.Getenv(buildTraceEnv) != "" {
+				g.build.trace = g.stderr
+			}
 			return checkCounts(cmd)
 		},
 		Version:            versionString(),
@@ -79,6 +86,7 @@ Every command prints a table for people, or JSON / CSV for scripts (-o).`,
 	pf.StringVar(&g.index, "index", "", "the dump's index file (default: beside the dump as DUMP"+store.Suffix+", else in the user cache directory)")
 	pf.StringArrayVar(&g.heaps, "heap", nil, "only objects of this Android heap (app, zygote, image ...; repeatable; default: all): what is counted, listed and suspected, while retention stays whole-graph")
 	pf.StringVar(&g.indexDir, "index-dir", os.Getenv("HPROFCTL_INDEX_DIR"), "keep indexes in this directory (default $HPROFCTL_INDEX_DIR)")
+	pf.StringVar(&g.memory, "memory", "", "memory budget of an index build, e.g. 2GiB (default: an eighth of the machine's memory): the Go heap the build's per-object tables (ids, classes, references, the dominator computation's arrays, retained sizes) may fill; past it they are mapped from scratch files beside the index, which the kernel pages to disk, and removed when the build ends")
 	pf.StringVar(&g.mapping.path, "mapping", "", "ProGuard/R8 mapping file: show the original names of obfuscated classes, fields and stack frames")
 	root.AddCommand(newInfoCommand(g), newIndexCommand(g), newHistoCommand(g), newDominatorsCommand(g), newRetainersCommand(g), newShowCommand(g), newStringsCommand(g), newCollectionsCommand(g), newLeaksCommand(g), newDiffCommand(g), newTopCommand(g), newDeadlocksCommand(g), newSitesCommand(g), newCPUCommand(g), newThreadsCommand(g), newMonitorsCommand(g), newReportCommand(g), newServeCommand(g), newMCPCommand(g), newQueryCommand(g), newRedactCommand(), newVersionCommand())
 	root.SetVersionTemplate("hprofctl {{.Version}}\n")
@@ -155,9 +163,14 @@ func (g *globalFlags) open(path string, adjust ...func(*session.Options)) (*sess
 	if err != nil {
 		return nil, err
 	}
+	memory, err := g.memoryBudget()
+	if err != nil {
+		return nil, err
+	}
 	o := session.Options{
-		Dump: g.dump, Size: size, NoIndex: g.noIndex || g.jvmpi.kind != "", Index: g.index, IndexDir: g.indexDir,
-		Bare: bare, Mapping: m, Heaps: g.heaps, Progress: g.progress, Notes: g.stderr,
+		Memory: memory,
+		Dump:   g.dump, Size: size, NoIndex: g.noIndex || g.jvmpi.kind != "", Index: g.index, IndexDir: g.indexDir,
+		Bare: bare, Mapping: m, Heaps: g.heaps, Progress: g.progress, Phase: g.build.enter, Notes: g.stderr,
 	}
 	for _, a := range adjust {
 		a(&o)
@@ -181,7 +194,12 @@ func (g *globalFlags) progress(f *input.File) (stop func()) {
 	if !isTerminal(os.Stderr) {
 		return func() {}
 	}
-	return report.StartProgress(os.Stderr, "reading "+f.Name, f.Size, f.StoredOffset).Stop
+	bar := report.StartProgress(os.Stderr, "reading "+f.Name, f.Size, f.StoredOffset)
+	g.build.setBar(bar)
+	return func() {
+		g.build.setBar(nil)
+		bar.Stop()
+	}
 }
 
 // closeOnError makes every command below root close the sessions it

@@ -11,12 +11,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/bigmem"
 	"github.com/hprofctl/hprofctl/model/store"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/report"
@@ -50,6 +52,10 @@ type indexOptions struct {
 	// Waiting, when set, is called when another process is building the
 	// index and this one waits for it.
 	Waiting func()
+	// Phase, when set, is told each phase of a build (Options.Phase).
+	Phase func(name string, before float64)
+	// Memory is the build's memory budget (Options.Memory).
+	Memory int64
 }
 
 // indexed is a dump's heap with its dominator tree and shortest path
@@ -247,7 +253,15 @@ func fromIndex(ix *store.Index, path string) (*indexed, error) {
 // why.
 func buildIndex(path string, o indexOptions, place *store.Place, id store.Identity, why string) (*indexed, error) {
 	start := time.Now()
-	h, err := loadForIndex(path, o)
+	budget := o.Memory
+	if budget == 0 {
+		budget = bigmem.DefaultBudget()
+	}
+	defer bigmem.SetBudget(budget, scratchDir(place))()
+	phase := o.phases()
+	defer phase("")
+	h, stop, err := loadForIndex(path, o, phase)
+	defer stop()
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +281,8 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	}
 	pathsDone := make(chan *graph.PathTree, 1)
 	go func() { pathsDone <- graph.StrongPaths(h) }()
-	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: indexedSize})
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: indexedSize, Phase: phase})
+	phase("writing the index")
 	paths := <-pathsDone
 	var census *heap.StringCensus
 	if err == nil {
@@ -308,22 +323,77 @@ func stringCensus(h *model.Heap) *heap.StringCensus {
 	return &c
 }
 
-// loadForIndex reads the heap of the dump at path with its objects.
-func loadForIndex(path string, o indexOptions) (*model.Heap, error) {
+// scratchDir is where a build's scratch files go: the directory of the
+// first place its index may be written that exists ("" when none does:
+// the system's temporary directory).
+func scratchDir(place *store.Place) string {
+	for _, p := range place.Paths() {
+		if st, err := os.Stat(filepath.Dir(p)); err == nil && st.IsDir() {
+			return filepath.Dir(p)
+		}
+	}
+	return ""
+}
+
+// loadForIndex reads the heap of the dump at path with its objects. The
+// progress display it starts lasts until stop, which is never nil: the
+// rest of the build shows on it.
+func loadForIndex(path string, o indexOptions, phase func(string)) (h *model.Heap, stop func(), err error) {
+	stop = func() {}
 	f, err := input.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, stop, err
 	}
 	defer f.Close()
 	if o.Progress != nil {
-		defer o.Progress(f)()
+		stop = o.Progress(f)
 	}
-	h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true, LeanGC: true})
+	phase("reading")
+	h, err = model.Load(f, model.LoadOptions{Dump: -1, Objects: true, LeanGC: true, Phase: phase})
 	if err != nil {
-		return nil, err
+		return nil, stop, err
 	}
 	dumpfile.Attach(h, path)
-	return h, nil
+	return h, stop, nil
+}
+
+// BuildPhases are the phases of an index build in their order, each with
+// the share of the build's time it took on the real 2.3 GB dump of
+// ../shared/bench/make-bigdump.sh, which a progress display turns into an estimate of
+// the time left.
+var BuildPhases = []struct {
+	Name  string
+	Share float64
+}{
+	{"reading", 0.26},
+	{"sorting objects", 0.05},
+	{"resolving references", 0.05},
+	{"depth-first search", 0.22},
+	{"predecessors", 0.13},
+	{"semidominators", 0.05},
+	{"immediate dominators", 0.01},
+	{"leaves", 0.02},
+	{"retained sizes", 0.10},
+	{"writing the index", 0.11},
+}
+
+// phases returns the function that tells o.Phase each phase of a build
+// with the share of the time the phases before it take; nothing when
+// o.Phase is nil.
+func (o indexOptions) phases() func(string) {
+	if o.Phase == nil {
+		return func(string) {}
+	}
+	return func(name string) {
+		before := 0.0
+		for _, p := range BuildPhases {
+			if p.Name == name {
+				break
+			}
+			before += p.Share
+		}
+		o.Phase(name, min(before, 1))
+	}
 }
 
 // finish writes the analyses into w, after the heap's sections, and

@@ -63,6 +63,14 @@ type Options struct {
 	// Progress, when set, is called as a read of the file starts and
 	// returns the function that stops reporting it.
 	Progress func(f *input.File) (stop func())
+	// Phase, when set, is called as each phase of an index build begins
+	// (BuildPhases names them), with the share of the build's time the
+	// phases before it take, and with "" when the build ends.
+	Phase func(name string, before float64)
+	// Memory bounds the Go heap of an index build in bytes: the large
+	// per-object tables past it are mapped from scratch files beside
+	// the index (model/bigmem); 0: bigmem.DefaultBudget.
+	Memory int64
 	// Notes receives the warnings and notes, a line each; nil discards
 	// them.
 	Notes io.Writer
@@ -354,7 +362,7 @@ func (s *Session) readHeap(objects bool) (*model.Heap, error) {
 
 // indexOptions are where the session's index is.
 func (s *Session) indexOptions() indexOptions {
-	return indexOptions{Path: s.o.Index, Dir: s.o.IndexDir, Progress: s.o.Progress, Waiting: func() {
+	return indexOptions{Path: s.o.Index, Dir: s.o.IndexDir, Progress: s.o.Progress, Phase: s.o.Phase, Memory: s.o.Memory, Waiting: func() {
 		s.noteln("waiting for another hprofctl that is indexing %s", s.path)
 	}}
 }

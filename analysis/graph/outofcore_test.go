@@ -1,0 +1,92 @@
+package graph
+
+import (
+	"testing"
+
+	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/bigmem"
+)
+
+// TestDominatorsOutOfCore: under a memory budget of one byte every table
+// of the load and of the dominator computation is a mapped scratch file;
+// the tree and the retained sizes are then those computed in memory and
+// those the definition gives, on random graphs.
+func TestDominatorsOutOfCore(t *testing.T) {
+	for seed := range uint64(20) {
+		g := analysistest.NewRandomGraph(seed)
+		h, objs, _ := g.Load(t)
+		inMemory, err := ComputeRetention(h, RetentionOptions{Size: model.SizeFields})
+		if err != nil {
+			t.Fatal(err)
+		}
+		restore := bigmem.SetBudget(1, t.TempDir())
+		mappedBefore := bigmem.MappedBytes()
+		hOut, objsOut, _ := g.Load(t)
+		outOfCore, err := ComputeRetention(hOut, RetentionOptions{Size: model.SizeFields})
+		mapped := bigmem.MappedBytes() - mappedBefore
+		restore()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mapped <= 0 {
+			t.Fatalf("seed %d: nothing was mapped under a one-byte budget", seed)
+		}
+		want := analysistest.NaiveDominators(g.Succ, g.Roots)
+		wantObjects, _ := g.NaiveRetained(want)
+		for v, obj := range objs {
+			out := objsOut[v]
+			if got, mem := outOfCore.ImmediateDominator(out), inMemory.ImmediateDominator(obj); got != mem {
+				t.Errorf("seed %d: node %d: immediate dominator %d out of core, %d in memory", seed, v, got, mem)
+			}
+			switch d := outOfCore.ImmediateDominator(out); {
+			case want[v] == -2 && outOfCore.Reachable(out):
+				t.Errorf("seed %d: node %d is unreachable, but in the tree", seed, v)
+			case want[v] == -1 && d != model.NoObject:
+				t.Errorf("seed %d: node %d: immediate dominator %d, want the virtual root", seed, v, d)
+			case want[v] >= 0 && d != objsOut[want[v]]:
+				t.Errorf("seed %d: node %d: immediate dominator %d, want node %d", seed, v, d, want[v])
+			}
+			if want[v] == -2 {
+				continue
+			}
+			if got := outOfCore.RetainedObjects(out); got != wantObjects[v] || got != inMemory.RetainedObjects(obj) {
+				t.Errorf("seed %d: node %d retains %d objects out of core, %d in memory, want %d", seed, v, got, inMemory.RetainedObjects(obj), wantObjects[v])
+			}
+			if got, mem := outOfCore.RetainedBytes(out), inMemory.RetainedBytes(obj); got != mem {
+				t.Errorf("seed %d: node %d retains %d bytes out of core, %d in memory", seed, v, got, mem)
+			}
+		}
+	}
+}
+
+// TestSharedLeafOfLongChain: every node of a chain 200 000 long references
+// one leaf, which the chain's head then immediately dominates. Meeting
+// the chain's nodes one after another must not climb the chain again for
+// each (which took quadratic time).
+func TestSharedLeafOfLongChain(t *testing.T) {
+	const chain = 200_000
+	g := analysistest.RandomGraph{Succ: make([][]int, chain+1), Roots: []int{0}}
+	for v := range chain {
+		g.Succ[v] = []int{chain}
+		if v+1 < chain {
+			g.Succ[v] = append(g.Succ[v], v+1)
+		}
+	}
+	h, objs, _ := g.Load(t)
+	r, err := ComputeRetention(h, RetentionOptions{Size: model.SizeFields})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := r.ImmediateDominator(objs[chain]); d != objs[0] {
+		t.Errorf("the shared leaf's immediate dominator is %d, want the chain's head %d", d, objs[0])
+	}
+	for _, v := range []int{1, chain / 2, chain - 1} {
+		if d := r.ImmediateDominator(objs[v]); d != objs[v-1] {
+			t.Errorf("node %d: immediate dominator %d, want node %d", v, d, v-1)
+		}
+	}
+	if got := r.RetainedObjects(objs[0]); got != chain+1 {
+		t.Errorf("the head retains %d objects, want %d", got, chain+1)
+	}
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hprofctl/hprofctl/internal/benchdata"
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
+)
+
+// hugeEnv names the size in GiB of BenchmarkHugeDump's dump; the
+// benchmark is skipped without it (make bench-huge sets it, default 32).
+// hugeMemoryEnv is the --memory its build runs under (default 3GiB).
+const (
+	hugeEnv       = "HPROFCTL_HUGE_GIB"
+	hugeMemoryEnv = "HPROFCTL_HUGE_MEMORY"
+)
+
+// BenchmarkHugeDump writes a realistic synthetic dump of $HPROFCTL_HUGE_GIB
+// GiB (meant to be bigger than the machine's memory) into benchdata.Dir(),
+// indexes it under --memory $HPROFCTL_HUGE_MEMORY and asks histo,
+// dominators --top 20, leaks and retainers --class from the index,
+// printing each one's time and peak anonymous memory (RssAnon, sampled),
+// and the build's phases. Every class's instance count in histo must be
+// the writer's own. The dump and the index are removed afterwards.
+func BenchmarkHugeDump(b *testing.B) {
+	gib, err := strconv.ParseFloat(os.Getenv(hugeEnv), 64)
+	if err != nil || gib <= 0 {
+		b.Skipf("%s is not set to a size in GiB", hugeEnv)
+	}
+	memory := os.Getenv(hugeMemoryEnv)
+	if memory == "" {
+		memory = "3GiB"
+	}
+	bin := benchBinary(b)
+	dir := filepath.Join(benchdata.Dir(), fmt.Sprintf("huge-%g", gib))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	dump := filepath.Join(dir, "huge.hprof")
+	start := time.Now()
+	stats := writeHugeDump(b, dump, int64(gib*(1<<30)))
+	b.Logf("wrote %s: %d bytes, %d instances, %d object arrays, %d primitive arrays in %s", dump, stats.Bytes,
+		stats.Instances, stats.ObjectArrays, stats.PrimitiveArrays, time.Since(start).Round(time.Second))
+	questions := [][]string{
+		{"index", "--memory", memory},
+		{"histo", "-o", "json"},
+		{"dominators", "--top", "20"},
+		{"leaks"},
+		{"retainers", "--class", `^java\.lang\.String$`},
+	}
+	b.ResetTimer()
+	for _, q := range questions {
+		args := append([]string{"--index-dir", filepath.Join(dir, "index")}, q...)
+		out, took, anon := runWatched(b, bin, append(args, dump))
+		b.Logf("%-12s %8.1fs  peak RssAnon %6.0f MiB", q[0], took.Seconds(), float64(anon)/(1<<20))
+		b.ReportMetric(took.Seconds(), q[0]+"-s")
+		b.ReportMetric(float64(anon)/(1<<20), q[0]+"-RssAnon-MiB")
+		switch q[0] {
+		case "index":
+			for _, line := range strings.Split(out, "\n") {
+				if strings.HasPrefix(line, "phase ") {
+					b.Log(line)
+				}
+			}
+		case "histo":
+			checkHugeHisto(b, out, stats)
+		}
+	}
+}
+
+// writeHugeDump writes the realistic dump of about size bytes to path and
+// returns what the writer wrote.
+func writeHugeDump(b *testing.B, path string, size int64) hproftest.Stats {
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 4<<20)
+	stats, err := hproftest.WriteRealistic(w, size, 1, 8)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return stats
+}
+
+// checkHugeHisto compares the instance counts of histo's JSON with the
+// writer's, class by class.
+func checkHugeHisto(b *testing.B, out string, stats hproftest.Stats) {
+	var rows []struct {
+		Class     string `json:"class"`
+		Instances int64  `json:"instances"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		b.Fatalf("histo: %v\n%.400s", err, out)
+	}
+	got := map[string]int64{}
+	for _, r := range rows {
+		got[r.Class] = r.Instances
+	}
+	for name, want := range stats.PerClass {
+		if n := got[model.JavaClassName(name)]; n != want.Instances {
+			b.Errorf("%s: %d instances in histo, the writer wrote %d", name, n, want.Instances)
+		}
+	}
+	b.Logf("histo: the %d classes' instance counts are the writer's", len(stats.PerClass))
+}
+
+// runWatched runs bin argv with HPROFCTL_BUILD_TRACE set and returns its
+// output (stdout, then stderr), its wall time and the highest RssAnon
+// seen while it ran, sampled every 20 ms.
+func runWatched(b *testing.B, bin string, argv []string) (string, time.Duration, int64) {
+	cmd := exec.Command(bin, argv...)
+	cmd.Env = append(os.Environ(), buildTraceEnv+"=1")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	var (
+		peak int64
+		wg   sync.WaitGroup
+	)
+	done := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			peak = max(peak, rssAnon(status))
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	err := cmd.Wait()
+	took := time.Since(start)
+	close(done)
+	wg.Wait()
+	if err != nil {
+		b.Fatalf("%v: %v\n%s", argv, err, stderr.String())
+	}
+	return stdout.String() + stderr.String(), took, peak
+}
+
+// rssAnon reads RssAnon from a /proc status file, in bytes; 0 when it
+// cannot.
+func rssAnon(status string) int64 {
+	data, err := os.ReadFile(status)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "RssAnon:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}

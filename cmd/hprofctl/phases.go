@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/dustin/go-humanize"
+	"github.com/hprofctl/hprofctl/model/bigmem"
+	"github.com/hprofctl/hprofctl/report"
+)
+
+// buildTraceEnv names the environment variable that makes an index build
+// write a line to stderr as each of its phases ends: the phase, its time,
+// the Go heap in use and the process's anonymous and peak resident memory
+// (from /proc/self/status where there is one). For measuring builds; the
+// lines are no interface.
+const buildTraceEnv = "HPROFCTL_BUILD_TRACE"
+
+// buildDisplay shows an index build: the progress bar while one is drawn,
+// and the phase trace when buildTraceEnv asks for it.
+type buildDisplay struct {
+	mu    sync.Mutex
+	bar   *report.Progress
+	trace io.Writer // nil: no trace
+	phase string
+	began time.Time
+}
+
+// setBar makes bar the one phases are shown on (nil: none).
+func (d *buildDisplay) setBar(bar *report.Progress) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.bar = bar
+}
+
+// enter shows that phase name of a build begins ("" when it ends), the
+// phases before it taking the share before of its time.
+func (d *buildDisplay) enter(name string, before float64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.bar != nil && name != "" {
+		d.bar.Phase(name, before)
+	}
+	if d.trace == nil {
+		return
+	}
+	now := time.Now()
+	if d.phase != "" {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		anon, peak := procMemory()
+		fmt.Fprintf(d.trace, "phase %-22s %6.2fs  go-heap %9s  rss-anon %9s  peak-rss %9s\n", d.phase,
+			now.Sub(d.began).Seconds(), humanize.IBytes(ms.HeapInuse), humanize.IBytes(anon), humanize.IBytes(peak))
+	}
+	d.phase, d.began = name, now
+}
+
+// procMemory returns the process's anonymous resident memory (RssAnon)
+// and its peak resident memory (VmHWM) in bytes; 0 where the system does
+// not say.
+func procMemory() (anon, peak uint64) {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, 0
+	}
+	sc := bufio.NewScanner(bytes.NewReader(status))
+	for sc.Scan() {
+		var kb uint64
+		line := sc.Text()
+		if _, err := fmt.Sscanf(line, "RssAnon: %d kB", &kb); err == nil {
+			anon = kb << 10
+		} else if _, err := fmt.Sscanf(line, "VmHWM: %d kB", &kb); err == nil {
+			peak = kb << 10
+		}
+	}
+	return anon, peak
+}
+
+// memoryBudget returns --memory in bytes, 0 for the default.
+func (g *globalFlags) memoryBudget() (int64, error) {
+	if g.memory == "" {
+		return 0, nil
+	}
+	n, err := humanize.ParseBytes(g.memory)
+	if err != nil || n > math.MaxInt64 {
+		return 0, fmt.Errorf("--memory %q: expected a size such as 512MiB or 4GiB", g.memory)
+	}
+	if n < bigmem.MinBudget {
+		return 0, fmt.Errorf("--memory %s is too small: an index build keeps its classes, names and roots in memory and needs at least %s; the per-object tables go to scratch files past the budget",
+			humanize.IBytes(n), humanize.IBytes(bigmem.MinBudget))
+	}
+	return int64(n), nil
+}

@@ -1,0 +1,135 @@
+// Package bigmem allocates the large tables of an index build (object
+// ids, classes, references, the dominator computation's work arrays and
+// results) within a memory budget. While the Go heap stays below the
+// budget a table is an ordinary slice; past it, the table is a mapping of
+// a scratch file that is unlinked as soon as it is made, so that the
+// kernel pages the table to disk and back instead of the process holding
+// it in anonymous memory, and nothing is left on disk whatever happens to
+// the process. Where files cannot be mapped, or the mapping fails (no
+// disk space), the table is an ordinary slice.
+//
+// The budget is process-wide, like the garbage collector's settings: for
+// a program whose main work is one build at a time.
+package bigmem
+
+import (
+	"runtime/metrics"
+	"sync"
+	"unsafe"
+)
+
+// Number is what tables hold: plain numbers, which the garbage collector
+// need not scan and a file can hold.
+type Number interface {
+	~uint8 | ~uint16 | ~uint32 | ~uint64 | ~int8 | ~int16 | ~int32 | ~int64
+}
+
+// MinBudget is the least budget a build is given: what stays on the Go
+// heap whatever the budget (classes and their names, roots, threads, the
+// small tables) needs about that much for the dumps this program meets.
+const MinBudget = 64 << 20
+
+// DefaultBudget is the budget of a build that names none: an eighth of
+// the machine's memory, 0 (no bound) where that is unknown.
+func DefaultBudget() int64 { return PhysicalMemory() / 8 }
+
+// heapGrowth is how far, in percent, the Go heap grows past what is live
+// before a collection during a build (model.LoadOptions.LeanGC's setting):
+// the tables stay on the heap while what is live, grown by that much,
+// fits the budget.
+const heapGrowth = 20
+
+// minMapped is the smallest table worth a mapping: smaller ones come from
+// the Go heap unless they alone exceed the budget (which only a test's
+// tiny budget makes them do).
+const minMapped = 1 << 20
+
+var (
+	mu     sync.Mutex
+	budget int64  // 0: no budget
+	dir    string // where scratch files are made; "": the system's temporary directory
+	// mapped holds the unmap function of every mapped table by the
+	// address of its first byte, and mappedBytes their total size.
+	mapped      = map[uintptr]func() error{}
+	mappedBytes int64
+)
+
+// SetBudget bounds the Go heap that tables may take to bytes (0: no
+// bound), scratch files going to scratchDir (""; the system's temporary
+// directory). It returns the function that restores the previous
+// setting.
+func SetBudget(bytes int64, scratchDir string) (restore func()) {
+	mu.Lock()
+	defer mu.Unlock()
+	prevBudget, prevDir := budget, dir
+	budget, dir = bytes, scratchDir
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		budget, dir = prevBudget, prevDir
+	}
+}
+
+// Make returns a zeroed table of n Ts: a slice on the Go heap while the
+// heap and the table fit the budget, else a mapped scratch file.
+func Make[T Number](n int) []T {
+	var zero T
+	size := int64(n) * int64(unsafe.Sizeof(zero))
+	mu.Lock()
+	over := budget > 0 && size > 0 && (size >= minMapped || size > budget) && (heapBytes()+size)*(100+heapGrowth)/100 > budget
+	scratch := dir
+	mu.Unlock()
+	if over {
+		if data, unmap, err := mapScratch(scratch, size); err == nil {
+			mu.Lock()
+			mapped[uintptr(unsafe.Pointer(unsafe.SliceData(data)))] = unmap
+			mappedBytes += size
+			mu.Unlock()
+			return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(data))), n)
+		}
+	}
+	return make([]T, n)
+}
+
+// Free releases a table Make returned, which must not be used after it:
+// a mapped one is unmapped at once, one on the Go heap is left to the
+// garbage collector.
+func Free[T Number](table []T) {
+	if cap(table) == 0 {
+		return
+	}
+	table = table[:cap(table)]
+	key := uintptr(unsafe.Pointer(unsafe.SliceData(table)))
+	mu.Lock()
+	unmap, ok := mapped[key]
+	if ok {
+		delete(mapped, key)
+		var zero T
+		mappedBytes -= int64(len(table)) * int64(unsafe.Sizeof(zero))
+	}
+	mu.Unlock()
+	if ok {
+		// An unmap that fails leaves the mapping in place: nothing to
+		// do but keep going.
+		_ = unmap()
+	}
+}
+
+// MappedBytes returns the size of the tables mapped from scratch files
+// now.
+func MappedBytes() int64 {
+	mu.Lock()
+	defer mu.Unlock()
+	return mappedBytes
+}
+
+// heapBytes returns the bytes of the Go heap's objects, live or not yet
+// collected.
+func heapBytes() int64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(sample[0].Value.Uint64())
+}

@@ -1,0 +1,12 @@
+package bigmem
+
+import "syscall"
+
+// PhysicalMemory returns the machine's memory in bytes, 0 when unknown.
+func PhysicalMemory() int64 {
+	var info syscall.Sysinfo_t
+	if err := syscall.Sysinfo(&info); err != nil {
+		return 0
+	}
+	return int64(info.Totalram) * int64(info.Unit)
+}
