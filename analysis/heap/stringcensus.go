@@ -30,7 +30,7 @@ type StringGroup struct {
 	// distinct value arrays among theirs (Strings may share one: JDK 8's
 	// new String(String)).
 	Count, Arrays int64
-	// Array is one of those value arrays.
+	// Array is the value array of First, the String of lowest index.
 	Array model.ObjectIndex
 }
 
@@ -184,7 +184,11 @@ func groupStrings(keys []stringKey, strs, valueOf []model.ObjectIndex, shared ma
 			g := StringGroup{First: strs[keys[k].k], Count: int64(j - k), Array: valueOf[keys[k].k]}
 			clear(seen)
 			for _, key := range keys[k:j] {
-				g.First = min(g.First, strs[key.k])
+				if strs[key.k] < g.First {
+					// The first String's array: keys of one value come in
+					// no set order.
+					g.First, g.Array = strs[key.k], valueOf[key.k]
+				}
 				a := valueOf[key.k]
 				if _, ok := shared[uint64(a)]; !ok {
 					g.Arrays++

@@ -317,17 +317,17 @@ func TestServeTopAndRetainersAPI(t *testing.T) {
 		}
 	}
 	for api, status := range map[string]int{
-		"/api/retainers":                 400,
-		"/api/retainers?object=0x1":      404,
-		"/api/top?by=nope":               400,
-		"/top?by=nope":                   400,
-		"/retainers?object=" + mapID:     200,
-		"/top?by=classloader":            200,
-		"/dominators?open=0xnope":        404,
-		"/dominators?offset=-1":          400,
-		"/icicle?root=0x1":               404,
-		"/class":                         400,
-		"/query?q=SELECT+*+FROM+nothing": 400,
+		"/api/retainers":             400,
+		"/api/retainers?object=0x1":  404,
+		"/api/top?by=nope":           400,
+		"/top?by=nope":               400,
+		"/retainers?object=" + mapID: 200,
+		"/top?by=classloader":        200,
+		"/dominators?open=0xnope":    404,
+		"/dominators?offset=-1":      400,
+		"/icicle?root=0x1":           404,
+		"/class":                     400,
+		"/query?q=SELECT+p.nothing+FROM+fixture.Payload+p": 400,
 	} {
 		if got, _, body := get(t, "GET", ts.URL+api); got != status {
 			t.Errorf("%s: status %d, want %d:\n%.300s", api, got, status, body)
