@@ -47,7 +47,8 @@ FUZZ_TARGETS := ./parser/hprof:FuzzReader ./parser/hprofascii:FuzzReader \
 	./parser/threaddump:FuzzReader ./parser/jvmpi:FuzzHeapDump \
 	./parser/jvmpi:FuzzObjectDump ./parser/jvmpi:FuzzMonitorDump \
 	./model:FuzzLoad ./model/store:FuzzOpen ./analysis/oql:FuzzParse \
-	./parser/proguard:FuzzRead ./parser/hprof/redact:FuzzRedact
+	./parser/proguard:FuzzRead ./parser/hprof/redact:FuzzRedact \
+	./parser/hprof:FuzzSkimmer ./internal/session:FuzzIndexSections
 fuzz:
 	for t in $(FUZZ_TARGETS); do \
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" || exit 1; \
