@@ -38,10 +38,16 @@ var testDumps = map[string]*testDump{}
 // loadDump loads the dump name of testdata/jvm (once per test binary).
 func loadDump(t *testing.T, name string) *testDump {
 	t.Helper()
-	if d := testDumps[name]; d != nil {
+	return loadDumpAt(t, name, filepath.Join("..", "..", "testdata", "jvm", name))
+}
+
+// loadDumpAt loads the dump at path as the query command loads it, once
+// per test binary under key.
+func loadDumpAt(t *testing.T, key, path string) *testDump {
+	t.Helper()
+	if d := testDumps[key]; d != nil {
 		return d
 	}
-	path := filepath.Join("..", "..", "testdata", "jvm", name)
 	f, err := input.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -56,8 +62,8 @@ func loadDump(t *testing.T, name string) *testDump {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &testDump{name: name, h: h, r: r}
-	testDumps[name] = d
+	d := &testDump{name: filepath.Base(path), h: h, r: r}
+	testDumps[key] = d
 	return d
 }
 

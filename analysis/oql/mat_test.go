@@ -2,15 +2,10 @@ package oql
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/hprofctl/hprofctl/analysis/graph"
-	"github.com/hprofctl/hprofctl/internal/dumpfile"
-	"github.com/hprofctl/hprofctl/model"
-	"github.com/hprofctl/hprofctl/parser/input"
+	"github.com/hprofctl/hprofctl/internal/testshared"
 )
 
 // These tests port the assertions of Eclipse MAT's OQLTest
@@ -27,34 +22,11 @@ import (
 const matTest = "OQLTest.java"
 
 // loadMATDump loads dump name of ../shared/corpus/eclipse-mat_mat once per
-// test binary; the test is skipped where the corpus is absent.
+// test binary; the test is skipped where the corpus is absent (failed
+// where CI requires it: testshared).
 func loadMATDump(t *testing.T, name string) *testDump {
 	t.Helper()
-	key := "mat/" + name
-	if d := testDumps[key]; d != nil {
-		return d
-	}
-	path := filepath.Join("..", "..", "..", "shared", "corpus", "eclipse-mat_mat", name)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("corpus dump %s: %v", name, err)
-	}
-	f, err := input.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dumpfile.Attach(h, path)
-	r, err := graph.ComputeRetention(h, graph.RetentionOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &testDump{name: name, h: h, r: r}
-	testDumps[key] = d
-	return d
+	return loadDumpAt(t, "mat/"+name, testshared.Path(t, "corpus", "eclipse-mat_mat", name))
 }
 
 // matDefault is the dump OQLTest's execute uses unless told another.

@@ -4,9 +4,7 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,25 +23,12 @@ import (
 // run as root, for whom directory permissions do not bite.
 const nobody = 65534
 
-// plainFixture writes testdata/jvm/name.hprof.gz decompressed into dir and
-// returns its path.
+// plainFixture writes testdata/jvm/name.hprof.gz decompressed into dir, as
+// heap.hprof, and returns its path.
 func plainFixture(t *testing.T, dir, name string) string {
 	t.Helper()
-	f, err := os.Open(filepath.Join("../../testdata/jvm", name+".hprof.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(z)
-	if err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(dir, "heap.hprof")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	if err := os.Rename(gunzipFixture(t, fixturePath(t, name+".hprof.gz"), dir), path); err != nil {
 		t.Fatal(err)
 	}
 	return path
