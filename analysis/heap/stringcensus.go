@@ -112,6 +112,10 @@ func compareValues(x, y stringKey) int {
 	return cmp.Or(cmp.Compare(x.hash, y.hash), cmp.Compare(x.hash2, y.hash2), cmp.Compare(x.coder, y.coder))
 }
 
+// hashBatch is how many Strings hashStrings reads at a time (with their
+// arrays): 2^20, a few dozen MiB of the reader's bookkeeping.
+const hashBatch = 1 << 20
+
 // hashStrings reads the Strings strs and their value arrays valueOf from
 // the dump and returns the key of each String whose array was read,
 // sorted by value. An array that several Strings share (JDK 8's new
@@ -122,22 +126,31 @@ func hashStrings(h *model.Heap, strs, valueOf []model.ObjectIndex) ([]stringKey,
 	keys := make([]stringKey, n)
 	// read marks the arrays read; each k is written by one call.
 	read := make([]bool, n)
-	objs := append(append(make([]model.ObjectIndex, 0, 2*n), strs...), valueOf...)
-	err := model.EachValues(h, objs, func(k int, v *model.ObjectValues) error {
-		switch {
-		case k < n:
-			keys[k].coder = uint8(model.StringCoder(v))
-		case v.Length >= 0 && v.HasElements():
-			var prefix [5]byte
-			prefix[0] = byte(v.Elem)
-			binary.LittleEndian.PutUint32(prefix[1:], uint32(v.Length))
-			keys[k-n].hash, keys[k-n].hash2 = hashValue(seed1, prefix[:], v.Data), hashValue(seed2, prefix[:], v.Data)
-			read[k-n] = true
+	// The Strings are read a batch at a time: what the reader holds per
+	// object it reads (its place in the file, in order) then lasts for
+	// one batch, not for all the Strings of the heap.
+	objs := make([]model.ObjectIndex, 0, 2*min(n, hashBatch))
+	for lo := 0; lo < n; lo += hashBatch {
+		hi := min(lo+hashBatch, n)
+		m := hi - lo
+		objs = append(append(objs[:0], strs[lo:hi]...), valueOf[lo:hi]...)
+		err := model.EachValues(h, objs, func(k int, v *model.ObjectValues) error {
+			switch {
+			case k < m:
+				keys[lo+k].coder = uint8(model.StringCoder(v))
+			case v.Length >= 0 && v.HasElements():
+				var prefix [5]byte
+				prefix[0] = byte(v.Elem)
+				binary.LittleEndian.PutUint32(prefix[1:], uint32(v.Length))
+				key := &keys[lo+k-m]
+				key.hash, key.hash2 = hashValue(seed1, prefix[:], v.Data), hashValue(seed2, prefix[:], v.Data)
+				read[lo+k-m] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	kept := keys[:0]
 	for k, key := range keys {

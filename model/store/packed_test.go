@@ -1,0 +1,203 @@
+package store
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+)
+
+// packedValues are sequences a Packed array must keep exactly: ascending
+// ids with a jump past 32 bits, values in any order, the whole uint64
+// range, constant blocks and a last block cut short.
+func packedValues() map[string][]uint64 {
+	r := rand.New(rand.NewPCG(1, 2))
+	sorted := make([]uint64, 1000)
+	v := uint64(0x7_FFFF_F000)
+	for i := range sorted {
+		v += 16 + 8*uint64(r.IntN(8))
+		if i == 500 {
+			v += 1 << 40
+		}
+		sorted[i] = v
+	}
+	mixed := make([]uint64, 333)
+	for i := range mixed {
+		mixed[i] = r.Uint64() >> uint(r.IntN(64))
+	}
+	return map[string][]uint64{
+		"sorted":   sorted,
+		"mixed":    mixed,
+		"extremes": {0, math.MaxUint64, 1, math.MaxUint64 - 1, 0},
+		"constant": make([]uint64, 200),
+		"one":      {42},
+		"none":     {},
+	}
+}
+
+// writeIndex writes the sections fn writes into a new index and opens it.
+func writeIndex(t *testing.T, fn func(w *Writer) error) *Index {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "heap.hprof"+Suffix)
+	w, err := Create(path, testID, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if err := fn(w); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(path, testID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+func TestPackedRoundTrip(t *testing.T) {
+	values := packedValues()
+	ix := writeIndex(t, func(w *Writer) error {
+		for name, vals := range values {
+			if err := WritePacked(w, name, len(vals), func(i int) uint64 { return vals[i] }); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for name, vals := range values {
+		var p Packed
+		var err error
+		LoadPacked(ix, name, len(vals), &p, &err)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if p.Len() != len(vals) {
+			t.Errorf("%s: Len() = %d, want %d", name, p.Len(), len(vals))
+		}
+		for i, v := range vals {
+			if got := p.At(i); got != v {
+				t.Fatalf("%s: At(%d) = %d, want %d", name, i, got, v)
+			}
+		}
+		k := 0
+		if err := p.Each(func(i int, v uint64) error {
+			if i != k || v != vals[i] {
+				t.Fatalf("%s: Each gave (%d, %d), want (%d, %d)", name, i, v, k, vals[k])
+			}
+			k++
+			return nil
+		}); err != nil || k != len(vals) {
+			t.Errorf("%s: Each visited %d of %d: %v", name, k, len(vals), err)
+		}
+	}
+	// Sorted ids close together take about 1.5 bytes each, not 8.
+	info, _ := ix.Section("sorted" + packedBits)
+	if info.Bytes > 2*uint64(len(values["sorted"])) {
+		t.Errorf("1000 close sorted values take %d bytes of bits", info.Bytes)
+	}
+}
+
+// TestPackedCrafted writes block starts that do not fit the words: each
+// is refused at loading, so that At cannot read outside the words.
+func TestPackedCrafted(t *testing.T) {
+	cases := map[string]struct {
+		base, start, bits []uint64
+		n                 int
+	}{
+		"wide-block":       {base: []uint64{0}, start: []uint64{0, 65}, bits: make([]uint64, 65), n: 64},
+		"backwards":        {base: []uint64{0, 0}, start: []uint64{0, 3, 2}, bits: make([]uint64, 2), n: 128},
+		"past-words":   {base: []uint64{0}, start: []uint64{0, 4}, bits: make([]uint64, 3), n: 10},
+		"short-of-words":   {base: []uint64{0}, start: []uint64{0, 2}, bits: make([]uint64, 3), n: 10},
+		"few-blocks":   {base: []uint64{0}, start: []uint64{0, 0}, n: 65},
+		"start-not-0":   {base: []uint64{0}, start: []uint64{1, 1}, bits: make([]uint64, 1), n: 1},
+		"starts-short": {base: []uint64{0}, start: []uint64{0}, n: 1},
+	}
+	ix := writeIndex(t, func(w *Writer) error {
+		for name, c := range cases {
+			if err := joinFirst(WriteArray(w, name+packedBase, c.base), WriteArray(w, name+packedStart, c.start),
+				WriteArray(w, name+packedBits, c.bits)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for name, c := range cases {
+		var p Packed
+		var err error
+		LoadPacked(ix, name, c.n, &p, &err)
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v, want %v", name, err, ErrCorrupt)
+		}
+	}
+}
+
+func TestNarrowRoundTrip(t *testing.T) {
+	vals := []uint64{0, 1, 254, 255, 256, 1 << 40, 7, math.MaxUint64, 255, 3}
+	ix := writeIndex(t, func(w *Writer) error {
+		return joinFirst(WriteNarrow[uint8](w, "n8", len(vals), func(i int) uint64 { return vals[i] }),
+			WriteNarrow[uint16](w, "n16", len(vals), func(i int) uint64 { return vals[i] }))
+	})
+	var (
+		a8  Narrow[uint8]
+		a16 Narrow[uint16]
+		err error
+	)
+	LoadNarrow(ix, "n8", len(vals), &a8, &err)
+	LoadNarrow(ix, "n16", len(vals), &a16, &err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range vals {
+		if a8.At(i) != v || a16.At(i) != v {
+			t.Errorf("value %d: %d and %d, want %d", i, a8.At(i), a16.At(i), v)
+		}
+	}
+	if info, _ := ix.Section("n8" + narrowAt); info.Count != 5 {
+		t.Errorf("%d wide values of 8 bits, want 5 (255 and up)", info.Count)
+	}
+	if err := func() (err error) { LoadNarrow(ix, "n8", len(vals)+1, &a8, &err); return }(); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("loading %d values of %d: %v, want %v", len(vals)+1, len(vals), err, ErrCorrupt)
+	}
+}
+
+// TestNarrowCrafted gives a Narrow array wide places out of order, out of
+// range and without values: loading refuses them, and a mark with no
+// value in the side table reads as the mark, never outside the table.
+func TestNarrowCrafted(t *testing.T) {
+	ix := writeIndex(t, func(w *Writer) error {
+		return joinFirst(
+			WriteArray(w, "order", []uint8{255, 255}), WriteArray(w, "order"+narrowAt, []uint32{1, 0}),
+			WriteArray(w, "order"+narrowValue, []uint64{300, 400}),
+			WriteArray(w, "range", []uint8{255}), WriteArray(w, "range"+narrowAt, []uint32{1}),
+			WriteArray(w, "range"+narrowValue, []uint64{300}),
+			WriteArray(w, "count", []uint8{255}), WriteArray(w, "count"+narrowAt, []uint32{0}),
+			WriteArray(w, "count"+narrowValue, []uint64{}),
+			WriteArray(w, "lone", []uint8{255, 1}), WriteArray(w, "lone"+narrowAt, []uint32{}),
+			WriteArray(w, "lone"+narrowValue, []uint64{}))
+	})
+	for _, name := range []string{"order", "range", "count"} {
+		var a Narrow[uint8]
+		var err error
+		LoadNarrow(ix, name, 1+boolInt(name == "order"), &a, &err)
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v, want %v", name, err, ErrCorrupt)
+		}
+	}
+	var a Narrow[uint8]
+	var err error
+	if LoadNarrow(ix, "lone", 2, &a, &err); err != nil || a.At(0) != 255 || a.At(1) != 1 {
+		t.Errorf("lone mark: %v, %d %d", err, a.At(0), a.At(1))
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
