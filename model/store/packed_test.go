@@ -109,13 +109,13 @@ func TestPackedCrafted(t *testing.T) {
 		base, start, bits []uint64
 		n                 int
 	}{
-		"wide-block":       {base: []uint64{0}, start: []uint64{0, 65}, bits: make([]uint64, 65), n: 64},
-		"backwards":        {base: []uint64{0, 0}, start: []uint64{0, 3, 2}, bits: make([]uint64, 2), n: 128},
-		"past-words":   {base: []uint64{0}, start: []uint64{0, 4}, bits: make([]uint64, 3), n: 10},
-		"short-of-words":   {base: []uint64{0}, start: []uint64{0, 2}, bits: make([]uint64, 3), n: 10},
-		"few-blocks":   {base: []uint64{0}, start: []uint64{0, 0}, n: 65},
-		"start-not-0":   {base: []uint64{0}, start: []uint64{1, 1}, bits: make([]uint64, 1), n: 1},
-		"starts-short": {base: []uint64{0}, start: []uint64{0}, n: 1},
+		"wide-block":     {base: []uint64{0}, start: []uint64{0, 65}, bits: make([]uint64, 65), n: 64},
+		"backwards":      {base: []uint64{0, 0}, start: []uint64{0, 3, 2}, bits: make([]uint64, 2), n: 128},
+		"past-words":     {base: []uint64{0}, start: []uint64{0, 4}, bits: make([]uint64, 3), n: 10},
+		"short-of-words": {base: []uint64{0}, start: []uint64{0, 2}, bits: make([]uint64, 3), n: 10},
+		"few-blocks":     {base: []uint64{0}, start: []uint64{0, 0}, n: 65},
+		"start-not-0":    {base: []uint64{0}, start: []uint64{1, 1}, bits: make([]uint64, 1), n: 1},
+		"starts-short":   {base: []uint64{0}, start: []uint64{0}, n: 1},
 	}
 	ix := writeIndex(t, func(w *Writer) error {
 		for name, c := range cases {
