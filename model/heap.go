@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hprofctl/hprofctl/model/layout"
+	"github.com/hprofctl/hprofctl/model/store"
 	"github.com/hprofctl/hprofctl/model/thread"
 	"github.com/hprofctl/hprofctl/parser/input"
 	"github.com/hprofctl/hprofctl/parser/jvmpi"
@@ -235,10 +236,16 @@ type Heap struct {
 	HasObjects bool
 	ids        splitTable
 	classOf    []ClassIndex
-	arrays     arrayLengths
-	contents   arrayContents
-	refStart   []uint32
-	refs       []ObjectIndex
+	// classOf16, when set, holds the classes instead (a heap read from
+	// an index of fewer than 65,536 classes).
+	classOf16 []uint16
+	arrays    arrayLengths
+	contents  arrayContents
+	refStart  []uint32
+	// refStartPacked, when set, holds the reference starts instead (a
+	// heap read from an index).
+	refStartPacked *store.Packed
+	refs           []ObjectIndex
 	referents  []WeakRef
 	// offsets holds each object's record offset in the decompressed dump
 	// (binary HPROF only; nil otherwise), so that an index can decode an
@@ -283,7 +290,12 @@ func (h *Heap) NumObjects() int { return h.ids.len() }
 func (h *Heap) ObjectID(i ObjectIndex) uint64 { return h.ids.at(int(i)) }
 
 // ClassOf returns the class of object i (java.lang.Class for class objects).
-func (h *Heap) ClassOf(i ObjectIndex) ClassIndex { return h.classOf[i] }
+func (h *Heap) ClassOf(i ObjectIndex) ClassIndex {
+	if h.classOf16 != nil {
+		return ClassIndex(h.classOf16[i])
+	}
+	return h.classOf[i]
+}
 
 // ArrayLength returns the element count of array object i, 0 otherwise.
 func (h *Heap) ArrayLength(i ObjectIndex) uint32 { return h.arrays.at(int(i)) }
@@ -331,6 +343,9 @@ func (h *Heap) HeapOf(i ObjectIndex) (name string, ok bool) {
 // and for class objects: super, loader, statics, constants). The slice is
 // the Heap's own; do not modify it.
 func (h *Heap) Refs(i ObjectIndex) []ObjectIndex {
+	if p := h.refStartPacked; p != nil {
+		return h.refs[p.At(int(i)):p.At(int(i)+1)]
+	}
 	return h.refs[h.refStart[i]:h.refStart[i+1]]
 }
 
@@ -432,7 +447,7 @@ func (h *Heap) ShallowBytes(i ObjectIndex, mode SizeMode) int64 {
 	if c, ok := h.ClassObjectOf(i); ok && h.Classes[c].Object == i {
 		return h.ClassObjectBytes(c, mode)
 	}
-	c := h.classOf[i]
+	c := h.ClassOf(i)
 	if h.Classes[c].IsArray() {
 		return h.ArrayBytes(c, int64(h.ArrayLength(i)), mode)
 	}

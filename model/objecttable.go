@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/hprofctl/hprofctl/model/bigmem"
+	"github.com/hprofctl/hprofctl/model/store"
 )
 
 // objectTable collects objects in arrival order while a dump streams;
@@ -482,6 +483,9 @@ type splitTable struct {
 	low      []uint32
 	runStart []uint32 // the first entry of each run: 0, then ascending
 	runHigh  []uint32 // the high 32 bits of each run's entries
+	// packed, when set, holds the values instead (a table read from an
+	// index).
+	packed *store.Packed
 }
 
 // gatherSplit returns the values of src in the given order as a table.
@@ -519,12 +523,20 @@ func (t *splitTable) set(i int, v uint64) {
 	t.low[i] = uint32(v)
 }
 
-func (t *splitTable) len() int { return len(t.low) }
+func (t *splitTable) len() int {
+	if t.packed != nil {
+		return t.packed.Len()
+	}
+	return len(t.low)
+}
 
 // at returns entry i. Its run is found by binary search: the tables of a
 // heap have a handful of runs, but a corrupt or odd dump may start one per
 // entry.
 func (t *splitTable) at(i int) uint64 {
+	if t.packed != nil {
+		return t.packed.At(i)
+	}
 	lo, hi := 0, len(t.runStart)
 	for hi-lo > 1 {
 		m := int(uint(lo+hi) >> 1)
@@ -595,6 +607,9 @@ func (l *idLookup) find(id uint64) (int, bool) {
 		return 0, false
 	}
 	lo, hi := int(l.bucket[b]), int(l.bucket[b+1])
+	if l.ids.packed != nil {
+		return l.ids.search(id, lo, hi)
+	}
 	starts, highs, high := l.ids.runStart, l.ids.runHigh, uint32(id>>32)
 	if len(highs) == 1 {
 		if highs[0] != high {

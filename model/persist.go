@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/hprofctl/hprofctl/model/layout"
 	"github.com/hprofctl/hprofctl/model/store"
@@ -13,28 +14,21 @@ import (
 // lists them).
 const (
 	sectionHeapMeta     = "heap.meta"
-	sectionIDs          = "heap.ids" // a splitTable: three sections
+	sectionIDs          = "heap.ids" // a store.Packed: three sections
 	sectionLookup       = "heap.lookup"
-	sectionClassOf      = "heap.class-of"
+	sectionClassOf      = "heap.class-of" // uint16, or uint32 past 65,535 classes
 	sectionIsArray      = "heap.arrays.is-array"
 	sectionArrayLengths = "heap.arrays.lengths"
 	sectionArrayDigests = "heap.arrays.digests"
 	sectionArrayRecord  = "heap.arrays.recorded"
 	sectionArrayUniform = "heap.arrays.uniform"
-	sectionRefStart     = "heap.ref-start"
+	sectionRefStart     = "heap.ref-start" // a store.Packed
 	sectionRefs         = "heap.refs"
 	sectionWeakFrom     = "heap.referents.from"
 	sectionWeakTo       = "heap.referents.to"
-	sectionOffsets      = "heap.offsets" // a splitTable: three sections
+	sectionOffsets      = "heap.offsets" // a store.Packed
 	sectionSwitchAt     = "heap.heaps.switch-at"
 	sectionSwitchHeap   = "heap.heaps.switch-to"
-)
-
-// The sections a splitTable is kept in, after the table's name.
-const (
-	splitLow      = ".low"
-	splitRunStart = ".run-start"
-	splitRunHigh  = ".run-high"
 )
 
 // heapMeta is what a Heap keeps besides its per-object tables, as the
@@ -61,6 +55,7 @@ type heapMeta struct {
 	LookupMin       uint64
 	LookupShift     uint
 	HasOffsets      bool
+	Objects         int
 	Checkpoints     []input.Checkpoint
 	HeapNames       []string
 }
@@ -87,6 +82,7 @@ func (h *Heap) WriteIndex(w *store.Writer) error {
 		ClassObjects: h.classObjects, ClassSize: h.classSize, MirrorSize: h.mirrorSize,
 		Profile: h.profile, Allocs: h.allocs,
 		HasOffsets: h.offsets != nil, Checkpoints: h.checkpoints, HeapNames: h.heapNames,
+		Objects: h.NumObjects(),
 	}
 	m.Classes = make([]classMeta, len(h.Classes))
 	for i := range h.Classes {
@@ -95,8 +91,10 @@ func (h *Heap) WriteIndex(w *store.Writer) error {
 			m.Classes[i].LengthResidues = r[:]
 		}
 	}
+	var bucket []uint32
 	if h.lookup != nil {
-		m.LookupMin, m.LookupShift = h.lookup.min, h.lookup.shift
+		bucket, m.LookupShift = h.lookup.coarser(h.NumObjects())
+		m.LookupMin = h.lookup.min
 	}
 	if err := w.WriteJSON(sectionHeapMeta, &m); err != nil {
 		return err
@@ -106,49 +104,53 @@ func (h *Heap) WriteIndex(w *store.Writer) error {
 	for i, r := range h.referents {
 		from[i], to[i] = r.From, r.To
 	}
-	var bucket []uint32
-	if h.lookup != nil {
-		bucket = h.lookup.bucket
-	}
-	offsets := h.offsets
+	n := h.NumObjects()
+	offsets, recorded := h.offsets, n
 	if offsets == nil {
-		offsets = &splitTable{}
+		offsets, recorded = &splitTable{}, 0
 	}
 	return errors.Join(
-		writeSplit(w, sectionIDs, &h.ids),
+		store.WritePacked(w, sectionIDs, n, h.ids.at),
 		store.WriteArray(w, sectionLookup, bucket),
-		store.WriteArray(w, sectionClassOf, h.classOf),
+		h.writeClassOf(w),
 		store.WriteArray(w, sectionIsArray, h.arrays.isArray),
 		store.WriteArray(w, sectionArrayLengths, h.arrays.lengths),
 		store.WriteArray(w, sectionArrayDigests, h.contents.digests),
 		store.WriteArray(w, sectionArrayRecord, h.contents.recorded),
 		store.WriteArray(w, sectionArrayUniform, h.contents.uniform),
-		store.WriteArray(w, sectionRefStart, h.refStart),
+		store.WritePacked(w, sectionRefStart, len(h.refStart), func(i int) uint64 { return uint64(h.refStart[i]) }),
 		store.WriteArray(w, sectionRefs, h.refs),
 		store.WriteArray(w, sectionWeakFrom, from),
 		store.WriteArray(w, sectionWeakTo, to),
-		writeSplit(w, sectionOffsets, offsets),
+		store.WritePacked(w, sectionOffsets, recorded, offsets.at),
 		store.WriteArray(w, sectionSwitchAt, h.switchAt),
 		store.WriteArray(w, sectionSwitchHeap, h.switchHeap),
 	)
 }
 
-// writeSplit writes table t as the sections name.low, name.run-start and
-// name.run-high.
-func writeSplit(w *store.Writer, name string, t *splitTable) error {
-	return errors.Join(
-		store.WriteArray(w, name+splitLow, t.low),
-		store.WriteArray(w, name+splitRunStart, t.runStart),
-		store.WriteArray(w, name+splitRunHigh, t.runHigh),
-	)
-}
-
-// loadSplit reads table t from the sections writeSplit wrote, as
-// store.Load reads one section.
-func loadSplit(ix *store.Index, name string, t *splitTable, err *error) {
-	store.Load(ix, name+splitLow, &t.low, err)
-	store.Load(ix, name+splitRunStart, &t.runStart, err)
-	store.Load(ix, name+splitRunHigh, &t.runHigh, err)
+// writeClassOf writes each object's class: in 2 bytes when every class
+// number fits, else in 4.
+func (h *Heap) writeClassOf(w *store.Writer) error {
+	if len(h.Classes) > math.MaxUint16 {
+		return store.WriteArray(w, sectionClassOf, h.classOf)
+	}
+	out, err := store.NewArray[uint16](w, sectionClassOf)
+	if err != nil {
+		return err
+	}
+	chunk := make([]uint16, 0, 1<<16)
+	for _, c := range h.classOf {
+		if chunk = append(chunk, uint16(c)); len(chunk) == cap(chunk) {
+			if err := out.Append(chunk); err != nil {
+				return err
+			}
+			chunk = chunk[:0]
+		}
+	}
+	if err := out.Append(chunk); err != nil {
+		return err
+	}
+	return out.Close()
 }
 
 // ReadIndex returns the Heap that WriteIndex wrote into ix. Its per-object
@@ -190,38 +192,54 @@ func ReadIndex(ix *store.Index) (*Heap, error) {
 		return nil, indexError("%d classes but %d instance and %d mirror sizes", len(h.Classes), len(h.classSize), len(h.mirrorSize))
 	}
 	var (
-		bucket   []uint32
-		from, to []ObjectIndex
-		offsets  splitTable
-		err      error
+		bucket    []uint32
+		from, to  []ObjectIndex
+		ids       store.Packed
+		offsets   store.Packed
+		refStarts store.Packed
+		err       error
 	)
-	loadSplit(ix, sectionIDs, &h.ids, &err)
+	n, recorded := m.Objects, 0
+	if m.HasOffsets {
+		recorded = n
+	}
+	starts := n + 1
+	if !m.HasObjects {
+		starts = 0
+	}
+	if n < 0 || n >= int(NoObject)-1 {
+		return nil, indexError("%d objects", n)
+	}
+	store.LoadPacked(ix, sectionIDs, n, &ids, &err)
+	h.ids = splitTable{packed: &ids}
 	// What the code indexes with is checked element by element as its
-	// checksum is (store.Elements): classes and references in range,
-	// reference starts in order.
-	n := uint32(len(h.ids.low))
-	refs, _ := ix.Section(sectionRefs)
+	// checksum is (store.Elements): classes and references in range;
+	// reference starts in order when they are adopted.
 	store.Load(ix, sectionLookup, &bucket, &err)
-	store.LoadOf(ix, sectionClassOf, store.Elements{Below: uint32(len(h.Classes))}, &h.classOf, &err)
+	h.loadClassOf(ix, &err)
 	store.Load(ix, sectionIsArray, &h.arrays.isArray, &err)
 	store.Load(ix, sectionArrayLengths, &h.arrays.lengths, &err)
 	store.Load(ix, sectionArrayDigests, &h.contents.digests, &err)
 	store.Load(ix, sectionArrayRecord, &h.contents.recorded, &err)
 	store.Load(ix, sectionArrayUniform, &h.contents.uniform, &err)
-	store.LoadOf(ix, sectionRefStart, store.Elements{Below: uint32(min(refs.Count+1, 1<<32-1)), Ascending: true}, &h.refStart, &err)
-	store.LoadOf(ix, sectionRefs, store.Elements{Below: n}, &h.refs, &err)
+	store.LoadPacked(ix, sectionRefStart, starts, &refStarts, &err)
+	store.LoadOf(ix, sectionRefs, store.Elements{Below: uint32(n)}, &h.refs, &err)
 	store.Load(ix, sectionWeakFrom, &from, &err)
 	store.Load(ix, sectionWeakTo, &to, &err)
-	loadSplit(ix, sectionOffsets, &offsets, &err)
+	store.LoadPacked(ix, sectionOffsets, recorded, &offsets, &err)
 	store.Load(ix, sectionSwitchAt, &h.switchAt, &err)
 	store.Load(ix, sectionSwitchHeap, &h.switchHeap, &err)
+	h.refStartPacked = &refStarts
+	if m.HasOffsets {
+		h.offsets = &splitTable{packed: &offsets}
+	}
 	if err != nil {
 		return nil, err
 	}
 	if err := h.checkSwitches(); err != nil {
 		return nil, err
 	}
-	if err := h.adoptTables(bucket, from, to, &offsets, m); err != nil {
+	if err := h.adoptTables(bucket, from, to, m); err != nil {
 		return nil, err
 	}
 	return h, nil
@@ -230,10 +248,11 @@ func ReadIndex(ix *store.Index) (*Heap, error) {
 // adoptTables checks that the per-object tables read from an index agree
 // with each other in length and with the classes, and makes them the
 // Heap's. What the code indexes with was checked element by element as
-// it was read (ReadIndex): a checksum only says the bytes are those
-// written, not that whoever wrote them wrote sense. The other large
-// tables' elements are not checked one by one.
-func (h *Heap) adoptTables(bucket []uint32, from, to []ObjectIndex, offsets *splitTable, m heapMeta) error {
+// it was read (ReadIndex), or is here (the reference starts): a checksum
+// only says the bytes are those written, not that whoever wrote them
+// wrote sense. The other large tables' elements are not checked one by
+// one.
+func (h *Heap) adoptTables(bucket []uint32, from, to []ObjectIndex, m heapMeta) error {
 	n := h.ids.len()
 	if !h.HasObjects {
 		if n != 0 {
@@ -241,11 +260,8 @@ func (h *Heap) adoptTables(bucket []uint32, from, to []ObjectIndex, offsets *spl
 		}
 		return nil
 	}
-	if err := h.ids.check("object ids", n); err != nil {
-		return err
-	}
-	if len(h.classOf) != n || len(h.refStart) != n+1 {
-		return indexError("%d object ids but %d classes and %d reference starts", n, len(h.classOf), len(h.refStart))
+	if classes := max(len(h.classOf), len(h.classOf16)); classes != n {
+		return indexError("%d object ids but %d classes", n, classes)
 	}
 	if err := h.arrays.check(n); err != nil {
 		return err
@@ -253,18 +269,8 @@ func (h *Heap) adoptTables(bucket []uint32, from, to []ObjectIndex, offsets *spl
 	if err := h.contents.check(len(h.arrays.lengths)); err != nil {
 		return err
 	}
-	recorded := 0
-	if m.HasOffsets {
-		recorded = n
-	}
-	if err := offsets.check("object offsets", recorded); err != nil {
+	if err := checkRefStarts(h.refStartPacked, len(h.refs)); err != nil {
 		return err
-	}
-	if m.HasOffsets {
-		h.offsets = offsets
-	}
-	if h.refStart[0] != 0 || int(h.refStart[n]) != len(h.refs) {
-		return indexError("reference starts do not cover the %d references", len(h.refs))
 	}
 	if len(from) != len(to) {
 		return indexError("%d referent sources but %d targets", len(from), len(to))
@@ -317,20 +323,87 @@ func indexError(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", store.ErrCorrupt, fmt.Sprintf(format, args...))
 }
 
-// check reports whether the runs of a table read from an index cover its
-// n entries: the first starts at entry 0, each after the one before, all
-// below n; what is wrong is described in terms of what.
-func (t *splitTable) check(what string, n int) error {
-	if len(t.low) != n {
-		return indexError("%d %s, not %d", len(t.low), what, n)
-	}
-	if len(t.runStart) != len(t.runHigh) || (n > 0) != (len(t.runStart) > 0) {
-		return indexError("%d runs of %s with %d high bits for %d entries", len(t.runStart), what, len(t.runHigh), n)
-	}
-	for i, s := range t.runStart {
-		if i == 0 && s != 0 || i > 0 && s <= t.runStart[i-1] || int(s) >= n {
-			return indexError("run %d of %s starts at %d", i, what, s)
+// checkRefStarts reports whether the reference starts read from an index
+// begin at 0, never decrease and end at the number of references, so
+// that every object's references lie within them.
+func checkRefStarts(starts *store.Packed, refs int) error {
+	last := uint64(0)
+	err := starts.Each(func(i int, v uint64) error {
+		if v < last || v > uint64(refs) {
+			return indexError("reference start %d is %d, after %d, of %d references", i, v, last, refs)
 		}
+		last = v
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if starts.Len() == 0 || starts.At(0) != 0 || last != uint64(refs) {
+		return indexError("reference starts do not cover the %d references", refs)
 	}
 	return nil
+}
+
+// loadClassOf reads each object's class from the index, in 2 bytes or 4
+// (writeClassOf), each checked to be below the number of classes, unless
+// *err already holds an error.
+func (h *Heap) loadClassOf(ix *store.Index, err *error) {
+	if *err != nil {
+		return
+	}
+	if info, _ := ix.Section(sectionClassOf); info.Kind != store.KindUint16 {
+		store.LoadOf(ix, sectionClassOf, store.Elements{Below: uint32(len(h.Classes))}, &h.classOf, err)
+		return
+	}
+	store.Load(ix, sectionClassOf, &h.classOf16, err)
+	for i, c := range h.classOf16 {
+		if int(c) >= len(h.Classes) {
+			*err = indexError("object %d's class is %d of %d", i, c, len(h.Classes))
+			return
+		}
+	}
+}
+
+// search is idLookup.find's binary search in a packed table, for id
+// among entries lo to hi-1.
+func (t *splitTable) search(id uint64, lo, hi int) (int, bool) {
+	end := hi
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t.packed.At(m) < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < end && t.packed.At(lo) == id {
+		return lo, true
+	}
+	return 0, false
+}
+
+// indexedIDsPerBucket is about how many objects a bucket of the id lookup
+// kept in an index covers: a search in the packed ids then reads a few
+// of them, and the table takes 2 bits per object rather than 8.
+const indexedIDsPerBucket = 16
+
+// coarser returns the lookup's buckets merged in powers of two until
+// there are no more than one per indexedIDsPerBucket of the n objects,
+// with their shift: bucket b of the result begins where bucket b << k of
+// l began.
+func (l *idLookup) coarser(n int) ([]uint32, uint) {
+	if len(l.bucket) < 2 {
+		return l.bucket, l.shift
+	}
+	k := uint(0)
+	for (len(l.bucket)-1)>>k > max(n/indexedIDsPerBucket, 1) && l.shift+k < 63 {
+		k++
+	}
+	last := len(l.bucket) - 2 // the last bucket, span >> shift
+	out := make([]uint32, last>>k+2)
+	for b := range out[:len(out)-1] {
+		out[b] = l.bucket[b<<k]
+	}
+	out[len(out)-1] = uint32(n)
+	return out, l.shift + k
 }

@@ -86,8 +86,8 @@ func roundTrip(t *testing.T, h *Heap) (*Heap, error) {
 }
 
 // TestIndexOffsetsRunPerObject keeps record offsets whose high 32 bits
-// change from each object to the next, one run per object: the index
-// holds them all and gives them back.
+// change from each object to the next (one run per object in memory): the
+// index holds them all and gives them back.
 func TestIndexOffsetsRunPerObject(t *testing.T) {
 	h := loadFixture(t, "jdk17-default.hprof.gz")
 	n := h.NumObjects()
@@ -101,9 +101,6 @@ func TestIndexOffsetsRunPerObject(t *testing.T) {
 	got, err := roundTrip(t, h)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if len(got.offsets.runStart) != n {
-		t.Errorf("%d runs for %d objects", len(got.offsets.runStart), n)
 	}
 	for i := range n {
 		if o := got.recordOffset(ObjectIndex(i)); o != want[i] {
@@ -130,11 +127,6 @@ func TestIndexInconsistent(t *testing.T) {
 	for h.Classes[h.ClassOf(ObjectIndex(firstNonArray))].IsArray() {
 		firstNonArray++
 	}
-	runs := func(start, high []uint32) func(*Heap) {
-		return func(c *Heap) {
-			c.offsets = &splitTable{low: c.offsets.low, runStart: start, runHigh: high}
-		}
-	}
 	for _, tc := range []struct {
 		name   string
 		tamper func(*Heap)
@@ -144,16 +136,19 @@ func TestIndexInconsistent(t *testing.T) {
 		{"an object more marked as array", func(c *Heap) { c.arrays.isArray = withBit(c.arrays.isArray, firstNonArray) }},
 		{"an array bit past the last object", func(c *Heap) { c.arrays.isArray = withBit(c.arrays.isArray, n) }},
 		{"a word of array bits missing", func(c *Heap) { c.arrays.isArray = c.arrays.isArray[:len(c.arrays.isArray)-1] }},
-		{"an offset missing", func(c *Heap) {
-			c.offsets = &splitTable{low: c.offsets.low[:n-1], runStart: c.offsets.runStart, runHigh: c.offsets.runHigh}
+		{"reference starts past the references", func(c *Heap) {
+			c.refStart = slices.Clone(c.refStart)
+			c.refStart[n] = uint32(len(c.refs) + 1)
 		}},
-		{"offset runs not from 0", runs([]uint32{1}, []uint32{0})},
-		{"no offset runs", runs(nil, nil)},
-		{"offset runs out of order", runs([]uint32{0, 9, 5}, []uint32{0, 1, 0})},
-		{"offset runs repeated", runs([]uint32{0, 9, 9}, []uint32{0, 1, 0})},
-		{"an offset run past the last object", runs([]uint32{0, uint32(n)}, []uint32{0, 1})},
-		{"offset run high bits missing", runs([]uint32{0, 9}, []uint32{0})},
-		{"id runs not from 0", func(c *Heap) { c.ids.runStart = []uint32{5} }},
+		{"reference starts out of order", func(c *Heap) {
+			c.refStart = slices.Clone(c.refStart)
+			k := slices.IndexFunc(c.refStart, func(v uint32) bool { return v > 0 })
+			c.refStart[k+1] = c.refStart[k] - 1
+		}},
+		{"reference starts not from 0", func(c *Heap) {
+			c.refStart = slices.Clone(c.refStart)
+			c.refStart[0] = 1
+		}},
 		{"heap switches out of order", func(c *Heap) {
 			c.heapNames, c.switchAt, c.switchHeap = []string{"zygote", "app"}, []int64{90, 40}, []uint32{0, 1}
 		}},

@@ -1,10 +1,8 @@
 package graph
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/store"
@@ -15,9 +13,10 @@ import (
 const (
 	sectionRetentionMeta = "retention.meta"
 	sectionIdom          = "retention.idom"
-	sectionRetainedBytes = "retention.retained-bytes"
-	sectionRetainedCount = "retention.retained-count"
-	sectionStrongParent  = "paths.strong-parent"
+	sectionRetainedBytes = "retention.retained-bytes" // a store.Narrow of uint16
+	sectionRetainedCount = "retention.retained-count" // a store.Narrow of uint8
+	sectionParentDiffers = "paths.strong-parent.differs"
+	sectionParentOther   = "paths.strong-parent.other"
 )
 
 // retentionMeta is what a Retention keeps besides its per-object arrays.
@@ -27,28 +26,33 @@ type retentionMeta struct {
 	UnreachableBytes int64
 	// ReachableBytes is the retained size of the virtual root.
 	ReachableBytes int64
-	// Large lists the retained sizes from 4 GiB up as pairs of an object
-	// and a size.
-	Large [][2]int64
 }
 
 // WriteIndex writes the dominator tree r (built without KeepUnreachable)
-// and the strong shortest path tree t into the index w.
+// and the strong shortest path tree t into the index w. Retained sizes
+// and counts are kept narrow (most objects retain little), the path tree
+// as its differences from the dominator tree (keptParents).
 func WriteIndex(w *store.Writer, r *Retention, t *PathTree) error {
 	if r.KeptUnreachable {
 		return errors.New("a dominator tree that keeps unreachable objects is not indexed")
 	}
-	m := retentionMeta{Size: r.size, Unreachable: r.Unreachable, UnreachableBytes: r.UnreachableBytes, ReachableBytes: r.reachedBytes}
-	for i, v := range r.retainedBytes.large {
-		m.Large = append(m.Large, [2]int64{int64(i), v})
+	if t.parent.kept != nil {
+		return errors.New("a shortest path tree read from an index is not indexed again")
 	}
-	slices.SortFunc(m.Large, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
-	return errors.Join(
+	m := retentionMeta{Size: r.size, Unreachable: r.Unreachable, UnreachableBytes: r.UnreachableBytes, ReachableBytes: r.reachedBytes}
+	n := len(r.idom)
+	if err := errors.Join(
 		w.WriteJSON(sectionRetentionMeta, &m),
 		store.WriteArray(w, sectionIdom, r.idom),
-		store.WriteArray(w, sectionRetainedBytes, r.retainedBytes.small),
-		store.WriteArray(w, sectionRetainedCount, r.retainedCount),
-		store.WriteArray(w, sectionStrongParent, t.parent),
+		store.WriteNarrow[uint16](w, sectionRetainedBytes, n, func(i int) uint64 { return uint64(r.retainedBytes.at(i)) }),
+		store.WriteNarrow[uint8](w, sectionRetainedCount, n, func(i int) uint64 { return uint64(r.retainedCount.at(i)) }),
+	); err != nil {
+		return err
+	}
+	differs, other := parentExceptions(t.parent.slice, r.idom)
+	return errors.Join(
+		store.WriteArray(w, sectionParentDiffers, differs),
+		store.WriteArray(w, sectionParentOther, other),
 	)
 }
 
@@ -66,29 +70,34 @@ func ReadIndex(ix *store.Index, h *model.Heap) (*Retention, *PathTree, error) {
 	}
 	r := &Retention{heap: h, size: m.Size, Unreachable: m.Unreachable, UnreachableBytes: m.UnreachableBytes,
 		reachedObjects: int64(n) - m.Unreachable, reachedBytes: m.ReachableBytes}
-	t := &PathTree{}
-	var err error
+	var (
+		bytes   store.Narrow[uint16]
+		count   store.Narrow[uint8]
+		differs []uint64
+		other   []uint32
+		err     error
+	)
 	// Each object's dominator and parent is an object or a marker,
 	// checked as the checksums are; that their chains end is checked by
 	// CheckIndexed, when the tree is first used.
 	store.LoadOf(ix, sectionIdom, store.Elements{Below: uint32(n), Marks: uint32(NotReached)}, &r.idom, &err)
-	store.Load(ix, sectionRetainedBytes, &r.retainedBytes.small, &err)
-	store.Load(ix, sectionRetainedCount, &r.retainedCount, &err)
-	store.LoadOf(ix, sectionStrongParent, store.Elements{Below: uint32(n), Marks: rootParent}, &t.parent, &err)
+	store.LoadNarrow(ix, sectionRetainedBytes, n, &bytes, &err)
+	store.LoadNarrow(ix, sectionRetainedCount, n, &count, &err)
+	store.Load(ix, sectionParentDiffers, &differs, &err)
+	store.LoadOf(ix, sectionParentOther, store.Elements{Below: uint32(n), Marks: rootParent}, &other, &err)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(r.idom) != n || len(t.parent) != n || len(r.retainedBytes.small) != n || len(r.retainedCount) != n {
+	if len(r.idom) != n {
 		return nil, nil, fmt.Errorf("%w: the dominator tree's arrays do not fit %d objects", store.ErrCorrupt, n)
 	}
-	r.retainedBytes.large = make(map[int]int64, len(m.Large))
-	for _, l := range m.Large {
-		if l[0] < 0 || l[0] >= int64(n) {
-			return nil, nil, fmt.Errorf("%w: retained sizes from 4 GiB up name object %d of %d", store.ErrCorrupt, l[0], n)
-		}
-		r.retainedBytes.large[int(l[0])] = l[1]
+	kept, ok := newKeptParents(r.idom, differs, other)
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: the shortest path tree's %d parents apart from the dominators do not fit its %d bits", store.ErrCorrupt, len(other), len(differs))
 	}
-	return r, t, nil
+	r.retainedBytes = retainedSizes{kept: &bytes}
+	r.retainedCount = retainedCounts{kept: &count}
+	return r, &PathTree{parent: parents{kept: kept}}, nil
 }
 
 // InSize returns r with retained sizes in size mode: r itself when they
@@ -113,7 +122,7 @@ func (r *Retention) InSize(size model.SizeMode) *Retention {
 // store.ErrCorrupt.
 func (t *PathTree) CheckIndexed() error {
 	up := t.parent
-	n := uint32(len(up))
+	n := uint32(up.len())
 	done := make([]uint64, (n+63)/64)   // known to end
 	onWalk := make([]uint64, (n+63)/64) // on the walk now climbing
 	bit := func(b []uint64, i uint32) bool { return b[i/64]&(1<<(i%64)) != 0 }
@@ -125,9 +134,9 @@ func (t *PathTree) CheckIndexed() error {
 				return fmt.Errorf("%w: the shortest path tree has a cycle through object %d", store.ErrCorrupt, i)
 			}
 			set(onWalk, i)
-			i = up[i]
+			i = up.at(model.ObjectIndex(i))
 		}
-		for j := start; j < n && !bit(done, j); j = up[j] {
+		for j := start; j < n && !bit(done, j); j = up.at(model.ObjectIndex(j)) {
 			set(done, j)
 		}
 	}
@@ -144,17 +153,17 @@ func (t *PathTree) CheckIndexed() error {
 func (r *Retention) CheckIndexed() error {
 	var unreached, top int64
 	for i, d := range r.idom {
-		count := r.retainedCount[i]
+		count := r.retainedCount.at(i)
 		switch {
 		case d == NotReached:
 			unreached++
-			if count != 0 || r.retainedBytes.small[i] != 0 {
+			if count != 0 || r.retainedBytes.at(i) != 0 {
 				return fmt.Errorf("%w: unreachable object %d retains %d objects", store.ErrCorrupt, i, count)
 			}
 		case d == model.NoObject:
-			top += int64(count)
-		case r.retainedCount[d] <= count:
-			return fmt.Errorf("%w: object %d's dominator %d retains %d objects, it retains %d", store.ErrCorrupt, i, d, r.retainedCount[d], count)
+			top += count
+		case r.retainedCount.at(int(d)) <= count:
+			return fmt.Errorf("%w: object %d's dominator %d retains %d objects, it retains %d", store.ErrCorrupt, i, d, r.retainedCount.at(int(d)), count)
 		}
 		if d != NotReached && count == 0 {
 			return fmt.Errorf("%w: reachable object %d retains no object, not even itself", store.ErrCorrupt, i)

@@ -37,12 +37,12 @@ type RetainerOptions struct {
 // roots and system classes: per object, the object before it on a
 // shortest path from a root.
 type PathTree struct {
-	parent []uint32
+	parent parents
 }
 
 // StrongPaths computes the tree of shortest paths over strong references.
 func StrongPaths(h *model.Heap) *PathTree {
-	return &PathTree{parent: shortestPathTree(h, false)}
+	return &PathTree{parent: plainParents(shortestPathTree(h, false))}
 }
 
 // Paths gives a shortest path from a GC root to each of objs, in their
@@ -56,10 +56,10 @@ func (t *PathTree) Paths(objs []model.ObjectIndex) (RetainerPaths, error) {
 	var out RetainerPaths
 	for _, obj := range objs {
 		out.Targets++
-		if int(obj) >= len(t.parent) {
-			return RetainerPaths{}, fmt.Errorf("paths: object %d of %d", obj, len(t.parent))
+		if int(obj) >= t.parent.len() {
+			return RetainerPaths{}, fmt.Errorf("paths: object %d of %d", obj, t.parent.len())
 		}
-		if t.parent[obj] == noParent {
+		if t.parent.at(obj) == noParent {
 			out.Unreached++
 			continue
 		}
@@ -77,16 +77,16 @@ func (t *PathTree) Paths(objs []model.ObjectIndex) (RetainerPaths, error) {
 // counts the steps up to the root, so that a parent out of range or a
 // cycle is found before anything is allocated for it.
 func (t *PathTree) chain(obj model.ObjectIndex) ([]model.ObjectIndex, error) {
-	n := len(t.parent)
+	n := t.parent.len()
 	steps := 1
-	for x := obj; t.parent[x] != rootParent; x = model.ObjectIndex(t.parent[x]) {
-		if int(t.parent[x]) >= n || steps >= n {
+	for x := obj; t.parent.at(x) != rootParent; x = model.ObjectIndex(t.parent.at(x)) {
+		if int(t.parent.at(x)) >= n || steps >= n {
 			return nil, fmt.Errorf("%w: the shortest path tree does not lead from object %d to a root", store.ErrCorrupt, obj)
 		}
 		steps++
 	}
 	c := make([]model.ObjectIndex, steps)
-	for x, k := obj, steps-1; k >= 0; x, k = model.ObjectIndex(t.parent[x]), k-1 {
+	for x, k := obj, steps-1; k >= 0; x, k = model.ObjectIndex(t.parent.at(x)), k-1 {
 		c[k] = x
 	}
 	return c, nil
@@ -105,11 +105,11 @@ func (t *PathTree) ChainTo(obj model.ObjectIndex) []model.ObjectIndex {
 }
 
 // tree returns the shortest path tree o asks for.
-func (o RetainerOptions) tree(h *model.Heap) []uint32 {
+func (o RetainerOptions) tree(h *model.Heap) parents {
 	if o.Strong != nil && !o.IncludeWeak {
 		return o.Strong.parent
 	}
-	return shortestPathTree(h, o.IncludeWeak)
+	return plainParents(shortestPathTree(h, o.IncludeWeak))
 }
 
 // RetainerPaths are shortest paths from GC roots, before their steps are
@@ -166,7 +166,7 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 // classPaths is ShortestPaths for a class target: one shortest path per
 // instance of the matching classes in the selected heaps, merged by class
 // chain, up to paths chains, those holding most instances first.
-func classPaths(h *model.Heap, o RetainerOptions, parent []uint32, paths int) RetainerPaths {
+func classPaths(h *model.Heap, o RetainerOptions, parent parents, paths int) RetainerPaths {
 	var out RetainerPaths
 	match := MatchingClasses(h, o.Class)
 	type group struct {
@@ -183,7 +183,7 @@ func classPaths(h *model.Heap, o RetainerOptions, parent []uint32, paths int) Re
 			continue
 		}
 		out.Targets++
-		if parent[obj] == noParent {
+		if parent.at(obj) == noParent {
 			out.Unreached++
 			continue
 		}
@@ -208,14 +208,14 @@ func classPaths(h *model.Heap, o RetainerOptions, parent []uint32, paths int) Re
 // retainers: every reached object referencing it (through a referent
 // too with IncludeWeak), in object order. It counts the targets and the
 // unreached ones in out.
-func lastRetainers(h *model.Heap, o RetainerOptions, parent []uint32, out *RetainerPaths) map[model.ObjectIndex][]model.ObjectIndex {
+func lastRetainers(h *model.Heap, o RetainerOptions, parent parents, out *RetainerPaths) map[model.ObjectIndex][]model.ObjectIndex {
 	// isTarget keeps the pass over every reference below from looking
 	// each one up in the map.
 	targets := map[model.ObjectIndex][]model.ObjectIndex{}
 	isTarget := NewObjectBits(h.NumObjects())
 	for _, t := range o.Objects {
 		out.Targets++
-		if parent[t] == noParent {
+		if parent.at(t) == noParent {
 			out.Unreached++
 			continue
 		}
@@ -226,7 +226,7 @@ func lastRetainers(h *model.Heap, o RetainerOptions, parent []uint32, out *Retai
 	weak := h.Referents()
 	for i := range h.NumObjects() {
 		u := model.ObjectIndex(i)
-		if parent[u] == noParent {
+		if parent.at(u) == noParent {
 			continue
 		}
 		g.forEachSucc(u, func(s model.ObjectIndex) {
@@ -250,13 +250,13 @@ func lastRetainers(h *model.Heap, o RetainerOptions, parent []uint32, out *Retai
 
 // targetPaths gives up to paths shortest paths to target t, which a root
 // reaches, each through another of its last retainers, shortest first.
-func targetPaths(parent []uint32, depths *treeDepths, t model.ObjectIndex, retainers []model.ObjectIndex, paths int) [][]model.ObjectIndex {
+func targetPaths(parent parents, depths *treeDepths, t model.ObjectIndex, retainers []model.ObjectIndex, paths int) [][]model.ObjectIndex {
 	type lastRetainer struct {
 		u      model.ObjectIndex
 		length int
 	}
 	var last []lastRetainer
-	if parent[t] == rootParent {
+	if parent.at(t) == rootParent {
 		last = append(last, lastRetainer{u: model.NoObject, length: 1})
 	}
 	for _, u := range retainers {
@@ -289,7 +289,7 @@ func targetPaths(parent []uint32, depths *treeDepths, t model.ObjectIndex, retai
 // many retainers of one target that hang below it in the same long list
 // are each climbed once.
 type treeDescendants struct {
-	parent []uint32
+	parent parents
 	top    model.ObjectIndex
 	depth  int // top's depth
 	below  map[model.ObjectIndex]bool
@@ -313,7 +313,7 @@ func (s *treeDescendants) has(u model.ObjectIndex, depth int) bool {
 			break
 		}
 		climbed = append(climbed, x)
-		x, d = model.ObjectIndex(s.parent[x]), d-1
+		x, d = model.ObjectIndex(s.parent.at(x)), d-1
 	}
 	for _, y := range climbed {
 		s.below[y] = found
@@ -326,11 +326,11 @@ func (s *treeDescendants) has(u model.ObjectIndex, depth int) bool {
 // found: the paths of many objects of one long list share most of their
 // objects, and each is climbed once.
 type treeDepths struct {
-	parent []uint32
+	parent parents
 	depth  map[model.ObjectIndex]int
 }
 
-func newTreeDepths(parent []uint32) *treeDepths {
+func newTreeDepths(parent parents) *treeDepths {
 	return &treeDepths{parent: parent, depth: map[model.ObjectIndex]int{}}
 }
 
@@ -344,13 +344,13 @@ func (d *treeDepths) of(u model.ObjectIndex) int {
 			known = k
 			break
 		}
-		if d.parent[x] == rootParent {
+		if d.parent.at(x) == rootParent {
 			break
 		}
-		x = model.ObjectIndex(d.parent[x])
+		x = model.ObjectIndex(d.parent.at(x))
 		steps++
 	}
-	for y, k := u, known+steps; k > known; y, k = model.ObjectIndex(d.parent[y]), k-1 {
+	for y, k := u, known+steps; k > known; y, k = model.ObjectIndex(d.parent.at(y)), k-1 {
 		d.depth[y] = k
 	}
 	d.depth[x] = known
@@ -565,19 +565,19 @@ func (p *pathSearch) searchLevel(level, next []model.ObjectIndex) []model.Object
 
 // chainTo is the path of the shortest path tree from a root to obj, nil
 // when no root reaches obj.
-func chainTo(parent []uint32, obj model.ObjectIndex) []model.ObjectIndex {
-	if parent[obj] == noParent {
+func chainTo(parent parents, obj model.ObjectIndex) []model.ObjectIndex {
+	if parent.at(obj) == noParent {
 		return nil
 	}
 	var c []model.ObjectIndex
-	for x := obj; ; x = model.ObjectIndex(parent[x]) {
+	for x := obj; ; x = model.ObjectIndex(parent.at(x)) {
 		c = append(c, x)
-		if parent[x] == rootParent {
+		if parent.at(x) == rootParent {
 			break
 		}
 		// A tree read from a damaged index may loop or point nowhere:
 		// no path rather than a hang or a crash.
-		if int(parent[x]) >= len(parent) || len(c) > len(parent) {
+		if int(parent.at(x)) >= parent.len() || len(c) > parent.len() {
 			return nil
 		}
 	}
@@ -597,7 +597,7 @@ func chainTo(parent []uint32, obj model.ObjectIndex) []model.ObjectIndex {
 // again from its ancestors, to the same key.
 type chainKeys struct {
 	h      *model.Heap
-	parent []uint32
+	parent parents
 	memo   []chainMemo
 	ids    map[chainLink]uint32
 	stack  []model.ObjectIndex
@@ -625,7 +625,7 @@ type chainLink struct {
 	class  uint32
 }
 
-func newChainKeys(h *model.Heap, parent []uint32) *chainKeys {
+func newChainKeys(h *model.Heap, parent parents) *chainKeys {
 	return &chainKeys{h: h, parent: parent, memo: make([]chainMemo, 1<<chainMemoBits), ids: map[chainLink]uint32{}}
 }
 
@@ -641,10 +641,10 @@ func (k *chainKeys) of(obj model.ObjectIndex) uint32 {
 			break
 		}
 		k.stack = append(k.stack, x)
-		if k.parent[x] == rootParent {
+		if k.parent.at(x) == rootParent {
 			break
 		}
-		x = model.ObjectIndex(k.parent[x])
+		x = model.ObjectIndex(k.parent.at(x))
 	}
 	for i := len(k.stack) - 1; i >= 0; i-- {
 		y := k.stack[i]

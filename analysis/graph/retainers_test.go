@@ -50,7 +50,7 @@ func everyRetainerPaths(h *model.Heap, o RetainerOptions) [][]model.ObjectIndex 
 			chains = append(chains, []model.ObjectIndex{t})
 		}
 		for _, u := range last[t] {
-			if c := chainTo(parent, u); !slices.Contains(c, t) {
+			if c := chainTo(plainParents(parent), u); !slices.Contains(c, t) {
 				chains = append(chains, append(c, t))
 			}
 		}
@@ -89,10 +89,10 @@ func TestShortestPathsMatchesEveryRetainer(t *testing.T) {
 func TestTreeDepths(t *testing.T) {
 	h := analysistest.RandomHeap(t, 5)
 	parent := shortestPathTree(h, false)
-	d := newTreeDepths(parent)
+	d := newTreeDepths(plainParents(parent))
 	for i := h.NumObjects() - 1; i >= 0; i-- {
 		if parent[i] != noParent {
-			if got, want := d.of(model.ObjectIndex(i)), len(chainTo(parent, model.ObjectIndex(i)))-1; got != want {
+			if got, want := d.of(model.ObjectIndex(i)), len(chainTo(plainParents(parent), model.ObjectIndex(i)))-1; got != want {
 				t.Fatalf("object %d: depth %d, want %d", i, got, want)
 			}
 		}
@@ -140,7 +140,7 @@ func TestTreePaths(t *testing.T) {
 				t.Errorf("seed %d: path %v, want one as long as %v from a root", seed, c, w)
 			}
 			for s := 1; s < len(c); s++ {
-				if !slices.Contains(serialSuccessors(h, c[s-1]), c[s]) || tree.parent[c[s]] != uint32(c[s-1]) {
+				if !slices.Contains(serialSuccessors(h, c[s-1]), c[s]) || tree.parent.at(c[s]) != uint32(c[s-1]) {
 					t.Errorf("seed %d: path %v: step %d is no tree edge", seed, c, s)
 				}
 			}
@@ -156,11 +156,11 @@ func TestTreePathsCorrupt(t *testing.T) {
 		"out of range": {rootParent, 0, 9, 2},
 		"unreached":    {rootParent, 0, noParent, 2},
 	} {
-		if _, err := (&PathTree{parent: parent}).Paths([]model.ObjectIndex{0, 3}); !errors.Is(err, store.ErrCorrupt) {
+		if _, err := (&PathTree{parent: plainParents(parent)}).Paths([]model.ObjectIndex{0, 3}); !errors.Is(err, store.ErrCorrupt) {
 			t.Errorf("%s: error %v, want a corrupt index", name, err)
 		}
 	}
-	got, err := (&PathTree{parent: []uint32{rootParent, 0, noParent, 1}}).Paths([]model.ObjectIndex{3, 2, 0})
+	got, err := (&PathTree{parent: plainParents([]uint32{rootParent, 0, noParent, 1})}).Paths([]model.ObjectIndex{3, 2, 0})
 	if err != nil || got.Targets != 3 || got.Unreached != 1 || len(got.Chains) != 2 ||
 		!slices.Equal(got.Chains[0], []model.ObjectIndex{0, 1, 3}) || !slices.Equal(got.Chains[1], []model.ObjectIndex{0}) {
 		t.Errorf("paths %+v, %v; want 0-1-3 and 0 of 3 targets, 1 unreached", got, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/bigmem"
+	"github.com/hprofctl/hprofctl/model/store"
 )
 
 // The retention graph is the strong reference graph of a heap under a
@@ -70,7 +71,7 @@ type Retention struct {
 	// retainedBytes and retainedCount are 0 for the objects out of the
 	// tree.
 	retainedBytes retainedSizes
-	retainedCount []uint32
+	retainedCount retainedCounts
 	// reachedObjects and reachedBytes are the virtual root's retained
 	// object count and size: those of the whole tree.
 	reachedObjects int64
@@ -214,15 +215,16 @@ func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 			visit(vertex[p])
 		}
 	}
-	r.retainedCount = bigmem.Make[uint32](n)
+	count := bigmem.Make[uint32](n)
 	bottomUp(func(i model.ObjectIndex) {
-		r.retainedCount[i]++
+		count[i]++
 		if d := r.idom[i]; d != VirtualRoot {
-			r.retainedCount[d] += r.retainedCount[i]
+			count[d] += count[i]
 		} else {
-			r.reachedObjects += int64(r.retainedCount[i])
+			r.reachedObjects += int64(count[i])
 		}
 	})
+	r.retainedCount = retainedCounts{slice: count}
 	r.retainedBytes, r.reachedBytes = r.addUpRetained(r.size, bottomUp)
 }
 
@@ -631,7 +633,7 @@ func (r *Retention) RetainedBytes(i model.ObjectIndex) int64 {
 // RetainedObjects counts the objects reachable object i dominates, itself
 // included.
 func (r *Retention) RetainedObjects(i model.ObjectIndex) int64 {
-	return int64(r.retainedCount[i])
+	return r.retainedCount.at(int(i))
 }
 
 // ReachableObjects counts the objects in the tree.
@@ -740,10 +742,12 @@ func (b ObjectBits) Has(i model.ObjectIndex) bool { return b[i/64]&(1<<(i%64)) !
 
 // retainedSizes holds one retained size per object in 4 bytes:
 // sizes from 4 GiB up, which only the few objects near the top of the tree
-// of a big heap reach, are kept apart.
+// of a big heap reach, are kept apart. A tree read from an index holds
+// them as the index keeps them (kept).
 type retainedSizes struct {
 	small []uint32
 	large map[int]int64
+	kept  *store.Narrow[uint16]
 }
 
 const largeRetained = math.MaxUint32
@@ -753,12 +757,16 @@ func newRetainedSizes(n int) retainedSizes {
 }
 
 func (s retainedSizes) at(p int) int64 {
+	if s.kept != nil {
+		return int64(s.kept.At(p))
+	}
 	if v := s.small[p]; v != largeRetained {
 		return int64(v)
 	}
 	return s.large[p]
 }
 
+// set stores the size of p in sizes computed now (not kept ones).
 func (s retainedSizes) set(p int, v int64) {
 	if v >= 0 && v < largeRetained {
 		if s.small[p] == largeRetained {
@@ -769,6 +777,21 @@ func (s retainedSizes) set(p int, v int64) {
 	}
 	s.small[p] = largeRetained
 	s.large[p] = v
+}
+
+// retainedCounts holds the number of objects each object retains: in a
+// slice for a tree computed now, as the index keeps them for one read
+// from it (kept).
+type retainedCounts struct {
+	slice []uint32
+	kept  *store.Narrow[uint8]
+}
+
+func (c retainedCounts) at(p int) int64 {
+	if c.kept != nil {
+		return int64(c.kept.At(p))
+	}
+	return int64(c.slice[p])
 }
 
 // unreachableBytes sums the shallow sizes of the objects whose mark is

@@ -208,14 +208,14 @@ func TestRetainedSizesAcrossFourGiB(t *testing.T) {
 // hangs nor crashes; both give no path. A sound tree gives its path.
 func TestChainToDamagedTree(t *testing.T) {
 	sound := []uint32{rootParent, 0, 1}
-	if got := chainTo(sound, 2); !slices.Equal(got, []model.ObjectIndex{0, 1, 2}) {
+	if got := chainTo(plainParents(sound), 2); !slices.Equal(got, []model.ObjectIndex{0, 1, 2}) {
 		t.Errorf("sound tree: %v, want [0 1 2]", got)
 	}
 	for name, parent := range map[string][]uint32{
 		"loop":         {2, 0, 1},
 		"out of range": {rootParent, 7, 1},
 	} {
-		if got := chainTo(parent, 2); got != nil {
+		if got := chainTo(plainParents(parent), 2); got != nil {
 			t.Errorf("%s: %v, want no path", name, got)
 		}
 	}

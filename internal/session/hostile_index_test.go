@@ -101,12 +101,13 @@ func TestCraftedSections(t *testing.T) {
 		says    string
 	}{
 		{"heap.refs", fill(0xFFFFFFFF), true, "element 0 is 4294967295, not below 14785"},
-		{"heap.class-of", fill(0xFFFFFFFF), true, "element 0 is 4294967295, not below 663"},
-		{"heap.ref-start", func(b []byte) { binary.LittleEndian.PutUint32(b[100*4:], 0) }, true, "element 100 is 0, less than the one before it"},
+		{"heap.class-of", fill(0xFFFFFFFF), true, "object 0's class is 65535 of 663"},
+		{"heap.ref-start.base", func(b []byte) { binary.LittleEndian.PutUint64(b[8:], 0) }, true, "reference start 64 is 0, after"},
+		{"heap.ref-start.start", fill(0xFFFFFFFF), true, "block starts for 14786 values"},
+		{"heap.ids.start", func(b []byte) { binary.LittleEndian.PutUint64(b[8:], 65) }, true, "block 0 starts at word 0, the next at 65"},
 		{"retention.idom", fill(0x7FFFFFFF), true, "element 0 is 2147483647, not below 14785"},
-		{"paths.strong-parent", fill(0xFFFFFFF0), true, "not below 14785"},
-		{"paths.strong-parent", fill(0), false, "the shortest path tree has a cycle through object 0"},
-		{"paths.strong-parent", twoCycle, false, "the shortest path tree has a cycle through object 5"},
+		{"paths.strong-parent.other", fill(0xFFFFFFF0), true, "not below 14785"},
+		{"paths.strong-parent.differs", fill(0xFFFFFFFF), true, "parents apart from the dominators do not fit"},
 		{"retention.idom", fill(0), false, "object 0's dominator 0 retains"},
 		{"retention.idom", twoCycle, false, "object 5's dominator 6 retains"},
 		{"retention.retained-count", fill(0), false, "retains no object"},

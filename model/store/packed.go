@@ -191,8 +191,8 @@ type Narrow[T uint8 | uint16] struct {
 // The sections a Narrow array is kept in: its elements under its own
 // name, the side table after it.
 const (
-	narrowAt    = ".wide-at"
-	narrowValue = ".wide-value"
+	narrowAt    = ".big-at"
+	narrowValue = ".big"
 )
 
 // Len is the number of values.
@@ -211,7 +211,7 @@ func (a *Narrow[T]) At(i int) uint64 {
 }
 
 // WriteNarrow writes the n values at(0) to at(n-1) as a Narrow array of
-// T: the sections name, name.wide-at and name.wide-value. It holds 12
+// T: the sections name, name.big-at and name.big. It holds 12
 // bytes per value from T's largest up until the end.
 func WriteNarrow[T uint8 | uint16](w *Writer, name string, n int, at func(i int) uint64) error {
 	if n > 1<<32-1 {
