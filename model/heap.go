@@ -246,7 +246,7 @@ type Heap struct {
 	// heap read from an index).
 	refStartPacked *store.Packed
 	refs           []ObjectIndex
-	referents  []WeakRef
+	referents      []WeakRef
 	// offsets holds each object's record offset in the decompressed dump
 	// (binary HPROF only; nil otherwise), so that an index can decode an
 	// object again without reading the whole dump.
