@@ -328,11 +328,13 @@ func indexError(format string, args ...any) error {
 // that every object's references lie within them.
 func checkRefStarts(starts *store.Packed, refs int) error {
 	last := uint64(0)
-	err := starts.Each(func(i int, v uint64) error {
-		if v < last || v > uint64(refs) {
-			return indexError("reference start %d is %d, after %d, of %d references", i, v, last, refs)
+	err := starts.EachBlock(func(lo int, vals []uint64) error {
+		for k, v := range vals {
+			if v < last || v > uint64(refs) {
+				return indexError("reference start %d is %d, after %d, of %d references", lo+k, v, last, refs)
+			}
+			last = v
 		}
-		last = v
 		return nil
 	})
 	if err != nil {
@@ -345,8 +347,8 @@ func checkRefStarts(starts *store.Packed, refs int) error {
 }
 
 // loadClassOf reads each object's class from the index, in 2 bytes or 4
-// (writeClassOf), each checked to be below the number of classes, unless
-// *err already holds an error.
+// (writeClassOf), each checked to be below the number of classes as its
+// checksum is, unless *err already holds an error.
 func (h *Heap) loadClassOf(ix *store.Index, err *error) {
 	if *err != nil {
 		return
@@ -355,15 +357,8 @@ func (h *Heap) loadClassOf(ix *store.Index, err *error) {
 		store.LoadOf(ix, sectionClassOf, store.Elements{Below: uint32(len(h.Classes))}, &h.classOf, err)
 		return
 	}
-	store.Load(ix, sectionClassOf, &h.classOf16, err)
-	for i, c := range h.classOf16 {
-		if int(c) >= len(h.Classes) {
-			*err = indexError("object %d's class is %d of %d", i, c, len(h.Classes))
-			return
-		}
-	}
+	store.LoadOf(ix, sectionClassOf, store.Elements{Below: uint32(len(h.Classes))}, &h.classOf16, err)
 }
-
 // search is idLookup.find's binary search in a packed table, for id
 // among entries lo to hi-1.
 func (t *splitTable) search(id uint64, lo, hi int) (int, bool) {

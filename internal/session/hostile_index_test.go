@@ -101,7 +101,7 @@ func TestCraftedSections(t *testing.T) {
 		says    string
 	}{
 		{"heap.refs", fill(0xFFFFFFFF), true, "element 0 is 4294967295, not below 14785"},
-		{"heap.class-of", fill(0xFFFFFFFF), true, "object 0's class is 65535 of 663"},
+		{"heap.class-of", fill(0xFFFFFFFF), true, "element 0 is 65535, not below 663"},
 		{"heap.ref-start.base", func(b []byte) { binary.LittleEndian.PutUint64(b[8:], 0) }, true, "reference start 64 is 0, after"},
 		{"heap.ref-start.start", fill(0xFFFFFFFF), true, "block starts for 14786 values"},
 		{"heap.ids.start", func(b []byte) { binary.LittleEndian.PutUint64(b[8:], 65) }, true, "block 0 starts at word 0, the next at 65"},

@@ -9,22 +9,23 @@ import (
 	"unsafe"
 )
 
-// Elements says what every element of a uint32 array section must be, so
-// that code may index with it: below Below, or (when Marks is not 0) from
-// Marks up, the values that mark "none" and the like; with Ascending,
-// never less than the element before it. The check reads the section as
-// its checksum does, once, with plain reads: no page of the mapping is
-// touched, and a section read for its checksum is not read twice.
+// Elements says what every element of a uint16 or uint32 array section
+// must be, so that code may index with it: below Below, or (when Marks is
+// not 0) from Marks up, the values that mark "none" and the like; with
+// Ascending, never less than the element before it. The check reads the
+// section as its checksum does, once, with plain reads: no page of the
+// mapping is touched, and a section read for its checksum is not read
+// twice.
 type Elements struct {
 	Below, Marks uint32
 	Ascending    bool
 }
 
-// ArrayOf returns uint32 array section name as a []T, as Array does, after
-// checking that its elements are as want says. A fault is an *Error
-// (ErrCorrupt) naming the element.
-func ArrayOf[T ~uint32](ix *Index, name string, want Elements) ([]T, error) {
-	s, err := ix.sectionWith(name, KindUint32, &want)
+// ArrayOf returns uint16 or uint32 array section name as a []T, as Array
+// does, after checking that its elements are as want says. A fault is an
+// *Error (ErrCorrupt) naming the element.
+func ArrayOf[T ~uint16 | ~uint32](ix *Index, name string, want Elements) ([]T, error) {
+	s, err := ix.sectionWith(name, kindOf[T](), &want)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +37,7 @@ func ArrayOf[T ~uint32](ix *Index, name string, want Elements) ([]T, error) {
 
 // LoadOf sets *dst to array section name checked by want (see ArrayOf)
 // unless *err already holds an error, as Load does.
-func LoadOf[T ~uint32](ix *Index, name string, want Elements, dst *[]T, err *error) {
+func LoadOf[T ~uint16 | ~uint32](ix *Index, name string, want Elements, dst *[]T, err *error) {
 	if *err == nil {
 		*dst, *err = ArrayOf[T](ix, name, want)
 	}
@@ -50,52 +51,71 @@ type elementFault struct {
 
 func (e *elementFault) Error() string { return e.detail }
 
-// inspect returns the inspector that checks the elements of a section of
-// src starting at off against want.
-func (want Elements) inspect(src io.ReaderAt, off int64) inspector {
+// inspect returns the inspector that checks the elements, of size bytes
+// each (2 or 4), of a section of src starting at off against want.
+func (want Elements) inspect(src io.ReaderAt, off int64, size int) inspector {
+	return func(b []byte, at int64) error {
+		prev := func() (uint32, error) {
+			p := make([]byte, size)
+			if _, err := src.ReadAt(p, off+at-int64(size)); err != nil {
+				return 0, err
+			}
+			return littleEndian[uint32](p, size)[0], nil
+		}
+		if size == 2 {
+			return checkElements(want, littleEndian[uint16](b, 2), at, size, prev)
+		}
+		return checkElements(want, littleEndian[uint32](b, 4), at, size, prev)
+	}
+}
+
+// checkElements checks vals, the elements at byte at of their section,
+// against want; prev reads the element before them.
+func checkElements[E uint16 | uint32](want Elements, vals []E, at int64, size int, prev func() (uint32, error)) error {
 	// v is a fault when v-below < span (unsigned): from Below up to
 	// Marks, or to the end when there are no marks.
 	below, span := want.Below, want.Marks-want.Below
 	if want.Marks == 0 {
 		span = -want.Below
 	}
-	return func(b []byte, at int64) error {
-		vals := uint32s(b)
-		for i, v := range vals {
-			if v-below < span {
-				return &elementFault{at + int64(4*i), fmt.Sprintf("element %d is %d, not below %d", at/4+int64(i), v, want.Below)}
-			}
+	for i, v := range vals {
+		if uint32(v)-below < span {
+			return &elementFault{at + int64(size*i), fmt.Sprintf("element %d is %d, not below %d", at/int64(size)+int64(i), v, want.Below)}
 		}
-		if !want.Ascending || len(vals) == 0 {
-			return nil
-		}
-		prev := vals[0]
-		if at > 0 {
-			var p [4]byte
-			if _, err := src.ReadAt(p[:], off+at-4); err != nil {
-				return err
-			}
-			prev = binary.LittleEndian.Uint32(p[:])
-		}
-		for i, v := range vals {
-			if v < prev {
-				return &elementFault{at + int64(4*i), fmt.Sprintf("element %d is %d, less than the one before it (%d)", at/4+int64(i), v, prev)}
-			}
-			prev = v
-		}
+	}
+	if !want.Ascending || len(vals) == 0 {
 		return nil
 	}
+	last := uint32(vals[0])
+	if at > 0 {
+		var err error
+		if last, err = prev(); err != nil {
+			return err
+		}
+	}
+	for i, v := range vals {
+		if uint32(v) < last {
+			return &elementFault{at + int64(size*i), fmt.Sprintf("element %d is %d, less than the one before it (%d)", at/int64(size)+int64(i), v, last)}
+		}
+		last = uint32(v)
+	}
+	return nil
 }
 
-// uint32s returns the little-endian uint32s of b: b itself where this
-// machine is little-endian and b is aligned, else a decoded copy.
-func uint32s(b []byte) []uint32 {
-	if nativeLittleEndian && uintptr(unsafe.Pointer(unsafe.SliceData(b)))%4 == 0 {
-		return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)
+// littleEndian returns the little-endian elements of size bytes (2 or 4)
+// of b as Es: b itself where this machine is little-endian and b is
+// aligned, else a decoded copy.
+func littleEndian[E uint16 | uint32](b []byte, size int) []E {
+	if nativeLittleEndian && uintptr(unsafe.Pointer(unsafe.SliceData(b)))%uintptr(size) == 0 && int(unsafe.Sizeof(E(0))) == size {
+		return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/size)
 	}
-	out := make([]uint32, len(b)/4)
+	out := make([]E, len(b)/size)
 	for i := range out {
-		out[i] = binary.LittleEndian.Uint32(b[4*i:])
+		if size == 2 {
+			out[i] = E(binary.LittleEndian.Uint16(b[2*i:]))
+		} else {
+			out[i] = E(binary.LittleEndian.Uint32(b[4*i:]))
+		}
 	}
 	return out
 }
@@ -119,7 +139,7 @@ func (ix *Index) checkElements(s *section, want Elements) error {
 	if err, ok := s.extra.done[want]; ok {
 		return err
 	}
-	_, err := checksumAt(ix.src, int64(s.offset), int64(s.length), want.inspect(ix.src, int64(s.offset)))
+	_, err := checksumAt(ix.src, int64(s.offset), int64(s.length), want.inspect(ix.src, int64(s.offset), s.kind.intSize()))
 	err = ix.sectionFault(s, err)
 	if s.extra.done == nil {
 		s.extra.done = map[Elements]error{}

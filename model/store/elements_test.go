@@ -78,3 +78,29 @@ func TestElements(t *testing.T) {
 		}
 	}
 }
+
+// TestElements16 checks a uint16 array's elements as TestElements does a
+// uint32 one's, across a piece's start.
+func TestElements16(t *testing.T) {
+	defer func(old int64) { checksumPiece = old }(checksumPiece)
+	checksumPiece = 64 << 10
+	const n = 1 << 16
+	data := make([]uint16, n)
+	for i := range data {
+		data[i] = uint16(i / 3)
+	}
+	data[n/2+17] = 0
+	ix := writeIndex(t, func(w *Writer) error { return WriteArray(w, "a", data) })
+	if _, err := ArrayOf[uint16](ix, "a", Elements{Below: n}); err != nil {
+		t.Errorf("in range: %v", err)
+	}
+	for want, says := range map[Elements]string{
+		{Below: 100}:                   "element 300 is 100, not below 100",
+		{Below: n, Ascending: true}:    "element 32785 is 0, less than the one before it (10928)",
+		{Below: 0x5000, Marks: 0x5001}: "element 61440 is 20480, not below 20480",
+	} {
+		if _, err := ArrayOf[uint16](ix, "a", want); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), says) {
+			t.Errorf("%+v: %v, want ErrCorrupt saying %q", want, err, says)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package store
 import (
 	"fmt"
 	"math/bits"
-	"slices"
 )
 
 // The sections a Packed array is kept in, after the array's name.
@@ -163,36 +162,66 @@ func packedFault(ix *Index, name, detail string) error {
 	return &Error{Path: ix.path, Section: name + packedStart, Reason: ErrCorrupt, Detail: detail}
 }
 
-// Each calls fn with every value in order, a block at a time: faster than
-// At for a whole pass. It stops at the first error fn returns.
-func (p *Packed) Each(fn func(i int, v uint64) error) error {
-	for lo := 0; lo < p.n; lo += packedBlock {
-		for i := lo; i < min(lo+packedBlock, p.n); i++ {
-			if err := fn(i, p.At(i)); err != nil {
-				return err
-			}
+// EachBlock calls fn with the values of each block in order, from value
+// lo on: faster than At for a whole pass. It stops at the first error fn
+// returns. vals is reused from one call to the next.
+func (p *Packed) EachBlock(fn func(lo int, vals []uint64) error) error {
+	var vals [packedBlock]uint64
+	for b := range len(p.base) {
+		p.unpack(b, &vals)
+		lo := b * packedBlock
+		if err := fn(lo, vals[:min(packedBlock, p.n-lo)]); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+// unpack sets vals to the values of block b.
+func (p *Packed) unpack(b int, vals *[packedBlock]uint64) {
+	first, base := p.start[b], p.base[b]
+	w := p.start[b+1] - first
+	if w == 0 {
+		for j := range vals {
+			vals[j] = base
+		}
+		return
+	}
+	words := p.bits[first : first+w]
+	mask := ^uint64(0)
+	if w < 64 {
+		mask = 1<<w - 1
+	}
+	for j := range vals {
+		bit := uint64(j) * w
+		word, shift := bit/64, bit%64
+		v := words[word] >> shift
+		if shift+w > 64 {
+			v |= words[word+1] << (64 - shift)
+		}
+		vals[j] = base + v&mask
+	}
+}
+
 // Narrow is an array of n uint64 values kept in an element of T each: a
 // value below T's largest one in place, a larger one as that mark, with
-// the value itself in a side table of the marked positions. For arrays
-// whose values are nearly all small (retained object counts, retained
-// sizes), read in constant time but for the few marked ones. The zero
-// value is an empty array.
+// the value itself in a side table, in order. A count per block of 64
+// elements of the marks before it finds a marked value's place in the
+// side table (the count plus the marks before it in its block, one cache
+// line or two). For arrays whose values are nearly all small (retained
+// object counts, retained sizes), read in constant time. The zero value is
+// an empty array.
 type Narrow[T uint8 | uint16] struct {
-	small []T
-	at    []uint32 // the marked positions, ascending
-	value []uint64 // their values
+	small  []T
+	before []uint32 // per block of 64 elements: the marks before it
+	value  []uint64 // the marked elements' values, in order
 }
 
 // The sections a Narrow array is kept in: its elements under its own
 // name, the side table after it.
 const (
-	narrowAt    = ".big-at"
-	narrowValue = ".big"
+	narrowBefore = ".rank"
+	narrowValue  = ".big"
 )
 
 // Len is the number of values.
@@ -200,36 +229,46 @@ func (a *Narrow[T]) Len() int { return len(a.small) }
 
 // At returns value i (0 ≤ i < Len).
 func (a *Narrow[T]) At(i int) uint64 {
+	mark := ^T(0)
 	v := a.small[i]
-	if v != ^T(0) {
+	if v != mark {
 		return uint64(v)
 	}
-	if k, ok := slices.BinarySearch(a.at, uint32(i)); ok {
+	k := int(a.before[i/packedBlock])
+	for _, s := range a.small[i&^(packedBlock-1) : i] {
+		if s == mark {
+			k++
+		}
+	}
+	if k < len(a.value) {
 		return a.value[k]
 	}
 	return uint64(v) // a mark without a value: only in a crafted file
 }
 
 // WriteNarrow writes the n values at(0) to at(n-1) as a Narrow array of
-// T: the sections name, name.big-at and name.big. It holds 12
-// bytes per value from T's largest up until the end.
+// T: the sections name, name.rank and name.big. It holds 4 bytes
+// per 64 values and 8 per value from T's largest up until the end.
 func WriteNarrow[T uint8 | uint16](w *Writer, name string, n int, at func(i int) uint64) error {
-	if n > 1<<32-1 {
-		return fmt.Errorf("section %s: %d values, more than a narrow array holds", name, n)
-	}
 	out, err := NewArray[T](w, name)
 	if err != nil {
 		return err
 	}
 	var (
-		chunk     = make([]T, 0, 1<<16)
-		wideAt    []uint32
-		wideValue []uint64
+		chunk  = make([]T, 0, 1<<16)
+		before = make([]uint32, 0, (n+packedBlock-1)/packedBlock)
+		big    []uint64
 	)
 	for i := range n {
+		if i%packedBlock == 0 {
+			if len(big) > 1<<32-1 {
+				return fmt.Errorf("section %s: more than 2^32 - 1 values from %d up", name, ^T(0))
+			}
+			before = append(before, uint32(len(big)))
+		}
 		v := at(i)
 		if v >= uint64(^T(0)) {
-			wideAt, wideValue = append(wideAt, uint32(i)), append(wideValue, v)
+			big = append(big, v)
 			v = uint64(^T(0))
 		}
 		if chunk = append(chunk, T(v)); len(chunk) == cap(chunk) {
@@ -240,24 +279,29 @@ func WriteNarrow[T uint8 | uint16](w *Writer, name string, n int, at func(i int)
 		}
 	}
 	return joinFirst(out.Append(chunk), out.Close(),
-		WriteArray(w, name+narrowAt, wideAt), WriteArray(w, name+narrowValue, wideValue))
+		WriteArray(w, name+narrowBefore, before), WriteArray(w, name+narrowValue, big))
 }
 
 // LoadNarrow sets *dst to the Narrow array of n values that WriteNarrow
 // wrote as name, unless *err already holds an error, and keeps the error
-// of reading it in *err. The side table is checked to name positions
-// below n in ascending order, one value each.
+// of reading it in *err. The counts of marks are checked to be one per
+// block of 64, never decreasing and at most the number of values in the
+// side table, so that At never reads outside it; a mark the counts send
+// past the table reads as the mark.
 func LoadNarrow[T uint8 | uint16](ix *Index, name string, n int, dst *Narrow[T], err *error) {
 	var a Narrow[T]
 	Load(ix, name, &a.small, err)
-	LoadOf(ix, name+narrowAt, Elements{Below: uint32(min(n, 1<<32-1)), Ascending: true}, &a.at, err)
 	Load(ix, name+narrowValue, &a.value, err)
 	if *err != nil {
 		return
 	}
-	if len(a.small) != n || len(a.at) != len(a.value) {
+	LoadOf(ix, name+narrowBefore, Elements{Below: uint32(min(len(a.value)+1, 1<<32-1)), Ascending: true}, &a.before, err)
+	if *err != nil {
+		return
+	}
+	if len(a.small) != n || len(a.before) != (n+packedBlock-1)/packedBlock {
 		*err = &Error{Path: ix.path, Section: name, Reason: ErrCorrupt,
-			Detail: fmt.Sprintf("%d values and %d wide ones at %d places, for %d", len(a.small), len(a.value), len(a.at), n)}
+			Detail: fmt.Sprintf("%d values and %d counts of marks, for %d", len(a.small), len(a.before), n)}
 		return
 	}
 	*dst = a

@@ -85,14 +85,16 @@ func TestPackedRoundTrip(t *testing.T) {
 			}
 		}
 		k := 0
-		if err := p.Each(func(i int, v uint64) error {
-			if i != k || v != vals[i] {
-				t.Fatalf("%s: Each gave (%d, %d), want (%d, %d)", name, i, v, k, vals[k])
+		if err := p.EachBlock(func(lo int, got []uint64) error {
+			for j, v := range got {
+				if lo+j != k || v != vals[k] {
+					t.Fatalf("%s: EachBlock gave (%d, %d), want (%d, %d)", name, lo+j, v, k, vals[k])
+				}
+				k++
 			}
-			k++
 			return nil
 		}); err != nil || k != len(vals) {
-			t.Errorf("%s: Each visited %d of %d: %v", name, k, len(vals), err)
+			t.Errorf("%s: EachBlock visited %d of %d: %v", name, k, len(vals), err)
 		}
 	}
 	// Sorted ids close together take about 1.5 bytes each, not 8.
@@ -138,6 +140,9 @@ func TestPackedCrafted(t *testing.T) {
 
 func TestNarrowRoundTrip(t *testing.T) {
 	vals := []uint64{0, 1, 254, 255, 256, 1 << 40, 7, math.MaxUint64, 255, 3}
+	for i := range 200 {
+		vals = append(vals, uint64(i*i%300))
+	}
 	ix := writeIndex(t, func(w *Writer) error {
 		return joinFirst(WriteNarrow[uint8](w, "n8", len(vals), func(i int) uint64 { return vals[i] }),
 			WriteNarrow[uint16](w, "n16", len(vals), func(i int) uint64 { return vals[i] }))
@@ -152,52 +157,51 @@ func TestNarrowRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	big := 0
 	for i, v := range vals {
 		if a8.At(i) != v || a16.At(i) != v {
 			t.Errorf("value %d: %d and %d, want %d", i, a8.At(i), a16.At(i), v)
 		}
+		if v >= 255 {
+			big++
+		}
 	}
-	if info, _ := ix.Section("n8" + narrowAt); info.Count != 5 {
-		t.Errorf("%d wide values of 8 bits, want 5 (255 and up)", info.Count)
+	if info, _ := ix.Section("n8" + narrowValue); info.Count != uint64(big) {
+		t.Errorf("%d values of 8 bits in the side table, want %d (255 and up)", info.Count, big)
 	}
 	if err := func() (err error) { LoadNarrow(ix, "n8", len(vals)+1, &a8, &err); return }(); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("loading %d values of %d: %v, want %v", len(vals)+1, len(vals), err, ErrCorrupt)
 	}
 }
 
-// TestNarrowCrafted gives a Narrow array wide places out of order, out of
-// range and without values: loading refuses them, and a mark with no
-// value in the side table reads as the mark, never outside the table.
+// TestNarrowCrafted gives a Narrow array counts of marks that decrease,
+// exceed the side table or miss a block: loading refuses them. Counts
+// that send a mark past the side table read as the mark, never outside
+// it.
 func TestNarrowCrafted(t *testing.T) {
+	marks := []uint8{255, 255}
 	ix := writeIndex(t, func(w *Writer) error {
 		return joinFirst(
-			WriteArray(w, "order", []uint8{255, 255}), WriteArray(w, "order"+narrowAt, []uint32{1, 0}),
-			WriteArray(w, "order"+narrowValue, []uint64{300, 400}),
-			WriteArray(w, "range", []uint8{255}), WriteArray(w, "range"+narrowAt, []uint32{1}),
+			WriteArray(w, "order", make([]uint8, 128)), WriteArray(w, "order"+narrowBefore, []uint32{1, 0}),
+			WriteArray(w, "order"+narrowValue, []uint64{300}),
+			WriteArray(w, "range", marks), WriteArray(w, "range"+narrowBefore, []uint32{2}),
 			WriteArray(w, "range"+narrowValue, []uint64{300}),
-			WriteArray(w, "count", []uint8{255}), WriteArray(w, "count"+narrowAt, []uint32{0}),
-			WriteArray(w, "count"+narrowValue, []uint64{}),
-			WriteArray(w, "lone", []uint8{255, 1}), WriteArray(w, "lone"+narrowAt, []uint32{}),
-			WriteArray(w, "lone"+narrowValue, []uint64{}))
+			WriteArray(w, "blocks", marks), WriteArray(w, "blocks"+narrowBefore, []uint32{0, 0}),
+			WriteArray(w, "blocks"+narrowValue, []uint64{300, 400}),
+			WriteArray(w, "lone", marks), WriteArray(w, "lone"+narrowBefore, []uint32{0}),
+			WriteArray(w, "lone"+narrowValue, []uint64{300}))
 	})
-	for _, name := range []string{"order", "range", "count"} {
+	for name, n := range map[string]int{"order": 128, "range": 2, "blocks": 2} {
 		var a Narrow[uint8]
 		var err error
-		LoadNarrow(ix, name, 1+boolInt(name == "order"), &a, &err)
+		LoadNarrow(ix, name, n, &a, &err)
 		if !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: %v, want %v", name, err, ErrCorrupt)
 		}
 	}
 	var a Narrow[uint8]
 	var err error
-	if LoadNarrow(ix, "lone", 2, &a, &err); err != nil || a.At(0) != 255 || a.At(1) != 1 {
-		t.Errorf("lone mark: %v, %d %d", err, a.At(0), a.At(1))
+	if LoadNarrow(ix, "lone", 2, &a, &err); err != nil || a.At(0) != 300 || a.At(1) != 255 {
+		t.Errorf("a mark without a value: %v, %d %d", err, a.At(0), a.At(1))
 	}
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -383,7 +383,7 @@ func (ix *Index) check(s *section, want *Elements) error {
 	}
 	var inspect inspector
 	if want != nil {
-		inspect = want.inspect(ix.src, int64(s.offset))
+		inspect = want.inspect(ix.src, int64(s.offset), s.kind.intSize())
 	}
 	got, err := checksumAt(ix.src, int64(s.offset), int64(s.length), inspect)
 	if err != nil {
