@@ -359,6 +359,7 @@ func (h *Heap) loadClassOf(ix *store.Index, err *error) {
 	}
 	store.LoadOf(ix, sectionClassOf, store.Elements{Below: uint32(len(h.Classes))}, &h.classOf16, err)
 }
+
 // search is idLookup.find's binary search in a packed table, for id
 // among entries lo to hi-1.
 func (t *splitTable) search(id uint64, lo, hi int) (int, bool) {
