@@ -344,7 +344,8 @@ func (h *Heap) HeapOf(i ObjectIndex) (name string, ok bool) {
 // the Heap's own; do not modify it.
 func (h *Heap) Refs(i ObjectIndex) []ObjectIndex {
 	if p := h.refStartPacked; p != nil {
-		return h.refs[p.At(int(i)):p.At(int(i)+1)]
+		start, end := p.Pair(int(i))
+		return h.refs[start:end]
 	}
 	return h.refs[h.refStart[i]:h.refStart[i+1]]
 }

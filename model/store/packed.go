@@ -1,8 +1,10 @@
 package store
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"unsafe"
 )
 
 // The sections a Packed array is kept in, after the array's name.
@@ -49,6 +51,40 @@ func (p *Packed) At(i int) uint64 {
 		v &= 1<<w - 1
 	}
 	return p.base[b] + v
+}
+
+// Pair returns values i and i+1 (0 ≤ i < Len-1), reading their block
+// once when they share it.
+func (p *Packed) Pair(i int) (uint64, uint64) {
+	if (i+1)%packedBlock == 0 {
+		return p.At(i), p.At(i + 1)
+	}
+	b := i / packedBlock
+	first := p.start[b]
+	w := p.start[b+1] - first
+	base := p.base[b]
+	if w == 0 {
+		return base, base
+	}
+	mask := ^uint64(0)
+	if w < 64 {
+		mask = 1<<w - 1
+	}
+	bit := uint64(i%packedBlock) * w
+	v := extract(p.bits, first+bit/64, bit%64, w)
+	next := bit + w
+	u := extract(p.bits, first+next/64, next%64, w)
+	return base + v&mask, base + u&mask
+}
+
+// extract returns the bits of bits from bit shift of word on (w bits,
+// maybe running into the next word), unmasked.
+func extract(bits []uint64, word, shift, w uint64) uint64 {
+	v := bits[word] >> shift
+	if shift+w > 64 {
+		v |= bits[word+1] << (64 - shift)
+	}
+	return v
 }
 
 // WritePacked writes the n values at(0) to at(n-1) as a Packed array: the
@@ -234,16 +270,37 @@ func (a *Narrow[T]) At(i int) uint64 {
 	if v != mark {
 		return uint64(v)
 	}
-	k := int(a.before[i/packedBlock])
-	for _, s := range a.small[i&^(packedBlock-1) : i] {
-		if s == mark {
-			k++
-		}
-	}
+	k := int(a.before[i/packedBlock]) + marksIn(a.small[i&^(packedBlock-1):i])
 	if k < len(a.value) {
 		return a.value[k]
 	}
 	return uint64(v) // a mark without a value: only in a crafted file
+}
+
+// marksIn counts the elements of T's largest value (all bits set) in
+// elems, 8 bytes at a time.
+func marksIn[T uint8 | uint16](elems []T) int {
+	size := int(unsafe.Sizeof(T(0)))
+	low, high := uint64(0x7F7F7F7F7F7F7F7F), uint64(0x8080808080808080)
+	if size == 2 {
+		low, high = 0x7FFF7FFF7FFF7FFF, 0x8000800080008000
+	}
+	k := 0
+	perWord := 8 / size
+	for len(elems) >= perWord {
+		// An element of y is 0 where elems has a mark; its top bit is
+		// then the only one left clear by t.
+		y := ^binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(elems))), 8))
+		t := (y&low + low) | y
+		k += bits.OnesCount64(^t & high)
+		elems = elems[perWord:]
+	}
+	for _, e := range elems {
+		if e == ^T(0) {
+			k++
+		}
+	}
+	return k
 }
 
 // WriteNarrow writes the n values at(0) to at(n-1) as a Narrow array of

@@ -83,6 +83,11 @@ func TestPackedRoundTrip(t *testing.T) {
 			if got := p.At(i); got != v {
 				t.Fatalf("%s: At(%d) = %d, want %d", name, i, got, v)
 			}
+			if i+1 < len(vals) {
+				if a, b := p.Pair(i); a != v || b != vals[i+1] {
+					t.Fatalf("%s: Pair(%d) = %d, %d, want %d, %d", name, i, a, b, v, vals[i+1])
+				}
+			}
 		}
 		k := 0
 		if err := p.EachBlock(func(lo int, got []uint64) error {
@@ -203,5 +208,40 @@ func TestNarrowCrafted(t *testing.T) {
 	var err error
 	if LoadNarrow(ix, "lone", 2, &a, &err); err != nil || a.At(0) != 300 || a.At(1) != 255 {
 		t.Errorf("a mark without a value: %v, %d %d", err, a.At(0), a.At(1))
+	}
+}
+
+// TestMarksIn counts marks 8 bytes at a time as one by one does, in
+// slices of every length and offset.
+func TestMarksIn(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	b8, b16 := make([]uint8, 200), make([]uint16, 200)
+	for i := range b8 {
+		if r.IntN(3) == 0 {
+			b8[i], b16[i] = 0xFF, 0xFFFF
+		} else {
+			b8[i], b16[i] = uint8(r.IntN(255)), uint16(r.IntN(0xFFFF))
+		}
+	}
+	b8[7], b16[7] = 0xFE, 0xFFFE // one bit short of a mark
+	naive := func(n int, mark func(int) bool) int {
+		k := 0
+		for i := range n {
+			if mark(i) {
+				k++
+			}
+		}
+		return k
+	}
+	for lo := range 70 {
+		for hi := lo; hi <= lo+70; hi++ {
+			s8, s16 := b8[lo:hi], b16[lo:hi]
+			if got, want := marksIn(s8), naive(len(s8), func(i int) bool { return s8[i] == 0xFF }); got != want {
+				t.Fatalf("uint8 [%d:%d]: %d marks, want %d", lo, hi, got, want)
+			}
+			if got, want := marksIn(s16), naive(len(s16), func(i int) bool { return s16[i] == 0xFFFF }); got != want {
+				t.Fatalf("uint16 [%d:%d]: %d marks, want %d", lo, hi, got, want)
+			}
+		}
 	}
 }
