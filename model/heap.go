@@ -343,11 +343,19 @@ func (h *Heap) HeapOf(i ObjectIndex) (name string, ok bool) {
 // and for class objects: super, loader, statics, constants). The slice is
 // the Heap's own; do not modify it.
 func (h *Heap) Refs(i ObjectIndex) []ObjectIndex {
-	if p := h.refStartPacked; p != nil {
-		start, end := p.Pair(int(i))
-		return h.refs[start:end]
+	if h.refStartPacked != nil {
+		return h.packedRefs(i)
 	}
 	return h.refs[h.refStart[i]:h.refStart[i+1]]
+}
+
+// packedRefs is Refs for reference starts read from an index; kept out
+// of line so that Refs itself stays small enough to be inlined.
+//
+//go:noinline
+func (h *Heap) packedRefs(i ObjectIndex) []ObjectIndex {
+	start, end := h.refStartPacked.Pair(int(i))
+	return h.refs[start:end]
 }
 
 // WeakRef is the referent of a java.lang.ref.Reference (weak, soft,

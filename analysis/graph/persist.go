@@ -3,6 +3,7 @@ package graph
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/store"
@@ -95,8 +96,8 @@ func ReadIndex(ix *store.Index, h *model.Heap) (*Retention, *PathTree, error) {
 	if !ok {
 		return nil, nil, fmt.Errorf("%w: the shortest path tree's %d parents apart from the dominators do not fit its %d bits", store.ErrCorrupt, len(other), len(differs))
 	}
-	r.retainedBytes = retainedSizes{kept: &bytes}
-	r.retainedCount = retainedCounts{kept: &count}
+	r.retainedBytes = keptSizes(&bytes)
+	r.retainedCount = keptCounts(&count)
 	return r, &PathTree{parent: parents{kept: kept}}, nil
 }
 
@@ -151,21 +152,39 @@ func (t *PathTree) CheckIndexed() error {
 // does, which also proves that every chain of dominators ends. A fault
 // wraps store.ErrCorrupt.
 func (r *Retention) CheckIndexed() error {
+	if c := r.retainedCount; c.narrow != nil {
+		return checkCounts(r, c.narrow, math.MaxUint8, c.kept.Big)
+	}
+	return checkCounts(r, r.retainedCount.slice, math.MaxUint32, nil)
+}
+
+// checkCounts is CheckIndexed over the retained counts as kept: each in
+// counts, or given by big where counts holds mark. An object whose count
+// is a mark retains more than one whose count is not, so that most
+// comparisons need no look-up.
+func checkCounts[C uint8 | uint32](r *Retention, counts []C, mark C, big func(int) uint64) error {
+	value := func(p int) int64 {
+		if v := counts[p]; v != mark {
+			return int64(v)
+		}
+		return int64(big(p))
+	}
 	var unreached, top int64
 	for i, d := range r.idom {
-		count := r.retainedCount.at(i)
+		own := counts[i]
 		switch {
 		case d == NotReached:
 			unreached++
-			if count != 0 || r.retainedBytes.at(i) != 0 {
-				return fmt.Errorf("%w: unreachable object %d retains %d objects", store.ErrCorrupt, i, count)
+			if own != 0 || r.retainedBytes.at(i) != 0 {
+				return fmt.Errorf("%w: unreachable object %d retains %d objects", store.ErrCorrupt, i, value(i))
 			}
 		case d == model.NoObject:
-			top += count
-		case r.retainedCount.at(int(d)) <= count:
-			return fmt.Errorf("%w: object %d's dominator %d retains %d objects, it retains %d", store.ErrCorrupt, i, d, r.retainedCount.at(int(d)), count)
+			top += value(i)
+		case counts[d] == mark && own != mark:
+		case value(int(d)) <= value(i):
+			return fmt.Errorf("%w: object %d's dominator %d retains %d objects, it retains %d", store.ErrCorrupt, i, d, value(int(d)), value(i))
 		}
-		if d != NotReached && count == 0 {
+		if d != NotReached && own == 0 {
 			return fmt.Errorf("%w: reachable object %d retains no object, not even itself", store.ErrCorrupt, i)
 		}
 	}

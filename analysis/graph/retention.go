@@ -743,11 +743,12 @@ func (b ObjectBits) Has(i model.ObjectIndex) bool { return b[i/64]&(1<<(i%64)) !
 // retainedSizes holds one retained size per object in 4 bytes:
 // sizes from 4 GiB up, which only the few objects near the top of the tree
 // of a big heap reach, are kept apart. A tree read from an index holds
-// them as the index keeps them (kept).
+// them as the index keeps them (kept, with its elements in narrow).
 type retainedSizes struct {
-	small []uint32
-	large map[int]int64
-	kept  *store.Narrow[uint16]
+	small  []uint32
+	large  map[int]int64
+	narrow []uint16
+	kept   *store.Narrow[uint16]
 }
 
 const largeRetained = math.MaxUint32
@@ -756,15 +757,26 @@ func newRetainedSizes(n int) retainedSizes {
 	return retainedSizes{small: bigmem.Make[uint32](n), large: map[int]int64{}}
 }
 
+// keptSizes are the retained sizes as an index keeps them.
+func keptSizes(kept *store.Narrow[uint16]) retainedSizes {
+	return retainedSizes{narrow: kept.Elements(), kept: kept}
+}
+
 func (s retainedSizes) at(p int) int64 {
-	if s.kept != nil {
-		return int64(s.kept.At(p))
+	if s.narrow != nil {
+		if v := s.narrow[p]; v != math.MaxUint16 {
+			return int64(v)
+		}
+		return int64(s.kept.Big(p))
 	}
 	if v := s.small[p]; v != largeRetained {
 		return int64(v)
 	}
-	return s.large[p]
+	return s.largeAt(p)
 }
+
+// largeAt is the size of p from 4 GiB up.
+func (s retainedSizes) largeAt(p int) int64 { return s.large[p] }
 
 // set stores the size of p in sizes computed now (not kept ones).
 func (s retainedSizes) set(p int, v int64) {
@@ -781,15 +793,24 @@ func (s retainedSizes) set(p int, v int64) {
 
 // retainedCounts holds the number of objects each object retains: in a
 // slice for a tree computed now, as the index keeps them for one read
-// from it (kept).
+// from it (kept, with its elements in narrow).
 type retainedCounts struct {
-	slice []uint32
-	kept  *store.Narrow[uint8]
+	slice  []uint32
+	narrow []uint8
+	kept   *store.Narrow[uint8]
+}
+
+// keptCounts are the retained counts as an index keeps them.
+func keptCounts(kept *store.Narrow[uint8]) retainedCounts {
+	return retainedCounts{narrow: kept.Elements(), kept: kept}
 }
 
 func (c retainedCounts) at(p int) int64 {
-	if c.kept != nil {
-		return int64(c.kept.At(p))
+	if c.narrow != nil {
+		if v := c.narrow[p]; v != math.MaxUint8 {
+			return int64(v)
+		}
+		return int64(c.kept.Big(p))
 	}
 	return int64(c.slice[p])
 }

@@ -265,16 +265,24 @@ func (a *Narrow[T]) Len() int { return len(a.small) }
 
 // At returns value i (0 ≤ i < Len).
 func (a *Narrow[T]) At(i int) uint64 {
-	mark := ^T(0)
-	v := a.small[i]
-	if v != mark {
+	if v := a.small[i]; v != ^T(0) {
 		return uint64(v)
 	}
+	return a.Big(i)
+}
+
+// Elements returns the array's elements as it keeps them: a value, or
+// T's largest for one that Big gives. For callers whose hot loops cannot
+// afford a call per value.
+func (a *Narrow[T]) Elements() []T { return a.small }
+
+// Big returns value i when its element is T's largest (a mark).
+func (a *Narrow[T]) Big(i int) uint64 {
 	k := int(a.before[i/packedBlock]) + marksIn(a.small[i&^(packedBlock-1):i])
 	if k < len(a.value) {
 		return a.value[k]
 	}
-	return uint64(v) // a mark without a value: only in a crafted file
+	return uint64(^T(0)) // a mark without a value: only in a crafted file
 }
 
 // marksIn counts the elements of T's largest value (all bits set) in
