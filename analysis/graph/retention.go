@@ -762,21 +762,28 @@ func keptSizes(kept *store.Narrow[uint16]) retainedSizes {
 	return retainedSizes{narrow: kept.Elements(), kept: kept}
 }
 
-func (s retainedSizes) at(p int) int64 {
-	if s.narrow != nil {
-		if v := s.narrow[p]; v != math.MaxUint16 {
+func (s *retainedSizes) at(p int) int64 {
+	if s.narrow == nil {
+		if v := s.small[p]; v != largeRetained {
 			return int64(v)
 		}
-		return int64(s.kept.Big(p))
-	}
-	if v := s.small[p]; v != largeRetained {
+	} else if v := s.narrow[p]; v != math.MaxUint16 {
 		return int64(v)
 	}
-	return s.largeAt(p)
+	return s.wide(p)
 }
 
-// largeAt is the size of p from 4 GiB up.
-func (s retainedSizes) largeAt(p int) int64 { return s.large[p] }
+// wide is the size of p when its element does not hold it: from 4 GiB up
+// in sizes computed now, from 64 KiB up in kept ones. Out of line, so that
+// at is inlined.
+//
+//go:noinline
+func (s *retainedSizes) wide(p int) int64 {
+	if s.kept != nil {
+		return int64(s.kept.Big(p))
+	}
+	return s.large[p]
+}
 
 // set stores the size of p in sizes computed now (not kept ones).
 func (s retainedSizes) set(p int, v int64) {
@@ -805,15 +812,21 @@ func keptCounts(kept *store.Narrow[uint8]) retainedCounts {
 	return retainedCounts{narrow: kept.Elements(), kept: kept}
 }
 
-func (c retainedCounts) at(p int) int64 {
-	if c.narrow != nil {
-		if v := c.narrow[p]; v != math.MaxUint8 {
-			return int64(v)
-		}
-		return int64(c.kept.Big(p))
+func (c *retainedCounts) at(p int) int64 {
+	if c.narrow == nil {
+		return int64(c.slice[p])
 	}
-	return int64(c.slice[p])
+	if v := c.narrow[p]; v != math.MaxUint8 {
+		return int64(v)
+	}
+	return c.wide(p)
 }
+
+// wide is the count of p in kept counts when its element does not hold
+// it. Out of line, so that at is inlined.
+//
+//go:noinline
+func (c *retainedCounts) wide(p int) int64 { return int64(c.kept.Big(p)) }
 
 // unreachableBytes sums the shallow sizes of the objects whose mark is
 // unreached: those without a preorder number (0) in an order, or
