@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/hprofctl/hprofctl/model/layout"
 	"github.com/hprofctl/hprofctl/model/store"
@@ -110,7 +111,7 @@ func (h *Heap) WriteIndex(w *store.Writer) error {
 		offsets, recorded = &splitTable{}, 0
 	}
 	return errors.Join(
-		store.WritePacked(w, sectionIDs, n, h.ids.at),
+		store.WritePacked(w, sectionIDs, n, h.ids.fill),
 		store.WriteArray(w, sectionLookup, bucket),
 		h.writeClassOf(w),
 		store.WriteArray(w, sectionIsArray, h.arrays.isArray),
@@ -118,11 +119,11 @@ func (h *Heap) WriteIndex(w *store.Writer) error {
 		store.WriteArray(w, sectionArrayDigests, h.contents.digests),
 		store.WriteArray(w, sectionArrayRecord, h.contents.recorded),
 		store.WriteArray(w, sectionArrayUniform, h.contents.uniform),
-		store.WritePacked(w, sectionRefStart, len(h.refStart), func(i int) uint64 { return uint64(h.refStart[i]) }),
+		store.WritePacked(w, sectionRefStart, len(h.refStart), store.FillFrom(h.refStart)),
 		store.WriteArray(w, sectionRefs, h.refs),
 		store.WriteArray(w, sectionWeakFrom, from),
 		store.WriteArray(w, sectionWeakTo, to),
-		store.WritePacked(w, sectionOffsets, recorded, offsets.at),
+		store.WritePacked(w, sectionOffsets, recorded, offsets.fill),
 		store.WriteArray(w, sectionSwitchAt, h.switchAt),
 		store.WriteArray(w, sectionSwitchHeap, h.switchHeap),
 	)
@@ -402,4 +403,24 @@ func (l *idLookup) coarser(n int) ([]uint32, uint) {
 	}
 	out[len(out)-1] = uint32(n)
 	return out, l.shift + k
+}
+
+// fill sets vals to the entries from lo on (store.WritePacked), finding
+// the run of each as it goes rather than by a search per entry.
+func (t *splitTable) fill(lo int, vals []uint64) {
+	if t.packed != nil {
+		for k := range vals {
+			vals[k] = t.packed.At(lo + k)
+		}
+		return
+	}
+	r, _ := slices.BinarySearch(t.runStart, uint32(lo)+1)
+	r-- // the last run starting at lo or before
+	for k := range vals {
+		i := lo + k
+		for r+1 < len(t.runStart) && int(t.runStart[r+1]) <= i {
+			r++
+		}
+		vals[k] = uint64(t.runHigh[r])<<32 | uint64(t.low[i])
+	}
 }

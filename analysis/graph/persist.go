@@ -37,16 +37,20 @@ func WriteIndex(w *store.Writer, r *Retention, t *PathTree) error {
 	if r.KeptUnreachable {
 		return errors.New("a dominator tree that keeps unreachable objects is not indexed")
 	}
-	if t.parent.kept != nil {
-		return errors.New("a shortest path tree read from an index is not indexed again")
+	if t.parent.kept != nil || r.retainedCount.kept != nil {
+		return errors.New("trees read from an index are not indexed again")
 	}
 	m := retentionMeta{Size: r.size, Unreachable: r.Unreachable, UnreachableBytes: r.UnreachableBytes, ReachableBytes: r.reachedBytes}
 	n := len(r.idom)
 	if err := errors.Join(
 		w.WriteJSON(sectionRetentionMeta, &m),
 		store.WriteArray(w, sectionIdom, r.idom),
-		store.WriteNarrow[uint16](w, sectionRetainedBytes, n, func(i int) uint64 { return uint64(r.retainedBytes.at(i)) }),
-		store.WriteNarrow[uint8](w, sectionRetainedCount, n, func(i int) uint64 { return uint64(r.retainedCount.at(i)) }),
+		store.WriteNarrow[uint16](w, sectionRetainedBytes, n, func(lo int, vals []uint64) {
+			for k := range vals {
+				vals[k] = uint64(r.retainedBytes.at(lo + k))
+			}
+		}),
+		store.WriteNarrow[uint8](w, sectionRetainedCount, n, store.FillFrom(r.retainedCount.slice)),
 	); err != nil {
 		return err
 	}

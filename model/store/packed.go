@@ -87,10 +87,11 @@ func extract(bits []uint64, word, shift, w uint64) uint64 {
 	return v
 }
 
-// WritePacked writes the n values at(0) to at(n-1) as a Packed array: the
-// sections name.bits, name.base and name.start. It holds 16 bytes per
-// block of 64 values until the end.
-func WritePacked(w *Writer, name string, n int, at func(i int) uint64) error {
+// WritePacked writes n values as a Packed array: the sections name.bits,
+// name.base and name.start. fill sets vals to the values from lo on, a
+// block at a time. It holds 16 bytes per block of 64 values until the
+// end.
+func WritePacked(w *Writer, name string, n int, fill func(lo int, vals []uint64)) error {
 	out, err := NewArray[uint64](w, name+packedBits)
 	if err != nil {
 		return err
@@ -104,18 +105,18 @@ func WritePacked(w *Writer, name string, n int, at func(i int) uint64) error {
 		chunk []uint64
 	)
 	for lo := 0; lo < n; lo += packedBlock {
-		hi := min(lo+packedBlock, n)
-		least := at(lo)
-		for i := lo; i < hi; i++ {
-			vals[i-lo] = at(i)
-			least = min(least, vals[i-lo])
+		m := min(packedBlock, n-lo)
+		fill(lo, vals[:m])
+		least := vals[0]
+		for _, v := range vals[:m] {
+			least = min(least, v)
 		}
 		var most uint64
-		for i := range vals[:hi-lo] {
+		for i := range vals[:m] {
 			vals[i] -= least
 			most = max(most, vals[i])
 		}
-		clear(vals[hi-lo:]) // the last block's padding: differences of 0
+		clear(vals[m:]) // the last block's padding: differences of 0
 		words = packBlock(words[:0], &vals, uint64(bits.Len64(most)))
 		base = append(base, least)
 		start = append(start, start[len(start)-1]+uint64(len(words)))
@@ -128,6 +129,16 @@ func WritePacked(w *Writer, name string, n int, at func(i int) uint64) error {
 	}
 	return joinFirst(out.Append(chunk), out.Close(),
 		WriteArray(w, name+packedBase, base), WriteArray(w, name+packedStart, start))
+}
+
+// FillFrom returns the fill function of WritePacked and WriteNarrow for
+// the values of s.
+func FillFrom[T Integer](s []T) func(lo int, vals []uint64) {
+	return func(lo int, vals []uint64) {
+		for k, v := range s[lo : lo+len(vals)] {
+			vals[k] = uint64(v)
+		}
+	}
 }
 
 // packBlock appends the 64 values of vals, each in w bits, to words: w
@@ -311,40 +322,43 @@ func marksIn[T uint8 | uint16](elems []T) int {
 	return k
 }
 
-// WriteNarrow writes the n values at(0) to at(n-1) as a Narrow array of
-// T: the sections name, name.rank and name.big. It holds 4 bytes
-// per 64 values and 8 per value from T's largest up until the end.
-func WriteNarrow[T uint8 | uint16](w *Writer, name string, n int, at func(i int) uint64) error {
+// WriteNarrow writes n values as a Narrow array of T: the sections name,
+// name.rank and name.big. fill sets vals to the values from lo on, up to
+// 64 Ki at a time. It holds 4 bytes per 64 values and 8 per value from T's
+// largest up until the end.
+func WriteNarrow[T uint8 | uint16](w *Writer, name string, n int, fill func(lo int, vals []uint64)) error {
 	out, err := NewArray[T](w, name)
 	if err != nil {
 		return err
 	}
+	const step = 1 << 16 // a multiple of packedBlock
 	var (
-		chunk  = make([]T, 0, 1<<16)
+		vals   = make([]uint64, min(n, step))
+		small  = make([]T, min(n, step))
 		before = make([]uint32, 0, (n+packedBlock-1)/packedBlock)
 		big    []uint64
 	)
-	for i := range n {
-		if i%packedBlock == 0 {
-			if len(big) > 1<<32-1 {
-				return fmt.Errorf("section %s: more than 2^32 - 1 values from %d up", name, ^T(0))
+	for lo := 0; lo < n; lo += step {
+		m := min(step, n-lo)
+		fill(lo, vals[:m])
+		for k, v := range vals[:m] {
+			if k%packedBlock == 0 {
+				if len(big) > 1<<32-1 {
+					return fmt.Errorf("section %s: more than 2^32 - 1 values from %d up", name, ^T(0))
+				}
+				before = append(before, uint32(len(big)))
 			}
-			before = append(before, uint32(len(big)))
-		}
-		v := at(i)
-		if v >= uint64(^T(0)) {
-			big = append(big, v)
-			v = uint64(^T(0))
-		}
-		if chunk = append(chunk, T(v)); len(chunk) == cap(chunk) {
-			if err := out.Append(chunk); err != nil {
-				return err
+			if v >= uint64(^T(0)) {
+				big = append(big, v)
+				v = uint64(^T(0))
 			}
-			chunk = chunk[:0]
+			small[k] = T(v)
+		}
+		if err := out.Append(small[:m]); err != nil {
+			return err
 		}
 	}
-	return joinFirst(out.Append(chunk), out.Close(),
-		WriteArray(w, name+narrowBefore, before), WriteArray(w, name+narrowValue, big))
+	return joinFirst(out.Close(), WriteArray(w, name+narrowBefore, before), WriteArray(w, name+narrowValue, big))
 }
 
 // LoadNarrow sets *dst to the Narrow array of n values that WriteNarrow

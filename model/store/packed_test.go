@@ -63,7 +63,7 @@ func TestPackedRoundTrip(t *testing.T) {
 	values := packedValues()
 	ix := writeIndex(t, func(w *Writer) error {
 		for name, vals := range values {
-			if err := WritePacked(w, name, len(vals), func(i int) uint64 { return vals[i] }); err != nil {
+			if err := WritePacked(w, name, len(vals), FillFrom(vals)); err != nil {
 				return err
 			}
 		}
@@ -149,8 +149,8 @@ func TestNarrowRoundTrip(t *testing.T) {
 		vals = append(vals, uint64(i*i%300))
 	}
 	ix := writeIndex(t, func(w *Writer) error {
-		return joinFirst(WriteNarrow[uint8](w, "n8", len(vals), func(i int) uint64 { return vals[i] }),
-			WriteNarrow[uint16](w, "n16", len(vals), func(i int) uint64 { return vals[i] }))
+		return joinFirst(WriteNarrow[uint8](w, "n8", len(vals), FillFrom(vals)),
+			WriteNarrow[uint16](w, "n16", len(vals), FillFrom(vals)))
 	})
 	var (
 		a8  Narrow[uint8]
