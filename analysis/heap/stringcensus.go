@@ -129,22 +129,22 @@ func hashStrings(h *model.Heap, strs, valueOf []model.ObjectIndex) ([]stringKey,
 	// The Strings are read a batch at a time: what the reader holds per
 	// object it reads (its place in the file, in order) then lasts for
 	// one batch, not for all the Strings of the heap.
-	objs := make([]model.ObjectIndex, 0, 2*min(n, hashBatch))
+	var b censusBatch
 	for lo := 0; lo < n; lo += hashBatch {
 		hi := min(lo+hashBatch, n)
-		m := hi - lo
-		objs = append(append(objs[:0], strs[lo:hi]...), valueOf[lo:hi]...)
-		err := model.EachValues(h, objs, func(k int, v *model.ObjectValues) error {
+		b.order(strs[lo:hi], valueOf[lo:hi])
+		err := model.EachValues(h, b.objs, func(k int, v *model.ObjectValues) error {
+			j, isString := b.of(k)
 			switch {
-			case k < m:
-				keys[lo+k].coder = uint8(model.StringCoder(v))
+			case isString:
+				keys[lo+j].coder = uint8(model.StringCoder(v))
 			case v.Length >= 0 && v.HasElements():
 				var prefix [5]byte
 				prefix[0] = byte(v.Elem)
 				binary.LittleEndian.PutUint32(prefix[1:], uint32(v.Length))
-				key := &keys[lo+k-m]
+				key := &keys[lo+j]
 				key.hash, key.hash2 = hashValue(seed1, prefix[:], v.Data), hashValue(seed2, prefix[:], v.Data)
-				read[lo+k-m] = true
+				read[lo+j] = true
 			}
 			return nil
 		})
@@ -161,6 +161,47 @@ func hashStrings(h *model.Heap, strs, valueOf []model.ObjectIndex) ([]stringKey,
 	}
 	slices.SortFunc(kept, compareValues)
 	return kept, nil
+}
+
+// censusBatch is a batch of Strings and their value arrays in object
+// order, which in a dump is nearly always the order of their records: the
+// reader then finds them in file order without sorting them.
+type censusBatch struct {
+	objs []model.ObjectIndex
+	// from[k] is where objs[k] came from: String j as j, the array of
+	// String j as -j-1.
+	from   []int32
+	arrays []uint64 // an array's object index << 32 | its String
+}
+
+// order sets the batch to the Strings strs (ascending) and their arrays
+// valueOf, merged by object index.
+func (b *censusBatch) order(strs, valueOf []model.ObjectIndex) {
+	b.arrays = b.arrays[:0]
+	for j, a := range valueOf {
+		b.arrays = append(b.arrays, uint64(a)<<32|uint64(j))
+	}
+	slices.Sort(b.arrays) // nearly sorted: arrays mostly follow their Strings
+	b.objs, b.from = b.objs[:0], b.from[:0]
+	j := 0
+	for _, x := range b.arrays {
+		a := model.ObjectIndex(x >> 32)
+		for ; j < len(strs) && strs[j] <= a; j++ {
+			b.objs, b.from = append(b.objs, strs[j]), append(b.from, int32(j))
+		}
+		b.objs, b.from = append(b.objs, a), append(b.from, -int32(uint32(x))-1)
+	}
+	for ; j < len(strs); j++ {
+		b.objs, b.from = append(b.objs, strs[j]), append(b.from, int32(j))
+	}
+}
+
+// of says where objs[k] came from: String j's record or its array's.
+func (b *censusBatch) of(k int) (j int, isString bool) {
+	if f := b.from[k]; f >= 0 {
+		return int(f), true
+	}
+	return int(-b.from[k] - 1), false
 }
 
 // hashValue hashes prefix and data as one string.
