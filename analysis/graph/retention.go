@@ -775,8 +775,8 @@ func (s *retainedSizes) at(p int) int64 {
 }
 
 // wide is the size of p when its element does not hold it: from 4 GiB up
-// in sizes computed now, from 64 KiB up in kept ones. Out of line, so that
-// at is inlined.
+// in sizes computed now, from 64 KiB up in kept ones. Kept out of line:
+// the rare case, which would otherwise make at several times longer.
 //
 //go:noinline
 func (s *retainedSizes) wide(p int) int64 {
@@ -824,7 +824,7 @@ func (c *retainedCounts) at(p int) int64 {
 }
 
 // wide is the count of p in kept counts when its element does not hold
-// it. Out of line, so that at is inlined.
+// it. Kept out of line: the rare case.
 //
 //go:noinline
 func (c *retainedCounts) wide(p int) int64 { return int64(c.kept.Big(p)) }
