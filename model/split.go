@@ -74,6 +74,7 @@ func loadInPieces(f *input.File, opt LoadOptions) (*Heap, error) {
 		read += n
 		f.Advance(n)
 	}
+	progress(plan.first)
 	if err := b.readPieces(file, plan, classes, runtime.GOMAXPROCS(0), progress); err != nil {
 		b.objects.reset()
 		f.Advance(-read) // the ordinary reader reads them again
