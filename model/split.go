@@ -69,8 +69,11 @@ func loadInPieces(f *input.File, opt LoadOptions) (*Heap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", err, errNotSplit)
 	}
+	// The progress counts the bytes the file's stream has not counted
+	// (it has read ahead), up to the file's size.
 	var read int64
 	progress := func(n int64) {
+		n = min(n, max(f.Size-f.StoredOffset(), 0))
 		read += n
 		f.Advance(n)
 	}
