@@ -129,6 +129,26 @@ type splitWorker struct {
 	seen      []int
 	seenPiece []int
 	digest    elementDigest
+	// classes remembers the classes looked up last by their ids: a dump
+	// names a few thousand classes, each millions of times.
+	classes [1 << 12]struct {
+		id    uint64
+		class ClassIndex
+	}
+}
+
+// class returns the class of id, as the builder knew it at the first
+// object; false when it knew none.
+func (w *splitWorker) class(id uint64) (ClassIndex, bool) {
+	slot := &w.classes[(id*0x9E3779B97F4A7C15)>>52]
+	if slot.id == id && id != 0 {
+		return slot.class, true
+	}
+	c, ok := w.cl.byID[id]
+	if ok {
+		slot.id, slot.class = id, c
+	}
+	return c, ok
 }
 
 // newSplitWorker returns a worker for the classes of cl.
@@ -200,7 +220,7 @@ func (w *splitWorker) instance(p *splitPiece, rec []byte, off int64) (int, error
 	if size > int64(len(rec)-fixed) || size > maxInstanceBytes {
 		return 0, short(hprof.SubInstanceDump, off)
 	}
-	c, ok := w.cl.byID[classID]
+	c, ok := w.class(classID)
 	if !ok || w.elem[c] != 0 {
 		return 0, fmt.Errorf("instance at offset %d of a class no class dump named, or of an array class", off)
 	}
@@ -249,7 +269,7 @@ func (w *splitWorker) objArray(p *splitPiece, rec []byte, off int64) (int, error
 	if size > int64(len(rec)-fixed) {
 		return 0, short(hprof.SubObjArrayDump, off)
 	}
-	c, ok := w.cl.byID[classID]
+	c, ok := w.class(classID)
 	if !ok {
 		return 0, fmt.Errorf("object array at offset %d of a class no class dump named", off)
 	}
