@@ -14,15 +14,16 @@ import (
 	"github.com/hprofctl/hprofctl/parser/input"
 )
 
-// A load with objects of a HotSpot dump written in segments reads the
-// dump in pieces on every core (loadInPieces). The builder reads, with the
-// ordinary reader, every record up to the first object of the heap dump:
-// the strings, classes, traces and threads, the class dumps and the roots
-// HotSpot writes before its objects. From there on the segments are cut
-// into batches that workers parse side by side (splitWorker), each into a
-// piece of its own, and the pieces are added to the builder's tables in
-// dump order (splitPiece.commit), so the Heap is the one a single reader
-// makes. A dump that strays from what the workers know (a class dump or a
+// A load with objects of a HotSpot dump reads the dump in pieces on every
+// core (loadInPieces). The builder reads, with the ordinary reader, every
+// record up to the first object of the heap dump: the strings, classes,
+// traces and threads, the class dumps and the roots HotSpot writes before
+// its objects. From there on the segments (or the one HEAP_DUMP record of
+// a dump not written in segments) are cut into batches, at sub-record
+// boundaries a skimming pass finds where a segment is larger than a
+// batch, that workers parse side by side (splitWorker), each into a piece
+// of its own; the pieces are added to the builder's tables in dump order
+// (builder.commit), so the Heap is the one a single reader makes. A dump that strays from what the workers know (a class dump or a
 // heap switch among the objects, an object of a class no class dump
 // named, a record that runs past its segment, anything the reader would
 // warn of) is read again the ordinary way, which says what is wrong with
@@ -78,7 +79,11 @@ func loadInPieces(f *input.File, opt LoadOptions) (*Heap, error) {
 		f.Advance(n)
 	}
 	progress(plan.first)
-	if err := b.readPieces(file, plan, classes, runtime.GOMAXPROCS(0), progress); err != nil {
+	batches, err := makeSplitBatches(file, plan)
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", err, errNotSplit)
+	}
+	if err := b.readPieces(file, plan.layout.segments, batches, classes, runtime.GOMAXPROCS(0), progress); err != nil {
 		b.objects.reset()
 		f.Advance(-read) // the ordinary reader reads them again
 		return nil, fmt.Errorf("%v: %w", err, errNotSplit)
@@ -91,16 +96,26 @@ func loadInPieces(f *input.File, opt LoadOptions) (*Heap, error) {
 }
 
 // planSplit finds the pieces of the dump in file: its segments
-// (scanSegments), the first object record, and the HEAP_DUMP_END after
-// the segments, which must follow one another from the first object on.
+// (scanSegments, a HEAP_DUMP record taken as one), the first object
+// record, and what follows the last segment: the HEAP_DUMP_END record of
+// a dump in segments, which must follow one another from the first object
+// on, or nothing after a HEAP_DUMP record.
 func planSplit(file *os.File, size int64) (splitPlan, error) {
-	l, err := scanSegments(file, size)
+	l, err := scanSegments(file, size, true)
 	if err != nil {
 		return splitPlan{}, err
 	}
 	p := splitPlan{layout: l, firstSeg: -1}
 	for i, s := range l.segments {
-		first, err := firstObject(file, s, l.idSize)
+		first := int64(-1)
+		err := skimRecords(file, s, s.body(), l.idSize, func(r *hprof.Skimmed, off int64) bool {
+			switch r.Sub {
+			case hprof.SubInstanceDump, hprof.SubObjArrayDump, hprof.SubPrimArrayDump:
+				first = off
+				return false
+			}
+			return true
+		})
 		if err != nil {
 			return p, err
 		}
@@ -118,6 +133,12 @@ func planSplit(file *os.File, size int64) (splitPlan, error) {
 		}
 	}
 	p.end = l.segments[len(l.segments)-1].end()
+	if l.whole {
+		if size != p.end {
+			return p, errors.New("records after the HEAP_DUMP record")
+		}
+		return p, nil
+	}
 	tail := make([]byte, 9)
 	if size-p.end != 9 {
 		return p, errors.New("the segments are not followed by a HEAP_DUMP_END record alone")
@@ -131,43 +152,64 @@ func planSplit(file *os.File, size int64) (splitPlan, error) {
 	return p, nil
 }
 
-// firstObject is the offset of the first object record in segment s; -1
-// when it holds none.
-func firstObject(file *os.File, s segment, idSize int) (int64, error) {
-	body, unmap, err := mmap.MapRange(file, s.body(), s.length)
-	if err != nil {
-		return 0, err
-	}
-	defer unmap()
+// skimWindow is how much of a segment skimRecords maps at a time.
+const skimWindow = 16 << 20
+
+// skimRecords walks the sub-records of segment s from offset from (where
+// one starts) with a Skimmer, a window of the file mapped at a time, and
+// calls fn with each and its offset until fn returns false.
+func skimRecords(file *os.File, s segment, from int64, idSize int, fn func(r *hprof.Skimmed, off int64) bool) error {
 	sk := hprof.NewSkimmer(idSize)
-	sk.Reset(body, s.length)
-	for sk.Next() {
-		switch r := sk.Record(); r.Sub {
-		case hprof.SubInstanceDump, hprof.SubObjArrayDump, hprof.SubPrimArrayDump:
-			return s.body() + int64(r.Start), nil
+	size := int64(skimWindow)
+	for cursor := from; cursor < s.end(); {
+		window, unmap, err := mmap.MapRange(file, cursor, min(size, s.end()-cursor))
+		if err != nil {
+			return err
 		}
+		sk.Reset(window, s.end()-cursor)
+		for sk.Next() {
+			if r := sk.Record(); !fn(r, cursor+int64(r.Start)) {
+				return unmap()
+			}
+		}
+		if err := unmap(); err != nil {
+			return err
+		}
+		if err := sk.Err(); err != nil {
+			return fmt.Errorf("segment at offset %d: %v", s.off, err)
+		}
+		if !sk.More() {
+			return nil
+		}
+		if sk.Pos() == 0 {
+			// A class dump larger than the window.
+			if size *= 2; size > maxCountedSegment {
+				return fmt.Errorf("segment at offset %d: a record at offset %d larger than %d bytes", s.off, cursor, maxCountedSegment)
+			}
+		}
+		cursor += sk.Pos()
 	}
-	if err := sk.Err(); err != nil {
-		return 0, fmt.Errorf("segment at offset %d: %v", s.off, err)
-	}
-	return -1, nil
+	return nil
 }
 
 // readPrefix has a builder read the records of the dump before its first
-// object, as a stream that ends with the segment holding it cut there
-// and the dump's HEAP_DUMP_END record: every offset it sees is the
-// file's. The builder is returned ready for the pieces.
+// object, as a stream that ends with the segment (or HEAP_DUMP record)
+// holding it cut there and what follows the last segment (the dump's
+// HEAP_DUMP_END record): every offset it sees is the file's. The builder is returned ready for the pieces.
 func readPrefix(f *input.File, file *os.File, p splitPlan, opt LoadOptions) (*builder, error) {
 	s := p.layout.segments[p.firstSeg]
 	hdr := make([]byte, 9)
 	hdr[0] = byte(hprof.TagHeapDumpSegment)
+	if p.layout.whole {
+		hdr[0] = byte(hprof.TagHeapDump)
+	}
 	binary.BigEndian.PutUint32(hdr[1:], s.time)
 	binary.BigEndian.PutUint32(hdr[5:], uint32(p.first-s.body()))
 	stream := io.MultiReader(
 		io.NewSectionReader(file, 0, s.off),
 		bytes.NewReader(hdr),
 		io.NewSectionReader(file, s.body(), p.first-s.body()),
-		io.NewSectionReader(file, p.end, 9))
+		io.NewSectionReader(file, p.end, p.layout.size-p.end))
 	r, err := hprof.NewReader(stream, hprof.Options{Name: f.Name})
 	if err != nil {
 		return nil, err
@@ -187,6 +229,8 @@ func readPrefix(f *input.File, file *os.File, p splitPlan, opt LoadOptions) (*bu
 		return nil, errors.New("no reference before the first object")
 	}
 	// The segments after the one cut are no records of the prefix.
-	b.h.RecordCounts[hprof.TagHeapDumpSegment.String()] += int64(len(p.layout.segments) - 1 - p.firstSeg)
+	if later := len(p.layout.segments) - 1 - p.firstSeg; later > 0 {
+		b.h.RecordCounts[hprof.TagHeapDumpSegment.String()] += int64(later)
+	}
 	return b, nil
 }

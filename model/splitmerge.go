@@ -9,30 +9,58 @@ import (
 	"github.com/hprofctl/hprofctl/parser/hprof"
 )
 
-// splitBatch is a run of consecutive segments, segments[first:last],
-// parsed as one piece, the first of them from offset from.
+// splitBatch is a stretch of the dump parsed as one piece: the
+// sub-records of segments[first:last] from offset from to offset to.
 type splitBatch struct {
-	from        int64
+	from, to    int64
 	first, last int
 }
 
-// makeSplitBatches groups the segments from the first object on into
-// batches of about splitBatchBytes.
-func makeSplitBatches(p splitPlan) []splitBatch {
+// makeSplitBatches cuts the segments of plan from its first object on
+// into batches of about splitBatchBytes: runs of consecutive segments,
+// and a segment larger than two batches cut at the sub-records a
+// skimming pass finds.
+func makeSplitBatches(file *os.File, p splitPlan) ([]splitBatch, error) {
 	segs := p.layout.segments
 	var batches []splitBatch
 	from := p.first
 	for i := p.firstSeg; i < len(segs); {
-		j := i + 1
-		for j < len(segs) && segs[j].end()-from <= splitBatchBytes {
-			j++
+		if s := segs[i]; s.end()-from > 2*splitBatchBytes {
+			cut, err := cutSegment(file, s, from, p.layout.idSize)
+			if err != nil {
+				return nil, err
+			}
+			for _, bt := range cut {
+				batches = append(batches, splitBatch{from: bt[0], to: bt[1], first: i, last: i + 1})
+			}
+		} else {
+			j := i + 1
+			for j < len(segs) && segs[j].end()-from <= splitBatchBytes {
+				j++
+			}
+			batches = append(batches, splitBatch{from: from, to: segs[j-1].end(), first: i, last: j})
+			i = j - 1
 		}
-		batches = append(batches, splitBatch{from: from, first: i, last: j})
-		if i = j; i < len(segs) {
+		if i++; i < len(segs) {
 			from = segs[i].body()
 		}
 	}
-	return batches
+	return batches, nil
+}
+
+// cutSegment cuts segment s from offset from on into stretches of about
+// splitBatchBytes that start and end at sub-records.
+func cutSegment(file *os.File, s segment, from int64, idSize int) ([][2]int64, error) {
+	var cut [][2]int64
+	start := from
+	err := skimRecords(file, s, from, idSize, func(_ *hprof.Skimmed, off int64) bool {
+		if off-start >= splitBatchBytes {
+			cut = append(cut, [2]int64{start, off})
+			start = off
+		}
+		return true
+	})
+	return append(cut, [2]int64{start, s.end()}), err
 }
 
 // splitQueue hands the batches to the workers and adds their pieces to
@@ -54,11 +82,11 @@ type splitQueue struct {
 	progress  func(int64)
 }
 
-// readPieces parses the segments of plan from its first object on with
-// workers workers and adds what they hold to b, as b.scan would have
-// read them; progress is told the bytes parsed as each batch is added.
-func (b *builder) readPieces(file *os.File, plan splitPlan, cl *splitClasses, workers int, progress func(int64)) error {
-	q := &splitQueue{b: b, batches: makeSplitBatches(plan), ahead: 2*workers + 2, done: map[int]*splitPiece{}, progress: progress}
+// readPieces parses the batches of segs with workers workers and adds
+// what they hold to b, as b.scan would have read them; progress is told
+// the bytes parsed as each batch is added.
+func (b *builder) readPieces(file *os.File, segs []segment, batches []splitBatch, cl *splitClasses, workers int, progress func(int64)) error {
+	q := &splitQueue{b: b, batches: batches, ahead: 2*workers + 2, done: map[int]*splitPiece{}, progress: progress}
 	q.moved = sync.NewCond(&q.mu)
 	parsers := make([]*splitWorker, max(workers, 1))
 	var wg sync.WaitGroup
@@ -67,7 +95,7 @@ func (b *builder) readPieces(file *os.File, plan splitPlan, cl *splitClasses, wo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			q.work(file, plan.layout.segments, parsers[k])
+			q.work(file, segs, parsers[k])
 		}()
 	}
 	wg.Wait()
@@ -125,16 +153,15 @@ func (q *splitQueue) work(file *os.File, segs []segment, w *splitWorker) {
 
 // parseBatch maps batch bt of the dump and parses its segments into p.
 func (w *splitWorker) parseBatch(file *os.File, segs []segment, bt splitBatch, p *splitPiece) error {
-	end := segs[bt.last-1].end()
-	data, unmap, err := mmap.MapRange(file, bt.from, end-bt.from)
+	data, unmap, err := mmap.MapRange(file, bt.from, bt.to-bt.from)
 	if err != nil {
 		return err
 	}
 	defer unmap()
-	p.bytes = end - bt.from
+	p.bytes = bt.to - bt.from
 	for _, s := range segs[bt.first:bt.last] {
-		start := max(s.body(), bt.from)
-		if err := w.parse(p, data[start-bt.from:s.end()-bt.from], start); err != nil {
+		start, end := max(s.body(), bt.from), min(s.end(), bt.to)
+		if err := w.parse(p, data[start-bt.from:end-bt.from], start); err != nil {
 			return err
 		}
 	}
