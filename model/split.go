@@ -66,10 +66,7 @@ func loadInPieces(f *input.File, opt LoadOptions) (*Heap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", err, errNotSplit)
 	}
-	classes, err := b.splitClasses()
-	if err != nil {
-		return nil, fmt.Errorf("%v: %w", err, errNotSplit)
-	}
+	classes := b.splitClasses()
 	// The progress counts the bytes the file's stream has not counted
 	// (it has read ahead), up to the file's size.
 	var read int64

@@ -32,7 +32,7 @@ type splitClasses struct {
 
 // splitClasses returns what the workers need of the classes the builder
 // knows now, the records before the first object read.
-func (b *builder) splitClasses() (*splitClasses, error) {
+func (b *builder) splitClasses() *splitClasses {
 	c := &splitClasses{
 		idSize: b.h.Source.IDSize, byID: b.h.classByID, plans: make([]*classRefs, len(b.h.Classes)),
 		wide: b.objects.refs.wide, base: b.objects.refs.base, trackOffsets: b.objects.trackOffsets,
@@ -54,7 +54,7 @@ func (b *builder) splitClasses() (*splitClasses, error) {
 			}
 		}
 	}
-	return c, nil
+	return c
 }
 
 // seenObject is an object as the layout observations need it.
