@@ -48,7 +48,8 @@ FUZZ_TARGETS := ./parser/hprof:FuzzReader ./parser/hprofascii:FuzzReader \
 	./parser/jvmpi:FuzzObjectDump ./parser/jvmpi:FuzzMonitorDump \
 	./model:FuzzLoad ./model/store:FuzzOpen ./analysis/oql:FuzzParse \
 	./parser/proguard:FuzzRead ./parser/hprof/redact:FuzzRedact \
-	./parser/hprof:FuzzSkimmer ./internal/session:FuzzIndexSections
+	./parser/hprof:FuzzSkimmer ./internal/session:FuzzIndexSections \
+	./model:FuzzLoadInPieces
 fuzz:
 	for t in $(FUZZ_TARGETS); do \
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" || exit 1; \

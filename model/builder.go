@@ -86,6 +86,15 @@ func newBuilder(r hprof.Source, opt LoadOptions) *builder {
 // run reads every record, keeps the chosen heap dump, records what the
 // reader met on the way, and finishes the Heap.
 func (b *builder) run() error {
+	if err := b.scan(); err != nil {
+		return err
+	}
+	return b.finish()
+}
+
+// scan reads every record, keeps the chosen heap dump and records what
+// the reader met on the way: what run does before it finishes the Heap.
+func (b *builder) scan() error {
 	r := b.r
 	var topCounts [256]int64
 	var subCounts [256]int64
@@ -150,7 +159,7 @@ func (b *builder) run() error {
 	if b.opt.Dump >= 0 && b.opt.Dump >= r.Dumps() {
 		return fmt.Errorf("%s: heap dump %d requested, the file has %d", b.h.Source.File, b.opt.Dump, r.Dumps())
 	}
-	return b.finish()
+	return nil
 }
 
 // startDump drops what an earlier heap dump of the file left: with several

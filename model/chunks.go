@@ -35,6 +35,20 @@ func (c *chunkList[T]) append(v T) {
 	c.n++
 }
 
+// appendSlice appends every value of vs, a chunk's worth at a time.
+func (c *chunkList[T]) appendSlice(vs []T) {
+	for len(vs) > 0 {
+		k := c.n - c.tailStart
+		if k == len(c.tail) {
+			c.grow()
+			k = c.n - c.tailStart
+		}
+		m := copy(c.tail[k:], vs)
+		c.n += m
+		vs = vs[m:]
+	}
+}
+
 // grow makes room for one more element once the tail is full: the first
 // chunk doubles until it has a whole chunk's size, then a chunk follows.
 func (c *chunkList[T]) grow() {

@@ -43,7 +43,7 @@ func CountClasses(path string, workers int) (*Heap, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is no regular file: %w", path, ErrNotCountable)
 	}
-	layout, err := scanSegments(f, st.Size())
+	layout, err := scanSegments(f, st.Size(), false)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v: %w", path, err, ErrNotCountable)
 	}
@@ -76,6 +76,9 @@ type segmentLayout struct {
 	idSize   int
 	size     int64 // the file's
 	segments []segment
+	// whole is set when the one segment is a HEAP_DUMP record, a dump
+	// not written in segments (scanSegments with whole).
+	whole bool
 }
 
 // segment is one HEAP_DUMP_SEGMENT record: its header at off, its body of
@@ -93,8 +96,9 @@ func (s segment) end() int64 { return s.body() + s.length }
 
 // scanSegments reads the header and the top-level record headers of a
 // binary HPROF file and returns where its heap dump segments are; an error
-// for a file CountClasses does not count.
-func scanSegments(f io.ReaderAt, size int64) (segmentLayout, error) {
+// for a file CountClasses does not count. With whole, a dump in one
+// HEAP_DUMP record is taken too, as one segment.
+func scanSegments(f io.ReaderAt, size int64, whole bool) (segmentLayout, error) {
 	l := segmentLayout{size: size}
 	head := make([]byte, 64)
 	n, err := f.ReadAt(head, 0)
@@ -137,8 +141,19 @@ func scanSegments(f io.ReaderAt, size int64) (segmentLayout, error) {
 		}
 		switch tag {
 		case hprof.TagHeapDump:
-			return l, errors.New("a HEAP_DUMP record (not in segments)")
+			if !whole {
+				return l, errors.New("a HEAP_DUMP record (not in segments)")
+			}
+			if length == 0 || len(l.segments) > 0 {
+				return l, errors.New("a HEAP_DUMP record of length 0, or after another heap record")
+			}
+			dumps++
+			l.whole = true
+			l.segments = append(l.segments, segment{off: off, length: length, time: binary.BigEndian.Uint32(h[1:])})
 		case hprof.TagHeapDumpSegment:
+			if l.whole {
+				return l, errors.New("a heap dump segment after a HEAP_DUMP record")
+			}
 			if length == 0 {
 				return l, errors.New("a heap dump segment of length 0")
 			}

@@ -76,12 +76,16 @@ func (t *objectTable) add(id uint64, class ClassIndex, length uint32) int {
 // setArrayInfo records what the elements of the most recently added
 // object, an array, hold (elementDigest.info).
 func (t *objectTable) setArrayInfo(info uint64) {
-	arrival := t.ids.len() - 1
+	t.markArray(t.ids.len() - 1)
+	t.arrayInfo.append(info)
+}
+
+// markArray marks arrival as an array's.
+func (t *objectTable) markArray(arrival int) {
 	for len(t.arrayArrivals) <= arrival>>6 {
 		t.arrayArrivals = append(t.arrayArrivals, 0)
 	}
 	t.arrayArrivals[arrival>>6] |= 1 << (arrival & 63)
-	t.arrayInfo.append(info)
 }
 
 // addRef appends a reference of the most recently added object.

@@ -38,6 +38,17 @@ func Load(f *input.File, opt LoadOptions) (*Heap, error) {
 	if opt.LeanGC && opt.Objects {
 		defer leanGC()()
 	}
+	if h, err := loadInPieces(f, opt); !errors.Is(err, errNotSplit) {
+		if h != nil && h.offsets != nil {
+			h.checkpoints = f.Checkpoints()
+		}
+		return h, err
+	}
+	return loadStream(f, opt)
+}
+
+// loadStream loads f with one reader from its first byte to its last.
+func loadStream(f *input.File, opt LoadOptions) (*Heap, error) {
 	src, err := openSource(f, opt.JVMPI)
 	if err != nil {
 		return nil, err

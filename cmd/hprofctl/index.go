@@ -43,7 +43,15 @@ references, the dominator computation's arrays, retained sizes) are mapped
 from scratch files beside the index, which the kernel pages to disk and back,
 so a dump bigger than the machine's memory can be indexed; the files are
 removed as they are made and leave nothing behind. On a terminal the progress
-bar names the build's phase and estimates the time left.`,
+bar names the build's phase and estimates the time left.
+
+A HotSpot dump stored uncompressed is read on every core (GOMAXPROCS): the
+records up to the first object in order, the objects after it in batches side
+by side (whole segments, or stretches of a larger segment or of a dump not
+written in segments), joined in the dump's order, so the index is the one a
+single reader makes. A compressed dump, standard input, or a dump whose
+objects the batches cannot follow is read by one reader, which says what is
+wrong with a damaged one.`,
 		Example: `  hprofctl index java_pid1234.hprof
   hprofctl index --index-dir /var/tmp/idx heap.hprof.gz
   hprofctl index --memory 2GiB huge.hprof

@@ -47,6 +47,9 @@ type File struct {
 	// halt stops the decompressing goroutines; nil for plain files.
 	halt        func()
 	checkpoints *checkpointLog
+	// plain is the regular file Open opened, when it is stored
+	// uncompressed; nil otherwise.
+	plain *os.File
 }
 
 // Open opens path ("-" for standard input) and returns a stream of its
@@ -73,8 +76,22 @@ func Open(path string) (*File, error) {
 		src.Close()
 		return nil, err
 	}
+	if f, ok := src.(*os.File); ok && size >= 0 && in.Compression == Plain {
+		in.plain = f
+	}
 	return in, nil
 }
+
+// Plain returns the regular file f reads when it is stored uncompressed,
+// for a reader that reads its pieces side by side (with ReadAt or a
+// mapping) rather than as one stream; nil for compressed input, standard
+// input or a pipe. The file belongs to f.
+func (f *File) Plain() *os.File { return f.plain }
+
+// Advance counts n more bytes of the stored file as read, for a reader
+// that read them through Plain: StoredOffset, which progress displays
+// follow, then includes them. It is safe to call from another goroutine.
+func (f *File) Advance(n int64) { f.raw.n.Add(n) }
 
 // NewFile wraps an already open stream; size is its stored size or -1. The
 // File closes src when it is closed.
