@@ -48,7 +48,7 @@ func SummarizeClassChains(h *model.Heap, t *PathTree) *ClassChains {
 	n := h.NumObjects()
 	keys := bigmem.Make[uint32](n)
 	defer bigmem.Free(keys)
-	k := &chainKeys{h: h, parent: t.parent, classes: newClassObjects(h), ids: map[chainLink]uint32{}}
+	k := newChainIDs(h, t.parent, newClassObjects(h))
 	type group struct {
 		example model.ObjectIndex
 		count   int64

@@ -41,7 +41,7 @@ func classPaths(h *model.Heap, o RetainerOptions, parent []uint32, paths int) Re
 		}
 		found[k] = g
 	})
-	all := &chainGroups{keys: newChainKeys(h, parent, classObjects), groups: map[uint32]*chainGroup{}}
+	all := &chainGroups{keys: newChainIDs(h, parent, classObjects), groups: map[uint32]*chainGroup{}}
 	var out RetainerPaths
 	for _, g := range found {
 		out.Targets += g.targets
@@ -152,7 +152,20 @@ type chainKeys struct {
 	// links are the keys' links, key k's at k-1: a link's parent key is
 	// always less than its own.
 	links []chainLink
-	stack []model.ObjectIndex
+	// recent remembers the keys of links met lately, one per slot by a
+	// hash of the link (key 0: none), in front of ids: most objects'
+	// links are among a few, and a big map is slow to look up.
+	recent []chainRecent
+	stack  []model.ObjectIndex
+}
+
+// chainRecentBits sizes chainKeys's cache of links: 2^14 slots, 192 KiB.
+const chainRecentBits = 14
+
+// chainRecent is a slot of chainKeys's cache of links.
+type chainRecent struct {
+	link chainLink
+	key  uint32
 }
 
 // chainMemoBits sizes chainKeys's cache: 2^20 slots, 8 MiB.
@@ -178,17 +191,29 @@ type chainLink struct {
 }
 
 func newChainKeys(h *model.Heap, parent []uint32, classes *classObjects) *chainKeys {
-	return &chainKeys{h: h, parent: parent, classes: classes, memo: make([]chainMemo, 1<<chainMemoBits), ids: map[chainLink]uint32{}}
+	k := newChainIDs(h, parent, classes)
+	k.memo = make([]chainMemo, 1<<chainMemoBits)
+	return k
+}
+
+// newChainIDs is a chainKeys without its cache of objects' keys.
+func newChainIDs(h *model.Heap, parent []uint32, classes *classObjects) *chainKeys {
+	return &chainKeys{h: h, parent: parent, classes: classes, ids: map[chainLink]uint32{}, recent: make([]chainRecent, 1<<chainRecentBits)}
 }
 
 // id returns the key of link, numbering it when it is new.
 func (k *chainKeys) id(link chainLink) uint32 {
+	slot := &k.recent[(uint64(link.parent)<<32|uint64(link.class))*0x9E3779B97F4A7C15>>(64-chainRecentBits)]
+	if slot.key != 0 && slot.link == link {
+		return slot.key
+	}
 	id, ok := k.ids[link]
 	if !ok {
 		k.links = append(k.links, link)
 		id = uint32(len(k.links))
 		k.ids[link] = id
 	}
+	*slot = chainRecent{link: link, key: id}
 	return id
 }
 
