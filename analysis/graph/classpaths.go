@@ -12,9 +12,11 @@ import (
 // chain, up to paths chains, those holding most instances first (among
 // equals, the chain met first in object order).
 //
-// The objects are keyed in parallel, in consecutive ranges, each with
-// keys of its own; the ranges' groups are then merged in range order,
-// which meets the chains in object order as one pass would.
+// The objects are keyed in parallel, in consecutive ranges, several per
+// goroutine so that ranges dense in targets do not hold the others up;
+// each goroutine numbers chains with keys of its own. The ranges' groups
+// are then merged in range order, which meets the chains in object order
+// as one pass would.
 func classPaths(h *model.Heap, o RetainerOptions, parent []uint32, paths int) RetainerPaths {
 	match := MatchingClasses(h, o.Class)
 	if o.Chains.answers(o, parent, paths) {
@@ -22,10 +24,14 @@ func classPaths(h *model.Heap, o RetainerOptions, parent []uint32, paths int) Re
 	}
 	classObjects := newClassObjects(h)
 	n := h.NumObjects()
-	parts := min(parallel.Workers(), max(n/parallel.ObjectChunk, 1))
+	parts := min(parallel.Workers()*classPathParts, max(n/parallel.ObjectChunk, 1))
 	found := make([]*chainGroups, parts)
-	parallel.ForChunks(parts, 1, func(_, k, _ int) {
-		g := &chainGroups{keys: newChainKeys(h, parent, classObjects), groups: map[uint32]*chainGroup{}}
+	keys := make([]*chainKeys, parallel.Workers())
+	parallel.ForChunks(parts, 1, func(w, k, _ int) {
+		if keys[w] == nil {
+			keys[w] = newChainKeys(h, parent, classObjects)
+		}
+		g := &chainGroups{keys: keys[w], groups: map[uint32]*chainGroup{}}
 		for i := k * n / parts; i < (k+1)*n/parts; i++ {
 			obj := model.ObjectIndex(i)
 			c := h.ClassOf(obj)
@@ -42,17 +48,23 @@ func classPaths(h *model.Heap, o RetainerOptions, parent []uint32, paths int) Re
 		found[k] = g
 	})
 	all := &chainGroups{keys: newChainIDs(h, parent, classObjects), groups: map[uint32]*chainGroup{}}
+	global := map[*chainKeys][]uint32{}
+	for _, k := range keys {
+		if k != nil {
+			g := make([]uint32, len(k.links)+1)
+			for id, l := range k.links {
+				g[id+1] = all.keys.id(chainLink{parent: g[l.parent], class: l.class})
+			}
+			global[k] = g
+		}
+	}
 	var out RetainerPaths
 	for _, g := range found {
 		out.Targets += g.targets
 		out.Unreached += g.unreached
-		global := make([]uint32, len(g.keys.links)+1)
-		for id, l := range g.keys.links {
-			global[id+1] = all.keys.id(chainLink{parent: global[l.parent], class: l.class})
-		}
 		for _, k := range g.order {
 			gr := g.groups[k]
-			all.add(global[k], gr.example, gr.count)
+			all.add(global[g.keys][k], gr.example, gr.count)
 		}
 	}
 	order := all.order
@@ -63,6 +75,10 @@ func classPaths(h *model.Heap, o RetainerOptions, parent []uint32, paths int) Re
 	}
 	return out
 }
+
+// classPathParts is how many ranges of objects per goroutine classPaths
+// keys.
+const classPathParts = 8
 
 // chainGroups are the targets of classPaths grouped by class chain: per
 // chain key, the first target met and how many there are, the keys in
