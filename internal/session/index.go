@@ -290,7 +290,7 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	var sums *summaries
 	if err == nil {
 		census = stringCensus(h)
-		sums, err = summarize(h, r, paths)
+		sums = summarize(h, r, paths)
 	}
 	if werr == nil {
 		werr = <-heapWritten

@@ -47,25 +47,28 @@ const summarizeCollectAbove = 1 << 20
 // Each one's work memory is garbage once it is done: on a big heap it is
 // collected before the next starts, so that the next reuses it instead
 // of growing the heap past the build's peak.
-func summarize(h *model.Heap, r *graph.Retention, t *graph.PathTree) (*summaries, error) {
+//
+// A summary that cannot be worked out is left out: the question then
+// computes its answer, and says why if it cannot either.
+func summarize(h *model.Heap, r *graph.Retention, t *graph.PathTree) *summaries {
 	collect := func() {
 		if h.NumObjects() > summarizeCollectAbove {
 			runtime.GC()
 		}
 	}
+	s := &summaries{}
 	collect()
-	edges, err := threads.ThreadEdges(h, r)
-	if err != nil {
-		return nil, err
+	if edges, err := threads.ThreadEdges(h, r); err == nil {
+		s.edges = edges
 	}
 	collect()
-	s := &summaries{edges: edges, chains: graph.SummarizeClassChains(h, t)}
+	s.chains = graph.SummarizeClassChains(h, t)
 	collect()
 	s.sums = collectionSums(h)
 	s.chainsOnce.Do(func() {})
 	s.edgesOnce.Do(func() {})
 	s.sumsOnce.Do(func() {})
-	return s, nil
+	return s
 }
 
 // collectionSums are the sums of h's collections for the index: nil for
