@@ -56,7 +56,8 @@ func (f *firstFault) err() error {
 // climbed until it meets an object whose chain is known to end, and each
 // object's chain is known once: one bit per object for that, shared by the
 // goroutines, and one bit per object and goroutine for the objects on the
-// chain it climbs, which it meets again only on a cycle.
+// chains it climbed, which are all known to end once a climb is over, so
+// that an object met again that is not known to end is met on a cycle.
 func checkPathTree(up []uint32) error {
 	n := uint32(len(up))
 	words := (n + 63) / 64
@@ -84,7 +85,11 @@ func checkPathTree(up []uint32) error {
 				mine[i/64] |= 1 << (i % 64)
 				i = up[i]
 			}
-			for j := start; j < n && !isDone(j); j = up[j] {
+			// Every object of the walk, up to where it stopped, is known
+			// now: all are marked, even those another goroutine marks
+			// meanwhile, so that none stays on this goroutine's walk
+			// without being known (it would look like a cycle later).
+			for j := start; j != i; j = up[j] {
 				atomic.OrUint64(&done[j/64], 1<<(j%64))
 			}
 		}
