@@ -109,16 +109,60 @@ func (r *Retention) InSize(size model.SizeMode) *Retention {
 // CheckIndexed checks a shortest path tree read from an index (ReadIndex)
 // before it is walked: every chain of parents ends at a root or at an
 // object no root reaches, so that no walk up the tree goes on forever.
-// It takes one pass on every core, and a bit per object plus one per
-// object and core (checkPathTree). A fault wraps store.ErrCorrupt.
-func (t *PathTree) CheckIndexed() error { return checkPathTree(t.parent) }
+// It takes one pass and two bits per object. A fault wraps
+// store.ErrCorrupt.
+func (t *PathTree) CheckIndexed() error {
+	up := t.parent
+	n := uint32(len(up))
+	done := make([]uint64, (n+63)/64)   // known to end
+	onWalk := make([]uint64, (n+63)/64) // on the walk now climbing
+	bit := func(b []uint64, i uint32) bool { return b[i/64]&(1<<(i%64)) != 0 }
+	set := func(b []uint64, i uint32) { b[i/64] |= 1 << (i % 64) }
+	for start := range n {
+		i := start
+		for i < n && !bit(done, i) {
+			if bit(onWalk, i) {
+				return fmt.Errorf("%w: the shortest path tree has a cycle through object %d", store.ErrCorrupt, i)
+			}
+			set(onWalk, i)
+			i = up[i]
+		}
+		for j := start; j < n && !bit(done, j); j = up[j] {
+			set(done, j)
+		}
+	}
+	return nil
+}
 
 // CheckIndexed checks a dominator tree read from an index (ReadIndex)
 // before it is used, in one pass over the objects: the retained object
 // counts add up (the objects the tree leaves out number Unreachable and
 // retain nothing; those the virtual root dominates directly retain all
 // the others), and each object's dominator retains more objects than it
-// does, which also proves that every chain of dominators ends. The pass
-// runs on every core and holds nothing per object. A fault wraps
-// store.ErrCorrupt.
-func (r *Retention) CheckIndexed() error { return r.checkRetention() }
+// does, which also proves that every chain of dominators ends. A fault
+// wraps store.ErrCorrupt.
+func (r *Retention) CheckIndexed() error {
+	var unreached, top int64
+	for i, d := range r.idom {
+		count := r.retainedCount[i]
+		switch {
+		case d == NotReached:
+			unreached++
+			if count != 0 || r.retainedBytes.small[i] != 0 {
+				return fmt.Errorf("%w: unreachable object %d retains %d objects", store.ErrCorrupt, i, count)
+			}
+		case d == model.NoObject:
+			top += int64(count)
+		case r.retainedCount[d] <= count:
+			return fmt.Errorf("%w: object %d's dominator %d retains %d objects, it retains %d", store.ErrCorrupt, i, d, r.retainedCount[d], count)
+		}
+		if d != NotReached && count == 0 {
+			return fmt.Errorf("%w: reachable object %d retains no object, not even itself", store.ErrCorrupt, i)
+		}
+	}
+	if unreached != r.Unreachable || top != r.reachedObjects {
+		return fmt.Errorf("%w: %d objects unreachable and %d retained under the root, the index says %d and %d",
+			store.ErrCorrupt, unreached, top, r.Unreachable, r.reachedObjects)
+	}
+	return nil
+}
