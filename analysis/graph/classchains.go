@@ -10,8 +10,8 @@ import (
 	"github.com/hprofctl/hprofctl/model/store"
 )
 
-// sectionClassChains is the index section a ClassChains is kept in.
-const sectionClassChains = "paths.class-chains"
+// SectionClassChains is the index section a ClassChains is kept in.
+const SectionClassChains = "paths.class-chains"
 
 // classChainsKept is how many class chains a ClassChains keeps per class:
 // a class target's answer lists the few chains holding most instances
@@ -128,7 +128,7 @@ func WriteClassChains(w *store.Writer, s *ClassChains) error {
 		list = append(list, cc)
 	}
 	slices.SortFunc(list, func(a, b classChainsOf) int { return cmp.Compare(a.Class, b.Class) })
-	return w.WriteJSON(sectionClassChains, list)
+	return w.WriteJSON(SectionClassChains, list)
 }
 
 // ReadClassChains reads the ClassChains that WriteClassChains wrote into
@@ -137,11 +137,11 @@ func WriteClassChains(w *store.Writer, s *ClassChains) error {
 // chain's first instance is an object of its class that a root reaches,
 // and the counts add up to no more than the instances.
 func ReadClassChains(ix *store.Index, h *model.Heap, t *PathTree) (*ClassChains, error) {
-	if _, ok := ix.Section(sectionClassChains); !ok {
+	if _, ok := ix.Section(SectionClassChains); !ok {
 		return nil, nil
 	}
 	var list []classChainsOf
-	if err := ix.JSON(sectionClassChains, &list); err != nil {
+	if err := ix.JSON(SectionClassChains, &list); err != nil {
 		return nil, err
 	}
 	s := &ClassChains{tree: t, classes: make(map[model.ClassIndex]classChainsOf, len(list))}

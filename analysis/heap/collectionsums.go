@@ -10,8 +10,8 @@ import (
 	"github.com/hprofctl/hprofctl/model/store"
 )
 
-// sectionCollectionSums is the index section CollectionSums are kept in.
-const sectionCollectionSums = "collections.sums"
+// SectionCollectionSums is the index section CollectionSums are kept in.
+const SectionCollectionSums = "collections.sums"
 
 // CollectionSums are the per-class sums `collections` lists, worked out
 // once for the index: per class, its collections' counts, sizes,
@@ -97,7 +97,7 @@ func SumCollections(h *model.Heap, size model.SizeMode) (*CollectionSums, error)
 
 // WriteCollectionSums writes s into the index w.
 func WriteCollectionSums(w *store.Writer, s *CollectionSums) error {
-	return w.WriteJSON(sectionCollectionSums, s)
+	return w.WriteJSON(SectionCollectionSums, s)
 }
 
 // ReadCollectionSums reads the sums that WriteCollectionSums wrote into
@@ -105,11 +105,11 @@ func WriteCollectionSums(w *store.Writer, s *CollectionSums) error {
 // once, collections of a JDK class Collections measures and arrays of an
 // array class, with no more of them than the class has instances.
 func ReadCollectionSums(ix *store.Index, h *model.Heap) (*CollectionSums, error) {
-	if _, ok := ix.Section(sectionCollectionSums); !ok {
+	if _, ok := ix.Section(SectionCollectionSums); !ok {
 		return nil, nil
 	}
 	var s CollectionSums
-	if err := ix.JSON(sectionCollectionSums, &s); err != nil {
+	if err := ix.JSON(SectionCollectionSums, &s); err != nil {
 		return nil, err
 	}
 	jdkOf := jdkClassesOf(h)

@@ -8,8 +8,8 @@ import (
 	"github.com/hprofctl/hprofctl/model/store"
 )
 
-// sectionThreadEdges is the index section a ThreadEdgeList is kept in.
-const sectionThreadEdges = "threads.contracted-edges"
+// SectionThreadEdges is the index section a ThreadEdgeList is kept in.
+const SectionThreadEdges = "threads.contracted-edges"
 
 // ThreadEdgeList is the edges of the contracted graph of a dominator
 // tree's top-level subtrees (see contractedEdges), sorted, once each, as
@@ -29,7 +29,7 @@ func (l *ThreadEdgeList) of(r *graph.Retention) bool {
 
 // WriteThreadEdges writes l into the index w.
 func WriteThreadEdges(w *store.Writer, l *ThreadEdgeList) error {
-	return store.WriteArray(w, sectionThreadEdges, l.edges)
+	return store.WriteArray(w, SectionThreadEdges, l.edges)
 }
 
 // ReadThreadEdges reads the edges that WriteThreadEdges wrote into ix for
@@ -37,10 +37,10 @@ func WriteThreadEdges(w *store.Writer, l *ThreadEdgeList) error {
 // index keeps none. Every edge joins two objects of h, and the list is
 // sorted without repeats.
 func ReadThreadEdges(ix *store.Index, h *model.Heap, r *graph.Retention) (*ThreadEdgeList, error) {
-	if _, ok := ix.Section(sectionThreadEdges); !ok {
+	if _, ok := ix.Section(SectionThreadEdges); !ok {
 		return nil, nil
 	}
-	edges, err := store.Array[uint64](ix, sectionThreadEdges)
+	edges, err := store.Array[uint64](ix, SectionThreadEdges)
 	if err != nil {
 		return nil, err
 	}

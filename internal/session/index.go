@@ -247,6 +247,9 @@ func fromIndex(ix *store.Index, path string) (*indexed, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSummarySections(ix); err != nil {
+		return nil, err
+	}
 	return &indexed{Heap: h, Path: ix.Path(), retention: r, paths: t, strings: census, summaries: &summaries{}, ix: ix, uncap: ix.CapResident(residentIndex)}, nil
 }
 

@@ -103,6 +103,26 @@ func (s *summaries) write(w *store.Writer) error {
 	return errors.Join(errs...)
 }
 
+// checkSummarySections checks, as the index opens, the checksums of the
+// summaries' sections it holds (they are small): a damaged one makes the
+// index rebuilt like any other damaged section. What they say is checked
+// against the heap when each is first used.
+func checkSummarySections(ix *store.Index) error {
+	for _, name := range []string{graph.SectionClassChains, heap.SectionCollectionSums} {
+		if _, ok := ix.Section(name); ok {
+			if _, err := ix.Blob(name); err != nil {
+				return err
+			}
+		}
+	}
+	if _, ok := ix.Section(threads.SectionThreadEdges); ok {
+		if _, err := store.Array[uint64](ix, threads.SectionThreadEdges); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // classChains returns the class chains of the shortest path tree that x
 // holds, read from its index on first use; nil when there are none (a
 // fault is said through note, and the question computes its answer).
