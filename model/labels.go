@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hprofctl/hprofctl/parser/hprof"
 )
@@ -23,6 +24,14 @@ type LabeledRef struct {
 // the objects in from, labeled, in the order the dump holds them;
 // references to objects not in the dump are left out.
 func ReadLabels(h *Heap, from []ObjectIndex) (map[ObjectIndex][]LabeledRef, error) {
+	return ReadLabelsTo(h, from, nil)
+}
+
+// ReadLabelsTo is ReadLabels, except that of an object array that next
+// lists it keeps only the elements that reference one of the objects
+// listed for it: a path names one element of an array that may hold
+// millions, and labeling them all would cost a string each.
+func ReadLabelsTo(h *Heap, from []ObjectIndex, next map[ObjectIndex][]ObjectIndex) (map[ObjectIndex][]LabeledRef, error) {
 	want := make(map[uint64]ObjectIndex, len(from))
 	for _, i := range from {
 		want[h.ObjectID(i)] = i
@@ -66,9 +75,16 @@ func ReadLabels(h *Heap, from []ObjectIndex) (map[ObjectIndex][]LabeledRef, erro
 				return nil
 			}
 			ids, k := r.IDSize(), 0
+			targets, only := next[obj]
+			targetIDs := make([]uint64, len(targets))
+			for t, to := range targets {
+				targetIDs[t] = h.ObjectID(to)
+			}
 			return r.PayloadChunks(func(chunk []byte) error {
 				for p := 0; p+ids <= len(chunk); p += ids {
-					add(obj, r.ID(chunk[p:]), fmt.Sprintf("[%d]", k), false)
+					if id := r.ID(chunk[p:]); !only || slices.Contains(targetIDs, id) {
+						add(obj, id, fmt.Sprintf("[%d]", k), false)
+					}
 					k++
 				}
 				return nil

@@ -26,6 +26,14 @@ func (p parents) at(x model.ObjectIndex) uint32 {
 	return p.kept.at(x)
 }
 
+// same reports whether p and q are one tree, not only equal ones.
+func (p parents) same(q parents) bool {
+	if p.kept != nil || q.kept != nil {
+		return p.kept == q.kept
+	}
+	return len(p.slice) > 0 && len(p.slice) == len(q.slice) && &p.slice[0] == &q.slice[0]
+}
+
 // len is the number of objects.
 func (p parents) len() int {
 	if p.kept == nil {

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"sync/atomic"
 
@@ -31,6 +32,9 @@ type RetainerOptions struct {
 	// Heaps selects the Android heaps whose instances Class targets;
 	// Objects are taken as given.
 	Heaps model.HeapSelection
+	// Chains, when set, are Strong's class chains kept in an index: a
+	// Class target over every heap is answered from them.
+	Chains *ClassChains
 }
 
 // PathTree is the breadth-first tree of the retention graph from the GC
@@ -159,47 +163,6 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 				out.Objects = append(out.Objects, 1)
 			}
 		}
-	}
-	return out
-}
-
-// classPaths is ShortestPaths for a class target: one shortest path per
-// instance of the matching classes in the selected heaps, merged by class
-// chain, up to paths chains, those holding most instances first.
-func classPaths(h *model.Heap, o RetainerOptions, parent parents, paths int) RetainerPaths {
-	var out RetainerPaths
-	match := MatchingClasses(h, o.Class)
-	type group struct {
-		example model.ObjectIndex
-		count   int64
-	}
-	keys := newChainKeys(h, parent)
-	groups := map[uint32]*group{}
-	var order []uint32
-	for i := range h.NumObjects() {
-		obj := model.ObjectIndex(i)
-		c := h.ClassOf(obj)
-		if c == model.NoClass || !match[c] || IsClassObject(h, obj) || !o.Heaps.Has(obj) {
-			continue
-		}
-		out.Targets++
-		if parent.at(obj) == noParent {
-			out.Unreached++
-			continue
-		}
-		k := keys.of(obj)
-		gr, ok := groups[k]
-		if !ok {
-			gr = &group{example: obj}
-			groups[k] = gr
-			order = append(order, k)
-		}
-		gr.count++
-	}
-	sort.SliceStable(order, func(a, b int) bool { return groups[order[a]].count > groups[order[b]].count })
-	for _, k := range order[:min(paths, len(order))] {
-		out.Chains = append(out.Chains, chainTo(parent, groups[k].example))
-		out.Objects = append(out.Objects, groups[k].count)
 	}
 	return out
 }
@@ -378,6 +341,21 @@ func (p RetainerPaths) Sources(h *model.Heap) []model.ObjectIndex {
 		}
 	}
 	return out
+}
+
+// Steps maps each object of the chains but their last to the objects
+// that follow it in them: the references whose labels describing the
+// paths needs (see model.ReadLabelsTo).
+func (p RetainerPaths) Steps() map[model.ObjectIndex][]model.ObjectIndex {
+	next := map[model.ObjectIndex][]model.ObjectIndex{}
+	for _, c := range p.Chains {
+		for s := 1; s < len(c); s++ {
+			if !slices.Contains(next[c[s-1]], c[s]) {
+				next[c[s-1]] = append(next[c[s-1]], c[s])
+			}
+		}
+	}
+	return next
 }
 
 // ThreadNameStrings lists the java.lang.String objects that the "name"
@@ -585,80 +563,4 @@ func chainTo(parent parents, obj model.ObjectIndex) []model.ObjectIndex {
 		c[a], c[b] = c[b], c[a]
 	}
 	return c
-}
-
-// chainKeys numbers the class chains of the shortest-path tree: two
-// objects get the same key when the paths from their roots pass through
-// objects of the same classes (class objects counting by the class they
-// stand for). Keys are remembered per object in a cache of fixed size
-// (chainMemoSlots), each object in one slot, so that keying every
-// instance of a class mostly stops at a remembered ancestor without
-// holding a word per object; an object no longer remembered is keyed
-// again from its ancestors, to the same key.
-type chainKeys struct {
-	h      *model.Heap
-	parent parents
-	memo   []chainMemo
-	ids    map[chainLink]uint32
-	stack  []model.ObjectIndex
-}
-
-// chainMemoBits sizes chainKeys's cache: 2^20 slots, 8 MiB.
-const chainMemoBits = 20
-
-// chainMemo is a slot of chainKeys's cache: the key of object obj; key 0
-// (no chain has it) marks an empty slot.
-type chainMemo struct {
-	obj model.ObjectIndex
-	key uint32
-}
-
-// slot is where object x's key is remembered.
-func (k *chainKeys) slot(x model.ObjectIndex) *chainMemo {
-	return &k.memo[(uint32(x)*0x9E3779B1)>>(32-chainMemoBits)]
-}
-
-// chainLink is a chain's last class (class objects flagged by the high
-// bit) after the chain of its parent.
-type chainLink struct {
-	parent uint32
-	class  uint32
-}
-
-func newChainKeys(h *model.Heap, parent parents) *chainKeys {
-	return &chainKeys{h: h, parent: parent, memo: make([]chainMemo, 1<<chainMemoBits), ids: map[chainLink]uint32{}}
-}
-
-// of returns the key of the chain from a root to obj, which a root
-// reaches.
-func (k *chainKeys) of(obj model.ObjectIndex) uint32 {
-	k.stack = k.stack[:0]
-	x := obj
-	key := uint32(0)
-	for {
-		if m := k.slot(x); m.key != 0 && m.obj == x {
-			key = m.key
-			break
-		}
-		k.stack = append(k.stack, x)
-		if k.parent.at(x) == rootParent {
-			break
-		}
-		x = model.ObjectIndex(k.parent.at(x))
-	}
-	for i := len(k.stack) - 1; i >= 0; i-- {
-		y := k.stack[i]
-		link := chainLink{parent: key, class: uint32(k.h.ClassOf(y))}
-		if c, ok := k.h.ClassObjectOf(y); ok && k.h.Classes[c].Object == y {
-			link.class = uint32(c) | 1<<31
-		}
-		id, ok := k.ids[link]
-		if !ok {
-			id = uint32(len(k.ids) + 1)
-			k.ids[link] = id
-		}
-		*k.slot(y) = chainMemo{obj: y, key: id}
-		key = id
-	}
-	return key
 }

@@ -19,6 +19,10 @@ type CollectionOptions struct {
 	Size model.SizeMode
 	// Heaps selects the Android heaps whose collections and arrays count.
 	Heaps model.HeapSelection
+	// Sums, when set, are the heap's sums kept in an index: a question
+	// they answer (sums over every heap in their size mode) is answered
+	// from them.
+	Sums *CollectionSums
 }
 
 // CollectionClass sums the collections of one class.
@@ -139,6 +143,9 @@ var (
 // constant the heap knows (model.Heap.ArrayContents); a constant array's
 // value is read only to list it. Sums are per class, most wasted first.
 func Collections(h *model.Heap, o CollectionOptions) (CollectionReport, error) {
+	if o.Sums.answers(o) {
+		return o.Sums.report(h, o), nil
+	}
 	var rep CollectionReport
 	jdkOf := jdkClassesOf(h)
 	colls, wasteful := findCollections(h, jdkOf, o.Heaps)

@@ -59,11 +59,14 @@ func threadHeld(rt model.Root) bool {
 // the objects each listed frame holds with their retained sizes. r is the
 // dominator tree of h's strong references (without unreachable objects
 // kept).
-func AddThreadRetention(h *model.Heap, r *graph.Retention, rows []ThreadRow) error {
+//
+// edges, when they are r's tree's (kept in an index: ThreadEdges), spare
+// the pass over every reference that finds them.
+func AddThreadRetention(h *model.Heap, r *graph.Retention, rows []ThreadRow, edges *ThreadEdgeList) error {
 	if len(rows) != len(h.Threads) {
 		return fmt.Errorf("threads: %d rows for %d threads", len(rows), len(h.Threads))
 	}
-	retained, err := threadRetained(h, r)
+	retained, err := threadRetained(h, r, edges)
 	if err != nil {
 		return err
 	}
@@ -90,11 +93,9 @@ const (
 	labelUnrooted int32 = -2 // reached from a root that is no thread's
 )
 
-// threadRetained returns the bytes each thread of h retains (see above).
-func threadRetained(h *model.Heap, r *graph.Retention) ([]int64, error) {
-	n := h.NumObjects()
-	// threadOf maps each Thread object to the first thread it is the
-	// object of; those objects are the threads' nodes.
+// threadNodes maps each Thread object of h to the first thread it is
+// the object of; those objects are the threads' nodes.
+func threadNodes(h *model.Heap, r *graph.Retention) map[model.ObjectIndex]int32 {
 	threadOf := map[model.ObjectIndex]int32{}
 	for k, t := range h.Threads {
 		if t.Object != model.NoObject && r.Reachable(t.Object) {
@@ -103,9 +104,13 @@ func threadRetained(h *model.Heap, r *graph.Retention) ([]int64, error) {
 			}
 		}
 	}
-	// rooted marks the objects the virtual root still references once the
-	// stack roots hang under their threads.
-	rooted := graph.NewObjectBits(n)
+	return threadOf
+}
+
+// rootedObjects marks the objects the virtual root still references once
+// the stack roots hang under their threads, threadOf's nodes among them.
+func rootedObjects(h *model.Heap, threadOf map[model.ObjectIndex]int32) graph.ObjectBits {
+	rooted := graph.NewObjectBits(h.NumObjects())
 	for _, rt := range h.Roots {
 		if rt.Object != model.NoObject && !threadHeld(rt) {
 			rooted.Add(rt.Object)
@@ -119,9 +124,17 @@ func threadRetained(h *model.Heap, r *graph.Retention) ([]int64, error) {
 	for obj := range threadOf {
 		rooted.Add(obj)
 	}
+	return rooted
+}
+
+// ThreadEdges finds the edges of the graph of h's top-level subtrees in
+// its dominator tree r, contracted (see contractedEdges): what
+// AddThreadRetention spreads the threads' labels over.
+func ThreadEdges(h *model.Heap, r *graph.Retention) (*ThreadEdgeList, error) {
+	rooted := rootedObjects(h, threadNodes(h, r))
 	// inner marks the top-level objects that are no root any more: only
 	// they can come under a thread's node other than the threads' own.
-	inner := graph.NewObjectBits(n)
+	inner := graph.NewObjectBits(h.NumObjects())
 	for i, d := range r.ImmediateDominators() {
 		if d == graph.VirtualRoot && !rooted.Has(model.ObjectIndex(i)) {
 			inner.Add(model.ObjectIndex(i))
@@ -131,6 +144,22 @@ func threadRetained(h *model.Heap, r *graph.Retention) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
+	return &ThreadEdgeList{edges: edges, idom: r.ImmediateDominators()}, nil
+}
+
+// threadRetained returns the bytes each thread of h retains (see above),
+// over the contracted graph's edges given, or found now when they are
+// not of r's tree.
+func threadRetained(h *model.Heap, r *graph.Retention, given *ThreadEdgeList) ([]int64, error) {
+	threadOf := threadNodes(h, r)
+	rooted := rootedObjects(h, threadOf)
+	if !given.of(r) {
+		var err error
+		if given, err = ThreadEdges(h, r); err != nil {
+			return nil, err
+		}
+	}
+	edges := given.edges
 	label := map[model.ObjectIndex]int32{}
 	// spread gives label l to the top-level object v and to what it
 	// reaches, stopping at the threads' nodes of other threads and at

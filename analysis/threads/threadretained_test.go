@@ -81,7 +81,7 @@ func TestThreadRetainedMatchesDefinition(t *testing.T) {
 			want := naiveThreadRetained(h, r)
 			for _, procs := range []int{1, 4} {
 				analysistest.WithParallelism(procs, func() {
-					got, err := threadRetained(h, r)
+					got, err := threadRetained(h, r, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -109,7 +109,7 @@ func TestThreadRetentionInspect(t *testing.T) {
 				t.Fatal(err)
 			}
 			rows := ThreadsFromHeap(h, hl, 0)
-			if err := AddThreadRetention(h, r, rows); err != nil {
+			if err := AddThreadRetention(h, r, rows, nil); err != nil {
 				t.Fatal(err)
 			}
 			var holder *ThreadRow

@@ -15,8 +15,11 @@ func newIndexCommand(g *globalFlags) *cobra.Command {
 		Short: "Build the dump's index, so that every later question reads only it",
 		Long: `index reads a heap dump once and keeps what every heap command needs in an
 index file: the objects and their references, classes, GC roots, threads, the
-dominator tree with retained sizes, the shortest paths from the GC roots, and
-where each object lies in the dump. Heap commands use a fresh index by
+dominator tree with retained sizes, the shortest paths from the GC roots,
+where each object lies in the dump, and answers worked out ahead for the
+questions that would otherwise pass over every object (the String census of
+strings, the class chains of retainers --class, what threads --retained
+spreads over, the sums of collections). Heap commands use a fresh index by
 themselves (and build one when there is none), so running index first is only
 a way to pay the time up front.
 

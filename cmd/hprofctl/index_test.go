@@ -85,6 +85,7 @@ var identityCommands = [][]string{
 	{"deadlocks"},
 	{"strings", "--top", "0", "--size", "fields"},
 	{"collections", "--objects", "--top", "0"},
+	{"collections"},
 }
 
 const identityBuilds = 3

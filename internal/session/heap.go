@@ -258,6 +258,9 @@ func (s *Session) Retainers(o graph.RetainerOptions) (heap.Retainers, error) {
 		if o.Strong, err = s.StrongPaths(); err != nil {
 			return heap.Retainers{}, err
 		}
+		if x := s.indexOf(); x != nil && o.Class != nil {
+			o.Chains = x.classChains(s.noteln)
+		}
 	}
 	if o.Heaps, err = h.SelectHeaps(s.o.Heaps); err != nil {
 		return heap.Retainers{}, err
@@ -274,7 +277,7 @@ func (s *Session) Retainers(o graph.RetainerOptions) (heap.Retainers, error) {
 // labeled references of their objects and the names of their root
 // threads.
 func (s *Session) pathLabels(h *model.Heap, p graph.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error) {
-	labels, err := model.ReadLabels(h, p.Sources(h))
+	labels, err := model.ReadLabelsTo(h, p.Sources(h), p.Steps())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -395,6 +398,9 @@ func (s *Session) Collections(o heap.CollectionOptions) (heap.CollectionReport, 
 	o.Size = s.o.Size
 	if o.Heaps, err = h.SelectHeaps(s.o.Heaps); err != nil {
 		return heap.CollectionReport{}, err
+	}
+	if x := s.indexOf(); x != nil {
+		o.Sums = x.collectionSums(s.noteln)
 	}
 	return heap.Collections(h, o)
 }

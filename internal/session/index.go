@@ -88,6 +88,8 @@ type indexed struct {
 	// strings is the census of the Strings of every heap; nil when the
 	// index keeps none (a compressed dump).
 	strings *heap.StringCensus
+	// summaries are the index's answers worked out ahead (summaries.go).
+	summaries *summaries
 	// uncap stops keeping ix's resident pages under residentIndex.
 	uncap func()
 }
@@ -250,7 +252,10 @@ func fromIndex(ix *store.Index, path string) (*indexed, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &indexed{Heap: h, Path: ix.Path(), retention: r, paths: t, strings: census, ix: ix, uncap: ix.CapResident(residentIndex)}, nil
+	if err := checkSummarySections(ix); err != nil {
+		return nil, err
+	}
+	return &indexed{Heap: h, Path: ix.Path(), retention: r, paths: t, strings: census, summaries: &summaries{}, ix: ix, uncap: ix.CapResident(residentIndex)}, nil
 }
 
 // buildIndex reads the dump, analyses it and writes the index; when the index
@@ -298,8 +303,10 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	phase("writing the index")
 	paths := <-pathsDone
 	var census *heap.StringCensus
+	var sums *summaries
 	if err == nil {
 		census = stringCensus(h)
+		sums = summarize(h, r, paths)
 	}
 	if werr == nil {
 		werr = <-heapWritten
@@ -307,7 +314,7 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	if err != nil {
 		return nil, err
 	}
-	x := &indexed{Heap: h, Built: true, Rebuilt: why, retention: r, paths: paths, strings: census}
+	x := &indexed{Heap: h, Built: true, Rebuilt: why, retention: r, paths: paths, strings: census, summaries: sums}
 	if werr == nil {
 		werr = x.finish(w)
 	}
@@ -419,6 +426,9 @@ func (x *indexed) finish(w *store.Writer) error {
 		if err := heap.WriteStringIndex(w, x.strings); err != nil {
 			return err
 		}
+	}
+	if err := x.summaries.write(w); err != nil {
+		return err
 	}
 	if err := w.Commit(); err != nil {
 		return err

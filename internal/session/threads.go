@@ -81,7 +81,11 @@ func (s *Session) HeapThreads(o ThreadOptions) ([]threads.ThreadRow, error) {
 	}
 	rows := threads.ThreadsFromHeap(h, hl, o.Depth)
 	if o.Retained {
-		if err := threads.AddThreadRetention(h, r, rows); err != nil {
+		var edges *threads.ThreadEdgeList
+		if x := s.indexOf(); x != nil {
+			edges = x.threadEdges(s.noteln)
+		}
+		if err := threads.AddThreadRetention(h, r, rows, edges); err != nil {
 			return nil, err
 		}
 	}

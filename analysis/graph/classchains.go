@@ -1,0 +1,192 @@
+package graph
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/bigmem"
+	"github.com/hprofctl/hprofctl/model/store"
+)
+
+// SectionClassChains is the index section a ClassChains is kept in.
+const SectionClassChains = "paths.class-chains"
+
+// classChainsKept is how many class chains a ClassChains keeps per class:
+// a class target's answer lists the few chains holding most instances
+// (retainers --paths, 3 by default), and the most held of several
+// classes are among the most held of each.
+const classChainsKept = 64
+
+// ClassChains is what `retainers --class` answers from, for every class:
+// its instances (class objects left out), those no root reaches, and the
+// class chains of the strong shortest path tree that hold most of them
+// (see classPaths). It is computed once, for the index, so that the
+// question need not key millions of instances by their chains again.
+type ClassChains struct {
+	tree    *PathTree
+	classes map[model.ClassIndex]classChainsOf
+}
+
+// classChainsOf is one class's part of a ClassChains.
+type classChainsOf struct {
+	Class     int32 `json:"class"`
+	Targets   int64 `json:"targets"`
+	Unreached int64 `json:"unreached"`
+	// Groups are the chains holding most instances, each as its first
+	// instance in object order and its count of instances: most first,
+	// equal counts by their first instance.
+	Groups [][2]int64 `json:"groups"`
+}
+
+// SummarizeClassChains keys every object of h by its class chain in the
+// shortest path tree t, each once, and keeps the chains holding most
+// instances of each class. It holds a word per object while it runs
+// (model/bigmem: within the build's memory budget).
+func SummarizeClassChains(h *model.Heap, t *PathTree) *ClassChains {
+	n := h.NumObjects()
+	keys := bigmem.Make[uint32](n)
+	defer bigmem.Free(keys)
+	k := newChainIDs(h, t.parent, newClassObjects(h))
+	type group struct {
+		example model.ObjectIndex
+		count   int64
+	}
+	groups := []group{{}}
+	targets := make([]int64, len(h.Classes))
+	unreached := make([]int64, len(h.Classes))
+	for i := range n {
+		obj := model.ObjectIndex(i)
+		c := h.ClassOf(obj)
+		if c == model.NoClass || k.classes.has(obj) {
+			continue
+		}
+		targets[c]++
+		if t.parent.at(obj) == noParent {
+			unreached[c]++
+			continue
+		}
+		key := k.ofAll(obj, keys)
+		for len(groups) <= int(key) {
+			groups = append(groups, group{})
+		}
+		if groups[key].count == 0 {
+			groups[key].example = obj
+		}
+		groups[key].count++
+	}
+	byClass := make([][][2]int64, len(h.Classes))
+	for _, g := range groups {
+		if g.count > 0 {
+			c := h.ClassOf(g.example)
+			byClass[c] = append(byClass[c], [2]int64{int64(g.example), g.count})
+		}
+	}
+	s := &ClassChains{tree: t, classes: map[model.ClassIndex]classChainsOf{}}
+	for c := range h.Classes {
+		if targets[c] == 0 {
+			continue
+		}
+		gs := byClass[c]
+		slices.SortFunc(gs, func(a, b [2]int64) int { return cmp.Or(cmp.Compare(b[1], a[1]), cmp.Compare(a[0], b[0])) })
+		s.classes[model.ClassIndex(c)] = classChainsOf{Class: int32(c), Targets: targets[c], Unreached: unreached[c],
+			Groups: gs[:min(len(gs), classChainsKept)]}
+	}
+	return s
+}
+
+// ofAll is chainKeys.of with a key per object remembered in keys (0: not
+// known yet), so that each object is keyed once.
+func (k *chainKeys) ofAll(obj model.ObjectIndex, keys []uint32) uint32 {
+	k.stack = k.stack[:0]
+	x := obj
+	key := uint32(0)
+	for {
+		if keys[x] != 0 {
+			key = keys[x]
+			break
+		}
+		k.stack = append(k.stack, x)
+		if k.parent.at(x) == rootParent {
+			break
+		}
+		x = model.ObjectIndex(k.parent.at(x))
+	}
+	for i := len(k.stack) - 1; i >= 0; i-- {
+		y := k.stack[i]
+		key = k.id(k.link(key, y))
+		keys[y] = key
+	}
+	return key
+}
+
+// WriteClassChains writes s into the index w.
+func WriteClassChains(w *store.Writer, s *ClassChains) error {
+	list := make([]classChainsOf, 0, len(s.classes))
+	for _, cc := range s.classes {
+		list = append(list, cc)
+	}
+	slices.SortFunc(list, func(a, b classChainsOf) int { return cmp.Compare(a.Class, b.Class) })
+	return w.WriteJSON(SectionClassChains, list)
+}
+
+// ReadClassChains reads the ClassChains that WriteClassChains wrote into
+// ix, for heap h and the shortest path tree t read from the same index;
+// nil when the index keeps none. What it says is checked against h: each
+// chain's first instance is an object of its class that a root reaches,
+// and the counts add up to no more than the instances.
+func ReadClassChains(ix *store.Index, h *model.Heap, t *PathTree) (*ClassChains, error) {
+	if _, ok := ix.Section(SectionClassChains); !ok {
+		return nil, nil
+	}
+	var list []classChainsOf
+	if err := ix.JSON(SectionClassChains, &list); err != nil {
+		return nil, err
+	}
+	s := &ClassChains{tree: t, classes: make(map[model.ClassIndex]classChainsOf, len(list))}
+	n := int64(h.NumObjects())
+	for _, cc := range list {
+		c := model.ClassIndex(cc.Class)
+		held := int64(0)
+		for _, g := range cc.Groups {
+			if g[0] < 0 || g[0] >= n || g[1] < 1 || h.ClassOf(model.ObjectIndex(g[0])) != c || t.parent.at(model.ObjectIndex(g[0])) == noParent {
+				return nil, fmt.Errorf("%w: class chain of object %d (%d instances) cannot be of class %d", store.ErrCorrupt, g[0], g[1], cc.Class)
+			}
+			held += g[1]
+		}
+		_, dup := s.classes[c]
+		if cc.Class < 0 || int(cc.Class) >= len(h.Classes) || dup || cc.Unreached < 0 || cc.Targets > h.Classes[c].Instances ||
+			held > cc.Targets-cc.Unreached || len(cc.Groups) > classChainsKept {
+			return nil, fmt.Errorf("%w: the class chains of class %d do not fit its instances", store.ErrCorrupt, cc.Class)
+		}
+		s.classes[c] = cc
+	}
+	return s, nil
+}
+
+// answers reports whether s can give classPaths's answer for o and
+// paths: the same tree, every heap, and enough chains kept.
+func (s *ClassChains) answers(o RetainerOptions, parent parents, paths int) bool {
+	return s != nil && !o.IncludeWeak && o.Heaps.All() && paths <= classChainsKept && s.tree.parent.same(parent)
+}
+
+// classPaths is classPaths from s, for the classes match marks.
+func (s *ClassChains) classPaths(match []bool, parent parents, paths int) RetainerPaths {
+	var out RetainerPaths
+	var groups [][2]int64
+	for c, cc := range s.classes {
+		if !match[c] {
+			continue
+		}
+		out.Targets += cc.Targets
+		out.Unreached += cc.Unreached
+		groups = append(groups, cc.Groups...)
+	}
+	slices.SortFunc(groups, func(a, b [2]int64) int { return cmp.Or(cmp.Compare(b[1], a[1]), cmp.Compare(a[0], b[0])) })
+	for _, g := range groups[:min(paths, len(groups))] {
+		out.Chains = append(out.Chains, chainTo(parent, model.ObjectIndex(g[0])))
+		out.Objects = append(out.Objects, g[1])
+	}
+	return out
+}

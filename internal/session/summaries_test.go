@@ -1,0 +1,140 @@
+package session
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/model/store"
+	"github.com/hprofctl/hprofctl/model/store/storetest"
+)
+
+// plainDump writes the fixture, decompressed, into a directory of the
+// test's own: the index of a plain dump keeps every summary.
+func plainDump(t *testing.T) string {
+	t.Helper()
+	in, err := os.Open(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	z, err := gzip.NewReader(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "fixture.hprof")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, z); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// summaryQuestions asks s the questions the summaries answer.
+func summaryQuestions(s *Session) (any, error) {
+	r, err := s.Retainers(graph.RetainerOptions{Class: regexp.MustCompile(`^java\.lang\.(String|Thread)$`), Paths: 3})
+	if err != nil {
+		return nil, err
+	}
+	th, err := s.HeapThreads(ThreadOptions{Retained: true})
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.Collections(heap.CollectionOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return []any{r, th, c}, nil
+}
+
+// TestCraftedSummaries: the summaries an index keeps (class chains,
+// thread edges, collection sums) answer as the dump does, and one whose
+// checksum is valid but whose content cannot be the heap's is not used:
+// the session says so and computes the answer.
+func TestCraftedSummaries(t *testing.T) {
+	dump := plainDump(t)
+	direct, err := func() (any, error) {
+		s, err := Open(dump, Options{Dump: -1, NoIndex: true})
+		if err != nil {
+			return nil, err
+		}
+		defer s.Close()
+		return summaryQuestions(s)
+	}()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "fixture"+store.Suffix)
+	ask := func() (any, string) {
+		t.Helper()
+		var notes bytes.Buffer
+		s, err := Open(dump, Options{Dump: -1, Index: path, Notes: &notes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		got, err := summaryQuestions(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, notes.String()
+	}
+	if got, _ := ask(); !reflect.DeepEqual(got, direct) { // builds the index
+		t.Fatal("the answers while building the index differ from the dump's")
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, said := ask(); !reflect.DeepEqual(got, direct) || said != "" {
+		t.Fatalf("from the index: answers equal the dump's: %v; said %q", reflect.DeepEqual(got, direct), said)
+	}
+	json := func(text string) func([]byte) {
+		return func(b []byte) { copy(b, text+strings.Repeat(" ", len(b)-len(text))) }
+	}
+	cases := []struct {
+		section string
+		change  func([]byte)
+		says    string
+	}{
+		{"paths.class-chains", json(`[{"class":0,"targets":1,"unreached":0,"groups":[[4000000000,1]]}]`), "class chains are not used"},
+		{"paths.class-chains", json(`{`), "class chains are not used"},
+		{"threads.contracted-edges", fill(0xFFFFFFFF), "thread edges are not used"},
+		{"threads.contracted-edges", fill(0), "thread edges are not used"},
+		{"collections.sums", json(`{"size":0,"classes":[{"class":100000,"instances":1}]}`), "collection sums are not used"},
+		{"collections.sums", json(`{"size":0,"classes":[{"class":0,"instances":-1}]}`), "collection sums are not used"},
+	}
+	for _, c := range cases {
+		data := bytes.Clone(good)
+		sec := storetest.Section(data, c.section)
+		if len(sec) == 0 {
+			t.Fatalf("the index has no section %s", c.section)
+		}
+		c.change(sec)
+		storetest.Reseal(data)
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, said := ask()
+		if !reflect.DeepEqual(got, direct) {
+			t.Errorf("%s crafted: the answers differ from the dump's", c.section)
+		}
+		if !strings.Contains(said, c.says) {
+			t.Errorf("%s crafted: the session said %q; want %q", c.section, said, c.says)
+		}
+	}
+}
