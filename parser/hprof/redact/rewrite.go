@@ -15,16 +15,16 @@ import (
 // rewriter is the second pass: it writes each record it reads into
 // batches, whose values the pipeline's workers replace.
 type rewriter struct {
-	r       *hprof.Reader
-	name    string
-	w       io.Writer
-	gz      bool
-	pipe    *pipeline
-	cur     *batch // the batch being filled: e.b and ops are its out and ops
-	e       enc
-	ops     []op
-	refs    map[uint64]bool // string ids records refer to
-	sum     *Summary
+	r    *hprof.Reader
+	name string
+	w    io.Writer
+	gz   bool
+	pipe *pipeline
+	cur  *batch // the batch being filled: e.b and ops are its out and ops
+	e    enc
+	ops  []op
+	refs map[uint64]bool // string ids records refer to
+	sum  *Summary
 	// heapRedactor replaces the statics, constants and names here, and
 	// counts what the batches' workers replace.
 	*heapRedactor
