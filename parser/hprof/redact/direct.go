@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"maps"
 	"slices"
 
 	"github.com/hprofctl/hprofctl/parser/hprof"
@@ -41,7 +40,6 @@ const jobBytes = 1 << 20
 type heapSpan struct {
 	off, end int64 // file offsets of its record header and past its body
 	at       int64 // the offset in the top-level stream of the record after it
-	segment  bool  // a HEAP_DUMP_SEGMENT, not a HEAP_DUMP
 	cuts     []cut // where its second pass is cut into jobs, after off
 }
 
@@ -127,7 +125,7 @@ func (t *topStream) Read(p []byte) (int, error) {
 		}
 		switch {
 		case tag == hprof.TagHeapDump || tag == hprof.TagHeapDumpSegment:
-			if err := t.heap(next, tag == hprof.TagHeapDumpSegment); err != nil {
+			if err := t.heap(next); err != nil {
 				return 0, err
 			}
 			t.segments = tag == hprof.TagHeapDumpSegment
@@ -151,8 +149,8 @@ func (t *topStream) Read(p []byte) (int, error) {
 }
 
 // heap notes the heap record at t.pos, which ends at end, and skips it.
-func (t *topStream) heap(end int64, segment bool) error {
-	sp := heapSpan{off: t.pos, end: end, at: t.out, segment: segment}
+func (t *topStream) heap(end int64) error {
+	sp := heapSpan{off: t.pos, end: end, at: t.out}
 	switch {
 	case end == t.pos+9:
 		return errNotDirect // a heap record of no length (perhaps one of unknown length)
@@ -189,21 +187,17 @@ func (t *topStream) bytes(off int64, n int) ([]byte, error) {
 	return t.buf[off-t.bufOff : off-t.bufOff+int64(n)], nil
 }
 
-// heapDumpEnd is the HEAP_DUMP_END record that ends the stream of heap
-// records a first-pass worker reads when they end in a segment.
-var heapDumpEnd = []byte{byte(hprof.TagHeapDumpEnd), 0, 0, 0, 0, 0, 0, 0, 0}
-
 // directScan is the direct path's first pass: the top-level records
-// through a topStream, then the heap records on workers goroutines, a
-// run of them each. It returns the scan, the heap records with their
-// cuts, and the CLASS_DUMP records by file offset; errNotDirect when the
-// streaming path is to read the dump.
-func directScan(src io.ReaderAt, size int64, name string, ks *keys, workers int) (*scan, []heapSpan, map[int64]*hprof.ClassDump, error) {
-	hl, err := headerLength(src, size)
+// through a topStream, then the heap records on workers goroutines
+// (scanHeap). It returns the scan, the heap records with their cuts, and
+// the CLASS_DUMP records by file offset; errNotDirect when the streaming
+// path is to read the dump.
+func directScan(src *dumpSource, name string, ks *keys, workers int) (*scan, []heapSpan, map[int64]*hprof.ClassDump, error) {
+	hl, err := headerLength(src, src.size)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ts := newTopStream(src, size, hl, nil)
+	ts := newTopStream(src, src.size, hl, nil)
 	r, err := hprof.NewReader(ts, hprof.Options{Name: name})
 	if err != nil || r.Header().Version == "1.0" {
 		return nil, nil, nil, errNotDirect
@@ -212,44 +206,9 @@ func directScan(src io.ReaderAt, size int64, name string, ks *keys, workers int)
 	if err != nil {
 		return nil, nil, nil, errNotDirect
 	}
-	header := make([]byte, hl)
-	if _, err := src.ReadAt(header, 0); err != nil {
+	classDumps, err := scanHeap(src, s, ts.spans, ks, workers)
+	if err != nil {
 		return nil, nil, nil, errNotDirect
-	}
-	runs := shareSpans(ts.spans, 4*workers)
-	parts := make([]*spanScan, len(runs))
-	errs := make(chan error, workers)
-	next := make(chan int, len(runs))
-	for i := range runs {
-		next <- i
-	}
-	close(next)
-	for range workers {
-		go func() {
-			k := ks.keyer()
-			for i := range next {
-				var err error
-				if parts[i], err = scanSpans(src, header, runs[i], s.header, name, k); err != nil {
-					errs <- err
-					return
-				}
-			}
-			errs <- nil
-		}()
-	}
-	failed := false
-	for range workers {
-		failed = <-errs != nil || failed
-	}
-	if failed {
-		return nil, nil, nil, errNotDirect
-	}
-	classDumps := map[int64]*hprof.ClassDump{}
-	for _, part := range parts {
-		maps.Copy(s.classes, part.classes)
-		maps.Copy(s.heapNames, part.heapNames)
-		maps.Copy(s.big, part.big)
-		maps.Copy(classDumps, part.classDumps)
 	}
 	return s, ts.spans, classDumps, nil
 }
@@ -270,74 +229,6 @@ func shareSpans(spans []heapSpan, n int) [][]heapSpan {
 		}
 	}
 	return runs
-}
-
-// spanScan is what the first pass learns of a run of heap records: the
-// scan's classes, heap names and big arrays, and the CLASS_DUMP records
-// by file offset.
-type spanScan struct {
-	*scan
-	classDumps map[int64]*hprof.ClassDump
-}
-
-// scanSpans reads the heap records spans, preceded by the dump's header,
-// through an hprof.Reader, and sets their cuts.
-func scanSpans(src io.ReaderAt, header []byte, spans []heapSpan, h hprof.Header, name string, k *keyer) (*spanScan, error) {
-	readers := []io.Reader{bytes.NewReader(header)}
-	for _, sp := range spans {
-		readers = append(readers, io.NewSectionReader(src, sp.off, sp.end-sp.off))
-	}
-	if spans[len(spans)-1].segment {
-		readers = append(readers, bytes.NewReader(heapDumpEnd))
-	}
-	r, err := hprof.NewReader(io.MultiReader(readers...), hprof.Options{Name: name})
-	if err != nil {
-		return nil, err
-	}
-	part := &spanScan{scan: newScan(h), classDumps: map[int64]*hprof.ClassDump{}}
-	ids := int64(h.IDSize)
-	i, delta := -1, int64(0)
-	var c cutter
-	for r.Next() {
-		rec := r.Record()
-		if rec.Sub == 0 {
-			if rec.Tag == hprof.TagHeapDumpEnd {
-				continue
-			}
-			if i++; i > 0 {
-				spans[i-1].cuts = c.cuts
-			}
-			if i == len(spans) {
-				return nil, errNotDirect
-			}
-			delta, c = spans[i].off-rec.Offset, cutter{last: spans[i].off}
-			continue
-		}
-		off := rec.Offset + delta
-		c.at(off)
-		switch n := r.PayloadSize(); {
-		case rec.Sub == hprof.SubClassDump:
-			part.classDumps[off] = cloneClass(&rec.Class)
-		case rec.Sub == hprof.SubPrimArrayDump && n > bigArray:
-			t := rec.PrimArray.ElemType
-			start := off + 1 + ids + 9
-			c.inside(elements{rec: off, start: start, end: start + n, t: t}, int64(t.Size(8)))
-		case rec.Sub == hprof.SubObjArrayDump && n > jobBytes:
-			start := off + 1 + 2*ids + 8
-			c.inside(elements{rec: off, start: start, end: start + n, t: hprof.TypeObject}, ids)
-		}
-		if err := part.observe(r, k, off); err != nil {
-			return nil, err
-		}
-	}
-	if err := r.Err(); err != nil {
-		return nil, err
-	}
-	if i != len(spans)-1 || r.WarningCount() > 0 {
-		return nil, errNotDirect
-	}
-	spans[i].cuts = c.cuts
-	return part, nil
 }
 
 // cloneClass is a copy of c that shares nothing with it.

@@ -23,8 +23,13 @@ func streamed(dump []byte, opt Options) ([]byte, *Summary, error) {
 // direct is what the direct path writes for dump, or errNotDirect.
 func direct(dump []byte, opt Options) ([]byte, *Summary, error) {
 	var out bytes.Buffer
-	sum, err := redactDirect(bytes.NewReader(dump), int64(len(dump)), "dump", &out, opt)
+	sum, err := redactDirect(memSource(dump), "dump", &out, opt)
 	return out.Bytes(), sum, err
+}
+
+// memSource is the dumpSource of dump in memory.
+func memSource(dump []byte) *dumpSource {
+	return &dumpSource{ReaderAt: bytes.NewReader(dump), size: int64(len(dump)), mem: dump}
 }
 
 // sameAsStreamed checks that the direct path writes the streaming path's
@@ -120,7 +125,7 @@ func TestDirectSameAsStreamed(t *testing.T) {
 			}
 		}()
 	}
-	s, spans, _, err := directScan(bytes.NewReader(dumps["cut"]), int64(len(dumps["cut"])), "cut", newKeys([]byte("test key, sixteen bytes or more")), 2)
+	s, spans, _, err := directScan(memSource(dumps["cut"]), "cut", newKeys([]byte("test key, sixteen bytes or more")), 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -149,7 +149,10 @@ func redactFile(in string, w io.Writer, opt Options) (*Summary, error) {
 	if f, err := os.Open(in); err == nil {
 		defer f.Close()
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			if sum, err := redactDirect(f, st.Size(), in, w, opt); !errors.Is(err, errNotDirect) {
+			src, unmap := mapFile(f, st.Size())
+			sum, err := redactDirect(src, in, w, opt)
+			unmap()
+			if !errors.Is(err, errNotDirect) {
 				return sum, err
 			}
 		}
@@ -167,12 +170,13 @@ func runKey(key []byte) ([]byte, error) {
 	return key, err
 }
 
-// redactDirect redacts the dump of size bytes that src holds into w by
-// the direct path (see direct.go); errNotDirect, before anything is
-// written, when it leaves the dump to the streaming path.
-func redactDirect(src io.ReaderAt, size int64, name string, w io.Writer, opt Options) (*Summary, error) {
+// redactDirect redacts the dump src into w by the direct path (see
+// direct.go); errNotDirect, before anything is written, when it leaves
+// the dump to the streaming path.
+func redactDirect(src *dumpSource, name string, w io.Writer, opt Options) (*Summary, error) {
+	size := src.size
 	k := newKeyer(opt.Key)
-	s, spans, classDumps, err := directScan(src, size, name, k.keys, runtime.GOMAXPROCS(0))
+	s, spans, classDumps, err := directScan(src, name, k.keys, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return nil, err
 	}
