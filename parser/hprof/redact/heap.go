@@ -174,7 +174,7 @@ func (rw *rewriter) instance(in *hprof.InstanceDump) error {
 // layoutCache remembers the layouts of the classes met last, by a hash
 // of the class id: the instances of a few classes make up most heaps,
 // and the map of all layouts is slower to look up.
-type layoutCache [1 << 10]struct {
+type layoutCache [1 << 12]struct {
 	id uint64
 	l  *layout
 }
@@ -182,7 +182,7 @@ type layoutCache [1 << 10]struct {
 // layout is the layout of the instances of class id, nil for a class no
 // CLASS_DUMP described.
 func (h *heapRedactor) layout(id uint64) *layout {
-	slot := &h.layouts[id*0x9E3779B97F4A7C15>>54]
+	slot := &h.layouts[id*0x9E3779B97F4A7C15>>52]
 	if slot.l == nil || slot.id != id {
 		l := h.p.layouts[id]
 		if l == nil {
