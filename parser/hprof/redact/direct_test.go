@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
 	"math/rand/v2"
 	"reflect"
 	"runtime"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
+	"github.com/hprofctl/hprofctl/parser/input"
 )
 
 // streamed is what the streaming path writes for dump, or its error.
@@ -159,5 +164,56 @@ func TestDirectLeaves(t *testing.T) {
 		if _, _, err := direct(d, opt); !errors.Is(err, errNotDirect) {
 			t.Errorf("%s: the direct path answered %v", name, err)
 		}
+	}
+}
+
+// TestDirectSameOnEveryDump redacts every dump of testdata and of the
+// shared corpus that is binary HPROF (decompressed first when it is
+// compressed) by both paths: where the streaming path writes a dump, the
+// direct path writes the same bytes or leaves the dump to it; where the
+// streaming path fails, the direct path does not write one.
+func TestDirectSameOnEveryDump(t *testing.T) {
+	var files []string
+	for _, root := range []string{filepath.Join("..", "..", "..", "testdata"), testshared.Path(t, "corpus")} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (strings.Contains(d.Name(), "hprof") || filepath.Ext(path) == ".bin") {
+				files = append(files, path)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	same, left := 0, 0
+	for _, path := range files {
+		f, err := input.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dump, err := io.ReadAll(f)
+		f.Close()
+		if err != nil || !bytes.HasPrefix(dump, []byte("JAVA PROFILE 1.0")) || bytes.HasPrefix(dump, []byte("JAVA PROFILE 1.0.1, created")) {
+			continue // not binary HPROF: the agent's ASCII output, a histogram
+		}
+		opt := Options{Key: []byte("test key, sixteen bytes or more"), Keep: DefaultKeep}
+		want, _, werr := streamed(dump, opt)
+		got, _, err := direct(dump, opt)
+		switch {
+		case errors.Is(err, errNotDirect):
+			left++
+		case werr != nil:
+			t.Errorf("%s: the streaming path fails (%v), the direct path answers %v", path, werr, err)
+		case err != nil:
+			t.Errorf("%s: the direct path fails: %v", path, err)
+		case !bytes.Equal(got, want):
+			t.Errorf("%s: the direct path wrote another dump than the streaming path", path)
+		default:
+			same++
+		}
+	}
+	t.Logf("%d dumps redacted alike by both paths, %d left to the streaming path", same, left)
+	if same < 40 || left > 2 {
+		t.Errorf("%d dumps redacted alike by both paths and %d left to the streaming path, want most of the corpus's and testdata's 47 binary dumps alike", same, left)
 	}
 }
