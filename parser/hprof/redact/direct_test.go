@@ -5,11 +5,11 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"path/filepath"
-	"strings"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/internal/testshared"
