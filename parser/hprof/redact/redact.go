@@ -20,10 +20,17 @@
 // The input is read twice, in constant memory beside the classes and
 // names: once for the class layouts, the names and the digests of the
 // arrays too big to hold, once to write the output record by record, with
-// the same version, identifier size and record lengths. The second read
-// hands the records on in batches of about 1 MiB, whose values are
-// replaced (and, for gzip output, compressed) on GOMAXPROCS goroutines and
-// written in order.
+// the same version, identifier size and record lengths. A plain file is
+// read by the direct path (direct.go): its heap records are read at their
+// offsets on GOMAXPROCS goroutines in both passes, the first walking them
+// in the mapped file, the second reading pieces of about 1 MiB straight
+// into the batches they are written from and replacing the values in
+// place. Any other input (compressed, or a file the direct path does not
+// read as hprof.Reader would) is streamed through one hprof.Reader, which
+// hands the records on in batches of about 1 MiB whose values are
+// replaced on GOMAXPROCS goroutines. Either way the batches are
+// compressed for gzip output on those goroutines and written in order,
+// and both paths write the same bytes.
 package redact
 
 import (
