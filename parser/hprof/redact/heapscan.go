@@ -147,11 +147,14 @@ func (w *spanScanner) view(off, n int64) ([]byte, error) {
 }
 
 // release lets go of the mapping before off, whole pages of it, once
-// there are releaseBytes of them or more.
+// there are releaseBytes of it or more.
 func (w *spanScanner) release(off int64) {
+	if !w.src.mapped || off-w.freed < releaseBytes {
+		return
+	}
 	page := int64(os.Getpagesize())
 	from, to := (w.freed+page-1)/page*page, off/page*page
-	if !w.src.mapped || to-from < releaseBytes {
+	if to <= from {
 		return
 	}
 	mmap.Release(w.src.mem[from:to])
