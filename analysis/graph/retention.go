@@ -16,9 +16,10 @@ import (
 // virtual root:
 //
 //   - the virtual root references every GC root object, and the class
-//     object of every class the bootstrap loader defined (loader id 0):
-//     such "system classes" live as long as the JVM, which is also how
-//     Eclipse MAT treats them;
+//     object of every class the bootstrap loader defined (loader id 0),
+//     array classes included: such "system classes" live as long as the
+//     JVM (Eclipse MAT roots only those the dump marks as sticky classes,
+//     see MATKept);
 //   - every object references what model.Heap.Refs lists (instance
 //     fields, array elements, a class object's super, loader, signers,
 //     protection domain, statics and constants) and its own class object,

@@ -140,7 +140,7 @@ func TestMATShowDominatorTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept := matReachable(h, r)
+	kept := graph.MATKept(h)
 	var set []model.ObjectIndex
 	ours, mat := 0, 0
 	for i := range h.NumObjects() {

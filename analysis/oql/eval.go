@@ -21,8 +21,8 @@ type Options struct {
 	// classes yields; objects named by id are taken as given.
 	Heaps model.HeapSelection
 	// Reachable takes into a FROM clause naming classes only the objects
-	// reachable from the GC roots, the objects Eclipse MAT keeps by
-	// default (docs/oql.md).
+	// Eclipse MAT keeps by default, those its GC roots reach by its rules
+	// (graph.MATKept, docs/mat-conventions.md).
 	Reachable bool
 	// Describe adds to the rows of SELECT * and SELECT OBJECTS each
 	// object's class, shallow and retained size, as Eclipse MAT's result
@@ -83,7 +83,7 @@ type shared struct {
 	roots                 map[model.ObjectIndex][]string
 	// reachable marks the objects a Reachable query takes, built on
 	// first use (buildReachable).
-	reachable []bool
+	reachable graph.ObjectBits
 	// classFroms keep the objects of FROM clauses naming classes, for
 	// subqueries evaluated again for each row.
 	classFroms map[*Query]fromList

@@ -1,9 +1,9 @@
 package oql
 
 import (
-	"cmp"
 	"slices"
 
+	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/model"
 )
 
@@ -96,38 +96,10 @@ func (e *evaluator) retainedSet(objs []model.ObjectIndex) ([]model.ObjectIndex, 
 	return out, nil
 }
 
-// buildReachable marks the objects Eclipse MAT keeps: those the
-// retention reaches from the GC roots, and what they reach through the
-// referents of java.lang.ref.Reference objects too (MAT counts a
-// referent as a reference).
+// buildReachable marks the objects Eclipse MAT keeps
+// (graph.MATKept).
 func (e *evaluator) buildReachable() {
-	if e.reachable != nil {
-		return
-	}
-	h := e.h
-	n := h.NumObjects()
-	e.reachable = make([]bool, n)
-	weak := h.Referents()
-	var stack []model.ObjectIndex
-	for i := range n {
-		if o := model.ObjectIndex(i); e.r.Reachable(o) {
-			e.reachable[o] = true
-			stack = append(stack, o)
-		}
-	}
-	for len(stack) > 0 {
-		i := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		next := h.Refs(i)
-		lo, _ := slices.BinarySearchFunc(weak, i, func(w model.WeakRef, t model.ObjectIndex) int { return cmp.Compare(w.From, t) })
-		for k := lo; k < len(weak) && weak[k].From == i; k++ {
-			next = append(next[:len(next):len(next)], weak[k].To)
-		}
-		for _, t := range next {
-			if t != model.NoObject && !e.reachable[t] {
-				e.reachable[t] = true
-				stack = append(stack, t)
-			}
-		}
+	if e.reachable == nil {
+		e.reachable = graph.MATKept(e.h)
 	}
 }

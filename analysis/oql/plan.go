@@ -325,7 +325,7 @@ func (e *evaluator) takes(i model.ObjectIndex) bool {
 	}
 	if e.opt.Reachable {
 		e.buildReachable()
-		return e.reachable[i]
+		return e.reachable.Has(i)
 	}
 	return true
 }

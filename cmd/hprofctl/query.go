@@ -80,7 +80,7 @@ would take more.`,
 		},
 	}
 	cmd.Flags().IntVar(&limit, "limit", 0, "print at most N rows (0: all); the answer still says how many there were")
-	cmd.Flags().BoolVar(&reachable, "reachable", false, "take into FROM clauses only objects reachable from the GC roots, as Eclipse MAT counts by default")
+	cmd.Flags().BoolVar(&reachable, "reachable", false, "take into FROM clauses only the objects Eclipse MAT keeps by default: those its GC roots reach, by its rules (docs/mat-conventions.md)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give the query up after this long, e.g. 30s or 5m (0: never)")
 	cmd.Flags().StringVar(&maxMemory, "max-memory", "2GiB", "give the query up when the rows it keeps would take more memory than this")
 	return cmd
