@@ -26,7 +26,8 @@ elements of every primitive array (so the characters of every String, thread
 name and system property), every primitive instance, static and constant
 field, and the thread names of START_THREAD records. IN may be plain, gzip
 (also the JVM's -gz) or bzip2, HotSpot, agent or Android; it is read twice,
-in constant memory beside its classes and names.
+in constant memory beside its classes and names (a plain file on every core,
+its heap records read at their offsets).
 
 Replacement is keyed, with a random key per run unless --key-file gives one:
 equal values stay equal and different ones different, lengths, String coders

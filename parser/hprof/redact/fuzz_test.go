@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"testing"
 
@@ -47,15 +48,29 @@ func smallDump(t testing.TB, idSize int) []byte {
 }
 
 // FuzzRedact redacts arbitrary input: it fails with an error or writes a
-// dump that reads back whole, with the same header.
+// dump that reads back whole, with the same header; the direct path
+// writes the streaming path's bytes, fails where it fails, or leaves the
+// input to it.
 func FuzzRedact(f *testing.F) {
 	for _, idSize := range []int{4, 8} {
 		f.Add(smallDump(f, idSize))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		opt := Options{Key: []byte("fuzz key, 16+ bytes"), Keep: DefaultKeep, Names: len(data)%2 == 0}
 		open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
 		var out bytes.Buffer
-		if _, err := Redact(open, "fuzz", &out, Options{Key: []byte("fuzz key, 16+ bytes"), Keep: DefaultKeep, Names: len(data)%2 == 0}); err != nil {
+		_, err := Redact(open, "fuzz", &out, opt)
+		got, _, derr := direct(data, opt)
+		switch {
+		case errors.Is(derr, errNotDirect):
+		case err != nil && derr == nil:
+			t.Fatalf("the streaming path fails (%v), the direct path writes a dump", err)
+		case err == nil && derr != nil:
+			t.Fatalf("the direct path fails: %v", derr)
+		case err == nil && !bytes.Equal(got, out.Bytes()):
+			t.Fatal("the direct path wrote another dump than the streaming path")
+		}
+		if err != nil {
 			return
 		}
 		r, err := hprof.NewReader(bytes.NewReader(out.Bytes()), hprof.Options{Name: "out"})

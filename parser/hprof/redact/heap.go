@@ -42,11 +42,73 @@ func (rw *rewriter) sub(rec *hprof.Record) error {
 // classDump writes a CLASS_DUMP with its primitive statics and constants
 // replaced, the kept statics copied.
 func (rw *rewriter) classDump(c *hprof.ClassDump) {
+	rw.redactClass(c)
+	rw.e.classDump(c)
+}
+
+// heapRedactor replaces the values of heap records on one goroutine and
+// counts what it replaced and kept.
+type heapRedactor struct {
+	k       *keyer
+	s       *scan
+	p       *plan
+	names   *renamer
+	layouts layoutCache // the layouts of the classes met last
+	tally
+}
+
+// tally counts what one goroutine replaced and kept of the heap; the
+// tallies of all of them add up to the Summary.
+type tally struct {
+	arrays                                          [hprof.TypeLong + 1]Count
+	instanceFields, staticFields, constants, opaque Count
+	kept                                            []int64          // kept instance field values by keep index
+	keptStatics                                     map[string]int64 // kept static values by CLASS.FIELD or LayoutStatics
+}
+
+func newHeapRedactor(k *keyer, s *scan, p *plan, names *renamer) *heapRedactor {
+	return &heapRedactor{k: k, s: s, p: p, names: names,
+		tally: tally{kept: make([]int64, len(p.kept)), keptStatics: map[string]int64{}}}
+}
+
+// addTo adds the tally to sum.
+func (t *tally) addTo(sum *Summary, p *plan) {
+	for typ, c := range t.arrays {
+		if c.Values == 0 {
+			continue
+		}
+		name := hprof.Type(typ).String()
+		if sum.Arrays[name] == nil {
+			sum.Arrays[name] = &Count{}
+		}
+		sum.Arrays[name].Values += c.Values
+		sum.Arrays[name].Bytes += c.Bytes
+	}
+	for _, c := range [][2]*Count{{&sum.InstanceFields, &t.instanceFields}, {&sum.StaticFields, &t.staticFields},
+		{&sum.Constants, &t.constants}, {&sum.Opaque, &t.opaque}} {
+		c[0].Values += c[1].Values
+		c[0].Bytes += c[1].Bytes
+	}
+	for i, n := range t.kept {
+		if n > 0 {
+			sum.Kept[p.kept[i]] += n
+		}
+	}
+	for name, n := range t.keptStatics {
+		sum.Kept[name] += n
+	}
+}
+
+// redactClass replaces the primitive statics and constants of a
+// CLASS_DUMP but the kept statics, and renames its fields with
+// Options.Names.
+func (h *heapRedactor) redactClass(c *hprof.ClassDump) {
+	ids := h.s.header.IDSize
 	for i := range c.Constants {
 		k := &c.Constants[i]
 		if k.Type != hprof.TypeObject {
-			k.Value = rw.k.field(k.Type, k.Value)
-			rw.sum.Constants.add(k.Type.Size(rw.e.ids))
+			k.Value = h.k.field(k.Type, k.Value)
+			h.constants.add(k.Type.Size(ids))
 		}
 	}
 	for i := range c.Statics {
@@ -54,21 +116,41 @@ func (rw *rewriter) classDump(c *hprof.ClassDump) {
 		if st.Type == hprof.TypeObject {
 			continue
 		}
-		if keep := rw.p.keepIndex(rw.s, c.ID, st.NameID); keep >= 0 {
-			rw.sum.Kept[rw.p.kept[keep]]++
+		if keep := h.p.keepIndex(h.s, c.ID, st.NameID); keep >= 0 {
+			h.keptStatics[h.p.kept[keep]]++
 			continue
 		}
-		if layoutStatic(rw.s.className(c.ID), rw.s.utf8[st.NameID]) {
-			rw.sum.Kept[LayoutStatics]++
+		if layoutStatic(h.s.className(c.ID), h.s.utf8[st.NameID]) {
+			h.keptStatics[LayoutStatics]++
 			continue
 		}
-		st.Value = rw.k.field(st.Type, st.Value)
-		rw.sum.StaticFields.add(st.Type.Size(rw.e.ids))
+		st.Value = h.k.field(st.Type, st.Value)
+		h.staticFields.add(st.Type.Size(ids))
 	}
-	if rw.names != nil {
-		rw.names.renameClass(c)
+	if h.names != nil {
+		h.names.renameClass(h.k, c)
 	}
-	rw.e.classDump(c)
+}
+
+// instanceLayout is the layout of an instance of class id with n field
+// bytes, and how many leading bytes of them it covers; it counts the
+// replaced and kept values and the opaque bytes.
+func (h *heapRedactor) instanceLayout(id uint64, n int) (*layout, int) {
+	l := h.layout(id)
+	cover, values, bytes := l.cover(n)
+	h.instanceFields.Values += int64(values)
+	h.instanceFields.Bytes += int64(bytes)
+	if cover < n {
+		h.opaque.add(n - cover)
+	}
+	if l != nil {
+		for _, op := range l.kept {
+			if op.off+op.size <= cover {
+				h.kept[op.keep]++
+			}
+		}
+	}
+	return l, cover
 }
 
 // instance writes an INSTANCE_DUMP; its primitive fields are replaced
@@ -84,20 +166,7 @@ func (rw *rewriter) instance(in *hprof.InstanceDump) error {
 	e.u4(in.TraceSerial)
 	e.id(in.ClassID)
 	e.u4(uint32(len(payload)))
-	l := rw.layout(in.ClassID)
-	cover, values, bytes := l.cover(len(payload))
-	rw.sum.InstanceFields.Values += int64(values)
-	rw.sum.InstanceFields.Bytes += int64(bytes)
-	if cover < len(payload) {
-		rw.sum.Opaque.add(len(payload) - cover)
-	}
-	if l != nil {
-		for _, op := range l.kept {
-			if op.off+op.size <= cover {
-				rw.kept[op.keep]++
-			}
-		}
-	}
+	l, cover := rw.instanceLayout(in.ClassID, len(payload))
 	rw.replace(op{kind: opFields, cover: uint32(cover), layout: l}, payload)
 	return rw.flush()
 }
@@ -105,17 +174,17 @@ func (rw *rewriter) instance(in *hprof.InstanceDump) error {
 // layoutCache remembers the layouts of the classes met last, by a hash
 // of the class id: the instances of a few classes make up most heaps,
 // and the map of all layouts is slower to look up.
-type layoutCache [1 << 10]struct {
+type layoutCache [1 << 12]struct {
 	id uint64
 	l  *layout
 }
 
 // layout is the layout of the instances of class id, nil for a class no
 // CLASS_DUMP described.
-func (rw *rewriter) layout(id uint64) *layout {
-	slot := &rw.layouts[id*0x9E3779B97F4A7C15>>54]
+func (h *heapRedactor) layout(id uint64) *layout {
+	slot := &h.layouts[id*0x9E3779B97F4A7C15>>52]
 	if slot.l == nil || slot.id != id {
-		l := rw.p.layouts[id]
+		l := h.p.layouts[id]
 		if l == nil {
 			return nil
 		}
@@ -145,8 +214,7 @@ func (rw *rewriter) primArray(rec *hprof.Record) error {
 		return rw.flush()
 	}
 	n := rw.r.PayloadSize()
-	rw.arrays[a.ElemType].Values++
-	rw.arrays[a.ElemType].Bytes += n
+	rw.arrays[a.ElemType].add(int(n))
 	if n > bigArray {
 		return rw.bigArray(rec)
 	}
@@ -165,11 +233,6 @@ func (rw *rewriter) bigArray(rec *hprof.Record) error {
 	d := rw.s.big[rec.Offset]
 	if d == nil {
 		return &hprof.FormatError{File: rw.name, Offset: rec.Offset, Msg: "the array was not seen by the first pass: the input changed between the two reads"}
-	}
-	if d.uniform {
-		es := t.Size(rw.e.ids)
-		d.elem = d.first
-		rw.k.permuteClass(domainUniform, t, d.elem[:es], uniformClass(t, rw.r.PayloadSize()))
 	}
 	pos := int64(0)
 	return rw.r.PayloadChunks(func(chunk []byte) error {

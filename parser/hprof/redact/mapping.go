@@ -53,7 +53,7 @@ func (n *renamer) fieldLine(t hprof.Type, nameID uint64) string {
 	if t != hprof.TypeObject {
 		typ = t.String()
 	}
-	return fmt.Sprintf("    %s %s -> %s", typ, n.s.utf8[nameID], n.member('f', nameID))
+	return fmt.Sprintf("    %s %s -> %s", typ, n.s.utf8[nameID], n.member(n.k, 'f', nameID))
 }
 
 // javaSignature turns a method descriptor "(ILjava/lang/String;)V" into

@@ -3,6 +3,8 @@ package redact
 import (
 	"encoding/hex"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hprofctl/hprofctl/parser/hprof"
@@ -37,7 +39,10 @@ func newRenamer(s *scan, k *keyer) *renamer {
 	for id := range s.heapNames {
 		n.keepStr[id] = true
 	}
-	for id, nameID := range s.classNames {
+	// The new names are numbered in the order of the class ids, so that
+	// a key redacts a dump the same way every time.
+	for _, id := range slices.Sorted(maps.Keys(s.classNames)) {
+		nameID := s.classNames[id]
 		if renamed := n.className(s.utf8[nameID]); renamed != s.utf8[nameID] {
 			n.classes[id] = renamed
 			n.id(renamed)
@@ -45,13 +50,14 @@ func newRenamer(s *scan, k *keyer) *renamer {
 			n.keepStr[nameID] = true
 		}
 	}
-	for id, c := range s.classes {
+	for _, id := range slices.Sorted(maps.Keys(s.classes)) {
+		c := s.classes[id]
 		if _, renamed := n.classes[id]; renamed {
 			for _, f := range c.fields {
-				n.id(n.member('f', f.NameID))
+				n.id(n.member(n.k, 'f', f.NameID))
 			}
 			for _, st := range c.statics {
-				n.id(n.member('f', st.NameID))
+				n.id(n.member(n.k, 'f', st.NameID))
 			}
 			continue
 		}
@@ -83,7 +89,7 @@ func (n *renamer) frame(f hprof.Frame) {
 		n.frames[f.ID] = ids
 		return
 	}
-	obf := n.member('m', f.MethodID)
+	obf := n.member(n.k, 'm', f.MethodID)
 	ids[0] = n.id(obf)
 	if f.SourceID != 0 {
 		ids[2] = n.id("SourceFile")
@@ -111,17 +117,17 @@ func (n *renamer) id(text string) uint64 {
 }
 
 // hash is a short keyed name for text.
-func (n *renamer) hash(text string) string {
-	return hex.EncodeToString(n.k.digest(domainName, []byte(text))[:6])
+func (n *renamer) hash(k *keyer, text string) string {
+	return hex.EncodeToString(k.digest(domainName, []byte(text))[:6])
 }
 
 // member is the new name of a field ('f') or method ('m') name.
-func (n *renamer) member(kind byte, nameID uint64) string {
+func (n *renamer) member(k *keyer, kind byte, nameID uint64) string {
 	name := n.s.utf8[nameID]
 	if strings.HasPrefix(name, "<") {
 		return name // <init>, <clinit>
 	}
-	return string(kind) + n.hash(name)
+	return string(kind) + n.hash(k, name)
 }
 
 // className is the new internal name of a class ("com/acme/Foo",
@@ -139,7 +145,7 @@ func (n *renamer) className(internal string) string {
 	if isPlatform(java) {
 		return internal
 	}
-	return "redacted/C" + n.hash(java)
+	return "redacted/C" + n.hash(n.k, java)
 }
 
 // signature renames the application classes of a method descriptor.
@@ -188,15 +194,15 @@ func (n *renamer) rename(rec *hprof.Record) {
 }
 
 // renameClass points the field names of a renamed class's CLASS_DUMP at
-// the new names.
-func (n *renamer) renameClass(c *hprof.ClassDump) {
+// the new names; k is the keyer of the goroutine that calls it.
+func (n *renamer) renameClass(k *keyer, c *hprof.ClassDump) {
 	if _, ok := n.classes[c.ID]; !ok {
 		return
 	}
 	for i := range c.Fields {
-		c.Fields[i].NameID = n.ids[n.member('f', c.Fields[i].NameID)]
+		c.Fields[i].NameID = n.ids[n.member(k, 'f', c.Fields[i].NameID)]
 	}
 	for i := range c.Statics {
-		c.Statics[i].NameID = n.ids[n.member('f', c.Statics[i].NameID)]
+		c.Statics[i].NameID = n.ids[n.member(k, 'f', c.Statics[i].NameID)]
 	}
 }

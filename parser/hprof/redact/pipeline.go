@@ -57,6 +57,9 @@ type batch struct {
 	ops    []op
 	pieces []piece
 	first  bool // the first batch of the output: its gzip member says the block size
+	isJob  bool // out is to be read and redacted as job says
+	job    job
+	err    error // why the job failed
 	z      bytes.Buffer
 	done   chan struct{}
 }
@@ -69,13 +72,16 @@ type pipeline struct {
 	ordered chan *batch
 	free    chan *batch
 	stopped chan struct{} // closed when the writer is through
-	failed  atomic.Bool   // set once err is
+	failed  atomic.Bool   // set once err or jobErr is
 	err     error         // the first write error; read after stopped
+	jobErr  error         // the first job's error; read after stopped
+	jobs    []*jobRedactor
 }
 
 // newPipeline starts workers goroutines that replace values under ks and
-// the writer to w; gz compresses the output into gzip members.
-func newPipeline(ks *keys, w io.Writer, gz bool, workers int) *pipeline {
+// the writer to w; gz compresses the output into gzip members. jobs, when
+// not nil, makes each worker the redactor of the jobs it is sent.
+func newPipeline(ks *keys, w io.Writer, gz bool, workers int, jobs func(*keyer) *jobRedactor) *pipeline {
 	n := 2*workers + 2
 	p := &pipeline{gz: gz, work: make(chan *batch, workers), ordered: make(chan *batch, n),
 		free: make(chan *batch, n), stopped: make(chan struct{})}
@@ -83,7 +89,13 @@ func newPipeline(ks *keys, w io.Writer, gz bool, workers int) *pipeline {
 		p.free <- &batch{done: make(chan struct{}, 1)}
 	}
 	for range workers {
-		go p.worker(ks.keyer())
+		k := ks.keyer()
+		var j *jobRedactor
+		if jobs != nil {
+			j = jobs(k)
+			p.jobs = append(p.jobs, j)
+		}
+		go p.worker(k, j)
 	}
 	go p.writer(w)
 	return p
@@ -92,7 +104,7 @@ func newPipeline(ks *keys, w io.Writer, gz bool, workers int) *pipeline {
 // next is an empty batch to fill, once one is free.
 func (p *pipeline) next() *batch {
 	b := <-p.free
-	b.out, b.ops, b.pieces, b.first = b.out[:0], b.ops[:0], b.pieces[:0], false
+	b.out, b.ops, b.pieces, b.first, b.isJob, b.err = b.out[:0], b.ops[:0], b.pieces[:0], false, false, nil
 	return b
 }
 
@@ -111,14 +123,18 @@ func (p *pipeline) close() error {
 	return p.err
 }
 
-// worker makes the replacements of the batches it takes, and compresses
-// them for gzip output, until the work is closed; after a write error it
-// only signals them done.
-func (p *pipeline) worker(k *keyer) {
+// worker makes the replacements of the batches it takes (reading and
+// redacting the jobs with j), and compresses them for gzip output, until
+// the work is closed; after an error it only signals them done.
+func (p *pipeline) worker(k *keyer, j *jobRedactor) {
 	var zw *gzip.Writer
 	for b := range p.work {
 		if !p.failed.Load() {
-			k.apply(b)
+			if b.isJob {
+				b.err = j.rewrite(b)
+			} else {
+				k.apply(b)
+			}
 			if p.gz {
 				zw = compress(zw, b)
 			}
@@ -134,7 +150,11 @@ func (p *pipeline) writer(w io.Writer) {
 	defer close(p.stopped)
 	for b := range p.ordered {
 		<-b.done
-		if p.err == nil {
+		if b.err != nil && !p.failed.Load() {
+			p.jobErr = b.err
+			p.failed.Store(true)
+		}
+		if !p.failed.Load() {
 			out := b.out
 			if p.gz {
 				out = b.z.Bytes()

@@ -20,10 +20,17 @@
 // The input is read twice, in constant memory beside the classes and
 // names: once for the class layouts, the names and the digests of the
 // arrays too big to hold, once to write the output record by record, with
-// the same version, identifier size and record lengths. The second read
-// hands the records on in batches of about 1 MiB, whose values are
-// replaced (and, for gzip output, compressed) on GOMAXPROCS goroutines and
-// written in order.
+// the same version, identifier size and record lengths. A plain file is
+// read by the direct path (direct.go): its heap records are read at their
+// offsets on GOMAXPROCS goroutines in both passes, the first walking them
+// in the mapped file, the second reading pieces of about 1 MiB straight
+// into the batches they are written from and replacing the values in
+// place. Any other input (compressed, or a file the direct path does not
+// read as hprof.Reader would) is streamed through one hprof.Reader, which
+// hands the records on in batches of about 1 MiB whose values are
+// replaced on GOMAXPROCS goroutines. Either way the batches are
+// compressed for gzip output on those goroutines and written in order,
+// and both paths write the same bytes.
 package redact
 
 import (
@@ -32,6 +39,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/hprofctl/hprofctl/parser/hprof"
@@ -108,7 +116,7 @@ func File(in, out string, opt Options) (*Summary, error) {
 		return nil, err
 	}
 	opt.Gzip = strings.HasSuffix(out, ".gz")
-	sum, err := Redact(func() (io.ReadCloser, error) { return input.Open(in) }, in, f, opt)
+	sum, err := redactFile(in, f, opt)
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("writing %s: %w", out, cerr)
 	}
@@ -137,16 +145,80 @@ func clearOut(in, out string) error {
 	return nil
 }
 
+// redactFile redacts the dump at path in into w: a plain file by the
+// direct path, any other (or one the direct path leaves) by the streaming
+// path.
+func redactFile(in string, w io.Writer, opt Options) (*Summary, error) {
+	var err error
+	if opt.Key, err = runKey(opt.Key); err != nil {
+		return nil, err
+	}
+	if f, err := os.Open(in); err == nil {
+		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			src, unmap := mapFile(f, st.Size())
+			sum, err := redactDirect(src, in, w, opt)
+			unmap()
+			if !errors.Is(err, errNotDirect) {
+				return sum, err
+			}
+		}
+	}
+	return Redact(func() (io.ReadCloser, error) { return input.Open(in) }, in, w, opt)
+}
+
+// runKey is the key of a run: key, or a random one when key is empty.
+func runKey(key []byte) ([]byte, error) {
+	if len(key) > 0 {
+		return key, nil
+	}
+	key = make([]byte, 32)
+	_, err := rand.Read(key)
+	return key, err
+}
+
+// redactDirect redacts the dump src into w by the direct path (see
+// direct.go); errNotDirect, before anything is written, when it leaves
+// the dump to the streaming path.
+func redactDirect(src *dumpSource, name string, w io.Writer, opt Options) (*Summary, error) {
+	size := src.size
+	k := newKeyer(opt.Key)
+	s, spans, classDumps, err := directScan(src, name, k.keys, runtime.GOMAXPROCS(0))
+	if err != nil {
+		return nil, err
+	}
+	p, err := makePlan(s, opt.Keep)
+	if err != nil {
+		return nil, err
+	}
+	header, err := headerLength(src, size)
+	if err != nil {
+		return nil, err
+	}
+	r, err := hprof.NewReader(newTopStream(src, size, header, spans), hprof.Options{Name: name})
+	if err != nil {
+		return nil, err
+	}
+	rw := newRewriter(k, s, p, w, opt.Gzip, name)
+	rw.direct = &jobRedactor{name: name, src: src, classDumps: classDumps}
+	rw.spans = spans
+	if opt.Names {
+		rw.names = newRenamer(s, k)
+	}
+	if _, err := rw.run(r); err != nil {
+		return nil, err
+	}
+	rw.sum.Read = size
+	return rw.finish(), nil
+}
+
 // Redact reads the dump that open opens (twice) and writes the redacted
 // dump to w; name names the input in errors. The values are replaced on
 // GOMAXPROCS goroutines beside the one that reads.
 func Redact(open func() (io.ReadCloser, error), name string, w io.Writer, opt Options) (*Summary, error) {
-	key := opt.Key
-	if len(key) == 0 {
-		key = make([]byte, 32)
-		if _, err := rand.Read(key); err != nil {
-			return nil, err
-		}
+	key, err := runKey(opt.Key)
+	if err != nil {
+		return nil, err
 	}
 	k := newKeyer(key)
 	s, err := readPass(open, name, true, func(r *hprof.Reader) (*scan, error) { return firstPass(r, k) })
@@ -164,13 +236,18 @@ func Redact(open func() (io.ReadCloser, error), name string, w io.Writer, opt Op
 	if _, err := readPass(open, name, false, rw.run); err != nil {
 		return nil, err
 	}
+	return rw.finish(), nil
+}
+
+// finish completes the summary of a run with the new names.
+func (rw *rewriter) finish() *Summary {
 	if rw.names != nil {
 		rw.sum.Mapping = rw.names.mapping()
 		for _, text := range rw.names.order {
 			rw.sum.Names.add(len(text))
 		}
 	}
-	return rw.sum, nil
+	return rw.sum
 }
 
 // readPass opens the input and runs one pass over it; ahead has an

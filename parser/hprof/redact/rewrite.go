@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 
 	"github.com/hprofctl/hprofctl/parser/hprof"
@@ -14,23 +15,22 @@ import (
 // rewriter is the second pass: it writes each record it reads into
 // batches, whose values the pipeline's workers replace.
 type rewriter struct {
-	r       *hprof.Reader
-	name    string
-	w       io.Writer
-	gz      bool
-	pipe    *pipeline
-	cur     *batch // the batch being filled: e.b and ops are its out and ops
-	e       enc
-	ops     []op
-	k       *keyer // for the statics, constants and names, replaced here
-	s       *scan
-	p       *plan
-	names   *renamer
-	refs    map[uint64]bool // string ids records refer to
-	sum     *Summary
-	layouts layoutCache               // the layouts of the classes met last
-	kept    []int64                   // kept instance field values by keep index
-	arrays  [hprof.TypeLong + 1]Count // replaced arrays by element type
+	r    *hprof.Reader
+	name string
+	w    io.Writer
+	gz   bool
+	pipe *pipeline
+	cur  *batch // the batch being filled: e.b and ops are its out and ops
+	e    enc
+	ops  []op
+	refs map[uint64]bool // string ids records refer to
+	sum  *Summary
+	// heapRedactor replaces the statics, constants and names here, and
+	// counts what the batches' workers replace.
+	*heapRedactor
+
+	direct *jobRedactor // for the jobs of the direct path; nil on the streaming path
+	spans  []heapSpan   // the direct path's heap records still to hand on as jobs
 
 	written   int64 // bytes of the batches handed on
 	next      int64 // input offset where the next top-level record should start
@@ -40,16 +40,23 @@ type rewriter struct {
 }
 
 func newRewriter(k *keyer, s *scan, p *plan, w io.Writer, gz bool, name string) *rewriter {
-	return &rewriter{name: name, w: w, gz: gz, k: k, s: s, p: p, refs: s.referenced(),
-		e:    enc{ids: s.header.IDSize},
-		sum:  &Summary{Arrays: map[string]*Count{}, Kept: map[string]int64{}},
-		kept: make([]int64, len(p.kept))}
+	return &rewriter{name: name, w: w, gz: gz, refs: s.referenced(), heapRedactor: newHeapRedactor(k, s, p, nil),
+		e:   enc{ids: s.header.IDSize},
+		sum: &Summary{Arrays: map[string]*Count{}, Kept: map[string]int64{}}}
 }
 
 // run writes the header and every record, replacing the values on
 // GOMAXPROCS workers.
 func (rw *rewriter) run(r *hprof.Reader) (*scan, error) {
-	rw.pipe = newPipeline(rw.k.keys, rw.w, rw.gz, runtime.GOMAXPROCS(0))
+	var jobs func(*keyer) *jobRedactor
+	if rw.direct != nil {
+		jobs = func(k *keyer) *jobRedactor {
+			j := *rw.direct
+			j.heapRedactor = newHeapRedactor(k, rw.s, rw.p, rw.names)
+			return &j
+		}
+	}
+	rw.pipe = newPipeline(rw.k.keys, rw.w, rw.gz, runtime.GOMAXPROCS(0), jobs)
 	rw.cur = rw.pipe.next()
 	rw.cur.first = true
 	rw.e.b, rw.ops = rw.cur.out, rw.cur.ops
@@ -60,19 +67,16 @@ func (rw *rewriter) run(r *hprof.Reader) (*scan, error) {
 	if werr := rw.pipe.close(); werr != nil {
 		return nil, fmt.Errorf("writing the redacted dump: %w", werr)
 	}
+	if rw.pipe.jobErr != nil {
+		return nil, rw.pipe.jobErr
+	}
 	if err != nil {
 		return nil, err
 	}
 	rw.sum.Read, rw.sum.Written = r.Offset(), rw.written
-	for t, c := range rw.arrays {
-		if c.Values > 0 {
-			rw.sum.Arrays[hprof.Type(t).String()] = &c
-		}
-	}
-	for i, n := range rw.kept {
-		if n > 0 {
-			rw.sum.Kept[rw.p.kept[i]] += n
-		}
+	rw.tally.addTo(rw.sum, rw.p)
+	for _, j := range rw.pipe.jobs {
+		j.tally.addTo(rw.sum, rw.p)
 	}
 	return nil, nil
 }
@@ -86,6 +90,9 @@ func (rw *rewriter) records(r *hprof.Reader) error {
 		rw.names.writeStrings(rw)
 	}
 	for r.Next() {
+		if err := rw.spansBefore(r.Record().Offset); err != nil {
+			return err
+		}
 		if err := rw.record(r.Record()); err != nil {
 			return err
 		}
@@ -93,7 +100,22 @@ func (rw *rewriter) records(r *hprof.Reader) error {
 	if err := r.Err(); err != nil {
 		return err
 	}
+	if err := rw.spansBefore(math.MaxInt64); err != nil {
+		return err
+	}
 	return rw.closeHeap(r.Offset())
+}
+
+// spansBefore hands on the direct path's heap records that come before
+// offset off of the top-level stream, as jobs.
+func (rw *rewriter) spansBefore(off int64) error {
+	for len(rw.spans) > 0 && rw.spans[0].at <= off {
+		if err := rw.heapJobs(&rw.spans[0]); err != nil {
+			return err
+		}
+		rw.spans = rw.spans[1:]
+	}
+	return nil
 }
 
 func (rw *rewriter) header() {

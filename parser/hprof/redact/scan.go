@@ -23,7 +23,7 @@ type bigDigest struct {
 	sum     [16]byte
 	uniform bool
 	first   [8]byte // the first element, for a uniform array
-	elem    [8]byte // its replacement, set by the second pass
+	elem    [8]byte // its replacement
 }
 
 // scan is what the first pass learns: names, class layouts, which
@@ -44,42 +44,61 @@ type scan struct {
 	maxStr    uint64
 }
 
+// newScan is an empty scan of a dump with header h.
+func newScan(h hprof.Header) *scan {
+	return &scan{header: h, utf8: map[uint64]string{}, classNames: map[uint64]uint64{},
+		classes: map[uint64]*classInfo{}, threadStr: map[uint64]bool{}, big: map[int64]*bigDigest{},
+		serials: map[uint32]uint64{}, heapNames: map[uint64]bool{}}
+}
+
 // firstPass reads the dump once, payloads skipped except those of big
 // arrays.
 func firstPass(r *hprof.Reader, k *keyer) (*scan, error) {
-	s := &scan{header: r.Header(), utf8: map[uint64]string{}, classNames: map[uint64]uint64{},
-		classes: map[uint64]*classInfo{}, threadStr: map[uint64]bool{}, big: map[int64]*bigDigest{},
-		serials: map[uint32]uint64{}, heapNames: map[uint64]bool{}}
+	s := newScan(r.Header())
 	for r.Next() {
-		rec := r.Record()
-		switch {
-		case rec.Tag == hprof.TagUTF8:
-			s.utf8[rec.UTF8.ID] = string(rec.UTF8.Text)
-			s.maxStr = max(s.maxStr, rec.UTF8.ID)
-		case rec.Tag == hprof.TagLoadClass:
-			s.classNames[rec.LoadClass.ClassID] = rec.LoadClass.NameID
-			s.serials[rec.LoadClass.Serial] = rec.LoadClass.ClassID
-		case rec.Tag == hprof.TagFrame:
-			s.frames = append(s.frames, rec.Frame)
-		case rec.Sub == hprof.SubHeapDumpInfo:
-			s.heapNames[rec.HeapInfo.NameID] = true
-		case rec.Tag == hprof.TagStartThread:
-			st := rec.StartThread
-			s.threadStr[st.NameID], s.threadStr[st.GroupNameID], s.threadStr[st.ParentGroupNameID] = true, true, true
-		case rec.Sub == hprof.SubClassDump:
-			c := rec.Class
-			s.classes[c.ID] = &classInfo{super: c.SuperID, fields: append([]hprof.Field(nil), c.Fields...),
-				statics: append([]hprof.Static(nil), c.Statics...)}
-		case rec.Sub == hprof.SubPrimArrayDump && r.PayloadSize() > bigArray:
-			d, err := digestBig(r, k, rec.PrimArray.ElemType)
-			if err != nil {
-				return nil, err
-			}
-			s.big[rec.Offset] = d
+		if err := s.observe(r, k, r.Record().Offset); err != nil {
+			return nil, err
 		}
 	}
 	delete(s.threadStr, 0)
 	return s, r.Err()
+}
+
+// observe learns what the first pass keeps of r's current record, which
+// lies at offset off of the dump.
+func (s *scan) observe(r *hprof.Reader, k *keyer, off int64) error {
+	rec := r.Record()
+	switch {
+	case rec.Tag == hprof.TagUTF8:
+		s.utf8[rec.UTF8.ID] = string(rec.UTF8.Text)
+		s.maxStr = max(s.maxStr, rec.UTF8.ID)
+	case rec.Tag == hprof.TagLoadClass:
+		s.classNames[rec.LoadClass.ClassID] = rec.LoadClass.NameID
+		s.serials[rec.LoadClass.Serial] = rec.LoadClass.ClassID
+	case rec.Tag == hprof.TagFrame:
+		s.frames = append(s.frames, rec.Frame)
+	case rec.Sub == hprof.SubHeapDumpInfo:
+		s.heapNames[rec.HeapInfo.NameID] = true
+	case rec.Tag == hprof.TagStartThread:
+		st := rec.StartThread
+		s.threadStr[st.NameID], s.threadStr[st.GroupNameID], s.threadStr[st.ParentGroupNameID] = true, true, true
+	case rec.Sub == hprof.SubClassDump:
+		c := rec.Class
+		s.classes[c.ID] = &classInfo{super: c.SuperID, fields: append([]hprof.Field(nil), c.Fields...),
+			statics: append([]hprof.Static(nil), c.Statics...)}
+	case rec.Sub == hprof.SubPrimArrayDump && r.PayloadSize() > bigArray:
+		t, n := rec.PrimArray.ElemType, r.PayloadSize()
+		d, err := digestBig(r, k, t)
+		if err != nil {
+			return err
+		}
+		if d.uniform {
+			d.elem = d.first
+			k.permuteClass(domainUniform, t, d.elem[:t.Size(8)], uniformClass(t, n))
+		}
+		s.big[off] = d
+	}
+	return nil
 }
 
 // digestBig takes the digest of the current big array and whether its
