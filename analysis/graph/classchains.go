@@ -49,6 +49,7 @@ func SummarizeClassChains(h *model.Heap, t *PathTree) *ClassChains {
 	keys := bigmem.Make[uint32](n)
 	defer bigmem.Free(keys)
 	k := newChainIDs(h, t.parent, newClassObjects(h))
+	k.every = keys
 	type group struct {
 		example model.ObjectIndex
 		count   int64
@@ -67,7 +68,7 @@ func SummarizeClassChains(h *model.Heap, t *PathTree) *ClassChains {
 			unreached[c]++
 			continue
 		}
-		key := k.ofAll(obj, keys)
+		key := k.of(obj)
 		for len(groups) <= int(key) {
 			groups = append(groups, group{})
 		}
@@ -94,31 +95,6 @@ func SummarizeClassChains(h *model.Heap, t *PathTree) *ClassChains {
 			Groups: gs[:min(len(gs), classChainsKept)]}
 	}
 	return s
-}
-
-// ofAll is chainKeys.of with a key per object remembered in keys (0: not
-// known yet), so that each object is keyed once.
-func (k *chainKeys) ofAll(obj model.ObjectIndex, keys []uint32) uint32 {
-	k.stack = k.stack[:0]
-	x := obj
-	key := uint32(0)
-	for {
-		if keys[x] != 0 {
-			key = keys[x]
-			break
-		}
-		k.stack = append(k.stack, x)
-		if k.parent.at(x) == rootParent {
-			break
-		}
-		x = model.ObjectIndex(k.parent.at(x))
-	}
-	for i := len(k.stack) - 1; i >= 0; i-- {
-		y := k.stack[i]
-		key = k.id(k.link(key, y))
-		keys[y] = key
-	}
-	return key
 }
 
 // WriteClassChains writes s into the index w.

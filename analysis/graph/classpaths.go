@@ -173,6 +173,9 @@ type chainKeys struct {
 	// links are among a few, and a big map is slow to look up.
 	recent []chainRecent
 	stack  []model.ObjectIndex
+	// every, when set, remembers every object's key (0: not known yet)
+	// in place of memo, so that each object is keyed once.
+	every []uint32
 }
 
 // chainRecentBits sizes chainKeys's cache of links: 2^14 slots, 192 KiB.
@@ -240,8 +243,7 @@ func (k *chainKeys) of(obj model.ObjectIndex) uint32 {
 	x := obj
 	key := uint32(0)
 	for {
-		if m := k.slot(x); m.key != 0 && m.obj == x {
-			key = m.key
+		if key = k.known(x); key != 0 {
 			break
 		}
 		k.stack = append(k.stack, x)
@@ -253,9 +255,29 @@ func (k *chainKeys) of(obj model.ObjectIndex) uint32 {
 	for i := len(k.stack) - 1; i >= 0; i-- {
 		y := k.stack[i]
 		key = k.id(k.link(key, y))
-		*k.slot(y) = chainMemo{obj: y, key: key}
+		k.remember(y, key)
 	}
 	return key
+}
+
+// known is the key remembered for object x, 0 when none is.
+func (k *chainKeys) known(x model.ObjectIndex) uint32 {
+	if k.every != nil {
+		return k.every[x]
+	}
+	if m := k.slot(x); m.obj == x {
+		return m.key
+	}
+	return 0
+}
+
+// remember keeps key as object x's.
+func (k *chainKeys) remember(x model.ObjectIndex, key uint32) {
+	if k.every != nil {
+		k.every[x] = key
+		return
+	}
+	*k.slot(x) = chainMemo{obj: x, key: key}
 }
 
 // link is the link of object y after the chain of key parent.
