@@ -318,20 +318,42 @@ func collectionRows(h *model.Heap, rep *CollectionReport, colls []model.ObjectIn
 		cc.Capacity += st.capacity
 		cc.WastedBytes += wasted
 	}
-	for _, cc := range byClass {
-		cc.FillRatio = fillRatio(cc.Size, cc.Capacity)
-		rep.Classes = append(rep.Classes, *cc)
-	}
-	slices.SortFunc(rep.Classes, func(x, y CollectionClass) int {
-		return cmp.Or(cmp.Compare(y.WastedBytes, x.WastedBytes), cmp.Compare(y.Instances, x.Instances), cmp.Compare(x.Class, y.Class))
-	})
+	rep.Classes = rankCollectionClasses(byClass, o.Top)
 	slices.SortStableFunc(objects, func(x, y listed) int { return cmp.Compare(y.wasted, x.wasted) })
 	for _, l := range topRows(objects, o.Top) {
 		st, obj := states[l.k], colls[l.k]
 		rep.Objects = append(rep.Objects, CollectionObject{ObjectID: ObjectID(h, obj), Class: ClassName(h, obj), Size: st.size,
 			Capacity: st.capacity, FillRatio: fillRatio(st.size, st.capacity), WastedBytes: l.wasted})
 	}
-	rep.Classes = topRows(rep.Classes, o.Top)
+}
+
+// rankCollectionClasses is the rows of byClass, each with its fill ratio:
+// those wasting most bytes first (then most instances, then by name),
+// the first top of them.
+func rankCollectionClasses(byClass map[string]*CollectionClass, top int) []CollectionClass {
+	var rows []CollectionClass
+	for _, cc := range byClass {
+		cc.FillRatio = fillRatio(cc.Size, cc.Capacity)
+		rows = append(rows, *cc)
+	}
+	slices.SortFunc(rows, func(x, y CollectionClass) int {
+		return cmp.Or(cmp.Compare(y.WastedBytes, x.WastedBytes), cmp.Compare(y.Instances, x.Instances), cmp.Compare(x.Class, y.Class))
+	})
+	return topRows(rows, top)
+}
+
+// rankArrayWaste is the rows of byClass: those wasting most bytes first
+// (then by name), the first top of them.
+func rankArrayWaste(byClass map[string]*ArrayClassWaste, top int) []ArrayClassWaste {
+	var rows []ArrayClassWaste
+	for _, a := range byClass {
+		rows = append(rows, *a)
+	}
+	total := func(a ArrayClassWaste) int64 { return a.ZeroLengthBytes + a.AllNullBytes + a.ConstantBytes }
+	slices.SortFunc(rows, func(x, y ArrayClassWaste) int {
+		return cmp.Or(cmp.Compare(total(y), total(x)), cmp.Compare(x.Class, y.Class))
+	})
+	return topRows(rows, top)
 }
 
 // wastefulArray is an array of length 0, of nulls only or of one
@@ -391,14 +413,7 @@ func arrayRows(h *model.Heap, rep *CollectionReport, wasteful []wastefulArray, o
 			a.ConstantBytes += b
 		}
 	}
-	for _, a := range byClass {
-		rep.Arrays = append(rep.Arrays, *a)
-	}
-	total := func(a ArrayClassWaste) int64 { return a.ZeroLengthBytes + a.AllNullBytes + a.ConstantBytes }
-	slices.SortFunc(rep.Arrays, func(x, y ArrayClassWaste) int {
-		return cmp.Or(cmp.Compare(total(y), total(x)), cmp.Compare(x.Class, y.Class))
-	})
-	rep.Arrays = topRows(rep.Arrays, o.Top)
+	rep.Arrays = rankArrayWaste(byClass, o.Top)
 	slices.SortStableFunc(objects, func(x, y listed) int { return cmp.Compare(y.bytes, x.bytes) })
 	objects = topRows(objects, o.Top)
 	var constant []model.ObjectIndex

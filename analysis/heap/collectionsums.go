@@ -159,14 +159,7 @@ func (s *CollectionSums) report(h *model.Heap, o CollectionOptions) CollectionRe
 		rep.Collections += cs.Instances
 		rep.WastedBytes += cs.EmptySlots * ref
 	}
-	for _, cc := range byName {
-		cc.FillRatio = fillRatio(cc.Size, cc.Capacity)
-		rep.Classes = append(rep.Classes, *cc)
-	}
-	slices.SortFunc(rep.Classes, func(x, y CollectionClass) int {
-		return cmp.Or(cmp.Compare(y.WastedBytes, x.WastedBytes), cmp.Compare(y.Instances, x.Instances), cmp.Compare(x.Class, y.Class))
-	})
-	rep.Classes = topRows(rep.Classes, o.Top)
+	rep.Classes = rankCollectionClasses(byName, o.Top)
 	arrays := map[string]*ArrayClassWaste{}
 	for _, as := range s.Arrays {
 		name := h.Classes[as.Class].Name
@@ -183,13 +176,6 @@ func (s *CollectionSums) report(h *model.Heap, o CollectionOptions) CollectionRe
 		a.ConstantBytes += as.Bytes[constantElements]
 		rep.ArrayBytes += as.Bytes[zeroLength] + as.Bytes[allNull] + as.Bytes[constantElements]
 	}
-	for _, a := range arrays {
-		rep.Arrays = append(rep.Arrays, *a)
-	}
-	total := func(a ArrayClassWaste) int64 { return a.ZeroLengthBytes + a.AllNullBytes + a.ConstantBytes }
-	slices.SortFunc(rep.Arrays, func(x, y ArrayClassWaste) int {
-		return cmp.Or(cmp.Compare(total(y), total(x)), cmp.Compare(x.Class, y.Class))
-	})
-	rep.Arrays = topRows(rep.Arrays, o.Top)
+	rep.Arrays = rankArrayWaste(arrays, o.Top)
 	return rep
 }
