@@ -44,6 +44,11 @@ var shared struct {
 	startErr error
 }
 
+// startAttempts is how many times start tries to launch the browser: on a
+// loaded machine Chromium's first launch (building its caches) can miss a
+// deadline that the next one meets.
+const startAttempts = 3
+
 // start finds a Chromium and starts it headless.
 func start() {
 	var path string
@@ -57,7 +62,24 @@ func start() {
 		shared.startErr = fmt.Errorf("none of %s is on $PATH (Debian: apt-get install chromium)", strings.Join(binaries, ", "))
 		return
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.DisableGPU)
+	var failures []string
+	for attempt := 1; attempt <= startAttempts; attempt++ {
+		ctx, cancel, err := launch(path)
+		if err == nil {
+			shared.ctx, shared.cancel = ctx, cancel
+			return
+		}
+		cancel()
+		failures = append(failures, fmt.Sprintf("attempt %d: %v", attempt, err))
+	}
+	shared.startErr = fmt.Errorf("starting %s: %s", path, strings.Join(failures, "; "))
+}
+
+// launch starts the Chromium at path headless and waits, up to timeout,
+// until it answers; cancel ends it whether or not it started.
+func launch(path string) (ctx context.Context, cancel func(), err error) {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.DisableGPU,
+		chromedp.WSURLReadTimeout(timeout))
 	if os.Geteuid() == 0 {
 		// Chromium refuses to run as root with its sandbox (containers,
 		// CI); the pages the tests load are the tests' own.
@@ -65,22 +87,18 @@ func start() {
 	}
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelBrowser := chromedp.NewContext(alloc)
-	started := make(chan error, 1)
-	go func() { started <- chromedp.Run(ctx) }()
-	select {
-	case err := <-started:
-		shared.startErr = err
-	case <-time.After(timeout):
-		shared.startErr = fmt.Errorf("%s did not start in %v", path, timeout)
-	}
-	shared.ctx = ctx
-	shared.cancel = func() {
+	cancel = func() {
 		cancelBrowser()
 		cancelAlloc()
 	}
-	if shared.startErr != nil {
-		shared.startErr = fmt.Errorf("starting %s: %w", path, shared.startErr)
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Run(ctx) }()
+	select {
+	case err = <-started:
+	case <-time.After(timeout + 10*time.Second):
+		err = fmt.Errorf("no answer in %v", timeout+10*time.Second)
 	}
+	return ctx, cancel, err
 }
 
 // Close ends the browser, if one started.
