@@ -6,6 +6,7 @@ import (
 	"fmt"
 	mathbits "math/bits"
 	"regexp"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -28,11 +29,42 @@ func (e *Error) Unwrap() error { return e.Err }
 type LimitError struct {
 	// Limit is the bound that was reached, in bytes.
 	Limit int64
+	// Shared says the bound was the Options.Pool that the queries
+	// running at once share, not the query's own.
+	Shared bool
 }
 
 func (e *LimitError) Error() string {
+	if e.Shared {
+		return fmt.Sprintf("the queries running at once need more than %d bytes of memory for their rows: ask again when fewer run, narrow the query with WHERE, or ask fewer rows (a limit)", e.Limit)
+	}
 	return fmt.Sprintf("the query needs more than %d bytes of memory for its rows: narrow it with WHERE, or ask fewer rows (a limit)", e.Limit)
 }
+
+// Pool bounds the memory that the rows of several queries running at
+// once take together (Options.Pool): a server gives its queries one, so
+// that many heavy requests at once cannot each take Options.MaxBytes. Its
+// methods are safe for concurrent use.
+type Pool struct {
+	max  int64
+	used atomic.Int64
+}
+
+// NewPool is a pool of max bytes.
+func NewPool(max int64) *Pool { return &Pool{max: max} }
+
+// take counts n more bytes kept, failing (and counting nothing) past the
+// pool's bound.
+func (p *Pool) take(n int64) error {
+	if p.used.Add(n) > p.max {
+		p.used.Add(-n)
+		return &LimitError{Limit: p.max, Shared: true}
+	}
+	return nil
+}
+
+// give returns n bytes to the pool.
+func (p *Pool) give(n int64) { p.used.Add(-n) }
 
 // readError is a failure to read field values from the dump, or of
 // Options.Row to take a row: not the query's fault.
@@ -82,6 +114,10 @@ type limits struct {
 	ctx      context.Context
 	maxBytes int64 // 0: no bound
 	used     int64
+	// pool, when set, is charged as well; pooled is what this query took
+	// from it, given back when the query ends (release).
+	pool     *Pool
+	pooled   int64
 	patterns map[string]*regexp.Regexp
 	inSets   map[*Value]*inSet
 }
@@ -100,7 +136,7 @@ func newLimits(o Options) *limits {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return &limits{ctx: ctx, maxBytes: o.MaxBytes, patterns: map[string]*regexp.Regexp{}, inSets: map[*Value]*inSet{}}
+	return &limits{ctx: ctx, maxBytes: o.MaxBytes, pool: o.Pool, patterns: map[string]*regexp.Regexp{}, inSets: map[*Value]*inSet{}}
 }
 
 // valueBytes estimates the memory a kept value takes.
@@ -128,7 +164,31 @@ func (l *limits) charge(n int64) error {
 	if l.maxBytes > 0 && l.used > l.maxBytes {
 		return &LimitError{Limit: l.maxBytes}
 	}
+	if l.pool != nil {
+		if err := l.pool.take(n); err != nil {
+			return err
+		}
+		l.pooled += n
+	}
 	return l.ctx.Err()
+}
+
+// refund counts n bytes no longer kept.
+func (l *limits) refund(n int64) {
+	l.used -= n
+	if l.pool != nil {
+		n = min(n, l.pooled)
+		l.pool.give(n)
+		l.pooled -= n
+	}
+}
+
+// release gives back to the pool what the query took from it.
+func (l *limits) release() {
+	if l.pool != nil {
+		l.pool.give(l.pooled)
+		l.pooled = 0
+	}
 }
 
 // pattern compiles the LIKE pattern p (the whole string must match),
@@ -150,36 +210,49 @@ func (l *limits) pattern(p string) (*regexp.Regexp, error) {
 
 // in reports whether v equals an element of list, with a set made once
 // per long list (keyed by its first element, which a subquery's list
-// keeps for the whole evaluation).
-func (l *limits) in(v Value, list []Value) bool {
+// keeps for the whole evaluation). Making a set fails past the memory
+// bound.
+func (l *limits) in(v Value, list []Value) (bool, error) {
 	if len(list) >= inSetMin && v.Kind != KindFloat {
-		if set := l.set(list); !set.hasFloat {
-			return set.keys[v.key()]
+		set, err := l.set(list)
+		if err != nil {
+			return false, err
+		}
+		if !set.hasFloat {
+			return set.keys[v.key()], nil
 		}
 	}
 	for _, x := range list {
 		if equal(v, unwrap(x)) {
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }
 
-// set is the inSet of list, made on first use.
-func (l *limits) set(list []Value) *inSet {
+// setEntryBytes estimates what an entry of an inSet takes besides its
+// key's bytes: the key's header and the map's share of it.
+const setEntryBytes = 48
+
+// set is the inSet of list, made on first use; its memory is charged.
+func (l *limits) set(list []Value) (*inSet, error) {
 	if set, ok := l.inSets[&list[0]]; ok {
-		return set
+		return set, nil
 	}
 	if len(l.inSets) >= maxInSets {
 		clear(l.inSets)
 	}
 	set := &inSet{keys: make(map[string]bool, len(list))}
 	for _, x := range list {
-		set.keys[x.key()] = true
+		k := x.key()
+		if err := l.charge(int64(len(k)) + setEntryBytes); err != nil {
+			return nil, err
+		}
+		set.keys[k] = true
 		set.hasFloat = set.hasFloat || x.Kind == KindFloat
 	}
 	l.inSets[&list[0]] = set
-	return set
+	return set, nil
 }
 
 // addInt, subInt and mulInt are a+b, a-b and a*b, failing where the

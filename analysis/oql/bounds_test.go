@@ -153,3 +153,43 @@ func TestRowStreaming(t *testing.T) {
 		t.Errorf("a Row that fails: %d rows, error %v, want 1 and its error", n, err)
 	}
 }
+
+// The queries that share a Pool are bounded together: one fails when the
+// others have taken the pool, succeeds once they give it back, and gives
+// back all it took when it ends, failed or not. The fixture's 5320
+// "duplicate-value-N" Strings (EXPECTED.md) make the IN set.
+func TestPoolShared(t *testing.T) {
+	d := loadDump(t, inspectDumps[0])
+	query := `SELECT s FROM java.lang.String s WHERE toString(s) IN (SELECT toString(x) FROM java.lang.String x WHERE toString(x) LIKE "duplicate-value-[0-9]+")`
+	pool := NewPool(64 << 20)
+	pool.take(64<<20 - 4096) // the other queries running
+	_, err := d.run(t, query, Options{Pool: pool})
+	var le *LimitError
+	if !errors.As(err, &le) || !le.Shared || le.Limit != 64<<20 {
+		t.Errorf("pool taken by others: error %v, want a shared LimitError of 64 MiB", err)
+	}
+	if got := pool.used.Load(); got != 64<<20-4096 {
+		t.Errorf("after the failed query the pool holds %d bytes, want the others' %d", got, 64<<20-4096)
+	}
+	pool.give(64<<20 - 4096)
+	res, err := d.run(t, query, Options{Pool: pool})
+	if err != nil || len(res.Rows) != 5320 {
+		t.Fatalf("pool free: %v, %d rows, want 5320", err, len(res.Rows))
+	}
+	if got := pool.used.Load(); got != 0 {
+		t.Errorf("after the query the pool holds %d bytes, want 0", got)
+	}
+}
+
+// SELECTs of one class share one list of its objects, charged once: 200
+// UNIONs of every String take about what one SELECT does.
+func TestUnionsShareClassList(t *testing.T) {
+	d := loadDump(t, inspectDumps[0])
+	strs := d.count(t, `SELECT * FROM java.lang.String`)
+	union := `SELECT * FROM java.lang.String` + strings.Repeat(` UNION (SELECT * FROM java.lang.String)`, 200)
+	bound := int64(strs)*4 + 64<<10
+	res, err := d.run(t, union, Options{Limit: 10, MaxBytes: bound})
+	if err != nil || len(res.Rows) != 10 || res.Total != 201*strs {
+		t.Errorf("200 UNIONs of %d Strings, 10 rows, under %d bytes: %v, %d rows of %d, want 10 of %d", strs, bound, err, len(res.Rows), res.Total, 201*strs)
+	}
+}

@@ -35,6 +35,10 @@ type Options struct {
 	// subqueries' and what DISTINCT remembers), in bytes estimated from
 	// the values; past it Run fails with a *LimitError. 0: no bound.
 	MaxBytes int64
+	// Pool, when set, bounds the rows kept as well, together with those
+	// of the other queries that take from it at the same time; past it
+	// Run fails with a *LimitError whose Shared is set.
+	Pool *Pool
 	// Row, when set, receives each row of the result as it is found,
 	// instead of the Result keeping it (the result's Rows stay empty);
 	// an error from it stops the evaluation.
@@ -56,6 +60,8 @@ type evaluator struct {
 	// next.
 	vals map[model.ObjectIndex]*model.ObjectValues
 	want map[model.ObjectIndex]bool
+	// valsBytes is the memory vals takes, charged while it is kept.
+	valsBytes int64
 
 	// emit hands the top query's rows on (Options.Row); subqueries keep
 	// theirs.
@@ -84,9 +90,10 @@ type shared struct {
 	// reachable marks the objects a Reachable query takes, built on
 	// first use (buildReachable).
 	reachable graph.ObjectBits
-	// classFroms keep the objects of FROM clauses naming classes, for
-	// subqueries evaluated again for each row.
-	classFroms map[*Query]fromList
+	// classFroms keep the objects of FROM clauses naming classes, once
+	// for each class named however many SELECTs name it: for subqueries
+	// evaluated again for each row, and for UNIONs of one class.
+	classFroms map[classFrom]fromList
 	// cache keeps the values of the first objects read, cacheBytes
 	// their size (see cachedBytes).
 	cache      map[model.ObjectIndex]*model.ObjectValues
@@ -102,8 +109,9 @@ type shared struct {
 func Run(h *model.Heap, r *graph.Retention, q *Query, o Options) (*Result, error) {
 	e := &evaluator{h: h, r: r, opt: o, emit: o.Row, shared: &shared{
 		subqueries: map[*Subquery]Value{}, correlated: map[*Subquery]bool{}, lim: newLimits(o),
-		cache: map[model.ObjectIndex]*model.ObjectValues{}, classFroms: map[*Query]fromList{},
+		cache: map[model.ObjectIndex]*model.ObjectValues{}, classFroms: map[classFrom]fromList{},
 	}}
+	defer e.lim.release()
 	describe := o.Describe && len(columns(q)) == 1 && (q.Star || q.Mode != SelectColumns)
 	if describe && o.Row != nil {
 		e.emit = func(row []Value) error { return o.Row(e.describeRow(row)) }
@@ -177,16 +185,32 @@ func (e *evaluator) query(q *Query, outer *scope, limit int) (*Result, error) {
 	return res, nil
 }
 
+// classFrom is what decides the objects of a FROM clause naming classes.
+type classFrom struct {
+	kind                FromKind
+	instanceOf, objects bool
+	class, pattern      string
+}
+
+// classFromOf is f's key among the kept FROM lists.
+func classFromOf(f From) classFrom {
+	return classFrom{f.Kind, f.InstanceOf, f.Objects, f.Class, f.Pattern}
+}
+
 // selectQuery evaluates one SELECT into set.
 func (e *evaluator) selectQuery(q *Query, outer *scope, set *rowSet) (*Result, error) {
-	vals, ok := e.classFroms[q]
+	key := classFromOf(q.From)
+	vals, ok := e.classFroms[key]
 	if !ok {
 		var err error
 		if vals, err = e.fromValues(q.From, outer); err != nil {
 			return nil, err
 		}
 		if q.From.Kind == FromClass || q.From.Kind == FromPattern {
-			e.classFroms[q] = vals
+			if err := e.lim.charge(int64(vals.len()) * 4); err != nil {
+				return nil, err
+			}
+			e.classFroms[key] = vals
 		}
 	}
 	set.distinct, set.seen = q.Distinct, map[string]bool{}

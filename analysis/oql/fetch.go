@@ -29,7 +29,7 @@ const cachedBytes = 64 << 20
 func (e *evaluator) chunkRows(q *Query, vals []Value, outer *scope) ([][][]Value, error) {
 	e.vals = map[model.ObjectIndex]*model.ObjectValues{}
 	e.want = map[model.ObjectIndex]bool{}
-	defer func() { e.vals = nil }()
+	defer e.dropValues()
 	rows := make([][][]Value, len(vals))
 	pending := make([]int, len(vals))
 	for k := range pending {
@@ -71,7 +71,7 @@ func (e *evaluator) evalNow(x Expr, sc scope) (Value, error) {
 	}
 	e.vals = map[model.ObjectIndex]*model.ObjectValues{}
 	e.want = map[model.ObjectIndex]bool{}
-	defer func() { e.vals = nil }()
+	defer e.dropValues()
 	for {
 		v, err := e.eval(x, sc)
 		if !errors.Is(err, errPending) {
@@ -100,13 +100,30 @@ func (e *evaluator) read() error {
 	}
 	for k, i := range objs {
 		e.vals[i] = got[k]
-		if size := int64(len(got[k].Data)) + 64*int64(len(got[k].Fields)); e.anyCorrelated && e.cacheBytes+size <= cachedBytes {
+		size := int64(len(got[k].Data)) + 64*int64(len(got[k].Fields))
+		if err := e.lim.charge(size + readEntryBytes); err != nil {
+			return err
+		}
+		e.valsBytes += size + readEntryBytes
+		if e.anyCorrelated && e.cacheBytes+size <= cachedBytes {
 			e.cache[i] = got[k]
 			e.cacheBytes += size
 		}
 	}
 	clear(e.want)
 	return nil
+}
+
+// readEntryBytes estimates what an object's values take besides their
+// data and fields: the ObjectValues and its entry in the map of a chunk.
+const readEntryBytes = 96
+
+// dropValues forgets the values read for the current chunk and gives
+// their memory back to the query's bound.
+func (e *evaluator) dropValues() {
+	e.vals = nil
+	e.lim.refund(e.valsBytes)
+	e.valsBytes = 0
 }
 
 // values are the values of object i: errPending when not read yet, nil

@@ -75,7 +75,8 @@ func (e *evaluator) binary(x *Binary, sc scope) (Value, error) {
 		if r.Kind != KindList {
 			return Bool(equal(l, r)), nil
 		}
-		return Bool(e.lim.in(l, r.List)), nil
+		found, err := e.lim.in(l, r.List)
+		return Bool(found), err
 	}
 	return arithmetic(x.Op, l, r)
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/hprofctl/hprofctl/internal/session"
@@ -66,9 +67,12 @@ then anyone who can reach that address reads the dump.
 Every request is bounded: it stops when its client goes away or after
 --request-timeout (answered 503); a few compute at once (four per core),
 the others wait their turn; lists are of 1 to 10,000 rows (top=0, "all",
-is the command line's); a query's rows may take 256 MiB; the answers kept
-for later requests 256 MiB together; an answer must be read within 30
-seconds. A query the dump cannot answer as written is answered 400.`,
+is the command line's); the rows of the queries computing at once may
+take 256 MiB together; the answers kept for later requests 256 MiB
+together; an answer must be read within 30 seconds. A query the dump
+cannot answer as written is answered 400. The server asks Go's collector
+to keep its memory near what it holds once ready plus those bounds and a
+margin of 128 MiB (a soft limit; GOMEMLIMIT set in the environment wins).`,
 		Example: `  hprofctl serve heap.hprof
   hprofctl serve --addr 127.0.0.1:9000 --open heap.hprof.gz`,
 		Args: cobra.ExactArgs(1),
@@ -86,6 +90,9 @@ seconds. A query the dump cannot answer as written is answered 400.`,
 			s, err := newServer(g, args[0], base, web.Limits{Request: timeout}, keepUnreachable(keep))
 			if err != nil {
 				return err
+			}
+			if os.Getenv("GOMEMLIMIT") == "" {
+				debug.SetMemoryLimit(s.MemoryLimit())
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {

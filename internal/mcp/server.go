@@ -20,6 +20,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hprofctl/hprofctl/analysis/oql"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/internal/web"
 )
@@ -61,6 +62,8 @@ type Server struct {
 
 	mu     sync.Mutex
 	opened map[string]*opened
+	// queries is the memory the queries running now share.
+	queries *oql.Pool
 }
 
 // opened is a file the server opened: its session, and the progress of
@@ -82,7 +85,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, roots: r, opened: map[string]*opened{}}
+	s := &Server{cfg: cfg, roots: r, opened: map[string]*opened{}, queries: oql.NewPool(queryBytes)}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "hprofctl", Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &sdk.ServerCapabilities{},

@@ -21,7 +21,8 @@ const (
 	defaultRows = 20
 	maxRows     = 500
 	maxNested   = 100
-	// queryBytes bounds the memory one query's rows may take.
+	// queryBytes bounds the memory the rows of the queries running at
+	// once may take together (Server.queries).
 	queryBytes = 256 << 20
 )
 

@@ -169,7 +169,7 @@ func (s *Server) query(ctx context.Context, req *sdk.CallToolRequest, in QueryIn
 		return nil, err
 	}
 	return s.ask(ctx, req, in.Path, func(ss *session.Session) (writer, page, error) {
-		res, err := ss.Query(q, oql.Options{Limit: limit, Context: ctx, MaxBytes: queryBytes})
+		res, err := ss.Query(q, oql.Options{Limit: limit, Context: ctx, Pool: s.queries})
 		if err != nil {
 			return nil, page{}, err
 		}

@@ -29,7 +29,9 @@ type Limits struct {
 	// Rows is the most rows a list answers (top, limit, max-referrers,
 	// elements): asking more, or all (0), is refused with 400.
 	Rows int
-	// QueryBytes bounds the memory one query's rows may take.
+	// QueryBytes bounds the memory the rows of the queries computing at
+	// once may take together (one oql.Pool): so many heavy queries at
+	// once take no more than one.
 	QueryBytes int64
 	// CacheBytes bounds the answers kept for later requests, in bytes
 	// estimated from their rows.

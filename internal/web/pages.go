@@ -191,7 +191,7 @@ func (s *Server) countQuery(r *http.Request, query string, limit int, sums *colu
 		sums.add(row)
 		return nil
 	}
-	res, err := s.s.Query(q, oql.Options{Context: r.Context(), MaxBytes: s.limits.QueryBytes, Row: keep})
+	res, err := s.s.Query(q, oql.Options{Context: r.Context(), Pool: s.queries, Row: keep})
 	if err != nil {
 		return nil, err
 	}
@@ -251,5 +251,5 @@ func (s *Server) runQuery(r *http.Request, query string, limit int) (*oql.Result
 	if err != nil {
 		return nil, badRequest("query: %v", err)
 	}
-	return s.s.Query(q, oql.Options{Limit: limit, Context: r.Context(), MaxBytes: s.limits.QueryBytes})
+	return s.s.Query(q, oql.Options{Limit: limit, Context: r.Context(), Pool: s.queries})
 }

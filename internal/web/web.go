@@ -25,12 +25,14 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/oql"
 	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/internal/session"
 	"github.com/hprofctl/hprofctl/model"
@@ -61,6 +63,12 @@ type Server struct {
 	limits Limits
 	turns  chan struct{}
 	cache  *cacheBudget
+	// queries is the memory the queries computing now share
+	// (limits.QueryBytes).
+	queries *oql.Pool
+	// opened is the Go runtime's memory once the server was ready
+	// (MemoryLimit).
+	opened int64
 
 	leaks       *memo[session.LeakOptions, session.Leaks]
 	threads     func() ([]threads.ThreadRow, error)
@@ -124,7 +132,8 @@ func New(s *session.Session, o Options) (*Server, error) {
 	}
 	limits := o.Limits.withDefaults()
 	srv := &Server{s: s, base: o.Base, site: html.Site{File: h.Source.File, Generator: o.Generator},
-		limits: limits, turns: make(chan struct{}, limits.Heavy), cache: &cacheBudget{left: limits.CacheBytes}}
+		limits: limits, turns: make(chan struct{}, limits.Heavy), cache: &cacheBudget{left: limits.CacheBytes},
+		queries: oql.NewPool(limits.QueryBytes)}
 	if srv.site.HasHeap = h.Source.Dumps > 0; srv.site.HasHeap {
 		if _, err := s.Retention(); err != nil {
 			return nil, err
@@ -145,7 +154,29 @@ func New(s *session.Session, o Options) (*Server, error) {
 	srv.strs = newMemo(s.DuplicateStrings, stringsBytes, srv.cache)
 	srv.collections = newMemo(s.Collections, collectionsBytes, srv.cache)
 	srv.routes()
+	srv.opened = goMemory()
 	return srv, nil
+}
+
+// workingMargin is what MemoryLimit allows beyond the bounded memory
+// for the work of the requests computing at once.
+const workingMargin = 128 << 20
+
+// MemoryLimit is a soft bound for the Go runtime's memory while serving:
+// what it held once the server was ready, the memory its queries share,
+// the answers it keeps, and a margin for the requests' work. Given to the
+// runtime (debug.SetMemoryLimit), it makes the collector run before
+// garbage doubles what the bounded answers keep.
+func (s *Server) MemoryLimit() int64 {
+	return s.opened + s.limits.QueryBytes + s.limits.CacheBytes + workingMargin
+}
+
+// goMemory is the memory the Go runtime holds from the system, less what
+// it has returned.
+func goMemory() int64 {
+	m := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(m)
+	return int64(m[0].Value.Uint64() - m[1].Value.Uint64())
 }
 
 // Warm computes what the pages show by default and keeps it: the leak
