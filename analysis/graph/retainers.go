@@ -77,17 +77,40 @@ func (t *PathTree) Paths(objs []model.ObjectIndex) (RetainerPaths, error) {
 	return out, nil
 }
 
+// ChainOf is ChainTo for a tree read from an index that was not checked
+// as a whole (CheckIndexed), for a question that walks a few chains only:
+// nil when no root reaches obj, an error wrapping store.ErrCorrupt when
+// the tree does not lead from obj to a root. A cycle is found within
+// about twice the steps up to and around it.
+func (t *PathTree) ChainOf(obj model.ObjectIndex) ([]model.ObjectIndex, error) {
+	if int(obj) >= t.parent.len() {
+		return nil, fmt.Errorf("%w: object %d of %d in the shortest path tree", store.ErrCorrupt, obj, t.parent.len())
+	}
+	if t.parent.at(obj) == noParent {
+		return nil, nil
+	}
+	return t.chain(obj)
+}
+
 // chain is chainTo of the tree, reached object obj, checked: it first
 // counts the steps up to the root, so that a parent out of range or a
-// cycle is found before anything is allocated for it.
+// cycle is found before anything is allocated for it. A cycle is found
+// as Brent's method finds one: a mark left at every power of two steps
+// is met again within a lap of the cycle once the walk is on it.
 func (t *PathTree) chain(obj model.ObjectIndex) ([]model.ObjectIndex, error) {
 	n := t.parent.len()
-	steps := 1
-	for x := obj; t.parent.at(x) != rootParent; x = model.ObjectIndex(t.parent.at(x)) {
+	steps, mark, lap := 1, obj, 1
+	for x := obj; t.parent.at(x) != rootParent; {
 		if int(t.parent.at(x)) >= n || steps >= n {
 			return nil, fmt.Errorf("%w: the shortest path tree does not lead from object %d to a root", store.ErrCorrupt, obj)
 		}
-		steps++
+		x = model.ObjectIndex(t.parent.at(x))
+		if x == mark {
+			return nil, fmt.Errorf("%w: the shortest path tree has a cycle through object %d", store.ErrCorrupt, x)
+		}
+		if steps++; steps == lap*2 {
+			mark, lap = x, lap*2
+		}
 	}
 	c := make([]model.ObjectIndex, steps)
 	for x, k := obj, steps-1; k >= 0; x, k = model.ObjectIndex(t.parent.at(x)), k-1 {

@@ -631,6 +631,21 @@ func (r *Retention) RetainedBytes(i model.ObjectIndex) int64 {
 	return r.retainedBytes.at(int(i))
 }
 
+// RetainsShareOf reports whether reachable object i retains at least
+// share (0 < share ≤ 1) of what its immediate dominator d retains, d
+// retaining more than nothing. Most objects retain too little for the
+// dominator's size to matter: it is then told by its kept element alone,
+// a lower bound, and only looked up in full when that does not decide.
+func (r *Retention) RetainsShareOf(i, d model.ObjectIndex, share float64) bool {
+	own := float64(r.retainedBytes.at(int(i)))
+	floor := r.retainedBytes.floor(int(d))
+	if floor == 0 || own < share*float64(floor) {
+		return false
+	}
+	db := r.retainedBytes.at(int(d))
+	return db > 0 && !(own < share*float64(db))
+}
+
 // RetainedObjects counts the objects reachable object i dominates, itself
 // included.
 func (r *Retention) RetainedObjects(i model.ObjectIndex) int64 {
@@ -772,6 +787,15 @@ func (s *retainedSizes) at(p int) int64 {
 		return int64(v)
 	}
 	return s.wide(p)
+}
+
+// floor is the size of p as its element holds it: the size itself, or
+// for a size kept aside the mark, which that size is at least.
+func (s *retainedSizes) floor(p int) int64 {
+	if s.narrow == nil {
+		return int64(s.small[p])
+	}
+	return int64(s.narrow[p])
 }
 
 // wide is the size of p when its element does not hold it: from 4 GiB up

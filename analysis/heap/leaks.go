@@ -208,6 +208,27 @@ func (k classKey) name(h *model.Heap) string {
 // classes beneath it and a shortest path from a GC root. The paths'
 // steps are labeled by Describe.
 func FindLeaks(h *model.Heap, r *graph.Retention, o LeakOptions) LeakReport {
+	tree := graph.RetainerOptions{Strong: o.Strong}.Tree(h)
+	l, _ := leaksAlong(h, r, o, func(obj model.ObjectIndex) ([]model.ObjectIndex, error) { return tree.ChainTo(obj), nil })
+	return l
+}
+
+// FindLeaksChecked is FindLeaks on a tree of strong shortest paths
+// o.Strong read from an index and not checked as a whole
+// (graph.PathTree.CheckIndexed): each path it follows is checked as it is
+// walked (graph.PathTree.ChainOf), and the first that does not lead to a
+// root is the error, wrapping store.ErrCorrupt. Leaks follow the paths
+// of a few objects only, which costs far less than checking the tree.
+func FindLeaksChecked(h *model.Heap, r *graph.Retention, o LeakOptions) (LeakReport, error) {
+	if o.Strong == nil {
+		return FindLeaks(h, r, o), nil
+	}
+	return leaksAlong(h, r, o, o.Strong.ChainOf)
+}
+
+// leaksAlong is FindLeaks with the paths of the strong shortest path tree
+// given by chain.
+func leaksAlong(h *model.Heap, r *graph.Retention, o LeakOptions, chain func(model.ObjectIndex) ([]model.ObjectIndex, error)) (LeakReport, error) {
 	out := LeakReport{TotalBytes: r.ReachableBytes(), Threshold: o.Threshold, KeptUnreachable: r.KeptUnreachable, Unreachable: UnreachableOf(r),
 		Suspects: []LeakSuspect{}}
 	tops := r.TopLevelIn(o.Heaps)
@@ -242,7 +263,7 @@ func FindLeaks(h *model.Heap, r *graph.Retention, o LeakOptions) LeakReport {
 		}
 	}
 	if len(cands) == 0 {
-		return out
+		return out, nil
 	}
 	inApp := func(c *leakCandidate) bool { return HeapName(h, c.objects[0]) == AppHeap }
 	sort.SliceStable(cands, func(a, b int) bool {
@@ -254,34 +275,8 @@ func FindLeaks(h *model.Heap, r *graph.Retention, o LeakOptions) LeakReport {
 		}
 		return cands[a].class < cands[b].class
 	})
-	tree := graph.RetainerOptions{Strong: o.Strong}.Tree(h)
-	var singles []model.ObjectIndex
-	for _, c := range cands {
-		if !c.group {
-			singles = append(singles, c.objects[0])
-		}
-	}
-	points := accumulationPoints(r, singles)
-	for _, c := range cands {
-		if c.group {
-			c.beneath = c.objects
-			sample := c.objects[:min(len(c.objects), groupPathSample)]
-			chains := make([][]model.ObjectIndex, 0, len(sample))
-			for _, obj := range sample {
-				if ch := tree.ChainTo(obj); ch != nil {
-					chains = append(chains, ch)
-				}
-			}
-			c.acc, c.chain = groupAccumulation(r, chains)
-			continue
-		}
-		c.acc = points[c.objects[0]]
-		to := c.acc
-		if to == model.NoObject {
-			to = c.objects[0]
-		}
-		c.beneath = []model.ObjectIndex{to}
-		c.chain = tree.ChainTo(to)
+	if err := accumulate(r, cands, chain); err != nil {
+		return LeakReport{}, err
 	}
 	classes := biggestClassesBeneath(h, r, cands, o.Classes)
 	for k, c := range cands {
@@ -302,7 +297,48 @@ func FindLeaks(h *model.Heap, r *graph.Retention, o LeakOptions) LeakReport {
 		out.Suspects = append(out.Suspects, s)
 		out.chains = append(out.chains, c.chain)
 	}
-	return out
+	return out, nil
+}
+
+// accumulate finds each candidate's accumulation point, the objects
+// beneath it and its path, which chain gives.
+func accumulate(r *graph.Retention, cands []*leakCandidate, chain func(model.ObjectIndex) ([]model.ObjectIndex, error)) error {
+	var singles []model.ObjectIndex
+	for _, c := range cands {
+		if !c.group {
+			singles = append(singles, c.objects[0])
+		}
+	}
+	points := accumulationPoints(r, singles)
+	for _, c := range cands {
+		if c.group {
+			c.beneath = c.objects
+			sample := c.objects[:min(len(c.objects), groupPathSample)]
+			chains := make([][]model.ObjectIndex, 0, len(sample))
+			for _, obj := range sample {
+				ch, err := chain(obj)
+				if err != nil {
+					return err
+				}
+				if ch != nil {
+					chains = append(chains, ch)
+				}
+			}
+			c.acc, c.chain = groupAccumulation(r, chains)
+			continue
+		}
+		c.acc = points[c.objects[0]]
+		to := c.acc
+		if to == model.NoObject {
+			to = c.objects[0]
+		}
+		c.beneath = []model.ObjectIndex{to}
+		var err error
+		if c.chain, err = chain(to); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // percent is b as a percentage of the total.
@@ -345,7 +381,7 @@ func accumulationPoints(r *graph.Retention, tops []model.ObjectIndex) map[model.
 		if d == graph.VirtualRoot || d == graph.NotReached {
 			continue
 		}
-		if db := r.RetainedBytes(d); db > 0 && !(float64(r.RetainedBytes(model.ObjectIndex(i))) < accumulationRatio*float64(db)) {
+		if r.RetainsShareOf(model.ObjectIndex(i), d, accumulationRatio) {
 			step.Add(model.ObjectIndex(i))
 			goesOn.Add(d)
 		}

@@ -3,6 +3,7 @@ package session
 import (
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/report/html"
 )
 
@@ -36,16 +37,36 @@ func (s *Session) Leaks(o LeakOptions) (Leaks, error) {
 	if lo.Heaps, err = s.suspectHeaps(h); err != nil {
 		return Leaks{}, err
 	}
-	if lo.Strong, err = s.StrongPaths(); err != nil {
+	l, err := s.findLeaks(h, r, lo)
+	if err != nil {
 		return Leaks{}, err
 	}
-	l := heap.FindLeaks(h, r, lo)
 	labels, names, err := s.pathLabels(h, l.Paths())
 	if err != nil {
 		return Leaks{}, err
 	}
 	l.Describe(h, labels, names)
 	return Leaks{Report: l, PathRetained: l.PathRetainedBytes(r)}, nil
+}
+
+// findLeaks finds the leak suspects on the strong shortest path tree.
+// The index's tree is not checked as a whole for them: leaks follow the
+// paths of a few objects, each checked as it is walked
+// (heap.FindLeaksChecked). A path that does not lead to a root sends them
+// to StrongPaths, which checks the whole tree and, finding it damaged,
+// computes it again with a warning.
+func (s *Session) findLeaks(h *model.Heap, r *graph.Retention, lo heap.LeakOptions) (heap.LeakReport, error) {
+	if x := s.indexOf(); x != nil && x.paths != nil {
+		lo.Strong = x.paths
+		if l, err := heap.FindLeaksChecked(h, r, lo); err == nil {
+			return l, nil
+		}
+	}
+	var err error
+	if lo.Strong, err = s.StrongPaths(); err != nil {
+		return heap.LeakReport{}, err
+	}
+	return heap.FindLeaks(h, r, lo), nil
 }
 
 // ReportOptions choose what the HTML report lists: the leak suspects

@@ -1,0 +1,153 @@
+package session
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"os"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/model/store/storetest"
+)
+
+// leakQuestion is what the lazy path tests ask: the suspects above 1%.
+var leakQuestion = LeakOptions{Threshold: 0.01, Classes: 3}
+
+// pathExceptions are the objects whose parent on the shortest paths the
+// index keeps apart from their immediate dominator, in the order of the
+// section paths.strong-parent.other.
+func pathExceptions(t *testing.T, data []byte) []uint32 {
+	t.Helper()
+	differs := storetest.Section(data, "paths.strong-parent.differs")
+	var out []uint32
+	for w := 0; w+8 <= len(differs); w += 8 {
+		for word := binary.LittleEndian.Uint64(differs[w:]); word != 0; word &= word - 1 {
+			out = append(out, uint32(w/8*64+bits.TrailingZeros64(word)))
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("the fixture's shortest path tree has no parent apart from the dominators")
+	}
+	return out
+}
+
+// onLeakPaths returns the objects on the paths that the leak report l of
+// heap h shows, and those on the paths of every object at the top of the
+// dominator tree, which leaks may follow for a class group: all from the
+// sound session s.
+func onLeakPaths(t *testing.T, s *Session, l Leaks) (shown, followed map[uint32]bool) {
+	t.Helper()
+	h, err := s.Heap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Retention()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := s.StrongPaths()
+	if err != nil {
+		t.Fatal(err)
+	}
+	followed = map[uint32]bool{}
+	for _, top := range r.TopLevel() {
+		for _, obj := range tree.ChainTo(top) {
+			followed[uint32(obj)] = true
+		}
+	}
+	shown = map[uint32]bool{}
+	for _, s := range l.Report.Suspects {
+		for _, step := range s.Path {
+			id, err := strconv.ParseUint(strings.TrimPrefix(step.ObjectID, "0x"), 16, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i, ok := h.Lookup(id)
+			if !ok {
+				t.Fatalf("path step %s is no object of the heap", step.ObjectID)
+			}
+			shown[uint32(i)] = true
+			followed[uint32(i)] = true
+		}
+	}
+	return shown, followed
+}
+
+// TestLeaksCheckPathsTheyFollow: leaks check the index's shortest path
+// tree only along the paths they follow. A parent cycle off those paths
+// leaves their answer and says nothing (the tree is not walked as a
+// whole), while a question that walks the whole tree still finds it; a
+// cycle on one of their paths makes the tree computed again with a
+// warning, and the answer is a sound index's.
+func TestLeaksCheckPathsTheyFollow(t *testing.T) {
+	path, good := fixtureIndex(t)
+	s, err := Open(fixture, Options{Dump: -1, Index: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := s.Leaks(leakQuestion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown, followed := onLeakPaths(t, s, want)
+	s.Close()
+	if len(want.Report.Suspects) == 0 || len(shown) == 0 {
+		t.Fatalf("the fixture has %d suspects on %d objects of paths; the test needs some", len(want.Report.Suspects), len(shown))
+	}
+	exceptions := pathExceptions(t, good)
+	// loop makes each chosen exception its own parent.
+	loop := func(choose func(obj uint32) bool) ([]byte, int) {
+		data := bytes.Clone(good)
+		other := storetest.Section(data, "paths.strong-parent.other")
+		looped := 0
+		for k, obj := range exceptions {
+			if choose(obj) {
+				binary.LittleEndian.PutUint32(other[4*k:], obj)
+				looped++
+			}
+		}
+		storetest.Reseal(data)
+		return data, looped
+	}
+	cases := []struct {
+		name    string
+		choose  func(obj uint32) bool
+		warnsAt string // the question that says the tree is damaged
+	}{
+		{"on the paths leaks show", func(obj uint32) bool { return shown[obj] }, "leaks"},
+		{"off every path leaks may follow", func(obj uint32) bool { return !followed[obj] }, "retainers"},
+	}
+	for _, c := range cases {
+		data, looped := loop(c.choose)
+		if looped == 0 {
+			t.Fatalf("%s: no object to loop", c.name)
+		}
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var notes bytes.Buffer
+		s, err := Open(fixture, Options{Dump: -1, Index: path, Notes: &notes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Leaks(leakQuestion)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s (%d looped): leaks %v; equal to a sound index's: %v", c.name, looped, err, reflect.DeepEqual(got, want))
+		}
+		afterLeaks := notes.String()
+		if _, err := s.Retainers(graph.RetainerOptions{Class: regexp.MustCompile(`^fixture\.Payload$`), Paths: 3}); err != nil {
+			t.Errorf("%s: retainers: %v", c.name, err)
+		}
+		s.Close()
+		const says = "the index's shortest path tree is not used, it is computed again"
+		saidByLeaks := strings.Contains(afterLeaks, says) && strings.Contains(afterLeaks, "cycle")
+		if saidByLeaks != (c.warnsAt == "leaks") || !strings.Contains(notes.String(), says) {
+			t.Errorf("%s: after leaks the session said %q, after retainers %q; want the warning from %s on", c.name, afterLeaks, notes.String(), c.warnsAt)
+		}
+	}
+}
