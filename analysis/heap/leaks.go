@@ -54,6 +54,11 @@ type LeakOptions struct {
 	// Strong is the tree of strong shortest paths when it was computed
 	// before (kept in an index); nil computes it.
 	Strong *graph.PathTree
+	// Points are the accumulation points found before (an index's,
+	// checked as ReadAccumulationPoints reads them); nil, or points that
+	// lack a suspect or are of another tree, finds them in a pass over
+	// the tree.
+	Points *AccumulationPoints
 	// Heaps selects the Android heaps whose objects are suspected: the
 	// suspects are then drawn from the selected objects no other selected
 	// object dominates, and the total is what those retain. Suspects in
@@ -275,7 +280,7 @@ func leaksAlong(h *model.Heap, r *graph.Retention, o LeakOptions, chain func(mod
 		}
 		return cands[a].class < cands[b].class
 	})
-	if err := accumulate(r, cands, chain); err != nil {
+	if err := accumulate(r, cands, o.Points, chain); err != nil {
 		return LeakReport{}, err
 	}
 	classes := biggestClassesBeneath(h, r, cands, o.Classes)
@@ -300,16 +305,19 @@ func leaksAlong(h *model.Heap, r *graph.Retention, o LeakOptions, chain func(mod
 	return out, nil
 }
 
-// accumulate finds each candidate's accumulation point, the objects
-// beneath it and its path, which chain gives.
-func accumulate(r *graph.Retention, cands []*leakCandidate, chain func(model.ObjectIndex) ([]model.ObjectIndex, error)) error {
+// accumulate finds each candidate's accumulation point (from known when
+// it holds them), the objects beneath it and its path, which chain gives.
+func accumulate(r *graph.Retention, cands []*leakCandidate, known *AccumulationPoints, chain func(model.ObjectIndex) ([]model.ObjectIndex, error)) error {
 	var singles []model.ObjectIndex
 	for _, c := range cands {
 		if !c.group {
 			singles = append(singles, c.objects[0])
 		}
 	}
-	points := accumulationPoints(r, singles)
+	points, ok := known.of(r, singles)
+	if !ok {
+		points = accumulationPoints(r, singles)
+	}
 	for _, c := range cands {
 		if c.group {
 			c.beneath = c.objects
@@ -355,6 +363,33 @@ func (l *LeakReport) percent(b int64) float64 {
 // child that retains most, while that child keeps accumulationRatio of
 // its parent's retained size, stops at a leaf or above the first big
 // drop; NoObject when it goes deeper than accumulationDepth.
+func accumulationPoints(r *graph.Retention, tops []model.ObjectIndex) map[model.ObjectIndex]model.ObjectIndex {
+	ends := accumulationEnds(r, tops)
+	out := make(map[model.ObjectIndex]model.ObjectIndex, len(ends))
+	for top, e := range ends {
+		out[top] = e.point()
+	}
+	return out
+}
+
+// walkEnd is where the accumulation walk from a top ends: at end, depth
+// steps down.
+type walkEnd struct {
+	end   model.ObjectIndex
+	depth int
+}
+
+// point is the accumulation point the walk gives: its end, NoObject when
+// it goes deeper than accumulationDepth.
+func (e walkEnd) point() model.ObjectIndex {
+	if e.depth < accumulationDepth {
+		return e.end
+	}
+	return model.NoObject
+}
+
+// accumulationEnds returns where the accumulation walk (see
+// accumulationPoints) from each of tops ends.
 //
 // A child that keeps more than half of a positive retained size is the
 // only one that does, and the biggest, so the steps of every walk form
@@ -363,15 +398,15 @@ func (l *LeakReport) percent(b int64) float64 {
 // the first of tops on it, which the walk from that top ends at: three
 // bits per object, no child lists. A walk never reaches a retained size
 // of 0, since it keeps 70% of a positive one at every step.
-func accumulationPoints(r *graph.Retention, tops []model.ObjectIndex) map[model.ObjectIndex]model.ObjectIndex {
-	out := make(map[model.ObjectIndex]model.ObjectIndex, len(tops))
+func accumulationEnds(r *graph.Retention, tops []model.ObjectIndex) map[model.ObjectIndex]walkEnd {
+	out := make(map[model.ObjectIndex]walkEnd, len(tops))
 	if len(tops) == 0 {
 		return out
 	}
 	n := len(r.ImmediateDominators())
 	isTop := graph.NewObjectBits(n)
 	for _, t := range tops {
-		out[t] = t
+		out[t] = walkEnd{end: t}
 		isTop.Add(t)
 	}
 	// step marks the objects the walk goes into from their dominator,
@@ -396,13 +431,8 @@ func accumulationPoints(r *graph.Retention, tops []model.ObjectIndex) map[model.
 			top = r.ImmediateDominator(top)
 			depth++
 		}
-		if !isTop.Has(top) {
-			continue
-		}
-		if depth < accumulationDepth {
-			out[top] = end
-		} else {
-			out[top] = model.NoObject
+		if isTop.Has(top) {
+			out[top] = walkEnd{end: end, depth: depth}
 		}
 	}
 	return out

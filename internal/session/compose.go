@@ -49,7 +49,8 @@ func (s *Session) Leaks(o LeakOptions) (Leaks, error) {
 	return Leaks{Report: l, PathRetained: l.PathRetainedBytes(r)}, nil
 }
 
-// findLeaks finds the leak suspects on the strong shortest path tree.
+// findLeaks finds the leak suspects on the strong shortest path tree,
+// with the accumulation points the index keeps when r is its tree.
 // The index's tree is not checked as a whole for them: leaks follow the
 // paths of a few objects, each checked as it is walked
 // (heap.FindLeaksChecked). A path that does not lead to a root sends them
@@ -57,6 +58,9 @@ func (s *Session) Leaks(o LeakOptions) (Leaks, error) {
 // computes it again with a warning.
 func (s *Session) findLeaks(h *model.Heap, r *graph.Retention, lo heap.LeakOptions) (heap.LeakReport, error) {
 	if x := s.indexOf(); x != nil && x.paths != nil {
+		if r == x.retention {
+			lo.Points = x.accumulationPoints(s.noteln)
+		}
 		lo.Strong = x.paths
 		if l, err := heap.FindLeaksChecked(h, r, lo); err == nil {
 			return l, nil

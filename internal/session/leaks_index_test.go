@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model/store/storetest"
 )
 
@@ -148,6 +149,102 @@ func TestLeaksCheckPathsTheyFollow(t *testing.T) {
 		saidByLeaks := strings.Contains(afterLeaks, says) && strings.Contains(afterLeaks, "cycle")
 		if saidByLeaks != (c.warnsAt == "leaks") || !strings.Contains(notes.String(), says) {
 			t.Errorf("%s: after leaks the session said %q, after retainers %q; want the warning from %s on", c.name, afterLeaks, notes.String(), c.warnsAt)
+		}
+	}
+}
+
+// TestCraftedAccumulationPoints: the accumulation points an index keeps
+// give the leak suspects the dump gives, at the default threshold and at
+// the smallest, and points whose checksum is valid but which cannot be
+// the tree's (an object out of range, a walk said to end where it goes
+// on, one a step deeper than it is, one that does not climb back to its
+// object) are not used: the session says so and finds them again.
+func TestCraftedAccumulationPoints(t *testing.T) {
+	questions := []LeakOptions{leakQuestion, {Threshold: 0.1, Classes: 5}, {Threshold: 0.0001, Classes: 2}}
+	ask := func(s *Session) []Leaks {
+		t.Helper()
+		var out []Leaks
+		for _, q := range questions {
+			l, err := s.Leaks(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, l)
+		}
+		return out
+	}
+	s, err := Open(fixture, Options{Dump: -1, NoIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct := ask(s)
+	s.Close()
+	path, good := fixtureIndex(t)
+	askIndex := func(data []byte) ([]Leaks, string, *heap.AccumulationPoints) {
+		t.Helper()
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var notes bytes.Buffer
+		s, err := Open(fixture, Options{Dump: -1, Index: path, Notes: &notes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		got := ask(s)
+		return got, notes.String(), s.indexOf().summaries.points
+	}
+	got, said, points := askIndex(good)
+	if !reflect.DeepEqual(got, direct) || said != "" || points == nil {
+		t.Fatalf("from the index: answers equal the dump's: %v; said %q; points used: %v", reflect.DeepEqual(got, direct), said, points != nil)
+	}
+	singles, deeper := 0, 0
+	for _, l := range direct {
+		for _, s := range l.Report.Suspects {
+			if s.ObjectID != "" {
+				singles++
+				if s.AccumulationPoint != nil && s.AccumulationPoint.ObjectID != s.ObjectID {
+					deeper++
+				}
+			}
+		}
+	}
+	walks := storetest.Section(good, heap.SectionAccumulationPoints)
+	if singles == 0 || deeper == 0 || len(walks) < 12 {
+		t.Fatalf("the fixture has %d single suspects, %d with a point below them, %d bytes of walks; the test needs some", singles, deeper, len(walks))
+	}
+	// each changes every walk (top, end, depth) that has a step.
+	each := func(change func(w []byte)) func([]byte) {
+		return func(b []byte) {
+			for k := 0; k+12 <= len(b); k += 12 {
+				if binary.LittleEndian.Uint32(b[k+8:]) > 0 {
+					change(b[k : k+12])
+				}
+			}
+		}
+	}
+	put := func(w []byte, at int, v uint32) { binary.LittleEndian.PutUint32(w[4*at:], v) }
+	get := func(w []byte, at int) uint32 { return binary.LittleEndian.Uint32(w[4*at:]) }
+	cases := []struct {
+		name   string
+		change func([]byte)
+		says   string
+	}{
+		{"objects out of range", fill(0xFFFFFFFF), "is not one of a top object"},
+		{"walks ending at their object", each(func(w []byte) { put(w, 1, get(w, 0)); put(w, 2, 0) }), "which object"},
+		{"walks a step deeper", each(func(w []byte) { put(w, 2, get(w, 2)+1) }), "does not step into"},
+		{"walks from another object", each(func(w []byte) { put(w, 1, get(w, 0)) }), "does not step into"},
+	}
+	for _, c := range cases {
+		data := bytes.Clone(good)
+		c.change(storetest.Section(data, heap.SectionAccumulationPoints))
+		storetest.Reseal(data)
+		got, said, points := askIndex(data)
+		if !reflect.DeepEqual(got, direct) {
+			t.Errorf("%s: the suspects differ from the dump's", c.name)
+		}
+		if points != nil || !strings.Contains(said, "accumulation points are not used") || !strings.Contains(said, c.says) {
+			t.Errorf("%s: points used: %v; the session said %q; want %q", c.name, points != nil, said, c.says)
 		}
 	}
 }

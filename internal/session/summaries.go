@@ -34,6 +34,12 @@ type summaries struct {
 	// sums are the collections' sums per class; nil when the index keeps
 	// none or they did not check.
 	sums *heap.CollectionSums
+
+	pointsOnce sync.Once
+	// points are the accumulation points of the biggest objects at the
+	// top of the dominator tree; nil when the index keeps none or they
+	// did not check.
+	points *heap.AccumulationPoints
 }
 
 // summarizeCollectAbove is the number of objects from which summarize
@@ -65,9 +71,11 @@ func summarize(h *model.Heap, r *graph.Retention, t *graph.PathTree) *summaries 
 	s.chains = graph.SummarizeClassChains(h, t)
 	collect()
 	s.sums = collectionSums(h)
+	s.points = heap.SummarizeAccumulation(r)
 	s.chainsOnce.Do(func() {})
 	s.edgesOnce.Do(func() {})
 	s.sumsOnce.Do(func() {})
+	s.pointsOnce.Do(func() {})
 	return s
 }
 
@@ -100,6 +108,9 @@ func (s *summaries) write(w *store.Writer) error {
 	if s.sums != nil {
 		errs = append(errs, heap.WriteCollectionSums(w, s.sums))
 	}
+	if s.points != nil {
+		errs = append(errs, heap.WriteAccumulationPoints(w, s.points))
+	}
 	return errors.Join(errs...)
 }
 
@@ -117,6 +128,11 @@ func checkSummarySections(ix *store.Index) error {
 	}
 	if _, ok := ix.Section(threads.SectionThreadEdges); ok {
 		if _, err := store.Array[uint64](ix, threads.SectionThreadEdges); err != nil {
+			return err
+		}
+	}
+	if _, ok := ix.Section(heap.SectionAccumulationPoints); ok {
+		if _, err := store.Array[uint32](ix, heap.SectionAccumulationPoints); err != nil {
 			return err
 		}
 	}
@@ -178,4 +194,24 @@ func (x *indexed) collectionSums(note func(string, ...any)) *heap.CollectionSums
 		s.sums = c
 	})
 	return s.sums
+}
+
+// accumulationPoints returns the accumulation points of the biggest
+// objects at the top of the dominator tree that x holds, read from its
+// index on first use, after the tree was checked; nil when there are
+// none (a fault is said through note, and leaks find the points again).
+func (x *indexed) accumulationPoints(note func(string, ...any)) *heap.AccumulationPoints {
+	s := x.summaries
+	if s == nil {
+		return nil
+	}
+	s.pointsOnce.Do(func() {
+		p, err := heap.ReadAccumulationPoints(x.ix, x.retention)
+		if err != nil {
+			note("warning: the index's accumulation points are not used, they are found again: %s: %v", x.Path, err)
+			return
+		}
+		s.points = p
+	})
+	return s.points
 }
