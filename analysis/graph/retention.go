@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
@@ -122,14 +123,14 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 		return nil, fmt.Errorf("retention: %d objects: at most %d are supported (32-bit object numbers, two kept as marks)", n, math.MaxUint32-2)
 	}
 	r := &Retention{heap: h, size: o.Size}
+	// order and parent are freed by hand, not deferred, as soon as the
+	// tree no longer needs them: a deferred call would hold them to the
+	// end, under the result arrays.
 	order := bigmem.Make[uint32](n)
-	defer bigmem.Free(order)
 	parent := bigmem.Make[uint32](n + 1)[:1]
-	defer bigmem.Free(parent)
 	o.phase("depth-first search")
 	g.rootRefs = g.gcRoots()
 	g.markRootChildren()
-	defer bigmem.Free(g.rootChild)
 	defer bigmem.Free(g.leaf)
 	g.depthFirst(order, &parent, g.rootRefs)
 	reached := len(parent) - 1 + g.leaves
@@ -147,9 +148,13 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 			}
 		}
 	}
+	bigmem.Free(g.rootChild)
+	g.rootChild = nil
 	o.phase("predecessors")
 	lowest, predStart, preds, err := g.predecessors(order, parent)
 	if err != nil {
+		bigmem.Free(order)
+		bigmem.Free(parent)
 		return nil, err
 	}
 	o.phase("semidominators")
@@ -181,7 +186,10 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 // keepTree turns the immediate dominators by preorder number that the
 // computation leaves (idom) into the results by object, and adds up the
 // retained counts and sizes; order is each object's preorder number, or
-// for the objects leaf marks, its immediate dominator's.
+// for the objects leaf marks, its immediate dominator's. It takes both
+// tables over: order becomes the immediate dominators by object, and
+// idom is freed before the retained sizes are allocated, so that the
+// tree never holds more than four tables the size of the heap's objects.
 func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 	n := r.heap.NumObjects()
 	vertex := bigmem.Make[model.ObjectIndex](len(idom))
@@ -192,22 +200,24 @@ func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 			vertex[p] = model.ObjectIndex(i)
 		}
 	}
-	r.idom = bigmem.Make[model.ObjectIndex](n)
-	for i := range r.idom {
-		r.idom[i] = NotReached
-	}
-	for p := 1; p < len(idom); p++ {
-		r.idom[vertex[p]] = vertex[idom[p]]
-	}
+	// Each object's immediate dominator depends on its own order only, so
+	// it replaces that in place.
 	for i, p := range order {
-		if isLeafObject(leaf, i) {
-			r.idom[i] = vertex[p]
+		switch {
+		case isLeafObject(leaf, i):
+			order[i] = uint32(vertex[p])
+		case p == 0:
+			order[i] = uint32(NotReached)
+		default:
+			order[i] = uint32(vertex[idom[p]])
 		}
 	}
+	bigmem.Free(idom)
+	r.idom = objectIndexes(order)
 	// The leaves dominate nothing, and the reverse preorder lists every
 	// other object after those it dominates.
 	bottomUp := func(visit func(model.ObjectIndex)) {
-		for i := range order {
+		for i := range n {
 			if isLeafObject(leaf, i) {
 				visit(model.ObjectIndex(i))
 			}
@@ -227,6 +237,12 @@ func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 	})
 	r.retainedCount = retainedCounts{slice: count}
 	r.retainedBytes, r.reachedBytes = r.addUpRetained(r.size, bottomUp)
+}
+
+// objectIndexes is table, of 32-bit numbers, as object indexes: the same
+// memory, so that a table Make returned stays one (bigmem.Free finds it).
+func objectIndexes(table []uint32) []model.ObjectIndex {
+	return unsafe.Slice((*model.ObjectIndex)(unsafe.SliceData(table)), len(table))
 }
 
 // addUpRetained returns the retained size of every object in size mode,
