@@ -115,6 +115,35 @@ func Free[T Number](table []T) {
 	}
 }
 
+// Append appends values to table, a table Make returned (or nil), as the
+// built-in append does; when table has no room left it is moved to a
+// larger one from Make, and freed. It is for lists that grow to a size
+// known only at the end, so that they honour the budget as the tables of
+// a known size do.
+func Append[T Number](table []T, values ...T) []T {
+	n := len(table)
+	if n+len(values) > cap(table) {
+		grown := Make[T](growCap(cap(table), n+len(values)))[:n]
+		copy(grown, table)
+		Free(table)
+		table = grown
+	}
+	table = table[:n+len(values)]
+	copy(table[n:], values)
+	return table
+}
+
+// growCap is the capacity a table of capacity old that must hold need
+// elements grows to: twice as large while small, then by a quarter, as
+// the built-in append grows slices.
+func growCap(old, need int) int {
+	grown := 2 * old
+	if old >= 1<<16 {
+		grown = old + old/4
+	}
+	return max(grown, need, 1<<8)
+}
+
 // MappedBytes returns the size of the tables mapped from scratch files
 // now.
 func MappedBytes() int64 {

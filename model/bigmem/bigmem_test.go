@@ -52,3 +52,31 @@ func TestMakeWithinBudget(t *testing.T) {
 	table[len(table)-1] = -1
 	Free(table)
 }
+
+// TestAppendOverBudget: a list grown by Append past the budget moves to
+// mapped tables, keeps every value in order, and leaves only its last
+// table mapped.
+func TestAppendOverBudget(t *testing.T) {
+	defer SetBudget(1, t.TempDir())()
+	var list []uint32
+	n := minMapped // 4 MiB of uint32: grown through mapped tables
+	for i := range n {
+		list = Append(list, uint32(i*3))
+	}
+	list = Append(list, 1, 2)
+	if len(list) != n+2 || list[n] != 1 || list[n+1] != 2 {
+		t.Fatalf("len %d, tail %v; want %d and [1 2]", len(list), list[n:], n+2)
+	}
+	for i := range n {
+		if list[i] != uint32(i*3) {
+			t.Fatalf("entry %d reads %d, want %d", i, list[i], i*3)
+		}
+	}
+	if got, want := MappedBytes(), int64(4*cap(list)); got != want {
+		t.Errorf("mapped %d bytes, want %d: the last table's only", got, want)
+	}
+	Free(list)
+	if MappedBytes() != 0 {
+		t.Errorf("mapped %d bytes after Free, want 0", MappedBytes())
+	}
+}
