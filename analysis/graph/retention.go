@@ -363,6 +363,7 @@ func (g *retentionGraph) forEachSucc(i model.ObjectIndex, fn func(model.ObjectIn
 // meets (see markLeaf) are marked reached instead of numbered.
 func (g *retentionGraph) depthFirst(order []uint32, parent *[]uint32, starts []model.ObjectIndex) {
 	var stack frameStack
+	defer stack.free()
 	visit := func(obj model.ObjectIndex, from uint32) {
 		num := uint32(len(*parent))
 		order[obj] = num
@@ -409,32 +410,60 @@ type dfsFrame struct {
 	cursor uint32
 }
 
-// frameBlock is how many frames a block of a frameStack holds.
-const frameBlock = 1 << 10
-
 // frameStack is the path of a depth-first walk, which on a heap can be
-// millions of objects deep, kept in fixed-size blocks: growing it never
-// copies the frames it holds, and a block once allocated serves again
-// whenever the walk comes back to that depth.
+// millions of objects deep, kept in blocks: growing it never copies the
+// frames it holds, and a block once allocated serves again whenever the
+// walk comes back to that depth. The first block is small, for the many
+// short walks KeepUnreachable starts; the others are tables within the
+// memory budget (bigmem.Make), each frame three of their words.
 type frameStack struct {
-	blocks [][]dfsFrame
+	blocks [][]uint32
 	depth  int
 }
 
-func (s *frameStack) push(f dfsFrame) {
-	b := s.depth / frameBlock
-	if b == len(s.blocks) {
-		s.blocks = append(s.blocks, make([]dfsFrame, frameBlock))
+// The first block of a frameStack holds firstFrames frames, the others
+// blockFrames each.
+const (
+	firstFrames = 1 << 10
+	blockFrames = 1 << 17
+	frameWords  = int(unsafe.Sizeof(dfsFrame{}) / 4)
+)
+
+// frame returns the frame at depth d, which must have a block.
+func (s *frameStack) frame(d int) *dfsFrame {
+	b, k := 0, d
+	if d >= firstFrames {
+		b, k = 1+(d-firstFrames)/blockFrames, (d-firstFrames)%blockFrames
 	}
-	s.blocks[b][s.depth%frameBlock] = f
+	return (*dfsFrame)(unsafe.Pointer(&s.blocks[b][k*frameWords]))
+}
+
+func (s *frameStack) push(f dfsFrame) {
+	need := 1
+	if s.depth >= firstFrames {
+		need = 2 + (s.depth-firstFrames)/blockFrames
+	}
+	switch {
+	case need <= len(s.blocks):
+	case need == 1:
+		s.blocks = append(s.blocks, make([]uint32, firstFrames*frameWords))
+	default:
+		s.blocks = append(s.blocks, bigmem.Make[uint32](blockFrames*frameWords))
+	}
+	*s.frame(s.depth) = f
 	s.depth++
 }
 
 // top returns the frame on top, which stays where it is (pushing does not
 // move it) until it is popped.
-func (s *frameStack) top() *dfsFrame {
-	d := s.depth - 1
-	return &s.blocks[d/frameBlock][d%frameBlock]
+func (s *frameStack) top() *dfsFrame { return s.frame(s.depth - 1) }
+
+// free releases the blocks.
+func (s *frameStack) free() {
+	for _, b := range s.blocks[min(1, len(s.blocks)):] {
+		bigmem.Free(b)
+	}
+	s.blocks = nil
 }
 
 func (s *frameStack) pop() { s.depth-- }
