@@ -268,6 +268,10 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 		budget = bigmem.DefaultBudget()
 	}
 	defer bigmem.SetBudget(budget, scratchDir(place))()
+	// The tables mapped past the budget count in the resident memory
+	// once touched: their pages are let go whenever the process holds
+	// more than the budget.
+	defer bigmem.BoundResident(budget)()
 	phase := o.phases()
 	defer phase("")
 	h, stop, err := loadForIndex(path, o, phase)

@@ -48,11 +48,18 @@ var (
 	mu     sync.Mutex
 	budget int64  // 0: no budget
 	dir    string // where scratch files are made; "": the system's temporary directory
-	// mapped holds the unmap function of every mapped table by the
-	// address of its first byte, and mappedBytes their total size.
-	mapped      = map[uintptr]func() error{}
+	// mapped holds every mapped table by the address of its first byte,
+	// and mappedBytes their total size.
+	mapped      = map[uintptr]mapping{}
 	mappedBytes int64
 )
+
+// mapping is a table mapped from a scratch file: its bytes, and the
+// function that unmaps them.
+type mapping struct {
+	data  []byte
+	unmap func() error
+}
 
 // SetBudget bounds the Go heap that tables may take to bytes (0: no
 // bound), scratch files going to scratchDir (""; the system's temporary
@@ -82,7 +89,7 @@ func Make[T Number](n int) []T {
 	if over {
 		if data, unmap, err := mapScratch(scratch, size); err == nil {
 			mu.Lock()
-			mapped[uintptr(unsafe.Pointer(unsafe.SliceData(data)))] = unmap
+			mapped[uintptr(unsafe.Pointer(unsafe.SliceData(data)))] = mapping{data, unmap}
 			mappedBytes += size
 			mu.Unlock()
 			return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(data))), n)
@@ -101,7 +108,7 @@ func Free[T Number](table []T) {
 	table = table[:cap(table)]
 	key := uintptr(unsafe.Pointer(unsafe.SliceData(table)))
 	mu.Lock()
-	unmap, ok := mapped[key]
+	m, ok := mapped[key]
 	if ok {
 		delete(mapped, key)
 		var zero T
@@ -111,7 +118,7 @@ func Free[T Number](table []T) {
 	if ok {
 		// An unmap that fails leaves the mapping in place: nothing to
 		// do but keep going.
-		_ = unmap()
+		_ = m.unmap()
 	}
 }
 
