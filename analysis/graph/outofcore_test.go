@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
@@ -88,5 +89,68 @@ func TestSharedLeafOfLongChain(t *testing.T) {
 	}
 	if got := r.RetainedObjects(objs[0]); got != chain+1 {
 		t.Errorf("the head retains %d objects, want %d", got, chain+1)
+	}
+}
+
+// TestFrameStackOutOfCore: past its first block a depth-first walk's
+// stack is kept in tables the budget maps, gives back every frame pushed,
+// and releases them.
+func TestFrameStackOutOfCore(t *testing.T) {
+	defer bigmem.SetBudget(1, t.TempDir())()
+	before := bigmem.MappedBytes()
+	const depth = firstFrames + 2*blockFrames + 5
+	var s frameStack
+	for d := range depth {
+		s.push(dfsFrame{obj: model.ObjectIndex(d), num: uint32(2 * d), cursor: uint32(3 * d)})
+	}
+	if got, want := bigmem.MappedBytes()-before, int64(3*blockFrames*frameWords*4); got != want {
+		t.Errorf("%d bytes mapped for %d frames, want %d: three blocks past the first", got, depth, want)
+	}
+	for d := depth - 1; d >= 0; d-- {
+		if f := *s.top(); f != (dfsFrame{obj: model.ObjectIndex(d), num: uint32(2 * d), cursor: uint32(3 * d)}) {
+			t.Fatalf("frame %d reads %+v", d, f)
+		}
+		s.pop()
+	}
+	s.free()
+	if got := bigmem.MappedBytes() - before; got != 0 {
+		t.Errorf("%d bytes still mapped after free", got)
+	}
+}
+
+// TestLongChainOutOfCore: a chain deeper than the walk's first stack
+// block, and searched level by level for shortest paths, gives the same
+// trees under a one-byte budget as in memory.
+func TestLongChainOutOfCore(t *testing.T) {
+	const chain = 3 * firstFrames
+	g := analysistest.RandomGraph{Succ: make([][]int, chain+1), Roots: []int{0}}
+	for v := range chain {
+		g.Succ[v] = []int{chain}
+		if v+1 < chain {
+			g.Succ[v] = append(g.Succ[v], v+1)
+		}
+	}
+	h, objs, _ := g.Load(t)
+	inMemory, err := ComputeRetention(h, RetentionOptions{Size: model.SizeFields})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := StrongPaths(h)
+	defer bigmem.SetBudget(1, t.TempDir())()
+	outOfCore, err := ComputeRetention(h, RetentionOptions{Size: model.SizeFields})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pathsOut := StrongPaths(h)
+	for v, obj := range objs {
+		if got, want := outOfCore.ImmediateDominator(obj), inMemory.ImmediateDominator(obj); got != want {
+			t.Errorf("node %d: immediate dominator %d out of core, %d in memory", v, got, want)
+		}
+		if got, want := pathsOut.ChainTo(obj), paths.ChainTo(obj); !slices.Equal(got, want) {
+			t.Errorf("node %d: shortest path %v out of core, %v in memory", v, got, want)
+		}
+	}
+	if d := outOfCore.ImmediateDominator(objs[chain]); d != objs[0] {
+		t.Errorf("the shared leaf's immediate dominator is %d, want the chain's head %d", d, objs[0])
 	}
 }

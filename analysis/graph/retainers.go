@@ -443,15 +443,22 @@ func shortestPathTree(h *model.Heap, includeWeak bool) []uint32 {
 		p.reached = bigmem.Make[uint64]((len(p.parent) + 63) / 64)
 		defer bigmem.Free(p.reached)
 	}
+	// The levels, which on a big heap hold millions of objects, are
+	// tables within the memory budget (bigmem.Append).
 	var level, next []model.ObjectIndex
 	for _, s := range p.g.gcRoots() {
 		p.parent[s] = rootParent
 		p.markReached(s)
-		level = append(level, s)
+		level = bigmem.Append(level, s)
 	}
 	for len(level) > 0 {
 		next = p.searchLevel(level, next[:0])
 		level, next = next, level
+	}
+	bigmem.Free(level)
+	bigmem.Free(next)
+	for _, found := range p.found {
+		bigmem.Free(found)
 	}
 	return p.parent
 }
@@ -468,7 +475,7 @@ type pathSearch struct {
 	// meanwhile in parent.
 	reached []uint64
 	// found are the objects each part of a parallel level found, kept
-	// from level to level for their memory.
+	// from level to level for their memory (tables of bigmem.Append).
 	found [][]model.ObjectIndex
 }
 
@@ -520,7 +527,7 @@ func (p *pathSearch) searchLevel(level, next []model.ObjectIndex) []model.Object
 				if p.parent[s] == noParent {
 					p.parent[s] = uint32(u)
 					p.markReached(s)
-					next = append(next, s)
+					next = bigmem.Append(next, s)
 				}
 			})
 		}
@@ -536,7 +543,7 @@ func (p *pathSearch) searchLevel(level, next []model.ObjectIndex) []model.Object
 		for pos := partStart(k); pos < partStart(k+1); pos++ {
 			p.forEachSucc(level[pos], func(s model.ObjectIndex) {
 				if p.reached[s/64]&(1<<(s%64)) == 0 && parallel.LowerTo(&p.parent[s], uint32(pos)) {
-					found = append(found, s)
+					found = bigmem.Append(found, s)
 				}
 			})
 		}
@@ -559,7 +566,7 @@ func (p *pathSearch) searchLevel(level, next []model.ObjectIndex) []model.Object
 		p.found[k] = kept
 	})
 	for _, found := range p.found[:parts] {
-		next = append(next, found...)
+		next = bigmem.Append(next, found...)
 	}
 	return next
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
@@ -122,14 +123,14 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 		return nil, fmt.Errorf("retention: %d objects: at most %d are supported (32-bit object numbers, two kept as marks)", n, math.MaxUint32-2)
 	}
 	r := &Retention{heap: h, size: o.Size}
+	// order and parent are freed by hand, not deferred, as soon as the
+	// tree no longer needs them: a deferred call would hold them to the
+	// end, under the result arrays.
 	order := bigmem.Make[uint32](n)
-	defer bigmem.Free(order)
 	parent := bigmem.Make[uint32](n + 1)[:1]
-	defer bigmem.Free(parent)
 	o.phase("depth-first search")
 	g.rootRefs = g.gcRoots()
 	g.markRootChildren()
-	defer bigmem.Free(g.rootChild)
 	defer bigmem.Free(g.leaf)
 	g.depthFirst(order, &parent, g.rootRefs)
 	reached := len(parent) - 1 + g.leaves
@@ -147,9 +148,13 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 			}
 		}
 	}
+	bigmem.Free(g.rootChild)
+	g.rootChild = nil
 	o.phase("predecessors")
 	lowest, predStart, preds, err := g.predecessors(order, parent)
 	if err != nil {
+		bigmem.Free(order)
+		bigmem.Free(parent)
 		return nil, err
 	}
 	o.phase("semidominators")
@@ -181,7 +186,10 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 // keepTree turns the immediate dominators by preorder number that the
 // computation leaves (idom) into the results by object, and adds up the
 // retained counts and sizes; order is each object's preorder number, or
-// for the objects leaf marks, its immediate dominator's.
+// for the objects leaf marks, its immediate dominator's. It takes both
+// tables over: order becomes the immediate dominators by object, and
+// idom is freed before the retained sizes are allocated, so that the
+// tree never holds more than four tables the size of the heap's objects.
 func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 	n := r.heap.NumObjects()
 	vertex := bigmem.Make[model.ObjectIndex](len(idom))
@@ -192,22 +200,24 @@ func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 			vertex[p] = model.ObjectIndex(i)
 		}
 	}
-	r.idom = bigmem.Make[model.ObjectIndex](n)
-	for i := range r.idom {
-		r.idom[i] = NotReached
-	}
-	for p := 1; p < len(idom); p++ {
-		r.idom[vertex[p]] = vertex[idom[p]]
-	}
+	// Each object's immediate dominator depends on its own order only, so
+	// it replaces that in place.
 	for i, p := range order {
-		if isLeafObject(leaf, i) {
-			r.idom[i] = vertex[p]
+		switch {
+		case isLeafObject(leaf, i):
+			order[i] = uint32(vertex[p])
+		case p == 0:
+			order[i] = uint32(NotReached)
+		default:
+			order[i] = uint32(vertex[idom[p]])
 		}
 	}
+	bigmem.Free(idom)
+	r.idom = objectIndexes(order)
 	// The leaves dominate nothing, and the reverse preorder lists every
 	// other object after those it dominates.
 	bottomUp := func(visit func(model.ObjectIndex)) {
-		for i := range order {
+		for i := range n {
 			if isLeafObject(leaf, i) {
 				visit(model.ObjectIndex(i))
 			}
@@ -227,6 +237,12 @@ func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 	})
 	r.retainedCount = retainedCounts{slice: count}
 	r.retainedBytes, r.reachedBytes = r.addUpRetained(r.size, bottomUp)
+}
+
+// objectIndexes is table, of 32-bit numbers, as object indexes: the same
+// memory, so that a table Make returned stays one (bigmem.Free finds it).
+func objectIndexes(table []uint32) []model.ObjectIndex {
+	return unsafe.Slice((*model.ObjectIndex)(unsafe.SliceData(table)), len(table))
 }
 
 // addUpRetained returns the retained size of every object in size mode,
@@ -347,6 +363,7 @@ func (g *retentionGraph) forEachSucc(i model.ObjectIndex, fn func(model.ObjectIn
 // meets (see markLeaf) are marked reached instead of numbered.
 func (g *retentionGraph) depthFirst(order []uint32, parent *[]uint32, starts []model.ObjectIndex) {
 	var stack frameStack
+	defer stack.free()
 	visit := func(obj model.ObjectIndex, from uint32) {
 		num := uint32(len(*parent))
 		order[obj] = num
@@ -393,32 +410,60 @@ type dfsFrame struct {
 	cursor uint32
 }
 
-// frameBlock is how many frames a block of a frameStack holds.
-const frameBlock = 1 << 10
-
 // frameStack is the path of a depth-first walk, which on a heap can be
-// millions of objects deep, kept in fixed-size blocks: growing it never
-// copies the frames it holds, and a block once allocated serves again
-// whenever the walk comes back to that depth.
+// millions of objects deep, kept in blocks: growing it never copies the
+// frames it holds, and a block once allocated serves again whenever the
+// walk comes back to that depth. The first block is small, for the many
+// short walks KeepUnreachable starts; the others are tables within the
+// memory budget (bigmem.Make), each frame three of their words.
 type frameStack struct {
-	blocks [][]dfsFrame
+	blocks [][]uint32
 	depth  int
 }
 
-func (s *frameStack) push(f dfsFrame) {
-	b := s.depth / frameBlock
-	if b == len(s.blocks) {
-		s.blocks = append(s.blocks, make([]dfsFrame, frameBlock))
+// The first block of a frameStack holds firstFrames frames, the others
+// blockFrames each.
+const (
+	firstFrames = 1 << 10
+	blockFrames = 1 << 17
+	frameWords  = int(unsafe.Sizeof(dfsFrame{}) / 4)
+)
+
+// frame returns the frame at depth d, which must have a block.
+func (s *frameStack) frame(d int) *dfsFrame {
+	b, k := 0, d
+	if d >= firstFrames {
+		b, k = 1+(d-firstFrames)/blockFrames, (d-firstFrames)%blockFrames
 	}
-	s.blocks[b][s.depth%frameBlock] = f
+	return (*dfsFrame)(unsafe.Pointer(&s.blocks[b][k*frameWords]))
+}
+
+func (s *frameStack) push(f dfsFrame) {
+	need := 1
+	if s.depth >= firstFrames {
+		need = 2 + (s.depth-firstFrames)/blockFrames
+	}
+	switch {
+	case need <= len(s.blocks):
+	case need == 1:
+		s.blocks = append(s.blocks, make([]uint32, firstFrames*frameWords))
+	default:
+		s.blocks = append(s.blocks, bigmem.Make[uint32](blockFrames*frameWords))
+	}
+	*s.frame(s.depth) = f
 	s.depth++
 }
 
 // top returns the frame on top, which stays where it is (pushing does not
 // move it) until it is popped.
-func (s *frameStack) top() *dfsFrame {
-	d := s.depth - 1
-	return &s.blocks[d/frameBlock][d%frameBlock]
+func (s *frameStack) top() *dfsFrame { return s.frame(s.depth - 1) }
+
+// free releases the blocks.
+func (s *frameStack) free() {
+	for _, b := range s.blocks[min(1, len(s.blocks)):] {
+		bigmem.Free(b)
+	}
+	s.blocks = nil
 }
 
 func (s *frameStack) pop() { s.depth-- }

@@ -18,9 +18,11 @@ import (
 
 // buildTraceEnv names the environment variable that makes an index build
 // write a line to stderr as each of its phases ends: the phase, its time,
-// the Go heap in use and the process's anonymous and peak resident memory
-// (from /proc/self/status where there is one). For measuring builds; the
-// lines are no interface.
+// the Go heap in use, the process's anonymous and peak resident memory
+// (from /proc/self/status where there is one), the tables mapped from
+// scratch files and how many times their pages were dropped from the
+// resident memory (bigmem.BoundResident). For measuring builds; the lines
+// are no interface.
 const buildTraceEnv = "HPROFCTL_BUILD_TRACE"
 
 // buildDisplay shows an index build: the progress bar while one is drawn,
@@ -56,8 +58,9 @@ func (d *buildDisplay) enter(name string, before float64) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		anon, peak := procMemory()
-		fmt.Fprintf(d.trace, "phase %-22s %6.2fs  go-heap %9s  rss-anon %9s  peak-rss %9s\n", d.phase,
-			now.Sub(d.began).Seconds(), humanize.IBytes(ms.HeapInuse), humanize.IBytes(anon), humanize.IBytes(peak))
+		fmt.Fprintf(d.trace, "phase %-22s %6.2fs  go-heap %9s  rss-anon %9s  peak-rss %9s  mapped %9s  drops %d\n", d.phase,
+			now.Sub(d.began).Seconds(), humanize.IBytes(ms.HeapInuse), humanize.IBytes(anon), humanize.IBytes(peak),
+			humanize.IBytes(uint64(bigmem.MappedBytes())), bigmem.Trims())
 	}
 	d.phase, d.began = name, now
 }

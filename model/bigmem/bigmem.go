@@ -48,11 +48,18 @@ var (
 	mu     sync.Mutex
 	budget int64  // 0: no budget
 	dir    string // where scratch files are made; "": the system's temporary directory
-	// mapped holds the unmap function of every mapped table by the
-	// address of its first byte, and mappedBytes their total size.
-	mapped      = map[uintptr]func() error{}
+	// mapped holds every mapped table by the address of its first byte,
+	// and mappedBytes their total size.
+	mapped      = map[uintptr]mapping{}
 	mappedBytes int64
 )
+
+// mapping is a table mapped from a scratch file: its bytes, and the
+// function that unmaps them.
+type mapping struct {
+	data  []byte
+	unmap func() error
+}
 
 // SetBudget bounds the Go heap that tables may take to bytes (0: no
 // bound), scratch files going to scratchDir (""; the system's temporary
@@ -82,7 +89,7 @@ func Make[T Number](n int) []T {
 	if over {
 		if data, unmap, err := mapScratch(scratch, size); err == nil {
 			mu.Lock()
-			mapped[uintptr(unsafe.Pointer(unsafe.SliceData(data)))] = unmap
+			mapped[uintptr(unsafe.Pointer(unsafe.SliceData(data)))] = mapping{data, unmap}
 			mappedBytes += size
 			mu.Unlock()
 			return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(data))), n)
@@ -101,7 +108,7 @@ func Free[T Number](table []T) {
 	table = table[:cap(table)]
 	key := uintptr(unsafe.Pointer(unsafe.SliceData(table)))
 	mu.Lock()
-	unmap, ok := mapped[key]
+	m, ok := mapped[key]
 	if ok {
 		delete(mapped, key)
 		var zero T
@@ -111,8 +118,37 @@ func Free[T Number](table []T) {
 	if ok {
 		// An unmap that fails leaves the mapping in place: nothing to
 		// do but keep going.
-		_ = unmap()
+		_ = m.unmap()
 	}
+}
+
+// Append appends values to table, a table Make returned (or nil), as the
+// built-in append does; when table has no room left it is moved to a
+// larger one from Make, and freed. It is for lists that grow to a size
+// known only at the end, so that they honour the budget as the tables of
+// a known size do.
+func Append[T Number](table []T, values ...T) []T {
+	n := len(table)
+	if n+len(values) > cap(table) {
+		grown := Make[T](growCap(cap(table), n+len(values)))[:n]
+		copy(grown, table)
+		Free(table)
+		table = grown
+	}
+	table = table[:n+len(values)]
+	copy(table[n:], values)
+	return table
+}
+
+// growCap is the capacity a table of capacity old that must hold need
+// elements grows to: twice as large while small, then by a quarter, as
+// the built-in append grows slices.
+func growCap(old, need int) int {
+	grown := 2 * old
+	if old >= 1<<16 {
+		grown = old + old/4
+	}
+	return max(grown, need, 1<<8)
 }
 
 // MappedBytes returns the size of the tables mapped from scratch files

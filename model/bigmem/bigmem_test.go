@@ -3,6 +3,7 @@ package bigmem
 import (
 	"os"
 	"testing"
+	"time"
 )
 
 // TestMakeOverBudget: past the budget a table is mapped from a scratch
@@ -51,4 +52,84 @@ func TestMakeWithinBudget(t *testing.T) {
 	}
 	table[len(table)-1] = -1
 	Free(table)
+}
+
+// TestAppendOverBudget: a list grown by Append past the budget moves to
+// mapped tables, keeps every value in order, and leaves only its last
+// table mapped.
+func TestAppendOverBudget(t *testing.T) {
+	defer SetBudget(1, t.TempDir())()
+	var list []uint32
+	n := minMapped // 4 MiB of uint32: grown through mapped tables
+	for i := range n {
+		list = Append(list, uint32(i*3))
+	}
+	list = Append(list, 1, 2)
+	if len(list) != n+2 || list[n] != 1 || list[n+1] != 2 {
+		t.Fatalf("len %d, tail %v; want %d and [1 2]", len(list), list[n:], n+2)
+	}
+	for i := range n {
+		if list[i] != uint32(i*3) {
+			t.Fatalf("entry %d reads %d, want %d", i, list[i], i*3)
+		}
+	}
+	if got, want := MappedBytes(), int64(4*cap(list)); got != want {
+		t.Errorf("mapped %d bytes, want %d: the last table's only", got, want)
+	}
+	Free(list)
+	if MappedBytes() != 0 {
+		t.Errorf("mapped %d bytes after Free, want 0", MappedBytes())
+	}
+}
+
+// TestDropResident: dropping a mapped table's pages takes them out of the
+// process's resident memory (where the system reports it) and keeps what
+// the table holds.
+func TestDropResident(t *testing.T) {
+	defer SetBudget(1, t.TempDir())()
+	n := 16 * minMapped / 8 // 16 MiB
+	table := Make[uint64](n)
+	defer Free(table)
+	for i := range table {
+		table[i] = uint64(i) * 11
+	}
+	_, before, ok := residentBytes()
+	trimsBefore := Trims()
+	DropResident()
+	_, after, _ := residentBytes()
+	if ok && before-after < int64(8*n)/2 {
+		t.Errorf("shared resident memory went from %d to %d bytes, want at least %d less", before, after, 8*n/2)
+	}
+	if Trims() != trimsBefore+1 {
+		t.Errorf("Trims went from %d to %d, want one more", trimsBefore, Trims())
+	}
+	for i := range table {
+		if table[i] != uint64(i)*11 {
+			t.Fatalf("entry %d reads %d after its pages were dropped, want %d", i, table[i], uint64(i)*11)
+		}
+	}
+}
+
+// TestBoundResident: with a limit below what the process holds, the
+// mapped tables' pages are dropped within a few checks.
+func TestBoundResident(t *testing.T) {
+	if _, _, ok := residentBytes(); !ok {
+		t.Skip("the system does not report resident memory")
+	}
+	defer SetBudget(1, t.TempDir())()
+	table := Make[uint64](16 * minMapped / 8)
+	defer Free(table)
+	for i := range table {
+		table[i] = 1
+	}
+	before := Trims()
+	stop := BoundResident(1 << 20)
+	defer stop()
+	deadline := time.Now().Add(50 * trimEvery)
+	for Trims() == before && time.Now().Before(deadline) {
+		time.Sleep(trimEvery / 4)
+	}
+	if Trims() == before {
+		t.Errorf("no trim in %v with 16 MiB mapped and resident against a 1 MiB limit", 50*trimEvery)
+	}
 }
