@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
 )
 
@@ -219,7 +220,8 @@ func jdkClassesOf(h *model.Heap) []int16 {
 // selected, and the wasteful arrays, both in object order. The heap knows
 // each array's length and whether its elements are all equal; only the
 // collections, and the listed constant arrays (for their value), are
-// read from the dump.
+// read from the dump. The objects are looked at in chunks on every
+// processor, each chunk's finds appended in chunk order.
 func findCollections(h *model.Heap, jdkOf []int16, heaps model.HeapSelection) ([]model.ObjectIndex, []wastefulArray) {
 	expect := 0
 	for c := range h.Classes {
@@ -229,8 +231,20 @@ func findCollections(h *model.Heap, jdkOf []int16, heaps model.HeapSelection) ([
 	}
 	colls := make([]model.ObjectIndex, 0, min(expect, h.NumObjects()))
 	var wasteful []wastefulArray
+	parallel.ForChunksInOrder(h.NumObjects(), parallel.ObjectChunk, func(lo, hi int) func() {
+		chunkColls, chunkWasteful := findCollectionsIn(h, jdkOf, heaps, lo, hi)
+		return func() {
+			colls = append(colls, chunkColls...)
+			wasteful = append(wasteful, chunkWasteful...)
+		}
+	})
+	return colls, wasteful
+}
+
+// findCollectionsIn is findCollections for the objects [lo, hi).
+func findCollectionsIn(h *model.Heap, jdkOf []int16, heaps model.HeapSelection, lo, hi int) (colls []model.ObjectIndex, wasteful []wastefulArray) {
 	classClass := h.ClassClass()
-	for i := range h.NumObjects() {
+	for i := lo; i < hi; i++ {
 		obj := model.ObjectIndex(i)
 		c := h.ClassOf(obj)
 		if c == model.NoClass || c == classClass || !heaps.Has(obj) {
