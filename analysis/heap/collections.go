@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
@@ -231,18 +232,30 @@ func findCollections(h *model.Heap, jdkOf []int16, heaps model.HeapSelection) ([
 	}
 	colls := make([]model.ObjectIndex, 0, min(expect, h.NumObjects()))
 	var wasteful []wastefulArray
+	// A chunk's finds are kept in a buffer that serves again once added.
+	buffers := sync.Pool{New: func() any { return new(collectionsFound) }}
 	parallel.ForChunksInOrder(h.NumObjects(), parallel.ObjectChunk, func(lo, hi int) func() {
-		chunkColls, chunkWasteful := findCollectionsIn(h, jdkOf, heaps, lo, hi)
+		found := buffers.Get().(*collectionsFound)
+		found.colls, found.wasteful = findCollectionsIn(h, jdkOf, heaps, lo, hi, found.colls[:0], found.wasteful[:0])
 		return func() {
-			colls = append(colls, chunkColls...)
-			wasteful = append(wasteful, chunkWasteful...)
+			colls = append(colls, found.colls...)
+			wasteful = append(wasteful, found.wasteful...)
+			buffers.Put(found)
 		}
 	})
 	return colls, wasteful
 }
 
-// findCollectionsIn is findCollections for the objects [lo, hi).
-func findCollectionsIn(h *model.Heap, jdkOf []int16, heaps model.HeapSelection, lo, hi int) (colls []model.ObjectIndex, wasteful []wastefulArray) {
+// collectionsFound are the collections and wasteful arrays of a chunk of
+// objects.
+type collectionsFound struct {
+	colls    []model.ObjectIndex
+	wasteful []wastefulArray
+}
+
+// findCollectionsIn appends to colls and wasteful what findCollections
+// finds among the objects [lo, hi).
+func findCollectionsIn(h *model.Heap, jdkOf []int16, heaps model.HeapSelection, lo, hi int, colls []model.ObjectIndex, wasteful []wastefulArray) ([]model.ObjectIndex, []wastefulArray) {
 	classClass := h.ClassClass()
 	for i := lo; i < hi; i++ {
 		obj := model.ObjectIndex(i)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"slices"
+	"sync"
 
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
@@ -72,8 +73,10 @@ func stringCandidates(h *model.Heap, class model.ClassIndex, heaps model.HeapSel
 	expect := min(int(h.Classes[class].Instances), h.NumObjects())
 	strs, valueOf = make([]model.ObjectIndex, 0, expect), make([]model.ObjectIndex, 0, expect)
 	sketches := make([]uint64, 0, expect)
+	// A chunk's finds are kept in a buffer that serves again once added.
+	buffers := sync.Pool{New: func() any { return new(stringsFound) }}
 	parallel.ForChunksInOrder(h.NumObjects(), parallel.ObjectChunk, func(lo, hi int) func() {
-		var found stringsFound
+		found := buffers.Get().(*stringsFound)
 		for i := lo; i < hi; i++ {
 			s := model.ObjectIndex(i)
 			// (A class object's class is java.lang.Class, never String.)
@@ -96,6 +99,8 @@ func stringCandidates(h *model.Heap, class model.ClassIndex, heaps model.HeapSel
 			strs = append(strs, found.strs...)
 			valueOf = append(valueOf, found.valueOf...)
 			sketches = append(sketches, found.sketches...)
+			*found = stringsFound{strs: found.strs[:0], valueOf: found.valueOf[:0], sketches: found.sketches[:0]}
+			buffers.Put(found)
 		}
 	})
 	shared := parallel.RepeatedValues(sketches)
