@@ -175,8 +175,10 @@ type chainKeys struct {
 	// links are among a few, and a big map is slow to look up.
 	recent []chainRecent
 	stack  []model.ObjectIndex
-	// every, when set, remembers every object's key (0: not known yet)
-	// in place of memo, so that each object is keyed once. It may be
+	// every, when set, remembers the key of every object keyed on the
+	// way to another (0: not known yet) in place of memo, so that each
+	// such object is keyed once; an object keyed for itself is keyed
+	// again, from its parent's key, if it is met on the way to another. It may be
 	// shared by goroutines keying at once, numbering links with shared
 	// keys: two that key one object give it the same key.
 	every []uint32
@@ -193,9 +195,10 @@ type sharedChainIDs struct {
 	keys   atomic.Uint32 // the last key given
 }
 
-// sharedChainBits sizes sharedChainIDs: 2^6 shards, so that goroutines
-// seldom wait for one another.
-const sharedChainBits = 6
+// sharedChainBits sizes sharedChainIDs: 2^10 shards, so that goroutines
+// seldom wait for one another or take a shard's lock from another's
+// cache.
+const sharedChainBits = 10
 
 // chainIDShard is a shard of a sharedChainIDs.
 type chainIDShard struct {
@@ -307,7 +310,9 @@ func (k *chainKeys) of(obj model.ObjectIndex) uint32 {
 	for i := len(k.stack) - 1; i >= 0; i-- {
 		y := k.stack[i]
 		key = k.id(k.link(key, y))
-		k.remember(y, key)
+		if i > 0 || k.every == nil {
+			k.remember(y, key)
+		}
 	}
 	return key
 }
