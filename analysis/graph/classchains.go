@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/bigmem"
 	"github.com/hprofctl/hprofctl/model/store"
@@ -44,120 +43,58 @@ type classChainsOf struct {
 // SummarizeClassChains keys every object of h by its class chain in the
 // shortest path tree t, each once, and keeps the chains holding most
 // instances of each class. It holds a word per object while it runs
-// (model/bigmem: within the build's memory budget), and two half-words
-// per chain and goroutine. The objects are keyed on every processor, in chunks;
-// the goroutines share the keys and each counts the chains it meets.
+// (model/bigmem: within the build's memory budget).
 func SummarizeClassChains(h *model.Heap, t *PathTree) *ClassChains {
 	n := h.NumObjects()
-	every := bigmem.Make[uint32](n)
-	defer bigmem.Free(every)
-	classObjects := newClassObjects(h)
-	var shared *sharedChainIDs // nil on one goroutine: it numbers its own
-	if parallel.Workers() > 1 {
-		shared = newSharedChainIDs()
+	keys := bigmem.Make[uint32](n)
+	defer bigmem.Free(keys)
+	k := newChainIDs(h, t.parent, newClassObjects(h))
+	k.every = keys
+	type group struct {
+		example model.ObjectIndex
+		count   int64
 	}
-	counts := make([]*chainCounts, parallel.Workers())
-	parallel.ForChunks(n, parallel.ObjectChunk, func(w, lo, hi int) {
-		if counts[w] == nil {
-			k := newChainIDs(h, t.parent, classObjects)
-			k.every, k.shared = every, shared
-			counts[w] = &chainCounts{keys: k, targets: make([]int64, len(h.Classes)), unreached: make([]int64, len(h.Classes))}
+	groups := []group{{}}
+	targets := make([]int64, len(h.Classes))
+	unreached := make([]int64, len(h.Classes))
+	for i := range n {
+		obj := model.ObjectIndex(i)
+		c := h.ClassOf(obj)
+		if c == model.NoClass || k.classes.has(obj) {
+			continue
 		}
-		counts[w].keyObjects(lo, hi)
-	})
-	all := mergeChainCounts(counts, len(h.Classes))
+		targets[c]++
+		if t.parent.at(obj) == noParent {
+			unreached[c]++
+			continue
+		}
+		key := k.of(obj)
+		for len(groups) <= int(key) {
+			groups = append(groups, group{})
+		}
+		if groups[key].count == 0 {
+			groups[key].example = obj
+		}
+		groups[key].count++
+	}
 	byClass := make([][][2]int64, len(h.Classes))
-	for key, count := range all.count {
-		if count > 0 {
-			c := h.ClassOf(all.example[key])
-			byClass[c] = append(byClass[c], [2]int64{int64(all.example[key]), int64(count)})
+	for _, g := range groups {
+		if g.count > 0 {
+			c := h.ClassOf(g.example)
+			byClass[c] = append(byClass[c], [2]int64{int64(g.example), g.count})
 		}
 	}
 	s := &ClassChains{tree: t, classes: map[model.ClassIndex]classChainsOf{}}
 	for c := range h.Classes {
-		if all.targets[c] == 0 {
+		if targets[c] == 0 {
 			continue
 		}
 		gs := byClass[c]
 		slices.SortFunc(gs, func(a, b [2]int64) int { return cmp.Or(cmp.Compare(b[1], a[1]), cmp.Compare(a[0], b[0])) })
-		s.classes[model.ClassIndex(c)] = classChainsOf{Class: int32(c), Targets: all.targets[c], Unreached: all.unreached[c],
+		s.classes[model.ClassIndex(c)] = classChainsOf{Class: int32(c), Targets: targets[c], Unreached: unreached[c],
 			Groups: gs[:min(len(gs), classChainsKept)]}
 	}
 	return s
-}
-
-// chainCounts are the chains one goroutine of SummarizeClassChains met,
-// in the chunks it was given (in object order): per chain key, how many
-// instances and the first of them; per class, its instances and those no
-// root reaches.
-type chainCounts struct {
-	keys               *chainKeys
-	count              []uint32
-	example            []model.ObjectIndex
-	targets, unreached []int64
-}
-
-// keyObjects keys and counts the objects [lo, hi), which come after those
-// counted before.
-func (g *chainCounts) keyObjects(lo, hi int) {
-	h, parent := g.keys.h, g.keys.parent
-	for i := lo; i < hi; i++ {
-		obj := model.ObjectIndex(i)
-		c := h.ClassOf(obj)
-		if c == model.NoClass || g.keys.classes.has(obj) {
-			continue
-		}
-		g.targets[c]++
-		if parent.at(obj) == noParent {
-			g.unreached[c]++
-			continue
-		}
-		key := g.keys.of(obj)
-		if int(key) >= len(g.count) {
-			// Keys come mostly one more than the last: grow by a share.
-			more := int(key) + 1 - len(g.count) + len(g.count)/8 + 1024
-			g.count = append(g.count, make([]uint32, more)...)
-			g.example = append(g.example, make([]model.ObjectIndex, more)...)
-		}
-		if g.count[key] == 0 {
-			g.example[key] = obj
-		}
-		g.count[key]++
-	}
-}
-
-// mergeChainCounts adds up the goroutines' counts (nil: a goroutine that
-// counted none) into the first's: each chain's first instance is the
-// least of theirs. There are fewer objects than 2^32: a count fits.
-func mergeChainCounts(counts []*chainCounts, classes int) *chainCounts {
-	all := &chainCounts{targets: make([]int64, classes), unreached: make([]int64, classes)}
-	for _, g := range counts {
-		if g == nil {
-			continue
-		}
-		if all.count == nil {
-			all.count, all.example = g.count, g.example
-		} else {
-			if len(g.count) > len(all.count) {
-				all.count, g.count = g.count, all.count
-				all.example, g.example = g.example, all.example
-			}
-			for key, count := range g.count {
-				if count == 0 {
-					continue
-				}
-				if all.count[key] == 0 || g.example[key] < all.example[key] {
-					all.example[key] = g.example[key]
-				}
-				all.count[key] += count
-			}
-		}
-		for c := range classes {
-			all.targets[c] += g.targets[c]
-			all.unreached[c] += g.unreached[c]
-		}
-	}
-	return all
 }
 
 // WriteClassChains writes s into the index w.

@@ -2,8 +2,6 @@ package graph
 
 import (
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
@@ -175,57 +173,9 @@ type chainKeys struct {
 	// links are among a few, and a big map is slow to look up.
 	recent []chainRecent
 	stack  []model.ObjectIndex
-	// every, when set, remembers the key of every object keyed on the
-	// way to another (0: not known yet) in place of memo, so that each
-	// such object is keyed once; an object keyed for itself is keyed
-	// again, from its parent's key, if it is met on the way to another. It may be
-	// shared by goroutines keying at once, numbering links with shared
-	// keys: two that key one object give it the same key.
+	// every, when set, remembers every object's key (0: not known yet)
+	// in place of memo, so that each object is keyed once.
 	every []uint32
-	// shared, when set, numbers the links in place of ids and links, for
-	// every goroutine keying at once.
-	shared *sharedChainIDs
-}
-
-// sharedChainIDs numbers class chains' links for goroutines keying at
-// once: each link once, keys counted from 1 without gaps. The links are
-// spread over shards by a hash, each with a lock of its own.
-type sharedChainIDs struct {
-	shards [1 << sharedChainBits]chainIDShard
-	keys   atomic.Uint32 // the last key given
-}
-
-// sharedChainBits sizes sharedChainIDs: 2^10 shards, so that goroutines
-// seldom wait for one another or take a shard's lock from another's
-// cache.
-const sharedChainBits = 10
-
-// chainIDShard is a shard of a sharedChainIDs.
-type chainIDShard struct {
-	mu  sync.Mutex
-	ids map[chainLink]uint32
-	_   [40]byte // a cache line of its own
-}
-
-func newSharedChainIDs() *sharedChainIDs {
-	s := &sharedChainIDs{}
-	for i := range s.shards {
-		s.shards[i].ids = map[chainLink]uint32{}
-	}
-	return s
-}
-
-// id returns the key of link, numbering it when it is new.
-func (s *sharedChainIDs) id(link chainLink) uint32 {
-	sh := &s.shards[(uint64(link.parent)<<32|uint64(link.class))*0x9E3779B97F4A7C15>>(64-sharedChainBits)]
-	sh.mu.Lock()
-	id, ok := sh.ids[link]
-	if !ok {
-		id = s.keys.Add(1)
-		sh.ids[link] = id
-	}
-	sh.mu.Unlock()
-	return id
 }
 
 // chainRecentBits sizes chainKeys's cache of links: 2^14 slots, 192 KiB.
@@ -276,16 +226,11 @@ func (k *chainKeys) id(link chainLink) uint32 {
 	if slot.key != 0 && slot.link == link {
 		return slot.key
 	}
-	var id uint32
-	if k.shared != nil {
-		id = k.shared.id(link)
-	} else {
-		var ok bool
-		if id, ok = k.ids[link]; !ok {
-			k.links = append(k.links, link)
-			id = uint32(len(k.links))
-			k.ids[link] = id
-		}
+	id, ok := k.ids[link]
+	if !ok {
+		k.links = append(k.links, link)
+		id = uint32(len(k.links))
+		k.ids[link] = id
 	}
 	*slot = chainRecent{link: link, key: id}
 	return id
@@ -310,9 +255,7 @@ func (k *chainKeys) of(obj model.ObjectIndex) uint32 {
 	for i := len(k.stack) - 1; i >= 0; i-- {
 		y := k.stack[i]
 		key = k.id(k.link(key, y))
-		if i > 0 || k.every == nil {
-			k.remember(y, key)
-		}
+		k.remember(y, key)
 	}
 	return key
 }
@@ -320,7 +263,7 @@ func (k *chainKeys) of(obj model.ObjectIndex) uint32 {
 // known is the key remembered for object x, 0 when none is.
 func (k *chainKeys) known(x model.ObjectIndex) uint32 {
 	if k.every != nil {
-		return atomic.LoadUint32(&k.every[x])
+		return k.every[x]
 	}
 	if m := k.slot(x); m.obj == x {
 		return m.key
@@ -330,11 +273,7 @@ func (k *chainKeys) known(x model.ObjectIndex) uint32 {
 
 // remember keeps key as object x's.
 func (k *chainKeys) remember(x model.ObjectIndex, key uint32) {
-	switch {
-	case k.shared != nil: // other goroutines may read it now
-		atomic.StoreUint32(&k.every[x], key)
-		return
-	case k.every != nil:
+	if k.every != nil {
 		k.every[x] = key
 		return
 	}
