@@ -190,53 +190,85 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 // tables over: order becomes the immediate dominators by object, and
 // idom is freed before the retained sizes are allocated, so that the
 // tree never holds more than four tables the size of the heap's objects.
+// The passes by object run on every processor; adding up, one pass
+// bottom-up, on one.
 func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 	n := r.heap.NumObjects()
 	vertex := bigmem.Make[model.ObjectIndex](len(idom))
 	defer bigmem.Free(vertex)
 	vertex[0] = VirtualRoot
-	for i, p := range order {
-		if p != 0 && !isLeafObject(leaf, i) {
-			vertex[p] = model.ObjectIndex(i)
-		}
-	}
-	// Each object's immediate dominator depends on its own order only, so
-	// it replaces that in place.
-	for i, p := range order {
-		switch {
-		case isLeafObject(leaf, i):
-			order[i] = uint32(vertex[p])
-		case p == 0:
-			order[i] = uint32(NotReached)
-		default:
-			order[i] = uint32(vertex[idom[p]])
-		}
-	}
-	bigmem.Free(idom)
-	r.idom = objectIndexes(order)
-	// The leaves dominate nothing, and the reverse preorder lists every
-	// other object after those it dominates.
-	bottomUp := func(visit func(model.ObjectIndex)) {
-		for i := range n {
-			if isLeafObject(leaf, i) {
-				visit(model.ObjectIndex(i))
+	parallel.ForChunks(n, parallel.ObjectChunk, func(_, lo, hi int) {
+		for i, p := range order[lo:hi] {
+			if p != 0 && !isLeafObject(leaf, lo+i) {
+				vertex[p] = model.ObjectIndex(lo + i)
 			}
 		}
-		for p := len(vertex) - 1; p > 0; p-- {
-			visit(vertex[p])
-		}
-	}
-	count := bigmem.Make[uint32](n)
-	bottomUp(func(i model.ObjectIndex) {
-		count[i]++
-		if d := r.idom[i]; d != VirtualRoot {
-			count[d] += count[i]
-		} else {
-			r.reachedObjects += int64(count[i])
+	})
+	// Each object's immediate dominator depends on its own order only, so
+	// it replaces that in place.
+	parallel.ForChunks(n, parallel.ObjectChunk, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			switch p := order[i]; {
+			case isLeafObject(leaf, i):
+				order[i] = uint32(vertex[p])
+			case p == 0:
+				order[i] = uint32(NotReached)
+			default:
+				order[i] = uint32(vertex[idom[p]])
+			}
 		}
 	})
+	bigmem.Free(idom)
+	r.idom = objectIndexes(order)
+	count := bigmem.Make[uint32](n)
+	r.retainedBytes = r.ownSizes(count)
+	// The leaves dominate nothing, and the reverse preorder lists every
+	// other object after those it dominates.
+	up := func(i model.ObjectIndex) {
+		if d := r.idom[i]; d != VirtualRoot {
+			count[d] += count[i]
+			r.retainedBytes.set(int(d), r.retainedBytes.at(int(d))+r.retainedBytes.at(int(i)))
+		} else {
+			r.reachedObjects += int64(count[i])
+			r.reachedBytes += r.retainedBytes.at(int(i))
+		}
+	}
+	for i := range order {
+		if isLeafObject(leaf, i) {
+			up(model.ObjectIndex(i))
+		}
+	}
+	for p := len(vertex) - 1; p > 0; p-- {
+		up(vertex[p])
+	}
 	r.retainedCount = retainedCounts{slice: count}
-	r.retainedBytes, r.reachedBytes = r.addUpRetained(r.size, bottomUp)
+}
+
+// ownSizes sets each object of the tree's retained count (in count) and
+// size to its own, one object and its shallow size in r's size mode, on
+// every processor: adding up what each retains then only adds.
+func (r *Retention) ownSizes(count []uint32) retainedSizes {
+	bytes := newRetainedSizes(len(r.idom))
+	large := make([][]model.ObjectIndex, parallel.Workers()) // shallow sizes of 4 GiB or more
+	parallel.ForChunks(len(r.idom), parallel.ObjectChunk, func(w, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if r.idom[i] == NotReached {
+				continue
+			}
+			count[i] = 1
+			if b := ShallowBytes(r.heap, model.ObjectIndex(i), r.size); b < largeRetained {
+				bytes.small[i] = uint32(b)
+			} else {
+				large[w] = append(large[w], model.ObjectIndex(i))
+			}
+		}
+	})
+	for _, objs := range large {
+		for _, i := range objs {
+			bytes.set(int(i), ShallowBytes(r.heap, i, r.size))
+		}
+	}
+	return bytes
 }
 
 // objectIndexes is table, of 32-bit numbers, as object indexes: the same

@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
 )
 
@@ -219,7 +221,8 @@ func jdkClassesOf(h *model.Heap) []int16 {
 // selected, and the wasteful arrays, both in object order. The heap knows
 // each array's length and whether its elements are all equal; only the
 // collections, and the listed constant arrays (for their value), are
-// read from the dump.
+// read from the dump. The objects are looked at in chunks on every
+// processor, each chunk's finds appended in chunk order.
 func findCollections(h *model.Heap, jdkOf []int16, heaps model.HeapSelection) ([]model.ObjectIndex, []wastefulArray) {
 	expect := 0
 	for c := range h.Classes {
@@ -229,8 +232,32 @@ func findCollections(h *model.Heap, jdkOf []int16, heaps model.HeapSelection) ([
 	}
 	colls := make([]model.ObjectIndex, 0, min(expect, h.NumObjects()))
 	var wasteful []wastefulArray
+	// A chunk's finds are kept in a buffer that serves again once added.
+	buffers := sync.Pool{New: func() any { return new(collectionsFound) }}
+	parallel.ForChunksInOrder(h.NumObjects(), parallel.ObjectChunk, func(lo, hi int) func() {
+		found := buffers.Get().(*collectionsFound)
+		found.colls, found.wasteful = findCollectionsIn(h, jdkOf, heaps, lo, hi, found.colls[:0], found.wasteful[:0])
+		return func() {
+			colls = append(colls, found.colls...)
+			wasteful = append(wasteful, found.wasteful...)
+			buffers.Put(found)
+		}
+	})
+	return colls, wasteful
+}
+
+// collectionsFound are the collections and wasteful arrays of a chunk of
+// objects.
+type collectionsFound struct {
+	colls    []model.ObjectIndex
+	wasteful []wastefulArray
+}
+
+// findCollectionsIn appends to colls and wasteful what findCollections
+// finds among the objects [lo, hi).
+func findCollectionsIn(h *model.Heap, jdkOf []int16, heaps model.HeapSelection, lo, hi int, colls []model.ObjectIndex, wasteful []wastefulArray) ([]model.ObjectIndex, []wastefulArray) {
 	classClass := h.ClassClass()
-	for i := range h.NumObjects() {
+	for i := lo; i < hi; i++ {
 		obj := model.ObjectIndex(i)
 		c := h.ClassOf(obj)
 		if c == model.NoClass || c == classClass || !heaps.Has(obj) {

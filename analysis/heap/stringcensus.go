@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"slices"
+	"sync"
 
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
@@ -50,11 +51,11 @@ func CountStrings(h *model.Heap, heaps model.HeapSelection) (StringCensus, error
 	}
 	strs, valueOf := stringCandidates(h, class, heaps, &c.Strings)
 	shared := sharedArrays(valueOf)
-	keys, err := hashStrings(h, strs, valueOf)
+	keys, buckets, err := hashStrings(h, strs, valueOf)
 	if err != nil {
 		return c, err
 	}
-	c.Groups = groupStrings(keys, strs, valueOf, shared)
+	c.Groups = groupStrings(keys, buckets, strs, valueOf, shared)
 	// The hashes' seeds change at every run; the order by first String
 	// does not, so that an index is built the same every time.
 	slices.SortFunc(c.Groups, func(x, y StringGroup) int { return cmp.Compare(x.First, y.First) })
@@ -63,30 +64,45 @@ func CountStrings(h *model.Heap, heaps model.HeapSelection) (StringCensus, error
 
 // stringCandidates counts the Strings of the heaps selected into count
 // and returns those whose value another String may hold, with their value
-// arrays. Each String's value array is its only reference. Two Strings
-// can hold one value only if their arrays have the same digest and
-// length: that pair, as one number, is each String's sketch.
+// arrays, in object order. Each String's value array is its only
+// reference. Two Strings can hold one value only if their arrays have the
+// same digest and length: that pair, as one number, is each String's
+// sketch. The objects are looked at in chunks on every processor, each
+// chunk's Strings appended in chunk order.
 func stringCandidates(h *model.Heap, class model.ClassIndex, heaps model.HeapSelection, count *int64) (strs, valueOf []model.ObjectIndex) {
 	expect := min(int(h.Classes[class].Instances), h.NumObjects())
 	strs, valueOf = make([]model.ObjectIndex, 0, expect), make([]model.ObjectIndex, 0, expect)
 	sketches := make([]uint64, 0, expect)
-	for i := range h.NumObjects() {
-		s := model.ObjectIndex(i)
-		// (A class object's class is java.lang.Class, never String.)
-		if h.ClassOf(s) != class || !heaps.Has(s) {
-			continue
+	// A chunk's finds are kept in a buffer that serves again once added.
+	buffers := sync.Pool{New: func() any { return new(stringsFound) }}
+	parallel.ForChunksInOrder(h.NumObjects(), parallel.ObjectChunk, func(lo, hi int) func() {
+		found := buffers.Get().(*stringsFound)
+		for i := lo; i < hi; i++ {
+			s := model.ObjectIndex(i)
+			// (A class object's class is java.lang.Class, never String.)
+			if h.ClassOf(s) != class || !heaps.Has(s) {
+				continue
+			}
+			found.count++
+			refs := h.Refs(s)
+			if len(refs) != 1 {
+				continue
+			}
+			if digest, _, recorded := h.ArrayContents(refs[0]); recorded {
+				found.strs = append(found.strs, s)
+				found.valueOf = append(found.valueOf, refs[0])
+				found.sketches = append(found.sketches, uint64(digest)<<32|uint64(h.ArrayLength(refs[0])))
+			}
 		}
-		*count++
-		refs := h.Refs(s)
-		if len(refs) != 1 {
-			continue
+		return func() {
+			*count += found.count
+			strs = append(strs, found.strs...)
+			valueOf = append(valueOf, found.valueOf...)
+			sketches = append(sketches, found.sketches...)
+			*found = stringsFound{strs: found.strs[:0], valueOf: found.valueOf[:0], sketches: found.sketches[:0]}
+			buffers.Put(found)
 		}
-		if digest, _, recorded := h.ArrayContents(refs[0]); recorded {
-			strs = append(strs, s)
-			valueOf = append(valueOf, refs[0])
-			sketches = append(sketches, uint64(digest)<<32|uint64(h.ArrayLength(refs[0])))
-		}
-	}
+	})
 	shared := parallel.RepeatedValues(sketches)
 	candidates := strs[:0]
 	candidateArrays := valueOf[:0]
@@ -99,6 +115,14 @@ func stringCandidates(h *model.Heap, class model.ClassIndex, heaps model.HeapSel
 	return slices.Clip(candidates), slices.Clip(candidateArrays)
 }
 
+// stringsFound are the Strings one chunk of objects holds: how many, and
+// those with a recorded value array, with their arrays and sketches.
+type stringsFound struct {
+	count         int64
+	strs, valueOf []model.ObjectIndex
+	sketches      []uint64
+}
+
 // stringKey stands for the value of String strs[k]: two independent
 // hashes of its array's element type, length and bytes, and its coder.
 type stringKey struct {
@@ -107,9 +131,55 @@ type stringKey struct {
 	coder       uint8
 }
 
-// compareValues orders keys by value.
+// compareValues orders keys by value. (It compares a field only when
+// the ones before are equal: the sort calls it hundreds of millions of
+// times.)
 func compareValues(x, y stringKey) int {
-	return cmp.Or(cmp.Compare(x.hash, y.hash), cmp.Compare(x.hash2, y.hash2), cmp.Compare(x.coder, y.coder))
+	if x.hash != y.hash {
+		return cmp.Compare(x.hash, y.hash)
+	}
+	if x.hash2 != y.hash2 {
+		return cmp.Compare(x.hash2, y.hash2)
+	}
+	return cmp.Compare(x.coder, y.coder)
+}
+
+// valueBuckets is how many buckets sortByValue spreads keys into, by the
+// top bits of their first hash.
+const valueBuckets = 256
+
+// sortByValue sorts keys by value on every processor and returns where
+// each of its buckets starts (bucket b is keys[start[b]:start[b+1]]).
+// The keys are first spread in place into valueBuckets buckets by the
+// top byte of their first hash (evenly: it is a hash), so that keys of
+// one value share a bucket; the buckets are then sorted at once.
+func sortByValue(keys []stringKey) (start [valueBuckets + 1]int) {
+	bucket := func(key stringKey) int { return int(key.hash >> 56) }
+	for _, key := range keys {
+		start[bucket(key)+1]++
+	}
+	for b := 1; b <= valueBuckets; b++ {
+		start[b] += start[b-1]
+	}
+	// Each key not in its bucket is swapped into the next free place of
+	// its own, and the key found there moves on the same way, until one
+	// belongs where the first was taken from.
+	next := start
+	for b := range valueBuckets {
+		for next[b] < start[b+1] {
+			key := keys[next[b]]
+			for d := bucket(key); d != b; d = bucket(key) {
+				keys[next[d]], key = key, keys[next[d]]
+				next[d]++
+			}
+			keys[next[b]] = key
+			next[b]++
+		}
+	}
+	parallel.ForChunks(valueBuckets, 1, func(_, b, _ int) {
+		slices.SortFunc(keys[start[b]:start[b+1]], compareValues)
+	})
+	return start
 }
 
 // hashBatch is how many Strings hashStrings reads at a time (with their
@@ -118,9 +188,9 @@ const hashBatch = 1 << 20
 
 // hashStrings reads the Strings strs and their value arrays valueOf from
 // the dump and returns the key of each String whose array was read,
-// sorted by value. An array that several Strings share (JDK 8's new
+// sorted by value (sortByValue, whose buckets it returns). An array that several Strings share (JDK 8's new
 // String(String)) is read for each of them.
-func hashStrings(h *model.Heap, strs, valueOf []model.ObjectIndex) ([]stringKey, error) {
+func hashStrings(h *model.Heap, strs, valueOf []model.ObjectIndex) ([]stringKey, [valueBuckets + 1]int, error) {
 	seed1, seed2 := maphash.MakeSeed(), maphash.MakeSeed()
 	n := len(strs)
 	keys := make([]stringKey, n)
@@ -149,7 +219,7 @@ func hashStrings(h *model.Heap, strs, valueOf []model.ObjectIndex) ([]stringKey,
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, [valueBuckets + 1]int{}, err
 		}
 	}
 	kept := keys[:0]
@@ -159,8 +229,7 @@ func hashStrings(h *model.Heap, strs, valueOf []model.ObjectIndex) ([]stringKey,
 			kept = append(kept, key)
 		}
 	}
-	slices.SortFunc(kept, compareValues)
-	return kept, nil
+	return kept, sortByValue(kept), nil
 }
 
 // censusBatch is a batch of Strings and their value arrays in object
@@ -225,10 +294,24 @@ func sharedArrays(valueOf []model.ObjectIndex) map[uint64]struct{} {
 
 // groupStrings returns the values the sorted keys show held by two
 // Strings or more: count, distinct arrays (shared: the arrays several
-// Strings hold) and first String of each.
-func groupStrings(keys []stringKey, strs, valueOf []model.ObjectIndex, shared map[uint64]struct{}) []StringGroup {
-	var groups []StringGroup
-	seen := map[model.ObjectIndex]bool{}
+// Strings hold) and first String of each, in no set order. The keys'
+// buckets (sortByValue) are grouped at once: a value's keys share one.
+func groupStrings(keys []stringKey, buckets [valueBuckets + 1]int, strs, valueOf []model.ObjectIndex, shared map[uint64]struct{}) []StringGroup {
+	found := make([][]StringGroup, parallel.Workers())
+	seen := make([]map[model.ObjectIndex]bool, parallel.Workers())
+	parallel.ForChunks(valueBuckets, 1, func(w, b, _ int) {
+		if seen[w] == nil {
+			seen[w] = map[model.ObjectIndex]bool{}
+		}
+		found[w] = groupBucket(found[w], keys[buckets[b]:buckets[b+1]], strs, valueOf, shared, seen[w])
+	})
+	return slices.Concat(found...)
+}
+
+// groupBucket appends to groups the values that the sorted keys of one
+// bucket show held by two Strings or more (see groupStrings); seen is
+// its scratch set.
+func groupBucket(groups []StringGroup, keys []stringKey, strs, valueOf []model.ObjectIndex, shared map[uint64]struct{}, seen map[model.ObjectIndex]bool) []StringGroup {
 	for k := 0; k < len(keys); {
 		j := k + 1
 		for j < len(keys) && compareValues(keys[j], keys[k]) == 0 {

@@ -2,8 +2,10 @@ package heap
 
 import (
 	"path/filepath"
+	"reflect"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
 	"github.com/hprofctl/hprofctl/internal/testload"
 	"github.com/hprofctl/hprofctl/model"
 )
@@ -96,5 +98,41 @@ func checkStringsReference(t *testing.T, h *model.Heap, rep DuplicateStringRepor
 		if counts[r.Value] != r.Count {
 			t.Errorf("%q: %d copies, the reference counts %d", r.Value, r.Count, counts[r.Value])
 		}
+	}
+}
+
+// TestStringCensusInParallel: the census taken on several goroutines over
+// chunks of a few objects (so that the Strings are found, their keys
+// spread and their groups made by many chunks and buckets) is the census
+// taken on one, and the groups agree with the reference grouping of every
+// String's decoded text.
+func TestStringCensusInParallel(t *testing.T) {
+	gz := filepath.Join("..", "..", "testdata", "jvm", "jdk17-inspect-before.hprof.gz")
+	h := testload.Heap(t, gunzipTo(t, gz))
+	var want StringCensus
+	analysistest.WithParallelism(1, func() {
+		var err error
+		if want, err = CountStrings(h, model.HeapSelection{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if len(want.Groups) < 4 {
+		t.Fatalf("%d groups: the fixture has at least 4 duplicated values", len(want.Groups))
+	}
+	for _, procs := range []int{2, 3} {
+		analysistest.WithParallelism(procs, func() {
+			got, err := CountStrings(h, model.HeapSelection{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%d goroutines: %d Strings in %d groups, one goroutine: %d in %d", procs, got.Strings, len(got.Groups), want.Strings, len(want.Groups))
+			}
+			rep, err := DuplicateStrings(h, StringOptions{MinCount: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkStringsReference(t, h, rep)
+		})
 	}
 }

@@ -47,7 +47,20 @@ func TestCollectionSumsAnswerAsRead(t *testing.T) {
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("%+v: from the sums %+v\nread %+v", o, got, want)
 				}
+				o.Sums = nil
+				analysistest.WithParallelism(3, func() {
+					got, err = Collections(h, o)
+				})
+				if err != nil || !reflect.DeepEqual(got, want) {
+					t.Errorf("%+v: found on 3 goroutines in chunks of a few objects %+v (%v)\nin the default chunks %+v", o, got, err, want)
+				}
 			}
+			analysistest.WithParallelism(3, func() {
+				parallelSums, err := SumCollections(h, model.SizeJVM)
+				if err != nil || !reflect.DeepEqual(parallelSums, sums) {
+					t.Errorf("sums on 3 goroutines in chunks of a few objects %+v (%v), in the default chunks %+v", parallelSums, err, sums)
+				}
+			})
 		})
 	}
 }

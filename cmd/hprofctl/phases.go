@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,11 +20,13 @@ import (
 
 // buildTraceEnv names the environment variable that makes an index build
 // write a line to stderr as each of its phases ends: the phase, its time,
-// the Go heap in use, the process's anonymous and peak resident memory
-// (from /proc/self/status where there is one), the tables mapped from
-// scratch files and how many times their pages were dropped from the
-// resident memory (bigmem.BoundResident). For measuring builds; the lines
-// are no interface.
+// the processor time the process spent in it (user and system, every
+// thread; from /proc/self/stat where there is one), the Go heap in use,
+// the process's anonymous and peak resident memory (from
+// /proc/self/status), the tables mapped from scratch files and how many
+// times their pages were dropped from the resident memory
+// (bigmem.BoundResident). For measuring builds; the lines are no
+// interface.
 const buildTraceEnv = "HPROFCTL_BUILD_TRACE"
 
 // buildDisplay shows an index build: the progress bar while one is drawn,
@@ -33,6 +37,7 @@ type buildDisplay struct {
 	trace io.Writer // nil: no trace
 	phase string
 	began time.Time
+	cpu   time.Duration // the process's processor time as the phase began
 }
 
 // setBar makes bar the one phases are shown on (nil: none).
@@ -53,16 +58,16 @@ func (d *buildDisplay) enter(name string, before float64) {
 	if d.trace == nil {
 		return
 	}
-	now := time.Now()
+	now, cpu := time.Now(), procCPU()
 	if d.phase != "" {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		anon, peak := procMemory()
-		fmt.Fprintf(d.trace, "phase %-22s %6.2fs  go-heap %9s  rss-anon %9s  peak-rss %9s  mapped %9s  drops %d\n", d.phase,
-			now.Sub(d.began).Seconds(), humanize.IBytes(ms.HeapInuse), humanize.IBytes(anon), humanize.IBytes(peak),
+		fmt.Fprintf(d.trace, "phase %-22s %6.2fs  cpu %6.2fs  go-heap %9s  rss-anon %9s  peak-rss %9s  mapped %9s  drops %d\n", d.phase,
+			now.Sub(d.began).Seconds(), (cpu - d.cpu).Seconds(), humanize.IBytes(ms.HeapInuse), humanize.IBytes(anon), humanize.IBytes(peak),
 			humanize.IBytes(uint64(bigmem.MappedBytes())), bigmem.Trims())
 	}
-	d.phase, d.began = name, now
+	d.phase, d.began, d.cpu = name, now, cpu
 }
 
 // procMemory returns the process's anonymous resident memory (RssAnon)
@@ -84,6 +89,34 @@ func procMemory() (anon, peak uint64) {
 		}
 	}
 	return anon, peak
+}
+
+// clockTicks is the unit of the times in /proc/self/stat (USER_HZ, 100 on
+// every Linux architecture Go runs on).
+const clockTicks = 100
+
+// procCPU returns the processor time the process has spent, user and
+// system, all threads together; 0 where the system does not say.
+func procCPU() time.Duration {
+	stat, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	// The fields after the command's name, which is in parentheses and
+	// may hold spaces: utime and stime are the 12th and 13th.
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(fields) < 13 {
+		return 0
+	}
+	var ticks int64
+	for _, f := range fields[11:13] {
+		t, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0
+		}
+		ticks += t
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
 }
 
 // memoryBudget returns --memory in bytes, 0 for the default.

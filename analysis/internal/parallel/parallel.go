@@ -51,6 +51,28 @@ func ForChunks(n, chunk int, fn func(worker, lo, hi int)) {
 	wg.Wait()
 }
 
+// ForChunksInOrder is ForChunks for passes whose chunks add to one
+// result in chunk order: fn works on chunk [lo, hi) and returns what adds
+// its part, which runs once every chunk before has added its own, one at
+// a time (the first chunk's first). A chunk done before its turn waits
+// with what it holds, while its goroutine goes on to the next chunk.
+func ForChunksInOrder(n, chunk int, fn func(lo, hi int) (add func())) {
+	var mu sync.Mutex
+	waiting := map[int]func(){} // chunk number → its add, done but not yet added
+	turn := 0
+	ForChunks(n, chunk, func(_, lo, hi int) {
+		add := fn(lo, hi)
+		mu.Lock()
+		defer mu.Unlock()
+		waiting[lo/chunk] = add
+		for next, ok := waiting[turn]; ok; next, ok = waiting[turn] {
+			delete(waiting, turn)
+			next()
+			turn++
+		}
+	})
+}
+
 // LowerTo lowers *p to v, atomically, when v is below it, and reports
 // whether it did.
 func LowerTo(p *uint32, v uint32) bool {
