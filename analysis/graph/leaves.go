@@ -105,8 +105,13 @@ func (g *retentionGraph) leafDominators(order, idom, jump []uint32) {
 	}
 	parallel.ForChunks(len(order), parallel.ObjectChunk, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
+			// A leaf's order is its candidate, which meet changes
+			// atomically meanwhile: tell leaves apart before reading.
+			if isLeafObject(g.leaf, i) {
+				continue
+			}
 			from := order[i]
-			if from == 0 || isLeafObject(g.leaf, i) {
+			if from == 0 {
 				continue
 			}
 			g.forEachSucc(model.ObjectIndex(i), func(s model.ObjectIndex) {
