@@ -1,6 +1,7 @@
 package heap
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -21,51 +22,15 @@ import (
 func TestAccumulationSummaryMatchesWalk(t *testing.T) {
 	left := 0
 	for seed := range uint64(30) {
-		g := analysistest.NewRandomGraph(seed)
-		h, objs, _ := g.Load(t)
-		r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: model.SizeFields})
-		if err != nil {
-			t.Fatal(err)
-		}
-		idom := analysistest.NaiveDominators(g.Succ, g.Roots)
-		_, bytes := g.NaiveRetained(idom)
-		children := make([][]int, len(idom))
-		var tops []int
-		var topObjs []model.ObjectIndex
-		for v, d := range idom {
-			switch {
-			case d >= 0:
-				children[d] = append(children[d], v)
-			case d == -1 && bytes[v] > 0:
-				tops = append(tops, v)
-				topObjs = append(topObjs, objs[v])
+		w := newWalkedGraph(t, seed)
+		summary := SummarizeAccumulation(w.r)
+		left += w.check(t, fmt.Sprintf("seed %d: top", seed), w.tops, func(objs []model.ObjectIndex) map[model.ObjectIndex]model.ObjectIndex {
+			got, ok := summary.of(w.r, objs)
+			if !ok {
+				t.Fatalf("seed %d: the summary lacks some of the %d objects at the top", seed, len(objs))
 			}
-		}
-		got, ok := SummarizeAccumulation(r).of(r, topObjs)
-		if !ok {
-			t.Fatalf("seed %d: the summary lacks some of the %d objects at the top", seed, len(tops))
-		}
-		for _, v := range tops {
-			p := v
-			for {
-				best := -1
-				for _, c := range children[p] {
-					if best < 0 || bytes[c] > bytes[best] {
-						best = c
-					}
-				}
-				if best < 0 || float64(bytes[best]) < accumulationRatio*float64(bytes[p]) {
-					break
-				}
-				p = best
-			}
-			if got[objs[v]] != objs[p] {
-				t.Errorf("seed %d: node %d: accumulation point %d, want node %d (%d)", seed, v, got[objs[v]], p, objs[p])
-			}
-			if p != v {
-				left++
-			}
-		}
+			return got
+		})
 	}
 	if left < 10 {
 		t.Errorf("only %d walks left their start: the graphs test little", left)

@@ -241,78 +241,106 @@ func TestLeakChainDepthBound(t *testing.T) {
 	}
 }
 
+// walkedGraph is a random graph loaded as a heap, with its retention and
+// the accumulation walk the definition describes, made over the tree
+// NaiveDominators gives with child lists.
+type walkedGraph struct {
+	objs []model.ObjectIndex
+	r    *graph.Retention
+	// idom is each node's immediate dominator (-1: the virtual root).
+	idom  []int
+	bytes []int64
+	// tops are the nodes at the top of the tree that retain something.
+	tops     []int
+	children [][]int
+}
+
+// newWalkedGraph loads the random graph of seed.
+func newWalkedGraph(t *testing.T, seed uint64) *walkedGraph {
+	t.Helper()
+	g := analysistest.NewRandomGraph(seed)
+	h, objs, _ := g.Load(t)
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: model.SizeFields})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &walkedGraph{objs: objs, r: r, idom: analysistest.NaiveDominators(g.Succ, g.Roots)}
+	_, w.bytes = g.NaiveRetained(w.idom)
+	w.children = make([][]int, len(w.idom))
+	for v, d := range w.idom {
+		switch {
+		case d >= 0:
+			w.children[d] = append(w.children[d], v)
+		case d == -1 && w.bytes[v] > 0:
+			w.tops = append(w.tops, v)
+		}
+	}
+	return w
+}
+
+// walk is the accumulation point of node p: down to the child retaining
+// most while it keeps accumulationRatio of its parent; -1 past
+// accumulationDepth steps.
+func (w *walkedGraph) walk(p int) int {
+	for range accumulationDepth {
+		best := -1
+		for _, c := range w.children[p] {
+			if best < 0 || w.bytes[c] > w.bytes[best] {
+				best = c
+			}
+		}
+		if best < 0 || float64(w.bytes[best]) < accumulationRatio*float64(w.bytes[p]) {
+			return p
+		}
+		p = best
+	}
+	return -1
+}
+
+// check compares the points got gives for nodes with the walks from them,
+// and counts the walks that left their start.
+func (w *walkedGraph) check(t *testing.T, where string, nodes []int, got func([]model.ObjectIndex) map[model.ObjectIndex]model.ObjectIndex) (left int) {
+	t.Helper()
+	var objs []model.ObjectIndex
+	for _, v := range nodes {
+		objs = append(objs, w.objs[v])
+	}
+	points := got(objs)
+	for _, v := range nodes {
+		want, wantObj := w.walk(v), model.NoObject
+		if want >= 0 {
+			wantObj = w.objs[want]
+		}
+		if points[w.objs[v]] != wantObj {
+			t.Errorf("%s node %d: accumulation point %d, want node %d (%d)", where, v, points[w.objs[v]], want, wantObj)
+		}
+		if want != v {
+			left++
+		}
+	}
+	return left
+}
+
 // TestAccumulationPointsMatchWalk compares the accumulation points of the
 // objects at the top of the dominator tree of random graphs, those that
-// retain something, with the walk the definition describes, made over
-// the tree naiveDominators gives with child lists.
+// retain something, with the walk the definition describes.
 func TestAccumulationPointsMatchWalk(t *testing.T) {
 	walked, innerWalked := 0, 0
 	for seed := range uint64(30) {
-		g := analysistest.NewRandomGraph(seed)
-		h, objs, _ := g.Load(t)
-		r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: model.SizeFields})
-		if err != nil {
-			t.Fatal(err)
+		w := newWalkedGraph(t, seed)
+		points := func(objs []model.ObjectIndex) map[model.ObjectIndex]model.ObjectIndex {
+			return accumulationPoints(w.r, objs)
 		}
-		idom := analysistest.NaiveDominators(g.Succ, g.Roots)
-		_, bytes := g.NaiveRetained(idom)
-		children := make([][]int, len(idom))
-		var tops []int
-		for v, d := range idom {
-			switch {
-			case d >= 0:
-				children[d] = append(children[d], v)
-			case d == -1 && bytes[v] > 0:
-				tops = append(tops, v)
-			}
-		}
-		walk := func(p int) int {
-			for range accumulationDepth {
-				best := -1
-				for _, c := range children[p] {
-					if best < 0 || bytes[c] > bytes[best] {
-						best = c
-					}
-				}
-				if best < 0 || float64(bytes[best]) < accumulationRatio*float64(bytes[p]) {
-					return p
-				}
-				p = best
-			}
-			return -1
-		}
-		// check compares the walks from tops with accumulationPoints and
-		// counts those that left their start.
-		check := func(where string, tops []int) (left int) {
-			var topObjs []model.ObjectIndex
-			for _, v := range tops {
-				topObjs = append(topObjs, objs[v])
-			}
-			got := accumulationPoints(r, topObjs)
-			for _, v := range tops {
-				want, wantObj := walk(v), model.NoObject
-				if want >= 0 {
-					wantObj = objs[want]
-				}
-				if got[objs[v]] != wantObj {
-					t.Errorf("seed %d: %s node %d: accumulation point %d, want node %d (%d)", seed, where, v, got[objs[v]], want, wantObj)
-				}
-				if want != v {
-					left++
-				}
-			}
-			return left
-		}
-		walked += check("top", tops)
+		walked += w.check(t, fmt.Sprintf("seed %d: top", seed), w.tops, points)
 		// Tops inside the tree (as the top of a heap selection gives):
 		// the objects one level below the top.
 		var inner []int
-		for v, d := range idom {
-			if d >= 0 && idom[d] == -1 && bytes[v] > 0 {
+		for v, d := range w.idom {
+			if d >= 0 && w.idom[d] == -1 && w.bytes[v] > 0 {
 				inner = append(inner, v)
 			}
 		}
-		innerWalked += check("inner", inner)
+		innerWalked += w.check(t, fmt.Sprintf("seed %d: inner", seed), inner, points)
 	}
 	if walked < 10 || innerWalked < 10 {
 		t.Errorf("only %d walks from the top and %d from inside left their start: the graphs test little", walked, innerWalked)
