@@ -115,7 +115,8 @@ func (r *Retention) InSize(size model.SizeMode) *Retention {
 	}
 	c := *r
 	c.size = size
-	c.retainedBytes, c.reachedBytes = c.addUpRetained(size, func(visit func(model.ObjectIndex)) { treeBottomUp(c.idom, visit) })
+	c.retainedBytes = c.ownSizes(size, nil)
+	_, c.reachedBytes = c.addUp(c.retainedBytes, nil, func(visit func(model.ObjectIndex)) { treeBottomUp(c.idom, visit) })
 	c.UnreachableBytes = unreachableBytes(c.heap, c.idom, NotReached, size)
 	return &c
 }

@@ -221,33 +221,27 @@ func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 	bigmem.Free(idom)
 	r.idom = objectIndexes(order)
 	count := bigmem.Make[uint32](n)
-	r.retainedBytes = r.ownSizes(count)
+	r.retainedBytes = r.ownSizes(r.size, count)
 	// The leaves dominate nothing, and the reverse preorder lists every
 	// other object after those it dominates.
-	up := func(i model.ObjectIndex) {
-		if d := r.idom[i]; d != VirtualRoot {
-			count[d] += count[i]
-			r.retainedBytes.set(int(d), r.retainedBytes.at(int(d))+r.retainedBytes.at(int(i)))
-		} else {
-			r.reachedObjects += int64(count[i])
-			r.reachedBytes += r.retainedBytes.at(int(i))
+	r.reachedObjects, r.reachedBytes = r.addUp(r.retainedBytes, count, func(visit func(model.ObjectIndex)) {
+		for i := range order {
+			if isLeafObject(leaf, i) {
+				visit(model.ObjectIndex(i))
+			}
 		}
-	}
-	for i := range order {
-		if isLeafObject(leaf, i) {
-			up(model.ObjectIndex(i))
+		for p := len(vertex) - 1; p > 0; p-- {
+			visit(vertex[p])
 		}
-	}
-	for p := len(vertex) - 1; p > 0; p-- {
-		up(vertex[p])
-	}
+	})
 	r.retainedCount = retainedCounts{slice: count}
 }
 
-// ownSizes sets each object of the tree's retained count (in count) and
-// size to its own, one object and its shallow size in r's size mode, on
-// every processor: adding up what each retains then only adds.
-func (r *Retention) ownSizes(count []uint32) retainedSizes {
+// ownSizes sets each object of the tree's retained size to its own, its
+// shallow size in size mode, and, when count is not nil, its retained
+// count to one, on every processor: adding up what each retains (addUp)
+// then only adds.
+func (r *Retention) ownSizes(size model.SizeMode, count []uint32) retainedSizes {
 	bytes := newRetainedSizes(len(r.idom))
 	large := make([][]model.ObjectIndex, parallel.Workers()) // shallow sizes of 4 GiB or more
 	parallel.ForChunks(len(r.idom), parallel.ObjectChunk, func(w, lo, hi int) {
@@ -255,8 +249,10 @@ func (r *Retention) ownSizes(count []uint32) retainedSizes {
 			if r.idom[i] == NotReached {
 				continue
 			}
-			count[i] = 1
-			if b := ShallowBytes(r.heap, model.ObjectIndex(i), r.size); b < largeRetained {
+			if count != nil {
+				count[i] = 1
+			}
+			if b := ShallowBytes(r.heap, model.ObjectIndex(i), size); b < largeRetained {
 				bytes.small[i] = uint32(b)
 			} else {
 				large[w] = append(large[w], model.ObjectIndex(i))
@@ -265,35 +261,37 @@ func (r *Retention) ownSizes(count []uint32) retainedSizes {
 	})
 	for _, objs := range large {
 		for _, i := range objs {
-			bytes.set(int(i), ShallowBytes(r.heap, i, r.size))
+			bytes.set(int(i), ShallowBytes(r.heap, i, size))
 		}
 	}
 	return bytes
+}
+
+// addUp adds each object's retained size (and count, when count is not
+// nil) into its immediate dominator's, in the order bottomUp visits the
+// objects of the tree: each after every object it dominates. It returns
+// what the virtual root retains: objects (0 without count) and bytes.
+func (r *Retention) addUp(bytes retainedSizes, count []uint32, bottomUp func(visit func(model.ObjectIndex))) (objects, root int64) {
+	bottomUp(func(i model.ObjectIndex) {
+		if d := r.idom[i]; d != VirtualRoot {
+			if count != nil {
+				count[d] += count[i]
+			}
+			bytes.set(int(d), bytes.at(int(d))+bytes.at(int(i)))
+			return
+		}
+		if count != nil {
+			objects += int64(count[i])
+		}
+		root += bytes.at(int(i))
+	})
+	return objects, root
 }
 
 // objectIndexes is table, of 32-bit numbers, as object indexes: the same
 // memory, so that a table Make returned stays one (bigmem.Free finds it).
 func objectIndexes(table []uint32) []model.ObjectIndex {
 	return unsafe.Slice((*model.ObjectIndex)(unsafe.SliceData(table)), len(table))
-}
-
-// addUpRetained returns the retained size of every object in size mode,
-// and that of the virtual root: an object's shallow size plus the retained
-// sizes of those it immediately dominates, added up in the order bottomUp
-// visits the objects of the tree: each after every object it dominates.
-func (r *Retention) addUpRetained(size model.SizeMode, bottomUp func(visit func(model.ObjectIndex))) (retainedSizes, int64) {
-	bytes := newRetainedSizes(len(r.idom))
-	var root int64
-	bottomUp(func(i model.ObjectIndex) {
-		b := bytes.at(int(i)) + ShallowBytes(r.heap, i, size)
-		bytes.set(int(i), b)
-		if d := r.idom[i]; d != VirtualRoot {
-			bytes.set(int(d), bytes.at(int(d))+b)
-		} else {
-			root += b
-		}
-	})
-	return bytes, root
 }
 
 // treeBottomUp visits every object in the tree of idom after all the
