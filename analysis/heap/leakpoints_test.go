@@ -7,11 +7,9 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
-	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
 	"github.com/hprofctl/hprofctl/internal/testload"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/store"
-	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
 )
 
 // TestAccumulationSummaryMatchesWalk: the accumulation points an index
@@ -44,16 +42,7 @@ func TestAccumulationSummaryMatchesWalk(t *testing.T) {
 // kept as where it is at that depth.
 func TestAccumulationSummaryDeepChains(t *testing.T) {
 	for _, n := range []int{10, accumulationDepth + 2, accumulationDepth + 3, accumulationDepth + 500} {
-		ids := make([]hproftest.ID, n)
-		h := analysistest.LoadSynthetic(t, func(w *hproftest.Writer) {
-			link := w.Class("Link", nil, hproftest.Field{Name: "next", Type: hproftest.TypeObject})
-			var next hproftest.ID
-			for k := n - 1; k >= 0; k-- {
-				next = w.Instance(link, hproftest.Ref(next))
-				ids[k] = next
-			}
-			w.Root(hproftest.Root{Kind: hproftest.RootJNIGlobal, ID: ids[0], JNIRef: 1})
-		})
+		h, ids := linkedList(t, n)
 		r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: model.SizeFields})
 		if err != nil {
 			t.Fatal(err)

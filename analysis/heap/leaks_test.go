@@ -210,6 +210,23 @@ func TestLeakDeepChain(t *testing.T) {
 	}
 }
 
+// linkedList loads a heap of one list of n Links of 8 field bytes, its
+// head held by a JNI global; ids[k] is node k from the head.
+func linkedList(t *testing.T, n int) (*model.Heap, []hproftest.ID) {
+	t.Helper()
+	ids := make([]hproftest.ID, n)
+	h := analysistest.LoadSynthetic(t, func(w *hproftest.Writer) {
+		link := w.Class("Link", nil, hproftest.Field{Name: "next", Type: hproftest.TypeObject})
+		var next hproftest.ID
+		for k := n - 1; k >= 0; k-- {
+			next = w.Instance(link, hproftest.Ref(next))
+			ids[k] = next
+		}
+		w.Root(hproftest.Root{Kind: hproftest.RootJNIGlobal, ID: ids[0], JNIRef: 1})
+	})
+	return h, ids
+}
+
 // TestLeakChainDepthBound walks down linked lists of n Links of 8 field
 // bytes: node k retains 8(n−k), and the walk goes on into node k+1 while
 // (n−k−1)/(n−k) ≥ 0.7, that is down to node n−3, n−3 steps. With 1002
@@ -217,16 +234,7 @@ func TestLeakDeepChain(t *testing.T) {
 // than accumulationDepth and finds no accumulation point.
 func TestLeakChainDepthBound(t *testing.T) {
 	for _, n := range []int{accumulationDepth + 2, accumulationDepth + 3} {
-		ids := make([]hproftest.ID, n)
-		h := analysistest.LoadSynthetic(t, func(w *hproftest.Writer) {
-			link := w.Class("Link", nil, hproftest.Field{Name: "next", Type: hproftest.TypeObject})
-			var next hproftest.ID
-			for k := n - 1; k >= 0; k-- {
-				next = w.Instance(link, hproftest.Ref(next))
-				ids[k] = next
-			}
-			w.Root(hproftest.Root{Kind: hproftest.RootJNIGlobal, ID: ids[0], JNIRef: 1})
-		})
+		h, ids := linkedList(t, n)
 		l := findLeaks(t, h, 0.10)
 		if len(l.Suspects) != 1 || l.Suspects[0].ObjectID != fmt.Sprintf("0x%x", ids[0]) {
 			t.Fatalf("%d nodes: suspects %+v, want the head", n, l.Suspects)
