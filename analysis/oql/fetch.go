@@ -98,20 +98,19 @@ func (e *evaluator) read() error {
 	if err != nil {
 		return &readError{fmt.Errorf("the query reads field values: %w", err)}
 	}
+	read := int64(0)
 	for k, i := range objs {
 		e.vals[i] = got[k]
 		size := int64(len(got[k].Data)) + 64*int64(len(got[k].Fields))
-		if err := e.lim.charge(size + readEntryBytes); err != nil {
-			return err
-		}
-		e.valsBytes += size + readEntryBytes
+		read += size + readEntryBytes
 		if e.anyCorrelated && e.cacheBytes+size <= cachedBytes {
 			e.cache[i] = got[k]
 			e.cacheBytes += size
 		}
 	}
 	clear(e.want)
-	return nil
+	e.valsBytes += read
+	return e.lim.charge(read)
 }
 
 // readEntryBytes estimates what an object's values take besides their
