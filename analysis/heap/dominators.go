@@ -1,8 +1,10 @@
 package heap
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
@@ -313,8 +315,15 @@ func biggest(r *graph.Retention, objs []model.ObjectIndex, top int) []model.Obje
 	if top <= 0 || top > len(objs) {
 		top = len(objs)
 	}
-	// best is a min-heap (by bigger) of the top entries seen so far.
+	// best is a min-heap (by bigger) of the top entries seen so far, or
+	// every entry when all are asked for.
 	best := make([]retainedObject, 0, top)
+	if top == len(objs) {
+		for _, obj := range objs {
+			best = append(best, retainedObject{r.RetainedBytes(obj), obj})
+		}
+		objs = nil
+	}
 	for _, obj := range objs {
 		e := retainedObject{r.RetainedBytes(obj), obj}
 		if len(best) < top {
@@ -342,7 +351,9 @@ func biggest(r *graph.Retention, objs []model.ObjectIndex, top int) []model.Obje
 			k = least
 		}
 	}
-	sort.Slice(best, func(a, b int) bool { return bigger(best[a], best[b]) })
+	slices.SortFunc(best, func(a, b retainedObject) int {
+		return cmp.Or(cmp.Compare(b.bytes, a.bytes), cmp.Compare(a.obj, b.obj))
+	})
 	out := make([]model.ObjectIndex, len(best))
 	for k, e := range best {
 		out[k] = e.obj

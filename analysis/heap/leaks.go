@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
 )
 
@@ -42,6 +43,9 @@ const (
 	// groupPathSample bounds the instances of a class group whose paths
 	// are followed: the ones that retain most.
 	groupPathSample = 10000
+	// beneathChunk is how many objects a worker of biggestClassesBeneath
+	// takes at a time.
+	beneathChunk = 1 << 16
 )
 
 // LeakOptions choose the suspects of FindLeaks.
@@ -170,9 +174,11 @@ type LeakReport struct {
 
 // leakCandidate is a suspect while FindLeaks works on it.
 type leakCandidate struct {
-	// objects is the suspect, or the class group's instances, biggest
-	// first.
-	objects  []model.ObjectIndex
+	// objects is the suspect, or the class group's instances that
+	// retain most (groupPathSample at most), biggest first.
+	objects []model.ObjectIndex
+	// members are all of a class group's instances, in no order.
+	members  []model.ObjectIndex
 	group    bool
 	class    string
 	retained int64
@@ -191,9 +197,35 @@ type classKey struct {
 	mirror bool
 }
 
-// keyOf is the class key of object i.
-func keyOf(h *model.Heap, i model.ObjectIndex) classKey {
-	return classKey{h.ClassOf(i), graph.IsClassObject(h, i)}
+// classKeyer gives objects their class keys. Only the instances of the
+// classes of class objects (java.lang.Class) can be class objects, so
+// the others are keyed without looking their ids up.
+type classKeyer struct {
+	h     *model.Heap
+	mayBe []bool
+}
+
+func newClassKeyer(h *model.Heap) classKeyer {
+	k := classKeyer{h: h, mayBe: make([]bool, len(h.Classes))}
+	for c := range h.Classes {
+		obj := h.Classes[c].Object
+		if obj == model.NoObject || int(obj) >= h.NumObjects() {
+			continue
+		}
+		if oc := h.ClassOf(obj); oc != model.NoClass {
+			k.mayBe[oc] = true
+		}
+	}
+	return k
+}
+
+// of is the class key of object i.
+func (k classKeyer) of(i model.ObjectIndex) classKey {
+	c := k.h.ClassOf(i)
+	if c != model.NoClass && !k.mayBe[c] {
+		return classKey{c, false}
+	}
+	return classKey{c, graph.IsClassObject(k.h, i)}
 }
 
 // name is the class name a key groups under.
@@ -243,6 +275,7 @@ func leaksAlong(h *model.Heap, r *graph.Retention, o LeakOptions, chain func(mod
 	}
 	passes := func(b int64) bool { return float64(b) > o.Threshold*float64(out.TotalBytes) }
 	var cands []*leakCandidate
+	keys := newClassKeyer(h)
 	groups := map[classKey]*leakCandidate{}
 	var groupOrder []classKey
 	for _, obj := range tops {
@@ -251,19 +284,19 @@ func leaksAlong(h *model.Heap, r *graph.Retention, o LeakOptions, chain func(mod
 			cands = append(cands, &leakCandidate{objects: []model.ObjectIndex{obj}, class: ClassName(h, obj), retained: b})
 			continue
 		}
-		k := keyOf(h, obj)
+		k := keys.of(obj)
 		g, ok := groups[k]
 		if !ok {
 			g = &leakCandidate{group: true, class: k.name(h)}
 			groups[k] = g
 			groupOrder = append(groupOrder, k)
 		}
-		g.objects = append(g.objects, obj)
+		g.members = append(g.members, obj)
 		g.retained += b
 	}
 	for _, k := range groupOrder {
 		if g := groups[k]; passes(g.retained) {
-			g.objects = biggest(r, g.objects, 0)
+			g.objects = biggest(r, g.members, groupPathSample)
 			cands = append(cands, g)
 		}
 	}
@@ -283,11 +316,11 @@ func leaksAlong(h *model.Heap, r *graph.Retention, o LeakOptions, chain func(mod
 	if err := accumulate(r, cands, o.Points, chain); err != nil {
 		return LeakReport{}, err
 	}
-	classes := biggestClassesBeneath(h, r, cands, o.Classes)
+	classes := biggestClassesBeneath(keys, r, cands, o.Classes)
 	for k, c := range cands {
 		s := LeakSuspect{Class: c.class, Heap: HeapName(h, c.objects[0]), RetainedBytes: c.retained, Percent: out.percent(c.retained), BiggestClasses: classes[k], Path: []PathStep{}}
 		if c.group {
-			s.Instances = int64(len(c.objects))
+			s.Instances = int64(len(c.members))
 		} else {
 			s.ObjectID, s.Label = ObjectID(h, c.objects[0]), c.class
 			s.Class = objectClassName(h, c.objects[0])
@@ -320,10 +353,9 @@ func accumulate(r *graph.Retention, cands []*leakCandidate, known *AccumulationP
 	}
 	for _, c := range cands {
 		if c.group {
-			c.beneath = c.objects
-			sample := c.objects[:min(len(c.objects), groupPathSample)]
-			chains := make([][]model.ObjectIndex, 0, len(sample))
-			for _, obj := range sample {
+			c.beneath = c.members
+			chains := make([][]model.ObjectIndex, 0, len(c.objects))
+			for _, obj := range c.objects {
 				ch, err := chain(obj)
 				if err != nil {
 					return err
@@ -519,7 +551,7 @@ func sameStart(c, prefix []model.ObjectIndex) bool {
 // beneath objects immediately dominate, and keeps the top classes by
 // retained size, in one pass over the dominator tree; percentages are
 // left to the caller.
-func biggestClassesBeneath(h *model.Heap, r *graph.Retention, cands []*leakCandidate, top int) [][]LeakClass {
+func biggestClassesBeneath(keys classKeyer, r *graph.Retention, cands []*leakCandidate, top int) [][]LeakClass {
 	out := make([][]LeakClass, len(cands))
 	if top <= 0 {
 		for k := range out {
@@ -527,34 +559,73 @@ func biggestClassesBeneath(h *model.Heap, r *graph.Retention, cands []*leakCandi
 		}
 		return out
 	}
-	// owner maps the beneath objects to their candidate; isBeneath lets
-	// the pass skip the map for the others.
-	owner := map[model.ObjectIndex]int{}
-	isBeneath := graph.NewObjectBits(len(r.ImmediateDominators()))
+	n := len(r.ImmediateDominators())
+	// Each beneath object belongs to one candidate: a class group's
+	// members by their class key, the few others (a suspect, or its
+	// accumulation point) by the single map, which isSingle lets a
+	// lookup skip.
+	isBeneath, isSingle := graph.NewObjectBits(n), graph.NewObjectBits(n)
+	groupOf := map[classKey]int{}
+	single := map[model.ObjectIndex]int{}
 	for k, c := range cands {
 		for _, obj := range c.beneath {
-			owner[obj] = k
 			isBeneath.Add(obj)
+			if c.group {
+				groupOf[keys.of(obj)] = k
+			} else {
+				single[obj] = k
+				isSingle.Add(obj)
+			}
 		}
 	}
+	owner := func(d model.ObjectIndex) int {
+		if isSingle.Has(d) {
+			return single[d]
+		}
+		return groupOf[keys.of(d)]
+	}
+	// Each worker adds up rows of its own; they are added together after.
+	perWorker := make([][]map[classKey]*LeakClass, parallel.Workers())
+	parallel.ForChunks(n, beneathChunk, func(w, lo, hi int) {
+		if perWorker[w] == nil {
+			perWorker[w] = make([]map[classKey]*LeakClass, len(cands))
+		}
+		rows := perWorker[w]
+		for i, d := range r.ImmediateDominators()[lo:hi] {
+			if d == graph.VirtualRoot || d == graph.NotReached || !isBeneath.Has(d) {
+				continue
+			}
+			k := owner(d)
+			if rows[k] == nil {
+				rows[k] = map[classKey]*LeakClass{}
+			}
+			obj := model.ObjectIndex(lo + i)
+			key := keys.of(obj)
+			row, ok := rows[k][key]
+			if !ok {
+				row = &LeakClass{Class: key.name(keys.h)}
+				rows[k][key] = row
+			}
+			row.Objects++
+			row.RetainedBytes += r.RetainedBytes(obj)
+		}
+	})
 	rows := make([]map[classKey]*LeakClass, len(cands))
 	for k := range rows {
 		rows[k] = map[classKey]*LeakClass{}
-	}
-	for i, d := range r.ImmediateDominators() {
-		if d == graph.VirtualRoot || d == graph.NotReached || !isBeneath.Has(d) {
-			continue
+		for _, part := range perWorker {
+			if part == nil {
+				continue
+			}
+			for key, row := range part[k] {
+				if sum, ok := rows[k][key]; ok {
+					sum.Objects += row.Objects
+					sum.RetainedBytes += row.RetainedBytes
+				} else {
+					rows[k][key] = row
+				}
+			}
 		}
-		k := owner[d]
-		obj := model.ObjectIndex(i)
-		key := keyOf(h, obj)
-		row, ok := rows[k][key]
-		if !ok {
-			row = &LeakClass{Class: key.name(h)}
-			rows[k][key] = row
-		}
-		row.Objects++
-		row.RetainedBytes += r.RetainedBytes(obj)
 	}
 	for k, m := range rows {
 		list := make([]LeakClass, 0, len(m))
