@@ -147,8 +147,9 @@ func (s *ClassChains) answers(o RetainerOptions, parent parents, paths int) bool
 	return s != nil && !o.IncludeWeak && o.Heaps.All() && paths <= classChainsKept && s.tree.parent.same(parent)
 }
 
-// classPaths is classPaths from s, for the classes match marks.
-func (s *ClassChains) classPaths(match []bool, parent parents, paths int) RetainerPaths {
+// classPaths is classPaths from s, for the classes match marks, with
+// each chain made by chain.
+func (s *ClassChains) classPaths(match []bool, paths int, chain func(model.ObjectIndex) ([]model.ObjectIndex, error)) (RetainerPaths, error) {
 	var out RetainerPaths
 	var groups [][2]int64
 	for c, cc := range s.classes {
@@ -161,8 +162,12 @@ func (s *ClassChains) classPaths(match []bool, parent parents, paths int) Retain
 	}
 	slices.SortFunc(groups, func(a, b [2]int64) int { return cmp.Or(cmp.Compare(b[1], a[1]), cmp.Compare(a[0], b[0])) })
 	for _, g := range groups[:min(paths, len(groups))] {
-		out.Chains = append(out.Chains, chainTo(parent, model.ObjectIndex(g[0])))
+		c, err := chain(model.ObjectIndex(g[0]))
+		if err != nil {
+			return RetainerPaths{}, err
+		}
+		out.Chains = append(out.Chains, c)
 		out.Objects = append(out.Objects, g[1])
 	}
-	return out
+	return out, nil
 }

@@ -20,7 +20,8 @@ import (
 func classPaths(h *model.Heap, o RetainerOptions, parent parents, paths int) RetainerPaths {
 	match := MatchingClasses(h, o.Class)
 	if o.Chains.answers(o, parent, paths) {
-		return o.Chains.classPaths(match, parent, paths)
+		p, _ := o.Chains.classPaths(match, paths, func(obj model.ObjectIndex) ([]model.ObjectIndex, error) { return chainTo(parent, obj), nil })
+		return p
 	}
 	classObjects := newClassObjects(h)
 	n := h.NumObjects()

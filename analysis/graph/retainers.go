@@ -190,6 +190,21 @@ func ShortestPaths(h *model.Heap, o RetainerOptions) RetainerPaths {
 	return out
 }
 
+// ClassPathsChecked is ShortestPaths for a Class target that o.Chains
+// answer over o.Strong, a tree read from an index and not checked as a
+// whole (PathTree.CheckIndexed): each chain is checked as it is walked
+// (ChainOf), and the first that does not lead to a root is the error,
+// wrapping store.ErrCorrupt. ok is false when the chains cannot answer
+// o; ShortestPaths, on a checked tree, must then.
+func ClassPathsChecked(h *model.Heap, o RetainerOptions) (p RetainerPaths, ok bool, err error) {
+	paths := max(o.Paths, 1)
+	if o.Class == nil || o.Strong == nil || o.IncludeWeak || !o.Chains.answers(o, o.Strong.parent, paths) {
+		return RetainerPaths{}, false, nil
+	}
+	p, err = o.Chains.classPaths(MatchingClasses(h, o.Class), paths, o.Strong.ChainOf)
+	return p, err == nil, err
+}
+
 // lastRetainers maps each reached object target of o to its last
 // retainers: every reached object referencing it (through a referent
 // too with IncludeWeak), in object order. It counts the targets and the

@@ -254,23 +254,42 @@ func (s *Session) Retainers(o graph.RetainerOptions) (heap.Retainers, error) {
 	if err != nil {
 		return heap.Retainers{}, err
 	}
-	if !o.IncludeWeak {
-		if o.Strong, err = s.StrongPaths(); err != nil {
-			return heap.Retainers{}, err
-		}
-		if x := s.indexOf(); x != nil && o.Class != nil {
-			o.Chains = x.classChains(s.noteln)
-		}
-	}
 	if o.Heaps, err = h.SelectHeaps(s.o.Heaps); err != nil {
 		return heap.Retainers{}, err
 	}
-	p := graph.ShortestPaths(h, o)
+	p, ok := s.classPathsFromIndex(h, o)
+	if !ok {
+		if !o.IncludeWeak {
+			if o.Strong, err = s.StrongPaths(); err != nil {
+				return heap.Retainers{}, err
+			}
+			if x := s.indexOf(); x != nil && o.Class != nil {
+				o.Chains = x.classChains(s.noteln)
+			}
+		}
+		p = graph.ShortestPaths(h, o)
+	}
 	labels, names, err := s.pathLabels(h, p)
 	if err != nil {
 		return heap.Retainers{}, err
 	}
 	return heap.DescribePaths(h, p, o.Class != nil, labels, names), nil
+}
+
+// classPathsFromIndex answers a class target from the class chains the
+// index keeps, following the index's shortest path tree along the few
+// chains it shows only (graph.ClassPathsChecked), not checking the whole
+// tree as StrongPaths does. ok is false when the index cannot answer, or
+// a chain it follows does not lead to a root: then StrongPaths checks
+// the tree, and computes it again with a warning when it is damaged.
+func (s *Session) classPathsFromIndex(h *model.Heap, o graph.RetainerOptions) (p graph.RetainerPaths, ok bool) {
+	x := s.indexOf()
+	if x == nil || x.paths == nil || o.Class == nil || o.IncludeWeak {
+		return graph.RetainerPaths{}, false
+	}
+	o.Strong, o.Chains = x.paths, x.classChains(s.noteln)
+	p, ok, err := graph.ClassPathsChecked(h, o)
+	return p, ok && err == nil
 }
 
 // pathLabels reads the dump again for what describing paths needs: the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/store/storetest"
 )
 
@@ -81,8 +82,9 @@ func onLeakPaths(t *testing.T, s *Session, l Leaks) (shown, followed map[uint32]
 
 // TestLeaksCheckPathsTheyFollow: leaks check the index's shortest path
 // tree only along the paths they follow. A parent cycle off those paths
-// leaves their answer and says nothing (the tree is not walked as a
-// whole), while a question that walks the whole tree still finds it; a
+// and off those retainers of a class show leaves both answers and says
+// nothing (the tree is not walked as a whole), while a question that
+// walks the whole tree (retainers of an object) still finds it; a
 // cycle on one of their paths makes the tree computed again with a
 // warning, and the answer is a sound index's.
 func TestLeaksCheckPathsTheyFollow(t *testing.T) {
@@ -96,6 +98,16 @@ func TestLeaksCheckPathsTheyFollow(t *testing.T) {
 		t.Fatal(err)
 	}
 	shown, followed := onLeakPaths(t, s, want)
+	classTarget := graph.RetainerOptions{Class: regexp.MustCompile(`^fixture\.Payload$`), Paths: 3}
+	wantClass, err := s.Retainers(classTarget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := s.Heap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	classShown := objectsOnPaths(t, h, wantClass)
 	s.Close()
 	if len(want.Report.Suspects) == 0 || len(shown) == 0 {
 		t.Fatalf("the fixture has %d suspects on %d objects of paths; the test needs some", len(want.Report.Suspects), len(shown))
@@ -121,7 +133,7 @@ func TestLeaksCheckPathsTheyFollow(t *testing.T) {
 		warnsAt string // the question that says the tree is damaged
 	}{
 		{"on the paths leaks show", func(obj uint32) bool { return shown[obj] }, "leaks"},
-		{"off every path leaks may follow", func(obj uint32) bool { return !followed[obj] }, "retainers"},
+		{"off every path leaks may follow", func(obj uint32) bool { return !followed[obj] && !classShown[obj] }, "retainers"},
 	}
 	for _, c := range cases {
 		data, looped := loop(c.choose)
@@ -141,7 +153,15 @@ func TestLeaksCheckPathsTheyFollow(t *testing.T) {
 			t.Errorf("%s (%d looped): leaks %v; equal to a sound index's: %v", c.name, looped, err, reflect.DeepEqual(got, want))
 		}
 		afterLeaks := notes.String()
-		if _, err := s.Retainers(graph.RetainerOptions{Class: regexp.MustCompile(`^fixture\.Payload$`), Paths: 3}); err != nil {
+		// A class target follows a few chains of the tree too; an
+		// object target walks the whole tree.
+		if gotClass, err := s.Retainers(classTarget); err != nil || !reflect.DeepEqual(gotClass, wantClass) {
+			t.Errorf("%s: retainers --class %v; equal to a sound index's: %v", c.name, err, reflect.DeepEqual(gotClass, wantClass))
+		}
+		if c.warnsAt == "retainers" && notes.Len() > 0 {
+			t.Errorf("%s: retainers --class said %q", c.name, notes.String())
+		}
+		if _, err := s.Retainers(graph.RetainerOptions{Objects: []model.ObjectIndex{0}, Paths: 3}); err != nil {
 			t.Errorf("%s: retainers: %v", c.name, err)
 		}
 		s.Close()
@@ -247,4 +267,97 @@ func TestCraftedAccumulationPoints(t *testing.T) {
 			t.Errorf("%s: points used: %v; the session said %q; want %q", c.name, points != nil, said, c.says)
 		}
 	}
+}
+
+// TestRetainersOfClassCheckPathsTheyShow: retainers of a class answered
+// from the index's class chains check the shortest path tree along the
+// chains they show: a parent cycle on one of them makes the tree
+// computed again with a warning, and the answer is a sound index's. The
+// class is the first of the fixture whose paths shown pass through an
+// object whose parent the index keeps apart from its dominator (the
+// parents a damaged index can loop).
+func TestRetainersOfClassCheckPathsTheyShow(t *testing.T) {
+	path, good := fixtureIndex(t)
+	s, err := Open(fixture, Options{Dump: -1, Index: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := s.Heap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exceptions := pathExceptions(t, good)
+	isException := map[uint32]bool{}
+	for _, obj := range exceptions {
+		isException[obj] = true
+	}
+	var (
+		target graph.RetainerOptions
+		want   heap.Retainers
+		shown  map[uint32]bool
+	)
+	for c := range h.Classes {
+		o := graph.RetainerOptions{Class: regexp.MustCompile("^" + regexp.QuoteMeta(h.Classes[c].Name) + "$"), Paths: 3}
+		r, err := s.Retainers(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		on := objectsOnPaths(t, h, r)
+		for obj := range on {
+			if isException[obj] {
+				target, want, shown = o, r, on
+			}
+		}
+		if shown != nil {
+			break
+		}
+	}
+	s.Close()
+	if shown == nil {
+		t.Fatal("no class's paths pass through an object whose parent is not its dominator")
+	}
+	data := bytes.Clone(good)
+	other := storetest.Section(data, "paths.strong-parent.other")
+	for k, obj := range exceptions {
+		if shown[obj] {
+			binary.LittleEndian.PutUint32(other[4*k:], obj)
+		}
+	}
+	storetest.Reseal(data)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var notes bytes.Buffer
+	s, err = Open(fixture, Options{Dump: -1, Index: path, Notes: &notes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.Retainers(target)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("retainers --class %s: %v; equal to a sound index's: %v", target.Class, err, reflect.DeepEqual(got, want))
+	}
+	if says := "the index's shortest path tree is not used, it is computed again"; !strings.Contains(notes.String(), says) {
+		t.Errorf("the session said %q; want %q", notes.String(), says)
+	}
+}
+
+// objectsOnPaths are the objects of r's paths.
+func objectsOnPaths(t *testing.T, h *model.Heap, r heap.Retainers) map[uint32]bool {
+	t.Helper()
+	on := map[uint32]bool{}
+	for _, p := range r.Paths {
+		for _, step := range p.Chain {
+			id, err := strconv.ParseUint(strings.TrimPrefix(step.ObjectID, "0x"), 16, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i, ok := h.Lookup(id)
+			if !ok {
+				t.Fatalf("path step %s is no object of the heap", step.ObjectID)
+			}
+			on[uint32(i)] = true
+		}
+	}
+	return on
 }
