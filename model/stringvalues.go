@@ -45,8 +45,8 @@ var (
 )
 
 // stringChunk is how many Strings a worker of EachStringDigest takes at
-// a time.
-const stringChunk = 1 << 16
+// a time; a variable so that tests can make chunks tiny.
+var stringChunk = 1 << 16
 
 // EachStringDigest calls fn with the value of each String strs[k], whose
 // value array is valueOf[k], when that array is a primitive array whose
