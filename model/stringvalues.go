@@ -143,11 +143,11 @@ type stringWindows struct {
 }
 
 // stringPair is String k and its value array as one stretch of the dump:
-// from the offset of the first of their records, n bytes.
+// from the offset of the first of their records, off, n bytes; the
+// String's record is at str, the array's at array.
 type stringPair struct {
-	off int64
-	n   uint32
-	k   uint32
+	off, str, array int64
+	n, k            uint32
 }
 
 // stringLayout is where the coder field of Strings of one class lies.
@@ -202,7 +202,7 @@ func (sw *stringWindows) pair(k int) (p stringPair, ok bool) {
 	if end-start > (sEnd-sOff)+(aEnd-aOff)+stringGap || end-start > 1<<32-1 {
 		return p, false
 	}
-	return stringPair{off: start, n: uint32(end - start), k: uint32(k)}, true
+	return stringPair{off: start, str: sOff, array: aOff, n: uint32(end - start), k: uint32(k)}, true
 }
 
 // run reads the pairs of Strings lo to hi, leaving in sw.slow those it
@@ -273,8 +273,8 @@ func (sw *stringWindows) decode(p stringPair, window []byte, start int64) error 
 	k := int(p.k)
 	s, a := sw.strs[k], sw.valueOf[k]
 	ids := int(h.Source.IDSize)
-	srec, ok := recordIn(window, start, h.recordOffset(s))
-	arec, ok2 := recordIn(window, start, h.recordOffset(a))
+	srec, ok := recordIn(window, start, p.str)
+	arec, ok2 := recordIn(window, start, p.array)
 	l := sw.layoutOf(h.ClassOf(s))
 	head, arrayHead := 1+2*ids+8, 1+ids+9
 	if !ok || !ok2 || len(srec) < head+int(l.fieldBytes) || len(arec) < arrayHead {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"hash/maphash"
 	"slices"
+	"sync"
 
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
@@ -73,63 +74,74 @@ func CountStrings(h *model.Heap, heaps model.HeapSelection) (StringCensus, error
 // them). Each String's value array is its only reference. Two Strings can
 // hold one value only if their arrays have the same digest and length:
 // that pair, as one number, is each String's sketch. The objects are
-// looked at twice, in chunks on every processor: once for the sketches
-// that several Strings have, once for the Strings that have one of them.
+// looked at once, in chunks on every processor, for the Strings and their
+// sketches; then the Strings whose sketch another has are kept.
 func stringCandidates(h *model.Heap, class model.ClassIndex, heaps model.HeapSelection, count *int64) (strs, valueOf []model.ObjectIndex) {
-	// sketch is the sketch of String s, ok false when s is none of the
-	// Strings selected or its array's contents were not recorded.
-	sketch := func(s model.ObjectIndex) (sk uint64, value model.ObjectIndex, ok bool) {
-		// (A class object's class is java.lang.Class, never String.)
-		if h.ClassOf(s) != class || !heaps.Has(s) {
-			return 0, model.NoObject, false
-		}
-		refs := h.Refs(s)
-		if len(refs) != 1 {
-			return 0, model.NoObject, false
-		}
-		digest, _, recorded := h.ArrayContents(refs[0])
-		return uint64(digest)<<32 | uint64(h.ArrayLength(refs[0])), refs[0], recorded
-	}
 	expect := min(int(h.Classes[class].Instances), h.NumObjects())
-	sketches := bigmem.Make[uint64](expect)[:0]
+	all, sketches := bigmem.Make[model.ObjectIndex](expect)[:0], bigmem.Make[uint64](expect)[:0]
+	defer func() {
+		bigmem.Free(all)
+		bigmem.Free(sketches)
+	}()
+	// A chunk's finds are kept in a buffer that serves again once added.
+	buffers := sync.Pool{New: func() any { return new(stringsFound) }}
 	parallel.ForChunksInOrder(h.NumObjects(), parallel.ObjectChunk, func(lo, hi int) func() {
-		var found []uint64
-		var strings int64
+		found := buffers.Get().(*stringsFound)
 		for i := lo; i < hi; i++ {
 			s := model.ObjectIndex(i)
-			if h.ClassOf(s) == class && heaps.Has(s) {
-				strings++
+			// (A class object's class is java.lang.Class, never String.)
+			if h.ClassOf(s) != class || !heaps.Has(s) {
+				continue
 			}
-			if sk, _, ok := sketch(s); ok {
-				found = append(found, sk)
+			found.count++
+			refs := h.Refs(s)
+			if len(refs) != 1 {
+				continue
+			}
+			if digest, _, recorded := h.ArrayContents(refs[0]); recorded {
+				found.strs = append(found.strs, s)
+				found.sketches = append(found.sketches, uint64(digest)<<32|uint64(h.ArrayLength(refs[0])))
 			}
 		}
 		return func() {
-			*count += strings
-			sketches = bigmem.Append(sketches, found...)
+			*count += found.count
+			all = bigmem.Append(all, found.strs...)
+			sketches = bigmem.Append(sketches, found.sketches...)
+			*found = stringsFound{strs: found.strs[:0], sketches: found.sketches[:0]}
+			buffers.Put(found)
 		}
 	})
-	shared := newSketchSet(parallel.RepeatedValues(sketches))
-	expect = len(sketches)
-	bigmem.Free(sketches)
-	strs, valueOf = bigmem.Make[model.ObjectIndex](expect)[:0], bigmem.Make[model.ObjectIndex](expect)[:0]
-	parallel.ForChunksInOrder(h.NumObjects(), parallel.ObjectChunk, func(lo, hi int) func() {
-		var foundStrs, foundValues []model.ObjectIndex
-		for i := lo; i < hi; i++ {
-			s := model.ObjectIndex(i)
-			if sk, value, ok := sketch(s); ok {
-				if shared.has(sk) {
-					foundStrs, foundValues = append(foundStrs, s), append(foundValues, value)
-				}
+	// RepeatedValues sorts its values: it gets a copy.
+	scratch := bigmem.Make[uint64](len(sketches))
+	copy(scratch, sketches)
+	shared := newSketchSet(parallel.RepeatedValues(scratch))
+	defer shared.free()
+	bigmem.Free(scratch)
+	strs, valueOf = bigmem.Make[model.ObjectIndex](len(all))[:0], bigmem.Make[model.ObjectIndex](len(all))[:0]
+	parallel.ForChunksInOrder(len(all), parallel.ObjectChunk, func(lo, hi int) func() {
+		found := buffers.Get().(*stringsFound)
+		for k := lo; k < hi; k++ {
+			if shared.has(sketches[k]) {
+				found.strs, found.values = append(found.strs, all[k]), append(found.values, h.Refs(all[k])[0])
 			}
 		}
 		return func() {
-			strs = bigmem.Append(strs, foundStrs...)
-			valueOf = bigmem.Append(valueOf, foundValues...)
+			strs = bigmem.Append(strs, found.strs...)
+			valueOf = bigmem.Append(valueOf, found.values...)
+			*found = stringsFound{strs: found.strs[:0], values: found.values[:0]}
+			buffers.Put(found)
 		}
 	})
-	shared.free()
 	return strs, valueOf
+}
+
+// stringsFound are the Strings one chunk of objects holds: how many, and
+// those with a recorded value array, with their sketches (or their
+// arrays).
+type stringsFound struct {
+	count        int64
+	strs, values []model.ObjectIndex
+	sketches     []uint64
 }
 
 // firstHolders marks, in a bit table from model/bigmem, each k whose
