@@ -28,7 +28,22 @@ const slotWords = 5
 type valueTable struct {
 	words []uint64
 	used  int
+	// queued are the Strings queue holds until flush adds them; touched
+	// keeps flush's first reads of their slots from being left out.
+	queued  []queuedString
+	touched uint64
 }
+
+// queuedString is a String that valueTable.queue holds: its value's
+// key, its k, and 1 when it is the first holder of its array.
+type queuedString struct {
+	key       valueKey
+	k, arrays uint32
+}
+
+// queueLength is how many Strings a valueTable queues before it adds
+// them.
+const queueLength = 32
 
 // newValueTable returns an empty table.
 func newValueTable() *valueTable {
@@ -59,6 +74,33 @@ func (t *valueTable) add(key valueKey, first, count, arrays uint32) {
 			return
 		}
 	}
+}
+
+// queue adds String k of value key (arrays 1 when it is the first
+// holder of its array) once queueLength Strings are queued (flush).
+func (t *valueTable) queue(key valueKey, k, arrays uint32) {
+	t.queued = append(t.queued, queuedString{key: key, k: k, arrays: arrays})
+	if len(t.queued) >= queueLength {
+		t.flush()
+	}
+}
+
+// flush adds the Strings queued. Their slots are read first, one after
+// the other, so that the processor waits for the memory of all at once
+// rather than for each in turn: most values of a large heap lie in parts
+// of the table that are not in its caches.
+func (t *valueTable) flush() {
+	for (t.used+len(t.queued))*8 > t.slots()*5 {
+		t.grow()
+	}
+	mask := t.slots() - 1
+	for _, q := range t.queued {
+		t.touched += t.words[(int(q.key[0])&mask)*slotWords]
+	}
+	for _, q := range t.queued {
+		t.add(q.key, q.k, 1, q.arrays)
+	}
+	t.queued = t.queued[:0]
 }
 
 // grow moves t's values into a table twice as large.
