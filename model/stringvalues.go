@@ -51,8 +51,8 @@ var stringChunk = 1 << 16
 // EachStringDigest calls fn with the value of each String strs[k], whose
 // value array is valueOf[k], when that array is a primitive array whose
 // elements the dump holds: the String's coder, the array's element type
-// and length, and digest of its elements. It is the census of the
-// Strings' reading (analysis/heap.CountStrings): neither the Strings'
+// and length, and the digest of its elements. It is what the census of
+// the Strings (analysis/heap.CountStrings) reads: neither the Strings'
 // fields nor the arrays' elements are decoded into values.
 //
 // In a plain dump a String and its array mostly lie next to each other,
