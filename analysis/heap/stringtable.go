@@ -1,0 +1,200 @@
+package heap
+
+import (
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/bigmem"
+)
+
+// valueKey stands for the value of a String: its array's two hashes, and
+// its array's length and element type and its coder in one word (never
+// 0: the low bit is set, which marks a slot of a valueTable as used).
+type valueKey [3]uint64
+
+// stringKeyOf is the key of the String value v.
+func stringKeyOf(v model.StringDigest) valueKey {
+	return valueKey{v.Digest[0], v.Digest[1], uint64(uint32(v.Length))<<24 | uint64(uint8(v.Elem))<<16 | uint64(uint8(v.Coder))<<8 | 1}
+}
+
+// slotWords is the size of a valueTable's slot in words: the key's three,
+// the first String's k with the count of Strings, and the count of
+// arrays.
+const slotWords = 5
+
+// valueTable counts the Strings of each value, by open addressing in one
+// table of words from model/bigmem (the build's memory budget bounds it
+// as it does the heap's tables). A slot holds a value's key, the lowest k
+// of the Strings that hold it << 32 | their count, and how many of them
+// are first holders of their array.
+type valueTable struct {
+	words []uint64
+	used  int
+	// queued are the Strings queue holds until flush adds them; touched
+	// keeps flush's first reads of their slots from being left out.
+	queued  []queuedString
+	touched uint64
+}
+
+// queuedString is a String that valueTable.queue holds: its value's
+// key, its k, and 1 when it is the first holder of its array.
+type queuedString struct {
+	key       valueKey
+	k, arrays uint32
+}
+
+// queueLength is how many Strings a valueTable queues before it adds
+// them.
+const queueLength = 32
+
+// newValueTable returns an empty table.
+func newValueTable() *valueTable {
+	return &valueTable{words: bigmem.Make[uint64](slotWords << 10)}
+}
+
+// slots is the number of slots of t, a power of 2.
+func (t *valueTable) slots() int { return len(t.words) / slotWords }
+
+// add counts count Strings of value key, of which first is the lowest k
+// and arrays are first holders of their array.
+func (t *valueTable) add(key valueKey, first, count, arrays uint32) {
+	if (t.used+1)*8 > t.slots()*5 {
+		t.grow()
+	}
+	mask := t.slots() - 1
+	for s := int(key[0]) & mask; ; s = (s + 1) & mask {
+		slot := t.words[s*slotWords : s*slotWords+slotWords]
+		if slot[2] == 0 {
+			slot[0], slot[1], slot[2] = key[0], key[1], key[2]
+			slot[3], slot[4] = uint64(first)<<32|uint64(count), uint64(arrays)
+			t.used++
+			return
+		}
+		if slot[0] == key[0] && slot[1] == key[1] && slot[2] == key[2] {
+			slot[3] = uint64(min(first, uint32(slot[3]>>32)))<<32 | uint64(uint32(slot[3])+count)
+			slot[4] += uint64(arrays)
+			return
+		}
+	}
+}
+
+// queue adds String k of value key (arrays 1 when it is the first
+// holder of its array) once queueLength Strings are queued (flush).
+func (t *valueTable) queue(key valueKey, k, arrays uint32) {
+	t.queued = append(t.queued, queuedString{key: key, k: k, arrays: arrays})
+	if len(t.queued) >= queueLength {
+		t.flush()
+	}
+}
+
+// flush adds the Strings queued. Their slots are read first, one after
+// the other, so that the processor waits for the memory of all at once
+// rather than for each in turn: most values of a large heap lie in parts
+// of the table that are not in its caches.
+func (t *valueTable) flush() {
+	for (t.used+len(t.queued))*8 > t.slots()*5 {
+		t.grow()
+	}
+	mask := t.slots() - 1
+	for _, q := range t.queued {
+		t.touched += t.words[(int(q.key[0])&mask)*slotWords]
+	}
+	for _, q := range t.queued {
+		t.add(q.key, q.k, 1, q.arrays)
+	}
+	t.queued = t.queued[:0]
+}
+
+// grow moves t's values into a table twice as large.
+func (t *valueTable) grow() {
+	old := t.words
+	t.words, t.used = bigmem.Make[uint64](2*len(old)), 0
+	t.addAll(old)
+	bigmem.Free(old)
+}
+
+// merge adds the values of u to t.
+func (t *valueTable) merge(u *valueTable) { t.addAll(u.words) }
+
+// addAll adds the values of the slots words to t.
+func (t *valueTable) addAll(words []uint64) {
+	for s := 0; s < len(words); s += slotWords {
+		if slot := words[s : s+slotWords]; slot[2] != 0 {
+			t.add(valueKey{slot[0], slot[1], slot[2]}, uint32(slot[3]>>32), uint32(slot[3]), uint32(slot[4]))
+		}
+	}
+}
+
+// groups returns the values held by two Strings or more, in no set
+// order, for the Strings strs and their arrays valueOf that t counted.
+func (t *valueTable) groups(strs, valueOf []model.ObjectIndex) []StringGroup {
+	var groups []StringGroup
+	for s := 0; s < len(t.words); s += slotWords {
+		slot := t.words[s : s+slotWords]
+		if count := uint32(slot[3]); slot[2] != 0 && count >= 2 {
+			first := slot[3] >> 32
+			groups = append(groups, StringGroup{First: strs[first], Count: int64(count), Arrays: int64(slot[4]), Array: valueOf[first]})
+		}
+	}
+	return groups
+}
+
+// free releases t's table.
+func (t *valueTable) free() {
+	bigmem.Free(t.words)
+	t.words = nil
+}
+
+// sketchSet is a set of sketches (stringCandidates), by open addressing
+// in a table from model/bigmem: faster than a map for the look-up of
+// every String's.
+type sketchSet struct {
+	slots   []uint64 // 0: empty
+	shift   uint
+	hasZero bool
+}
+
+// newSketchSet returns the set of the sketches of values.
+func newSketchSet(values []uint64) *sketchSet {
+	bits := uint(4)
+	for 1<<bits < 2*len(values) {
+		bits++
+	}
+	s := &sketchSet{slots: bigmem.Make[uint64](1 << bits), shift: 64 - bits}
+	for _, v := range values {
+		if v == 0 {
+			s.hasZero = true
+			continue
+		}
+		i := s.slot(v)
+		for s.slots[i] != 0 && s.slots[i] != v {
+			i = (i + 1) & (len(s.slots) - 1)
+		}
+		s.slots[i] = v
+	}
+	return s
+}
+
+// slot is where the search for v starts: the top bits of v times an odd
+// constant, as v's own bits are far from evenly spread (a digest and a
+// length).
+func (s *sketchSet) slot(v uint64) int { return int(v * 0x9e3779b97f4a7c15 >> s.shift) }
+
+// has says whether v is in s.
+func (s *sketchSet) has(v uint64) bool {
+	if v == 0 {
+		return s.hasZero
+	}
+	for i := s.slot(v); ; i = (i + 1) & (len(s.slots) - 1) {
+		switch s.slots[i] {
+		case v:
+			return true
+		case 0:
+			return false
+		}
+	}
+}
+
+// free releases the table of s.
+func (s *sketchSet) free() {
+	bigmem.Free(s.slots)
+	s.slots = nil
+}
