@@ -13,14 +13,14 @@ import (
 // objectTable collects objects in arrival order while a dump streams;
 // resolve turns it into the Heap's id-ordered tables.
 type objectTable struct {
-	ids      chunkList[uint64]
+	ids      splitList[uint64]
 	classOf  chunkList[ClassIndex]
 	lengths  chunkList[uint32]
 	refStart chunkList[uint32] // per arrival object: start in refs
 	// offsets holds each object's record offset in the dump, when
 	// trackOffsets is set (binary HPROF); pos is the offset of the record
 	// being read.
-	offsets      chunkList[int64]
+	offsets      splitList[int64]
 	trackOffsets bool
 	pos          int64
 	refs         refStore
@@ -412,7 +412,7 @@ func (t *objectTable) resolveReferents(h *Heap, order []uint32) []WeakRef {
 // arrive nearly sorted — HotSpot writes class objects, then the heap in
 // address order; parallel dumps a few such runs — so the longest ascending
 // run is kept as it is, the rest sorted, and the two merged.
-func sortOrder(ids *chunkList[uint64]) []uint32 {
+func sortOrder(ids *splitList[uint64]) []uint32 {
 	n := ids.len()
 	runStart, bestStart, bestLen := 0, 0, 0
 	for a := 0; a <= n; a++ {
@@ -495,7 +495,7 @@ type splitTable struct {
 // gatherSplit returns the values of src in the given order as a table.
 // Ranges are gathered side by side, each with runs of its own, which are
 // joined where a run goes on across ranges.
-func gatherSplit[T uint64 | int64](src *chunkList[T], order []uint32) splitTable {
+func gatherSplit[T uint64 | int64](src *splitList[T], order []uint32) splitTable {
 	t := splitTable{low: bigmem.Make[uint32](len(order))}
 	workers := workersFor(len(order))
 	parts := make([]splitTable, workers)
