@@ -1,6 +1,7 @@
 package bigmem
 
 import (
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,17 +16,24 @@ import (
 // cache and the scratch files; a page read again is mapped back in by
 // the kernel without a read from the disk while the page cache keeps it.
 
-// trimEvery is how often BoundResident looks at the resident memory.
-const trimEvery = 100 * time.Millisecond
+// trimEvery is how often BoundResident looks at the resident memory. A
+// depth-first search over mapped tables faults their pages back at
+// gigabytes a second, so what the process holds past its limit grows
+// with this interval; reading the resident memory costs some
+// microseconds.
+const trimEvery = 20 * time.Millisecond
+
+// releaseEvery is the least time between two returns of the Go heap's free
+// pages to the system (each costs a garbage collection).
+const releaseEvery = time.Second
 
 // trims counts the times the mapped tables' pages were dropped.
 var trims atomic.Int64
 
 // BoundResident checks the process's resident memory every trimEvery
-// until stop is called, and drops the resident pages of every mapped
-// table when the process holds more than limit bytes and the mapped
-// tables more than an eighth of it (less is not worth their coming back).
-// Where the system does not report resident memory it does nothing.
+// until stop is called, and relieves it (Relieve) when it holds more than
+// limit bytes. Where the system does not report resident memory it does
+// nothing.
 func BoundResident(limit int64) (stop func()) {
 	if limit <= 0 {
 		return func() {}
@@ -45,15 +53,55 @@ func BoundResident(limit int64) (stop func()) {
 			case <-done:
 				return
 			case <-tick.C:
-				if total, shared, _ := residentBytes(); total > limit && shared > limit/8 {
-					DropResident()
-				}
+				Relieve(limit)
 			}
 		}
 	}()
 	return func() {
 		close(done)
 		wg.Wait()
+	}
+}
+
+// lastRelease is when Relieve last returned the Go heap's free pages.
+var lastRelease atomic.Int64
+
+// Relieve brings the process's resident memory towards limit bytes when
+// it holds more: first the Go heap's free pages go back to the system
+// (at most once every releaseEvery, and only when they are more than an
+// eighth of limit: a build's work arrays, once collected, stay resident
+// for a long time otherwise), then, when the mapped tables still hold
+// more than an eighth of limit, their pages are dropped (DropResident;
+// fewer are not worth their coming back).
+func Relieve(limit int64) {
+	relieve(limit, false)
+}
+
+// Settle is Relieve at the end of a step of the work that leaves work
+// arrays behind: the Go heap is collected and its free pages go back to
+// the system whatever they are, as the arrays may not be collected yet.
+func Settle(limit int64) {
+	relieve(limit, true)
+}
+
+func relieve(limit int64, collect bool) {
+	if limit <= 0 {
+		return
+	}
+	total, shared, ok := residentBytes()
+	if !ok || total <= limit {
+		return
+	}
+	now := time.Now().UnixNano()
+	if collect || heapFreeBytes() > limit/8 && now-lastRelease.Load() >= int64(releaseEvery) {
+		lastRelease.Store(now)
+		debug.FreeOSMemory()
+		if total, shared, _ = residentBytes(); total <= limit {
+			return
+		}
+	}
+	if shared > limit/8 {
+		DropResident()
 	}
 }
 
