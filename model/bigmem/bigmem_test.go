@@ -2,6 +2,7 @@ package bigmem
 
 import (
 	"os"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -131,5 +132,71 @@ func TestBoundResident(t *testing.T) {
 	}
 	if Trims() == before {
 		t.Errorf("no trim in %v with 16 MiB mapped and resident against a 1 MiB limit", 50*trimEvery)
+	}
+}
+
+// TestSettle: past its limit, Settle returns the Go heap's collected
+// pages to the system and drops the mapped tables' pages; within the
+// limit it drops nothing.
+func TestSettle(t *testing.T) {
+	if _, _, ok := residentBytes(); !ok {
+		t.Skip("the system does not report resident memory")
+	}
+	defer SetBudget(1, t.TempDir())()
+	table := Make[uint64](16 * minMapped / 8)
+	defer Free(table)
+	touch := func() {
+		for i := range table {
+			table[i] = uint64(i)
+		}
+	}
+	touch()
+	garbage := make([]byte, 64<<20)
+	for i := range garbage {
+		garbage[i] = 1
+	}
+	runtime.KeepAlive(garbage) // collectable from here on
+	before := Trims()
+	Settle(1 << 62)
+	if Trims() != before {
+		t.Errorf("within its limit Settle dropped the mapped pages")
+	}
+	total, shared, _ := residentBytes()
+	Settle(1 << 20)
+	total2, shared2, _ := residentBytes()
+	if anon, anon2 := total-shared, total2-shared2; anon-anon2 < 48<<20 {
+		t.Errorf("past its limit Settle took the anonymous resident memory from %d to %d bytes with 64 MiB collected, want at least 48 MiB less", anon, anon2)
+	}
+	if shared-shared2 < 8<<20 || Trims() != before+1 {
+		t.Errorf("past its limit Settle took the shared resident memory from %d to %d bytes (%d drops) with 16 MiB mapped, want at least 8 MiB less after one drop", shared, shared2, Trims()-before)
+	}
+	for i := range table {
+		if table[i] != uint64(i) {
+			t.Fatalf("entry %d reads %d after Settle, want %d", i, table[i], i)
+		}
+	}
+}
+
+// TestDefaultBudget: a dump of known size gets a quarter of its size,
+// within 256 MiB and an eighth of the machine's memory; one of unknown
+// size an eighth of the machine's memory.
+func TestDefaultBudget(t *testing.T) {
+	eighth := PhysicalMemory() / 8
+	if eighth == 0 {
+		t.Skip("the machine's memory is unknown")
+	}
+	cases := []struct {
+		dump, want int64
+	}{
+		{0, eighth},
+		{-1, eighth},
+		{100 << 20, min(eighth, 256<<20)},
+		{2289879034, min(eighth, 2289879034/4)},
+		{1 << 50, eighth},
+	}
+	for _, c := range cases {
+		if got := DefaultBudget(c.dump); got != c.want {
+			t.Errorf("DefaultBudget(%d) = %d, want %d", c.dump, got, c.want)
+		}
 	}
 }
