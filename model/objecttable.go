@@ -301,7 +301,9 @@ func (t *objectTable) resolveRefs(h *Heap, order []uint32, late map[int][]uint64
 				p.holders = append(p.holders, danglingHolder{holder, 1, id})
 			}
 		}
+		var pacer bigmem.Pacer
 		for i := lo; i < hi; i++ {
+			pacer.Step()
 			holder = ObjectIndex(i)
 			a := int(order[i])
 			h.refStart[i] = uint32(out)
@@ -470,7 +472,9 @@ func sortOrder(ids *splitList[uint64]) []uint32 {
 func gather[T bigmem.Number](src *chunkList[T], order []uint32) []T {
 	out := bigmem.Make[T](len(order))
 	forRanges(len(order), workersFor(len(order)), func(_, lo, hi int) {
+		var pacer bigmem.Pacer
 		for i, a := range order[lo:hi] {
+			pacer.Step()
 			out[lo+i] = src.at(int(a))
 		}
 	})
@@ -501,7 +505,9 @@ func gatherSplit[T uint64 | int64](src *splitList[T], order []uint32) splitTable
 	parts := make([]splitTable, workers)
 	forRanges(len(order), workers, func(k, lo, hi int) {
 		part := splitTable{low: t.low}
+		var pacer bigmem.Pacer
 		for i := lo; i < hi; i++ {
+			pacer.Step()
 			part.set(i, uint64(src.at(int(order[i]))))
 		}
 		parts[k] = part

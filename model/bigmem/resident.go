@@ -53,14 +53,55 @@ func BoundResident(limit int64) (stop func()) {
 			case <-done:
 				return
 			case <-tick.C:
+				lastCheck.Store(time.Now().UnixNano())
 				Relieve(limit)
 			}
 		}
 	}()
+	boundLimit.Store(limit)
 	return func() {
+		boundLimit.Store(0)
 		close(done)
 		wg.Wait()
 	}
+}
+
+// boundLimit is the limit of the BoundResident running, 0 when none; and
+// lastCheck is when the resident memory was last checked against it.
+var boundLimit, lastCheck atomic.Int64
+
+// paceSteps is how many steps of a loop a Pacer counts between two looks
+// at the clock: some hundred microseconds of a depth-first search.
+const paceSteps = 1 << 14
+
+// A Pacer counts the steps of a long loop that touches mapped tables at
+// random (a depth-first search, a pass over the references) and every
+// paceSteps of them checks the resident memory against the running
+// BoundResident's limit, when no check was made for trimEvery. The loop
+// then bounds its own faults: with the cores busy, the checks of
+// BoundResident's goroutine come late, while the loop faults pages back
+// at gigabytes a second. The zero Pacer is ready; each goroutine needs its
+// own.
+type Pacer struct{ steps uint32 }
+
+// Step counts one step.
+func (p *Pacer) Step() {
+	p.steps++
+	if p.steps%paceSteps == 0 {
+		pace()
+	}
+}
+
+func pace() {
+	limit := boundLimit.Load()
+	if limit == 0 {
+		return
+	}
+	now, last := time.Now().UnixNano(), lastCheck.Load()
+	if now-last < int64(trimEvery) || !lastCheck.CompareAndSwap(last, now) {
+		return
+	}
+	Relieve(limit)
 }
 
 // lastRelease is when Relieve last returned the Go heap's free pages.
