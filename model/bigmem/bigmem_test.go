@@ -200,3 +200,40 @@ func TestDefaultBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestPacer: a loop's Pacer checks the resident memory against the
+// bound's limit once every paceSteps steps, and only when no check was
+// made for trimEvery; past the limit the check drops the mapped pages.
+func TestPacer(t *testing.T) {
+	if _, _, ok := residentBytes(); !ok {
+		t.Skip("the system does not report resident memory")
+	}
+	defer SetBudget(1, t.TempDir())()
+	table := Make[uint64](16 * minMapped / 8)
+	defer Free(table)
+	for i := range table {
+		table[i] = 1
+	}
+	boundLimit.Store(1 << 20)
+	defer boundLimit.Store(0)
+	var p Pacer
+	lastCheck.Store(time.Now().UnixNano())
+	before := Trims()
+	for range paceSteps {
+		p.Step()
+	}
+	if Trims() != before {
+		t.Errorf("a check %v after the last one dropped the mapped pages", trimEvery)
+	}
+	lastCheck.Store(time.Now().Add(-trimEvery).UnixNano())
+	for range paceSteps - 1 {
+		p.Step()
+	}
+	if Trims() != before {
+		t.Errorf("a check before %d steps dropped the mapped pages", paceSteps)
+	}
+	p.Step()
+	if Trims() != before+1 {
+		t.Errorf("%d steps, %v after the last check, past the limit: %d drops, want 1", paceSteps, trimEvery, Trims()-before)
+	}
+}
