@@ -41,7 +41,7 @@ or being built. --prune removes those of yours that serve no dump, and shows
 the list with what it removed.
 
 --memory SIZE bounds what the build keeps on its own heap (default: a quarter
-of the dump's size, at least 256 MiB and at most an eighth of the machine's
+of the dump's size, at least 512 MiB and at most an eighth of the machine's
 memory; an eighth of the machine's memory for a compressed dump): past it the per-object tables (ids, classes,
 references, the dominator computation's arrays, retained sizes) are mapped
 from scratch files beside the index, which the kernel pages to disk and back,

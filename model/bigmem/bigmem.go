@@ -32,8 +32,9 @@ const MinBudget = 64 << 20
 // DefaultBudget is the budget of a build that names none, for a dump of
 // dumpBytes bytes (0 or less: unknown, as for a compressed dump): an
 // eighth of the machine's memory, and no more than a quarter of the dump
-// but no less than 256 MiB (what a dump of a few million objects builds
-// in at little cost). On the 2.29 GB dump of
+// but no less than 512 MiB (below that the work that stays on the Go heap
+// whatever the budget, as the census of the Strings, passes the budget on
+// a 1 GB dump, and the mapped pages are dropped to no end). On the 2.29 GB dump of
 // ../shared/bench/make-bigdump.sh a quarter of the dump keeps the peak
 // resident memory near 0.45 of the dump for about a tenth more processor
 // time, where the whole build in memory peaks at 1.15 times the dump.
@@ -50,7 +51,7 @@ func DefaultBudget(dumpBytes int64) int64 {
 // size (DefaultBudget).
 const (
 	defaultDumpShare = 4
-	defaultFloor     = 256 << 20
+	defaultFloor     = 512 << 20
 )
 
 // heapGrowth is how far, in percent, the Go heap grows past what is live

@@ -178,7 +178,7 @@ func TestSettle(t *testing.T) {
 }
 
 // TestDefaultBudget: a dump of known size gets a quarter of its size,
-// within 256 MiB and an eighth of the machine's memory; one of unknown
+// within 512 MiB and an eighth of the machine's memory; one of unknown
 // size an eighth of the machine's memory.
 func TestDefaultBudget(t *testing.T) {
 	eighth := PhysicalMemory() / 8
@@ -190,7 +190,7 @@ func TestDefaultBudget(t *testing.T) {
 	}{
 		{0, eighth},
 		{-1, eighth},
-		{100 << 20, min(eighth, 256<<20)},
+		{100 << 20, min(eighth, 512<<20)},
 		{2289879034, min(eighth, 2289879034/4)},
 		{1 << 50, eighth},
 	}
@@ -203,7 +203,9 @@ func TestDefaultBudget(t *testing.T) {
 
 // TestPacer: a loop's Pacer checks the resident memory against the
 // bound's limit once every paceSteps steps, and only when no check was
-// made for trimEvery; past the limit the check drops the mapped pages.
+// made for trimEvery; past the limit the check drops the mapped pages,
+// but not again within futileDropEvery while the process's own memory
+// alone is past the limit.
 func TestPacer(t *testing.T) {
 	if _, _, ok := residentBytes(); !ok {
 		t.Skip("the system does not report resident memory")
@@ -216,6 +218,7 @@ func TestPacer(t *testing.T) {
 	}
 	boundLimit.Store(1 << 20)
 	defer boundLimit.Store(0)
+	lastDrop.Store(0)
 	var p Pacer
 	lastCheck.Store(time.Now().UnixNano())
 	before := Trims()
@@ -235,5 +238,17 @@ func TestPacer(t *testing.T) {
 	p.Step()
 	if Trims() != before+1 {
 		t.Errorf("%d steps, %v after the last check, past the limit: %d drops, want 1", paceSteps, trimEvery, Trims()-before)
+	}
+	// The process's own memory alone is past the 1 MiB limit: the next
+	// drop waits futileDropEvery.
+	for i := range table {
+		table[i] = 2
+	}
+	lastCheck.Store(time.Now().Add(-trimEvery).UnixNano())
+	for range paceSteps {
+		p.Step()
+	}
+	if Trims() != before+1 {
+		t.Errorf("a check within %v of a drop, the process's own memory past the limit, dropped again", futileDropEvery)
 	}
 }
