@@ -40,16 +40,12 @@ hprofctl), old version, unusable, abandoned (a killed build's temporary file)
 or being built. --prune removes those of yours that serve no dump, and shows
 the list with what it removed.
 
---memory SIZE bounds what the build keeps on its own heap (default: a quarter
-of the dump's size, at least 512 MiB and at most an eighth of the machine's
-memory; an eighth of the machine's memory for a compressed dump): past it the per-object tables (ids, classes,
+--memory SIZE bounds what the build keeps on its own heap (default an eighth
+of the machine's memory): past it the per-object tables (ids, classes,
 references, the dominator computation's arrays, retained sizes) are mapped
 from scratch files beside the index, which the kernel pages to disk and back,
 so a dump bigger than the machine's memory can be indexed; the files are
-removed as they are made and leave nothing behind. Their pages are let go
-whenever the process holds more than the budget, so the default keeps the
-build's peak resident memory near half the dump's size for about a tenth
-more processor time than a build all in memory. On a terminal the progress
+removed as they are made and leave nothing behind. On a terminal the progress
 bar names the build's phase and estimates the time left.
 
 A HotSpot dump stored uncompressed is read on every core (GOMAXPROCS): the

@@ -265,7 +265,7 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	start := time.Now()
 	budget := o.Memory
 	if budget == 0 {
-		budget = bigmem.DefaultBudget(plainSize(path))
+		budget = bigmem.DefaultBudget()
 	}
 	defer bigmem.SetBudget(budget, scratchDir(place))()
 	// The tables mapped past the budget count in the resident memory
@@ -333,21 +333,6 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	}
 	x.Took = time.Since(start)
 	return x, nil
-}
-
-// plainSize is the size of the dump at path when it is stored
-// uncompressed, else 0: the size of what a compressed one holds is not
-// known before it is read.
-func plainSize(path string) int64 {
-	f, err := input.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	if f.Compression != input.Plain {
-		return 0
-	}
-	return max(f.Size, 0)
 }
 
 // relievedPhases returns phase, which first settles the resident memory

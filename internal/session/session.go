@@ -69,7 +69,7 @@ type Options struct {
 	Phase func(name string, before float64)
 	// Memory bounds the Go heap of an index build in bytes: the large
 	// per-object tables past it are mapped from scratch files beside
-	// the index (model/bigmem); 0: bigmem.DefaultBudget of the dump's size.
+	// the index (model/bigmem); 0: bigmem.DefaultBudget.
 	Memory int64
 	// Notes receives the warnings and notes, a line each; nil discards
 	// them.

@@ -29,30 +29,9 @@ type Number interface {
 // small tables) needs about that much for the dumps this program meets.
 const MinBudget = 64 << 20
 
-// DefaultBudget is the budget of a build that names none, for a dump of
-// dumpBytes bytes (0 or less: unknown, as for a compressed dump): an
-// eighth of the machine's memory, and no more than a quarter of the dump
-// but no less than 512 MiB (below that the work that stays on the Go heap
-// whatever the budget, as the census of the Strings, passes the budget on
-// a 1 GB dump, and the mapped pages are dropped to no end). On the 2.29 GB dump of
-// ../shared/bench/make-bigdump.sh a quarter of the dump keeps the peak
-// resident memory near 0.45 of the dump for about a tenth more processor
-// time, where the whole build in memory peaks at 1.15 times the dump.
-// 0 (no bound) where the machine's memory is unknown.
-func DefaultBudget(dumpBytes int64) int64 {
-	budget := PhysicalMemory() / 8
-	if dumpBytes > 0 {
-		budget = min(budget, max(dumpBytes/defaultDumpShare, defaultFloor))
-	}
-	return budget
-}
-
-// defaultDumpShare and defaultFloor bound the default budget by the dump's
-// size (DefaultBudget).
-const (
-	defaultDumpShare = 4
-	defaultFloor     = 512 << 20
-)
+// DefaultBudget is the budget of a build that names none: an eighth of
+// the machine's memory, 0 (no bound) where that is unknown.
+func DefaultBudget() int64 { return PhysicalMemory() / 8 }
 
 // heapGrowth is how far, in percent, the Go heap grows past what is live
 // before a collection during a build (model.LoadOptions.LeanGC's setting):

@@ -177,30 +177,6 @@ func TestSettle(t *testing.T) {
 	}
 }
 
-// TestDefaultBudget: a dump of known size gets a quarter of its size,
-// within 512 MiB and an eighth of the machine's memory; one of unknown
-// size an eighth of the machine's memory.
-func TestDefaultBudget(t *testing.T) {
-	eighth := PhysicalMemory() / 8
-	if eighth == 0 {
-		t.Skip("the machine's memory is unknown")
-	}
-	cases := []struct {
-		dump, want int64
-	}{
-		{0, eighth},
-		{-1, eighth},
-		{100 << 20, min(eighth, 512<<20)},
-		{2289879034, min(eighth, 2289879034/4)},
-		{1 << 50, eighth},
-	}
-	for _, c := range cases {
-		if got := DefaultBudget(c.dump); got != c.want {
-			t.Errorf("DefaultBudget(%d) = %d, want %d", c.dump, got, c.want)
-		}
-	}
-}
-
 // TestPacer: a loop's Pacer checks the resident memory against the
 // bound's limit once every paceSteps steps, and only when no check was
 // made for trimEvery; past the limit the check drops the mapped pages,
