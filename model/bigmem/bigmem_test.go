@@ -181,7 +181,7 @@ func TestSettle(t *testing.T) {
 // bound's limit once every paceSteps steps, and only when no check was
 // made for trimEvery; past the limit the check drops the mapped pages,
 // but not again within futileDropEvery while the process's own memory
-// alone is past the limit.
+// alone is 1.5 times the limit.
 func TestPacer(t *testing.T) {
 	if _, _, ok := residentBytes(); !ok {
 		t.Skip("the system does not report resident memory")
@@ -215,8 +215,8 @@ func TestPacer(t *testing.T) {
 	if Trims() != before+1 {
 		t.Errorf("%d steps, %v after the last check, past the limit: %d drops, want 1", paceSteps, trimEvery, Trims()-before)
 	}
-	// The process's own memory alone is past the 1 MiB limit: the next
-	// drop waits futileDropEvery.
+	// The process's own memory alone is far past the 1 MiB limit: the
+	// next drop waits futileDropEvery.
 	for i := range table {
 		table[i] = 2
 	}

@@ -113,8 +113,8 @@ var lastRelease atomic.Int64
 // eighth of limit: a build's work arrays, once collected, stay resident
 // for a long time otherwise), then, when the mapped tables still hold
 // more than an eighth of limit, their pages are dropped (DropResident;
-// fewer are not worth their coming back), less often while the Go heap
-// alone is past limit (futileDropEvery).
+// fewer are not worth their coming back), less often while the
+// process's own memory alone is 1.5 times limit (futileDropEvery).
 func Relieve(limit int64) {
 	relieve(limit, false)
 }
@@ -142,11 +142,12 @@ func relieve(limit int64, collect bool) {
 			return
 		}
 	}
-	// While the process's own memory alone passes the limit, the limit
-	// cannot be met: the mapped pages are then dropped only every
-	// futileDropEvery (or at a phase's end), which bounds them without
-	// faulting a walk's whole working set back in every trimEvery.
-	if shared <= limit/8 || !collect && total-shared >= limit && now-lastDrop.Load() < int64(futileDropEvery) {
+	// While the process's own memory alone passes the limit by half, the
+	// limit is far out of reach: the mapped pages are then dropped only
+	// every futileDropEvery (or at a phase's end), which bounds them
+	// without faulting a walk's whole working set back in every
+	// trimEvery.
+	if shared <= limit/8 || !collect && (total-shared)*2 >= limit*3 && now-lastDrop.Load() < int64(futileDropEvery) {
 		return
 	}
 	lastDrop.Store(now)
@@ -157,7 +158,7 @@ func relieve(limit int64, collect bool) {
 var lastDrop atomic.Int64
 
 // futileDropEvery is the least time between two drops while the
-// process's own memory alone is past the limit.
+// process's own memory alone is 1.5 times the limit.
 const futileDropEvery = 10 * trimEvery
 
 // DropResident drops the resident pages of every mapped table from the
