@@ -220,6 +220,7 @@ func TestPacer(t *testing.T) {
 	for i := range table {
 		table[i] = 2
 	}
+	lastDrop.Store(time.Now().UnixNano())
 	lastCheck.Store(time.Now().Add(-trimEvery).UnixNano())
 	for range paceSteps {
 		p.Step()
