@@ -127,7 +127,7 @@ func TestSplitTable(t *testing.T) {
 		{"negative", func(i int) uint64 { return uint64(int64(i) - n/2) }, 2},
 	}
 	for _, c := range cases {
-		var src chunkList[uint64]
+		var src splitList[uint64]
 		for i := range n {
 			src.append(c.value(i))
 		}

@@ -85,3 +85,63 @@ func (c *chunkList[T]) each(fn func(chunk []T)) {
 		fn(ch[:min(len(ch), c.n-k<<chunkBits)])
 	}
 }
+
+// splitList is an append-only list of 8-byte values held in 4 bytes
+// each, as splitTable holds a table: the low 32 bits in a chunkList, the
+// high 32 bits once per run of consecutive values that share them. The
+// ids and record offsets of a dump's objects, in the order they arrive,
+// make a handful of runs (an address space or a file of a few
+// gigabytes); a list whose high bits change at every value takes 16
+// bytes a value.
+type splitList[T uint64 | int64] struct {
+	low      chunkList[uint32]
+	runStart []int    // the first position of each run: 0, then ascending
+	runHigh  []uint32 // the high 32 bits of each run's values
+}
+
+func (l *splitList[T]) append(v T) {
+	l.startRun(l.low.len(), uint32(uint64(v)>>32))
+	l.low.append(uint32(v))
+}
+
+// appendSlice appends every value of vs.
+func (l *splitList[T]) appendSlice(vs []T) {
+	for _, v := range vs {
+		l.append(v)
+	}
+}
+
+// startRun starts a run of high bits high at position i, unless the last
+// run has them.
+func (l *splitList[T]) startRun(i int, high uint32) {
+	if k := len(l.runHigh); k == 0 || l.runHigh[k-1] != high {
+		l.runStart = append(l.runStart, i)
+		l.runHigh = append(l.runHigh, high)
+	}
+}
+
+// at returns value i; its run is found by binary search.
+func (l *splitList[T]) at(i int) T {
+	r := len(l.runStart) - 1
+	if r > 0 {
+		lo, hi := 0, r+1
+		for hi-lo > 1 {
+			m := int(uint(lo+hi) >> 1)
+			if l.runStart[m] <= i {
+				lo = m
+			} else {
+				hi = m
+			}
+		}
+		r = lo
+	}
+	return T(uint64(l.runHigh[r])<<32 | uint64(l.low.at(i)))
+}
+
+func (l *splitList[T]) len() int { return l.low.len() }
+
+// free releases the list's chunks and empties it.
+func (l *splitList[T]) free() {
+	l.low.free()
+	*l = splitList[T]{}
+}

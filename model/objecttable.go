@@ -13,14 +13,14 @@ import (
 // objectTable collects objects in arrival order while a dump streams;
 // resolve turns it into the Heap's id-ordered tables.
 type objectTable struct {
-	ids      chunkList[uint64]
+	ids      splitList[uint64]
 	classOf  chunkList[ClassIndex]
 	lengths  chunkList[uint32]
 	refStart chunkList[uint32] // per arrival object: start in refs
 	// offsets holds each object's record offset in the dump, when
 	// trackOffsets is set (binary HPROF); pos is the offset of the record
 	// being read.
-	offsets      chunkList[int64]
+	offsets      splitList[int64]
 	trackOffsets bool
 	pos          int64
 	refs         refStore
@@ -301,7 +301,9 @@ func (t *objectTable) resolveRefs(h *Heap, order []uint32, late map[int][]uint64
 				p.holders = append(p.holders, danglingHolder{holder, 1, id})
 			}
 		}
+		var pacer bigmem.Pacer
 		for i := lo; i < hi; i++ {
+			pacer.Step()
 			holder = ObjectIndex(i)
 			a := int(order[i])
 			h.refStart[i] = uint32(out)
@@ -412,7 +414,7 @@ func (t *objectTable) resolveReferents(h *Heap, order []uint32) []WeakRef {
 // arrive nearly sorted — HotSpot writes class objects, then the heap in
 // address order; parallel dumps a few such runs — so the longest ascending
 // run is kept as it is, the rest sorted, and the two merged.
-func sortOrder(ids *chunkList[uint64]) []uint32 {
+func sortOrder(ids *splitList[uint64]) []uint32 {
 	n := ids.len()
 	runStart, bestStart, bestLen := 0, 0, 0
 	for a := 0; a <= n; a++ {
@@ -470,7 +472,9 @@ func sortOrder(ids *chunkList[uint64]) []uint32 {
 func gather[T bigmem.Number](src *chunkList[T], order []uint32) []T {
 	out := bigmem.Make[T](len(order))
 	forRanges(len(order), workersFor(len(order)), func(_, lo, hi int) {
+		var pacer bigmem.Pacer
 		for i, a := range order[lo:hi] {
+			pacer.Step()
 			out[lo+i] = src.at(int(a))
 		}
 	})
@@ -495,13 +499,15 @@ type splitTable struct {
 // gatherSplit returns the values of src in the given order as a table.
 // Ranges are gathered side by side, each with runs of its own, which are
 // joined where a run goes on across ranges.
-func gatherSplit[T uint64 | int64](src *chunkList[T], order []uint32) splitTable {
+func gatherSplit[T uint64 | int64](src *splitList[T], order []uint32) splitTable {
 	t := splitTable{low: bigmem.Make[uint32](len(order))}
 	workers := workersFor(len(order))
 	parts := make([]splitTable, workers)
 	forRanges(len(order), workers, func(k, lo, hi int) {
 		part := splitTable{low: t.low}
+		var pacer bigmem.Pacer
 		for i := lo; i < hi; i++ {
+			pacer.Step()
 			part.set(i, uint64(src.at(int(order[i]))))
 		}
 		parts[k] = part

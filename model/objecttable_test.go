@@ -72,7 +72,7 @@ func TestSortOrder(t *testing.T) {
 		{7, 7, 3, 3, 9},
 	}
 	for _, ids := range cases {
-		var c chunkList[uint64]
+		var c splitList[uint64]
 		for _, id := range ids {
 			c.append(id)
 		}
@@ -254,6 +254,71 @@ func TestParallelResolveEqualsSerial(t *testing.T) {
 					t.Errorf("%s on %d processors: %s differ", name, procs, c.what)
 				}
 			}
+		}
+	}
+}
+
+// TestSplitList appends values past 4 GiB to a splitList, with runs of
+// high bits that start at the edges of its chunks (the first chunk's
+// growth and the whole chunks after it), one-value runs, and int64
+// values below zero, through append and appendSlice; each reads back as
+// appended, and the runs are as many as the changes of the high bits.
+func TestSplitList(t *testing.T) {
+	const chunk = 1 << chunkBits
+	const n = 2*chunk + 5
+	// Where the high bits change: at chunk edges, just before and after
+	// them, at the first chunk's growth steps, and at two neighbours (a
+	// run of one value).
+	changes := []int{1, firstChunk, 2 * firstChunk, chunk - 1, chunk, chunk + 1, 2 * chunk, 2*chunk + 3, 2*chunk + 4}
+	high := make([]uint64, n)
+	h := uint64(5)
+	for i, next := 0, 0; i < n; i++ {
+		if next < len(changes) && changes[next] == i {
+			h = h*3 + 1
+			next++
+		}
+		high[i] = h
+	}
+	value := func(i int) uint64 { return high[i]<<32 | uint64(i)*2654435761&0xffffffff }
+
+	var one splitList[uint64]
+	for i := range n {
+		one.append(value(i))
+	}
+	var batched splitList[uint64]
+	for lo := 0; lo < n; lo += 1000 {
+		batch := make([]uint64, 0, 1000)
+		for i := lo; i < min(lo+1000, n); i++ {
+			batch = append(batch, value(i))
+		}
+		batched.appendSlice(batch)
+	}
+	for _, l := range []*splitList[uint64]{&one, &batched} {
+		if l.len() != n {
+			t.Fatalf("%d values, want %d", l.len(), n)
+		}
+		if len(l.runStart) != len(changes)+1 {
+			t.Errorf("%d runs, want %d", len(l.runStart), len(changes)+1)
+		}
+		for i := range n {
+			if got := l.at(i); got != value(i) {
+				t.Fatalf("value %d reads 0x%x, want 0x%x", i, got, value(i))
+			}
+		}
+	}
+	one.free()
+	if one.len() != 0 || len(one.runStart) != 0 {
+		t.Errorf("a freed list holds %d values in %d runs", one.len(), len(one.runStart))
+	}
+
+	var offsets splitList[int64]
+	want := []int64{-1, 0, 1 << 32, 5<<32 + 7, -(3 << 40), 4<<32 - 1}
+	for _, v := range want {
+		offsets.append(v)
+	}
+	for i, v := range want {
+		if got := offsets.at(i); got != v {
+			t.Errorf("offset %d reads %d, want %d", i, got, v)
 		}
 	}
 }

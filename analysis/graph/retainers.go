@@ -537,7 +537,9 @@ func (p *pathSearch) markReached(s model.ObjectIndex) {
 func (p *pathSearch) searchLevel(level, next []model.ObjectIndex) []model.ObjectIndex {
 	workers := parallel.Workers()
 	if workers == 1 || len(level) < parallelLevel {
+		var pacer bigmem.Pacer
 		for _, u := range level {
+			pacer.Step()
 			p.forEachSucc(u, func(s model.ObjectIndex) {
 				if p.parent[s] == noParent {
 					p.parent[s] = uint32(u)
@@ -555,7 +557,9 @@ func (p *pathSearch) searchLevel(level, next []model.ObjectIndex) []model.Object
 	partStart := func(k int) int { return k * len(level) / parts }
 	parallel.ForChunks(parts, 1, func(_, k, _ int) {
 		found := p.found[k][:0]
+		var pacer bigmem.Pacer
 		for pos := partStart(k); pos < partStart(k+1); pos++ {
+			pacer.Step()
 			p.forEachSucc(level[pos], func(s model.ObjectIndex) {
 				if p.reached[s/64]&(1<<(s%64)) == 0 && parallel.LowerTo(&p.parent[s], uint32(pos)) {
 					found = bigmem.Append(found, s)

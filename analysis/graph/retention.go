@@ -394,7 +394,9 @@ func (g *retentionGraph) forEachSucc(i model.ObjectIndex, fn func(model.ObjectIn
 func (g *retentionGraph) depthFirst(order []uint32, parent *[]uint32, starts []model.ObjectIndex) {
 	var stack frameStack
 	defer stack.free()
+	var pacer bigmem.Pacer
 	visit := func(obj model.ObjectIndex, from uint32) {
+		pacer.Step()
 		num := uint32(len(*parent))
 		order[obj] = num
 		*parent = append(*parent, from)
@@ -545,6 +547,7 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 	totals := make([]uint64, parallel.Workers())
 	parallel.ForChunks(len(order), parallel.ObjectChunk, func(worker, lo, hi int) {
 		var total uint64
+		var pacer bigmem.Pacer
 		// lowest[w] is 0 for the virtual root's children only, whatever
 		// else runs: the numbers compared with it are at least 1.
 		count := func(from uint32, s model.ObjectIndex) {
@@ -561,6 +564,7 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 			}
 		}
 		for i := lo; i < hi; i++ {
+			pacer.Step()
 			if from := order[i]; from != 0 && from != leafMark {
 				for _, s := range g.h.Refs(model.ObjectIndex(i)) {
 					count(from, s)
@@ -586,12 +590,14 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 	}
 	preds = bigmem.Make[uint32](int(total))
 	parallel.ForChunks(len(order), parallel.ObjectChunk, func(_, lo, hi int) {
+		var pacer bigmem.Pacer
 		fill := func(from uint32, s model.ObjectIndex) {
 			if w := order[s]; from > w && w != leafMark && lowest[w] != 0 {
 				preds[atomic.AddUint32(&predStart[w], 1)-1] = from
 			}
 		}
 		for i := lo; i < hi; i++ {
+			pacer.Step()
 			if from := order[i]; from != 0 && from != leafMark {
 				for _, s := range g.h.Refs(model.ObjectIndex(i)) {
 					fill(from, s)
@@ -635,7 +641,9 @@ func semidominators(parent, lowest, predStart, preds []uint32) []uint32 {
 	// there.
 	ancestor := predStart[1:]
 	var path []uint32
+	var pacer bigmem.Pacer
 	for w := uint32(n - 1); w > 0; w-- {
+		pacer.Step()
 		s := semi[w]
 		for _, v := range preds[predStart[w]:predStart[w+1]] {
 			path = path[:0]

@@ -272,7 +272,7 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	// once touched: their pages are let go whenever the process holds
 	// more than the budget.
 	defer bigmem.BoundResident(budget)()
-	phase := o.phases()
+	phase := relievedPhases(o.phases(), budget)
 	defer phase("")
 	h, stop, err := loadForIndex(path, o, phase)
 	defer stop()
@@ -333,6 +333,17 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	}
 	x.Took = time.Since(start)
 	return x, nil
+}
+
+// relievedPhases returns phase, which first settles the resident memory
+// (bigmem.Settle) at each new phase: the tables and work arrays the phase
+// before used are done with, and their pages need not wait for the next
+// check nor the collector.
+func relievedPhases(phase func(string), budget int64) func(string) {
+	return func(name string) {
+		bigmem.Settle(budget)
+		phase(name)
+	}
 }
 
 // stringCensus is the census of the Strings of every heap of h, for the

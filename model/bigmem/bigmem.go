@@ -169,3 +169,14 @@ func heapBytes() int64 {
 	}
 	return int64(sample[0].Value.Uint64())
 }
+
+// heapFreeBytes returns the bytes of the Go heap that are free and not
+// yet returned to the system.
+func heapFreeBytes() int64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(sample[0].Value.Uint64())
+}

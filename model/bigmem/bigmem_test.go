@@ -2,6 +2,7 @@ package bigmem
 
 import (
 	"os"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -131,5 +132,100 @@ func TestBoundResident(t *testing.T) {
 	}
 	if Trims() == before {
 		t.Errorf("no trim in %v with 16 MiB mapped and resident against a 1 MiB limit", 50*trimEvery)
+	}
+}
+
+// TestSettle: past its limit, Settle returns the Go heap's collected
+// pages to the system and drops the mapped tables' pages; within the
+// limit it drops nothing.
+func TestSettle(t *testing.T) {
+	if _, _, ok := residentBytes(); !ok {
+		t.Skip("the system does not report resident memory")
+	}
+	defer SetBudget(1, t.TempDir())()
+	table := Make[uint64](16 * minMapped / 8)
+	defer Free(table)
+	touch := func() {
+		for i := range table {
+			table[i] = uint64(i)
+		}
+	}
+	touch()
+	garbage := make([]byte, 64<<20)
+	for i := range garbage {
+		garbage[i] = 1
+	}
+	runtime.KeepAlive(garbage) // collectable from here on
+	before := Trims()
+	Settle(1 << 62)
+	if Trims() != before {
+		t.Errorf("within its limit Settle dropped the mapped pages")
+	}
+	total, shared, _ := residentBytes()
+	Settle(1 << 20)
+	total2, shared2, _ := residentBytes()
+	if anon, anon2 := total-shared, total2-shared2; anon-anon2 < 48<<20 {
+		t.Errorf("past its limit Settle took the anonymous resident memory from %d to %d bytes with 64 MiB collected, want at least 48 MiB less", anon, anon2)
+	}
+	if shared-shared2 < 8<<20 || Trims() != before+1 {
+		t.Errorf("past its limit Settle took the shared resident memory from %d to %d bytes (%d drops) with 16 MiB mapped, want at least 8 MiB less after one drop", shared, shared2, Trims()-before)
+	}
+	for i := range table {
+		if table[i] != uint64(i) {
+			t.Fatalf("entry %d reads %d after Settle, want %d", i, table[i], i)
+		}
+	}
+}
+
+// TestPacer: a loop's Pacer checks the resident memory against the
+// bound's limit once every paceSteps steps, and only when no check was
+// made for trimEvery; past the limit the check drops the mapped pages,
+// but not again within futileDropEvery while the process's own memory
+// alone is 1.5 times the limit.
+func TestPacer(t *testing.T) {
+	if _, _, ok := residentBytes(); !ok {
+		t.Skip("the system does not report resident memory")
+	}
+	defer SetBudget(1, t.TempDir())()
+	table := Make[uint64](16 * minMapped / 8)
+	defer Free(table)
+	for i := range table {
+		table[i] = 1
+	}
+	boundLimit.Store(1 << 20)
+	defer boundLimit.Store(0)
+	lastDrop.Store(0)
+	var p Pacer
+	lastCheck.Store(time.Now().UnixNano())
+	before := Trims()
+	for range paceSteps {
+		p.Step()
+	}
+	if Trims() != before {
+		t.Errorf("a check %v after the last one dropped the mapped pages", trimEvery)
+	}
+	lastCheck.Store(time.Now().Add(-trimEvery).UnixNano())
+	for range paceSteps - 1 {
+		p.Step()
+	}
+	if Trims() != before {
+		t.Errorf("a check before %d steps dropped the mapped pages", paceSteps)
+	}
+	p.Step()
+	if Trims() != before+1 {
+		t.Errorf("%d steps, %v after the last check, past the limit: %d drops, want 1", paceSteps, trimEvery, Trims()-before)
+	}
+	// The process's own memory alone is far past the 1 MiB limit: the
+	// next drop waits futileDropEvery.
+	for i := range table {
+		table[i] = 2
+	}
+	lastDrop.Store(time.Now().UnixNano())
+	lastCheck.Store(time.Now().Add(-trimEvery).UnixNano())
+	for range paceSteps {
+		p.Step()
+	}
+	if Trims() != before+1 {
+		t.Errorf("a check within %v of a drop, the process's own memory past the limit, dropped again", futileDropEvery)
 	}
 }
