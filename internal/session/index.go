@@ -306,14 +306,28 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	}
 	phase("counting Strings")
 	census := stringCensus(h)
-	pathsDone := make(chan *graph.PathTree, 1)
-	go func() { pathsDone <- graph.StrongPaths(h) }()
+	// The shortest-path tree numbers the class chains as it finds its
+	// levels, alongside the dominator tree; the other summaries, which
+	// need the dominator tree only, are worked out while it ends.
+	type pathsAndChains struct {
+		tree   *graph.PathTree
+		chains *graph.ClassChains
+	}
+	pathsDone := make(chan pathsAndChains, 1)
+	go func() {
+		t, c := graph.StrongPathsWithChains(h)
+		pathsDone <- pathsAndChains{t, c}
+	}()
 	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: indexedSize, Phase: phase})
 	phase("writing the index")
-	paths := <-pathsDone
 	var sums *summaries
 	if err == nil {
-		sums = summarize(h, r, paths)
+		sums = summarize(h, r)
+	}
+	found := <-pathsDone
+	paths := found.tree
+	if sums != nil {
+		sums.chains = found.chains
 	}
 	if werr == nil {
 		werr = <-heapWritten

@@ -2,7 +2,6 @@ package session
 
 import (
 	"errors"
-	"runtime"
 	"sync"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
@@ -42,36 +41,23 @@ type summaries struct {
 	points *heap.AccumulationPoints
 }
 
-// summarizeCollectAbove is the number of objects from which summarize
-// collects the garbage between summaries: below it a forced collection
-// costs more than the memory it saves.
-const summarizeCollectAbove = 1 << 20
-
 // summarize works out the summaries of heap h with its dominator tree r
-// and shortest path tree t, for a new index.
-//
-// Each one's work memory is garbage once it is done: on a big heap it is
-// collected before the next starts, so that the next reuses it instead
-// of growing the heap past the build's peak.
+// for a new index, side by side, but for the class chains, which the
+// shortest path tree gives (graph.StrongPathsWithChains).
 //
 // A summary that cannot be worked out is left out: the question then
 // computes its answer, and says why if it cannot either.
-func summarize(h *model.Heap, r *graph.Retention, t *graph.PathTree) *summaries {
-	collect := func() {
-		if h.NumObjects() > summarizeCollectAbove {
-			runtime.GC()
-		}
-	}
+func summarize(h *model.Heap, r *graph.Retention) *summaries {
 	s := &summaries{}
-	collect()
-	if edges, err := threads.ThreadEdges(h, r); err == nil {
-		s.edges = edges
-	}
-	collect()
-	s.chains = graph.SummarizeClassChains(h, t)
-	collect()
-	s.sums = collectionSums(h)
-	s.points = heap.SummarizeAccumulation(r)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if edges, err := threads.ThreadEdges(h, r); err == nil {
+			s.edges = edges
+		}
+	})
+	wg.Go(func() { s.sums = collectionSums(h) })
+	wg.Go(func() { s.points = heap.SummarizeAccumulation(r) })
+	wg.Wait()
 	s.chainsOnce.Do(func() {})
 	s.edgesOnce.Do(func() {})
 	s.sumsOnce.Do(func() {})
