@@ -25,39 +25,45 @@ import (
 // numbers are ranks within the level (below the level's size), so the
 // pairs stay small enough to sort as numbers. A run's length is its
 // chain's count, its least object its first instance.
+//
+// Each step runs in parallel ranges: the keys of the objects, their
+// sort (sortBits), and the runs.
 type chainLevels struct {
 	h       *model.Heap
 	parent  []uint32
 	classes *classObjects
-	// others is the link code of the objects without a class; 2c is
-	// class c's, 2c+1 that of the class object of class c.
-	others uint32
+	// others is the link of the objects without a class; 2c is class
+	// c's, 2c+1 that of the class object of class c. linkBits holds
+	// any link.
+	others   uint32
+	linkBits uint
 	// chainOf are the chain numbers of the objects of the level keyed
 	// last, by position; chains is how many there are.
 	chainOf []uint32
 	chains  uint64
-	// next, keys, scratch and spare are work tables, kept from level to
+	// keys, scratch and byLink are work tables, kept from level to
 	// level.
-	next    []uint32
 	keys    []uint64
 	scratch []uint64
-	spare   []uint64
-	// dense numbers the link codes met in a level, 1 up (0: none), in
-	// code order; codes lists them.
-	dense []uint32
-	codes []uint32
-	// top are the chains of each class holding most instances, at most
-	// classChainsKept, the least held first (a heap, see chainWorse).
-	top [][]chainGroup
+	byLink  []uint64
+	// top are, per worker, the chains of each class holding most
+	// instances, at most classChainsKept, the least held first (a heap,
+	// see chainWorse).
+	top [][][]chainGroup
 }
+
+// chainKeyBits is how many bits a level's key of a position, a link and
+// a parent chain may take to be sorted once; more are sorted by link,
+// then by parent chain. Tests lower it.
+var chainKeyBits uint = 64
 
 func newChainLevels(h *model.Heap, parent []uint32) *chainLevels {
 	k := len(h.Classes)
 	return &chainLevels{h: h, parent: parent, classes: newClassObjects(h), others: uint32(2 * k),
-		dense: make([]uint32, 2*k+1), top: make([][]chainGroup, k)}
+		linkBits: uint(bits.Len(uint(2 * k))), top: make([][][]chainGroup, parallel.Workers())}
 }
 
-// link is object x's link code.
+// link is object x's link.
 func (c *chainLevels) link(x model.ObjectIndex) uint32 {
 	if k, ok := c.classes.of(x); ok {
 		return 2*uint32(k) + 1
@@ -80,11 +86,24 @@ func grow[T bigmem.Number](table []T, n int) []T {
 // free releases the work tables.
 func (c *chainLevels) free() {
 	bigmem.Free(c.chainOf)
-	bigmem.Free(c.next)
 	bigmem.Free(c.keys)
 	bigmem.Free(c.scratch)
-	bigmem.Free(c.spare)
-	c.chainOf, c.next, c.keys, c.scratch, c.spare = nil, nil, nil, nil, nil
+	bigmem.Free(c.byLink)
+	c.chainOf, c.keys, c.scratch, c.byLink = nil, nil, nil, nil
+}
+
+// levelParallel is the least level size whose keys and runs are worked
+// out in parallel.
+var levelParallel = 1 << 16
+
+// levelRanges cuts [0, n) into as many ranges as goroutines work on it:
+// the start of range k is at(k).
+func levelRanges(n int) (ranges int, at func(k int) int) {
+	ranges = 1
+	if n >= levelParallel {
+		ranges = min(parallel.Workers(), n)
+	}
+	return ranges, func(k int) int { return k * n / ranges }
 }
 
 // add keys the objects of level, the level after prev (nil for the
@@ -96,77 +115,63 @@ func (c *chainLevels) add(prev, level []model.ObjectIndex) {
 	if m == 0 {
 		return
 	}
+	posBits := uint(bits.Len(uint(m - 1)))
+	chainBits := uint(bits.Len64(max(c.chains, 1) - 1))
+	once := posBits+c.linkBits+chainBits <= chainKeyBits
 	c.keys = grow(c.keys, m)
-	// The link codes, numbered densely within the level.
-	c.codes = c.codes[:0]
-	for j, x := range level {
-		code := c.link(x)
-		c.keys[j] = uint64(code)
-		if c.dense[code] == 0 {
-			c.dense[code] = 1
-			c.codes = append(c.codes, code)
-		}
-	}
-	slices.Sort(c.codes)
-	for i, code := range c.codes {
-		c.dense[code] = uint32(i + 1)
-	}
-	// The parents' chains, each object's found by walking prev along
-	// level.
-	c.next = grow(c.next, m)
-	parentChains := max(c.chains, 1)
-	if prev == nil {
-		clear(c.next)
-	} else {
+	c.scratch = grow(c.scratch, m)
+	ranges, at := levelRanges(m)
+	parallel.ForChunks(ranges, 1, func(_, k, _ int) {
+		lo, hi := at(k), at(k+1)
 		p := 0
-		for j, x := range level {
-			for uint32(prev[p]) != c.parent[x] {
+		if prev != nil {
+			for uint32(prev[p]) != c.parent[level[lo]] {
 				p++
 			}
-			c.next[j] = c.chainOf[p]
 		}
+		for j := lo; j < hi; j++ {
+			x := level[j]
+			chain := uint64(0)
+			if prev != nil {
+				for uint32(prev[p]) != c.parent[x] {
+					p++
+				}
+				chain = uint64(c.chainOf[p])
+			}
+			if once {
+				c.keys[j] = (chain<<c.linkBits|uint64(c.link(x)))<<posBits | uint64(j)
+			} else {
+				c.keys[j] = uint64(c.link(x))<<posBits | uint64(j)
+				c.scratch[j] = chain
+			}
+		}
+	})
+	var o levelOrder
+	if once {
+		o = levelOrder{keys: sortBits(c.keys, c.scratch, posBits, c.linkBits+chainBits), posBits: posBits, linkBits: c.linkBits}
+	} else {
+		o = c.sortTwice(m, posBits, chainBits)
 	}
-	order := c.sortLevel(m, parentChains, uint64(len(c.codes)))
-	c.numberRuns(level, order)
-	for _, code := range c.codes {
-		c.dense[code] = 0
-	}
+	c.numberRuns(level, o)
 }
 
-// sortLevel orders the positions of a level of m objects by (parent
-// chain, dense link, position), the parent chains in c.next (below
-// parentChains), the link codes in c.keys. It returns the sorted keys,
-// each holding its position in its low posBits bits, through a
-// levelOrder.
-func (c *chainLevels) sortLevel(m int, parentChains, links uint64) levelOrder {
-	posBits := uint(bits.Len(uint(m - 1)))
-	linkBits := uint(bits.Len64(links - 1))
-	chainBits := uint(bits.Len64(parentChains - 1))
-	c.scratch = grow(c.scratch, m)
-	if posBits+linkBits+chainBits <= 64 {
-		for j := range m {
-			c.keys[j] = (uint64(c.next[j])<<linkBits|uint64(c.dense[c.keys[j]]-1))<<posBits | uint64(j)
-		}
-		sorted := sortBits(c.keys, c.scratch, posBits, linkBits+chainBits)
-		return levelOrder{keys: sorted, posBits: posBits, linkBits: linkBits}
+// sortTwice orders a level of m objects whose keys hold each object's
+// link above its position, and c.scratch its parent's chain, by link,
+// then, stably, by parent chain: each sort with the position of the one
+// before.
+func (c *chainLevels) sortTwice(m int, posBits, chainBits uint) levelOrder {
+	c.byLink = grow(c.byLink, m)
+	copy(c.byLink, c.keys)
+	byLink := sortBits(c.byLink, c.keys, posBits, c.linkBits)
+	if &byLink[0] != &c.byLink[0] {
+		copy(c.byLink, byLink)
 	}
-	// Too many bits for one key: by link first, then, stably, by parent
-	// chain, each sort with the position of the one before.
-	for j := range m {
-		c.keys[j] = uint64(c.dense[c.keys[j]]-1)<<posBits | uint64(j)
-	}
-	byLink := sortBits(c.keys, c.scratch, posBits, linkBits)
-	other := c.keys
-	if &byLink[0] == &c.keys[0] {
-		other = c.scratch
-	}
-	c.spare = grow(c.spare, m)
 	mask := uint64(1)<<posBits - 1
-	for i, v := range byLink {
-		other[i] = uint64(c.next[v&mask])<<32 | uint64(i)
+	for i, v := range c.byLink {
+		c.keys[i] = c.scratch[v&mask]<<32 | uint64(i)
 	}
-	sorted := sortBits(other, c.spare, 32, chainBits)
-	return levelOrder{keys: sorted, posBits: 32, byLink: byLink, linkPosBits: posBits}
+	sorted := sortBits(c.keys, c.scratch, 32, chainBits)
+	return levelOrder{keys: sorted, posBits: 32, byLink: c.byLink, linkPosBits: posBits}
 }
 
 // levelOrder is a level's objects sorted by (parent chain, link).
@@ -195,40 +200,73 @@ func (o levelOrder) at(i int) (pos int, chain uint64) {
 	return pos, chain
 }
 
-// link returns the dense link of a key without its position.
-func (o levelOrder) link(chain uint64) uint64 {
+// link returns the link of a key without its position.
+func (o levelOrder) link(chain uint64) uint32 {
 	if o.byLink != nil {
-		return chain & (1<<32 - 1)
+		return uint32(chain)
 	}
-	return chain & (1<<o.linkBits - 1)
+	return uint32(chain & (1<<o.linkBits - 1))
 }
 
 // numberRuns numbers the chains of level in the order o, each run of
 // equal keys a chain, into c.chainOf, and offers each chain of instances
-// to its class's top.
+// to its class's top. The runs are numbered in parallel ranges, each
+// range from the first run that starts in it, after counting the runs
+// of the ranges before.
 func (c *chainLevels) numberRuns(level []model.ObjectIndex, o levelOrder) {
 	m := len(level)
 	c.chainOf = grow(c.chainOf, m)
-	chain := uint32(0)
-	for i := 0; i < m; chain++ {
-		pos, key := o.at(i)
-		first := level[pos]
-		c.chainOf[pos] = chain
-		count := 1
-		for i++; i < m; i++ {
-			p, k := o.at(i)
-			if k != key {
-				break
+	ranges, at := levelRanges(m)
+	starts := make([]int, ranges+1)
+	firstChain := make([]uint32, ranges+1)
+	parallel.ForChunks(ranges, 1, func(_, k, _ int) {
+		i := at(k)
+		if k > 0 {
+			// The first run that starts here or later: a run going on
+			// past the range's end is the next range's to number.
+			_, before := o.at(i - 1)
+			for ; i < m; i++ {
+				if _, key := o.at(i); key != before {
+					break
+				}
 			}
-			c.chainOf[p] = chain
-			first = min(first, level[p])
-			count++
 		}
-		if code := c.codes[o.link(key)]; code != c.others && code%2 == 0 {
-			c.offer(int(code/2), chainGroup{example: first, count: int64(count)})
+		starts[k] = i
+		runs := uint32(0)
+		for prevKey := uint64(0); i < at(k+1); i++ {
+			if _, key := o.at(i); i == starts[k] || key != prevKey {
+				runs++
+				prevKey = key
+			}
 		}
+		firstChain[k+1] = runs
+	})
+	starts[ranges] = m
+	for k := range ranges {
+		firstChain[k+1] += firstChain[k]
 	}
-	c.chains = uint64(chain)
+	parallel.ForChunks(ranges, 1, func(w, k, _ int) {
+		chain := firstChain[k]
+		for i := starts[k]; i < starts[k+1]; chain++ {
+			pos, key := o.at(i)
+			first := level[pos]
+			c.chainOf[pos] = chain
+			count := 1
+			for i++; i < m; i++ {
+				p, next := o.at(i)
+				if next != key {
+					break
+				}
+				c.chainOf[p] = chain
+				first = min(first, level[p])
+				count++
+			}
+			if link := o.link(key); link != c.others && link%2 == 0 {
+				c.offer(w, int(link/2), chainGroup{example: first, count: int64(count)})
+			}
+		}
+	})
+	c.chains = uint64(firstChain[ranges])
 }
 
 // chainWorse reports whether chain a holds fewer instances than b, or as
@@ -238,10 +276,13 @@ func chainWorse(a, b chainGroup) bool {
 	return a.count < b.count || a.count == b.count && a.example > b.example
 }
 
-// offer keeps chain g among class k's top when it is one of the
-// classChainsKept best: top[k] is a heap, its worst chain first.
-func (c *chainLevels) offer(k int, g chainGroup) {
-	top := c.top[k]
+// offer keeps chain g among class k's top of worker w when it is one of
+// the classChainsKept best: the top is a heap, its worst chain first.
+func (c *chainLevels) offer(w, k int, g chainGroup) {
+	if c.top[w] == nil {
+		c.top[w] = make([][]chainGroup, len(c.h.Classes))
+	}
+	top := c.top[w][k]
 	if len(top) < classChainsKept {
 		top = append(top, g)
 		for i := len(top) - 1; i > 0; {
@@ -252,7 +293,7 @@ func (c *chainLevels) offer(k int, g chainGroup) {
 			top[i], top[up] = top[up], top[i]
 			i = up
 		}
-		c.top[k] = top
+		c.top[w][k] = top
 		return
 	}
 	if !chainWorse(top[0], g) {
@@ -312,11 +353,16 @@ func (c *chainLevels) summary(t *PathTree) *ClassChains {
 		if cc.Targets == 0 {
 			continue
 		}
-		top := c.top[k]
+		var top []chainGroup
+		for w := range c.top {
+			if c.top[w] != nil {
+				top = append(top, c.top[w][k]...)
+			}
+		}
 		slices.SortFunc(top, func(a, b chainGroup) int {
 			return cmp.Or(cmp.Compare(b.count, a.count), cmp.Compare(a.example, b.example))
 		})
-		for _, g := range top {
+		for _, g := range top[:min(len(top), classChainsKept)] {
 			cc.Groups = append(cc.Groups, [2]int64{int64(g.example), g.count})
 		}
 		s.classes[model.ClassIndex(k)] = cc

@@ -13,11 +13,11 @@ const radixDigit = 11
 // radixLeast is the least number of keys sortBits sorts by their digits;
 // fewer are sorted by comparison, which costs less than a pass over the
 // counts.
-const radixLeast = 1 << 12
+var radixLeast = 1 << 12
 
 // radixParallel is the least number of keys whose digits are counted and
 // moved in parallel.
-const radixParallel = 1 << 18
+var radixParallel = 1 << 18
 
 // sortBits sorts keys by their bits from shift up, nbits of them, keys
 // of equal bits staying in their order: a least significant digit first
