@@ -41,11 +41,12 @@ type chainLevels struct {
 	// last, by position; chains is how many there are.
 	chainOf []uint32
 	chains  uint64
-	// keys, scratch and byLink are work tables, kept from level to
-	// level.
+	// keys, scratch, byLink and pairOf are work tables, kept from level
+	// to level.
 	keys    []uint64
 	scratch []uint64
 	byLink  []uint64
+	pairOf  []uint32
 	// top are, per worker, the chains of each class holding most
 	// instances, at most classChainsKept, the least held first (a heap,
 	// see chainWorse).
@@ -89,7 +90,8 @@ func (c *chainLevels) free() {
 	bigmem.Free(c.keys)
 	bigmem.Free(c.scratch)
 	bigmem.Free(c.byLink)
-	c.chainOf, c.keys, c.scratch, c.byLink = nil, nil, nil, nil
+	bigmem.Free(c.pairOf)
+	c.chainOf, c.keys, c.scratch, c.byLink, c.pairOf = nil, nil, nil, nil, nil
 }
 
 // levelParallel is the least level size whose keys and runs are worked
@@ -115,6 +117,10 @@ func (c *chainLevels) add(prev, level []model.ObjectIndex) {
 	if m == 0 {
 		return
 	}
+	if pairs := max(c.chains, 1) * uint64(c.others+1); pairs <= uint64(m)/countedPairsPer {
+		c.countPairs(prev, level, pairs)
+		return
+	}
 	posBits := uint(bits.Len(uint(m - 1)))
 	chainBits := uint(bits.Len64(max(c.chains, 1) - 1))
 	once := posBits+c.linkBits+chainBits <= chainKeyBits
@@ -125,17 +131,13 @@ func (c *chainLevels) add(prev, level []model.ObjectIndex) {
 		lo, hi := at(k), at(k+1)
 		p := 0
 		if prev != nil {
-			for uint32(prev[p]) != c.parent[level[lo]] {
-				p++
-			}
+			p = c.parentAt(prev, p, level[lo])
 		}
 		for j := lo; j < hi; j++ {
 			x := level[j]
 			chain := uint64(0)
 			if prev != nil {
-				for uint32(prev[p]) != c.parent[x] {
-					p++
-				}
+				p = c.parentAt(prev, p, x)
 				chain = uint64(c.chainOf[p])
 			}
 			if once {
@@ -153,6 +155,90 @@ func (c *chainLevels) add(prev, level []model.ObjectIndex) {
 		o = c.sortTwice(m, posBits, chainBits)
 	}
 	c.numberRuns(level, o)
+}
+
+// parentAt is the position of object x's parent in prev, from position
+// p on.
+func (c *chainLevels) parentAt(prev []model.ObjectIndex, p int, x model.ObjectIndex) int {
+	for uint32(prev[p]) != c.parent[x] {
+		p++
+	}
+	return p
+}
+
+// countedPairsPer is how many objects a level has at least per pair of a
+// parent chain and a link that it could have for its pairs to be counted
+// in a table rather than sorted: few chains over many objects, as most
+// levels of a big heap hold. Tests raise it.
+var countedPairsPer uint64 = 4
+
+// countPairs keys the objects of level, the level after prev, when there
+// are few pairs of a parent chain and a link (pairs of them): each
+// range of objects counts the objects of each pair, and its least one,
+// in tables of its own, which then add up; the pairs met are numbered in
+// order, as a sort would meet them.
+func (c *chainLevels) countPairs(prev, level []model.ObjectIndex, pairs uint64) {
+	m := len(level)
+	c.pairOf = grow(c.pairOf, m)
+	ranges, at := levelRanges(m)
+	counts := make([][]uint32, ranges)
+	firsts := make([][]uint32, ranges)
+	parallel.ForChunks(ranges, 1, func(_, k, _ int) {
+		count, first := bigmem.Make[uint32](int(pairs)), bigmem.Make[uint32](int(pairs))
+		lo, hi := at(k), at(k+1)
+		p := 0
+		if prev != nil {
+			p = c.parentAt(prev, p, level[lo])
+		}
+		for j := lo; j < hi; j++ {
+			x := level[j]
+			pair := c.link(x)
+			if prev != nil {
+				p = c.parentAt(prev, p, x)
+				pair += c.chainOf[p] * (c.others + 1)
+			}
+			c.pairOf[j] = pair
+			if count[pair] == 0 || uint32(x) < first[pair] {
+				first[pair] = uint32(x)
+			}
+			count[pair]++
+		}
+		counts[k], firsts[k] = count, first
+	})
+	// counts[0] becomes each pair's chain number.
+	number := counts[0]
+	chains := uint32(0)
+	for pair := range uint32(pairs) {
+		g := chainGroup{example: model.NoObject}
+		for k := range ranges {
+			if counts[k][pair] > 0 {
+				g.count += int64(counts[k][pair])
+				g.example = min(g.example, model.ObjectIndex(firsts[k][pair]))
+			}
+		}
+		if g.count == 0 {
+			continue
+		}
+		if link := pair % (c.others + 1); link != c.others && link%2 == 0 {
+			c.offer(0, int(link/2), g)
+		}
+		number[pair] = chains
+		chains++
+	}
+	for k := range ranges {
+		if k > 0 {
+			bigmem.Free(counts[k])
+		}
+		bigmem.Free(firsts[k])
+	}
+	c.chainOf = grow(c.chainOf, m)
+	parallel.ForChunks(ranges, 1, func(_, k, _ int) {
+		for j := at(k); j < at(k+1); j++ {
+			c.chainOf[j] = number[c.pairOf[j]]
+		}
+	})
+	bigmem.Free(number)
+	c.chains = uint64(chains)
 }
 
 // sortTwice orders a level of m objects whose keys hold each object's

@@ -107,6 +107,21 @@ func longChainHeap(t *testing.T, seed uint64) *model.Heap {
 	return h
 }
 
+// wideHeap is a heap of one array referencing thousands of arrays in a
+// random order, each referencing another: two wide levels of one chain
+// each, whose least instance lies anywhere in the level.
+func wideHeap(t *testing.T, seed uint64) *model.Heap {
+	rng := rand.New(rand.NewPCG(seed, 9))
+	wide := 2000 + rng.IntN(2000)
+	g := analysistest.RandomGraph{Succ: make([][]int, 2*wide+1), Roots: []int{0}}
+	for _, v := range rng.Perm(wide) {
+		g.Succ[0] = append(g.Succ[0], 1+v)
+		g.Succ[1+v] = []int{1 + wide + rng.IntN(wide)}
+	}
+	h, _, _ := g.Load(t)
+	return h
+}
+
 // withSmallSteps runs fn with every level sorted by its digits and worked
 // out in parallel ranges, down to the smallest.
 func withSmallSteps(fn func()) {
@@ -134,9 +149,9 @@ func checkClassChains(t *testing.T, what string, h *model.Heap) {
 // worked out level by level, are those of the definition, on random
 // heaps (chains, class objects held by their instances, big arrays), on
 // linked lists thousands deep with more chains per class than are kept,
-// and on the JVM's dumps; with one goroutine and four, with levels
-// searched and sorted in parallel down to the smallest, and with keys
-// too wide to sort once.
+// on wide levels of few chains, and on the JVM's dumps; with one goroutine and four, with levels
+// searched and sorted in parallel down to the smallest, with keys too
+// wide to sort once, and with every level sorted rather than counted.
 func TestClassChainsMatchDefinition(t *testing.T) {
 	heaps := map[string]*model.Heap{}
 	for seed := range uint64(30) {
@@ -144,24 +159,29 @@ func TestClassChainsMatchDefinition(t *testing.T) {
 	}
 	for seed := range uint64(3) {
 		heaps[fmt.Sprintf("lists %d", seed)] = longChainHeap(t, seed)
+		heaps[fmt.Sprintf("wide %d", seed)] = wideHeap(t, seed)
 	}
 	if !testing.Short() {
 		for name, h := range fixtureHeaps(t) {
 			heaps[name] = h
 		}
 	}
-	defer func(bits uint) { chainKeyBits = bits }(chainKeyBits)
+	defer func(bits uint, per uint64) { chainKeyBits, countedPairsPer = bits, per }(chainKeyBits, countedPairsPer)
+	counted := countedPairsPer
 	for name, h := range heaps {
 		for _, keyBits := range []uint{64, 8} {
-			chainKeyBits = keyBits
-			checkClassChains(t, fmt.Sprintf("%s, %d-bit keys", name, keyBits), h)
-			withSmallSteps(func() {
-				for _, procs := range []int{1, 4} {
-					withParallelism(procs, func() {
-						checkClassChains(t, fmt.Sprintf("%s, %d-bit keys, %d procs, small steps", name, keyBits, procs), h)
-					})
-				}
-			})
+			for _, per := range []uint64{counted, 1 << 62} {
+				chainKeyBits, countedPairsPer = keyBits, per
+				what := fmt.Sprintf("%s, %d-bit keys, counted from %d objects per pair", name, keyBits, per)
+				checkClassChains(t, what, h)
+				withSmallSteps(func() {
+					for _, procs := range []int{1, 4} {
+						withParallelism(procs, func() {
+							checkClassChains(t, fmt.Sprintf("%s, %d procs, small steps", what, procs), h)
+						})
+					}
+				})
+			}
 		}
 	}
 }
