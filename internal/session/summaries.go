@@ -41,9 +41,10 @@ type summaries struct {
 	points *heap.AccumulationPoints
 }
 
-// summarize works out the summaries of heap h with its dominator tree r
-// for a new index, side by side, but for the class chains, which the
-// shortest path tree gives (graph.StrongPathsWithChains).
+// summarize works out the summaries of heap h that its dominator tree r
+// gives, side by side, for a new index: the class chains and the
+// collections' sums are worked out beside the trees (buildIndex), and
+// set by the caller.
 //
 // A summary that cannot be worked out is left out: the question then
 // computes its answer, and says why if it cannot either.
@@ -55,8 +56,7 @@ func summarize(h *model.Heap, r *graph.Retention) *summaries {
 			s.edges = edges
 		}
 	})
-	wg.Go(func() { s.sums = collectionSums(h) })
-	wg.Go(func() { s.points = heap.SummarizeAccumulation(r) })
+	s.points = heap.SummarizeAccumulation(r)
 	wg.Wait()
 	s.chainsOnce.Do(func() {})
 	s.edgesOnce.Do(func() {})
