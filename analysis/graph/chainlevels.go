@@ -27,7 +27,7 @@ import (
 // chain's count, its least object its first instance.
 //
 // Each step runs in parallel ranges: the keys of the objects, their
-// sort (sortBits), and the runs.
+// sort (parallel.SortBits), and the runs.
 type chainLevels struct {
 	h       *model.Heap
 	parent  []uint32
@@ -150,7 +150,7 @@ func (c *chainLevels) add(prev, level []model.ObjectIndex) {
 	})
 	var o levelOrder
 	if once {
-		o = levelOrder{keys: sortBits(c.keys, c.scratch, posBits, c.linkBits+chainBits), posBits: posBits, linkBits: c.linkBits}
+		o = levelOrder{keys: parallel.SortBits(c.keys, c.scratch, posBits, c.linkBits+chainBits), posBits: posBits, linkBits: c.linkBits}
 	} else {
 		o = c.sortTwice(m, posBits, chainBits)
 	}
@@ -248,7 +248,7 @@ func (c *chainLevels) countPairs(prev, level []model.ObjectIndex, pairs uint64) 
 func (c *chainLevels) sortTwice(m int, posBits, chainBits uint) levelOrder {
 	c.byLink = grow(c.byLink, m)
 	copy(c.byLink, c.keys)
-	byLink := sortBits(c.byLink, c.keys, posBits, c.linkBits)
+	byLink := parallel.SortBits(c.byLink, c.keys, posBits, c.linkBits)
 	if &byLink[0] != &c.byLink[0] {
 		copy(c.byLink, byLink)
 	}
@@ -256,7 +256,7 @@ func (c *chainLevels) sortTwice(m int, posBits, chainBits uint) levelOrder {
 	for i, v := range c.byLink {
 		c.keys[i] = c.scratch[v&mask]<<32 | uint64(i)
 	}
-	sorted := sortBits(c.keys, c.scratch, 32, chainBits)
+	sorted := parallel.SortBits(c.keys, c.scratch, 32, chainBits)
 	return levelOrder{keys: sorted, posBits: 32, byLink: c.byLink, linkPosBits: posBits}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
+	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/bigmem"
 )
@@ -125,8 +126,10 @@ func wideHeap(t *testing.T, seed uint64) *model.Heap {
 // withSmallSteps runs fn with every level sorted by its digits and worked
 // out in parallel ranges, down to the smallest.
 func withSmallSteps(fn func()) {
-	defer func(least, par, level int) { radixLeast, radixParallel, levelParallel = least, par, level }(radixLeast, radixParallel, levelParallel)
-	radixLeast, radixParallel, levelParallel = 2, 2, 2
+	defer func(least, par, level int) {
+		parallel.RadixLeast, parallel.RadixParallel, levelParallel = least, par, level
+	}(parallel.RadixLeast, parallel.RadixParallel, levelParallel)
+	parallel.RadixLeast, parallel.RadixParallel, levelParallel = 2, 2, 2
 	fn()
 }
 
@@ -202,31 +205,6 @@ func TestClassChainsOutOfCore(t *testing.T) {
 		restore()
 		if mapped <= 0 {
 			t.Fatalf("heap %d: nothing was mapped under a one-byte budget", k)
-		}
-	}
-}
-
-// TestSortBits: sortBits orders keys as a sort by value does, keys of
-// equal bits in their order, in one range and in parallel ranges.
-func TestSortBits(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 5))
-	for _, n := range []int{1, 3, 100, 5000, 300_000} {
-		for _, nbits := range []uint{0, 1, 11, 12, 23, 40} {
-			posBits := uint(20)
-			keys := make([]uint64, n)
-			for j := range keys {
-				keys[j] = (rng.Uint64()&(1<<nbits-1))<<posBits | uint64(j)
-			}
-			want := slices.Clone(keys)
-			slices.Sort(want)
-			for _, procs := range []int{1, 4} {
-				analysistest.WithParallelism(procs, func() {
-					got := sortBits(slices.Clone(keys), make([]uint64, n), posBits, nbits)
-					if !slices.Equal(got, want) {
-						t.Errorf("%d keys of %d bits, %d procs: not sorted", n, nbits, procs)
-					}
-				})
-			}
 		}
 	}
 }
