@@ -117,7 +117,7 @@ func (c *chainLevels) add(prev, level []model.ObjectIndex) {
 	if m == 0 {
 		return
 	}
-	if pairs := max(c.chains, 1) * uint64(c.others+1); pairs <= uint64(m)/countedPairsPer {
+	if over, pairs := bits.Mul64(max(c.chains, 1), uint64(c.others+1)); over == 0 && pairs <= uint64(m)/countedPairsPer {
 		c.countPairs(prev, level, pairs)
 		return
 	}
