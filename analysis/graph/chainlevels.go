@@ -86,12 +86,19 @@ func grow[T bigmem.Number](table []T, n int) []T {
 
 // free releases the work tables.
 func (c *chainLevels) free() {
+	c.freeSortTables()
 	bigmem.Free(c.chainOf)
+	bigmem.Free(c.pairOf)
+	c.chainOf, c.pairOf = nil, nil
+}
+
+// freeSortTables releases the tables of a level that is sorted, while
+// levels are counted (countPairs).
+func (c *chainLevels) freeSortTables() {
 	bigmem.Free(c.keys)
 	bigmem.Free(c.scratch)
 	bigmem.Free(c.byLink)
-	bigmem.Free(c.pairOf)
-	c.chainOf, c.keys, c.scratch, c.byLink, c.pairOf = nil, nil, nil, nil, nil
+	c.keys, c.scratch, c.byLink = nil, nil, nil
 }
 
 // levelParallel is the least level size whose keys and runs are worked
@@ -121,6 +128,8 @@ func (c *chainLevels) add(prev, level []model.ObjectIndex) {
 		c.countPairs(prev, level, pairs)
 		return
 	}
+	bigmem.Free(c.pairOf)
+	c.pairOf = nil
 	posBits := uint(bits.Len(uint(m - 1)))
 	chainBits := uint(bits.Len64(max(c.chains, 1) - 1))
 	once := posBits+c.linkBits+chainBits <= chainKeyBits
@@ -179,6 +188,7 @@ var countedPairsPer uint64 = 4
 // order, as a sort would meet them.
 func (c *chainLevels) countPairs(prev, level []model.ObjectIndex, pairs uint64) {
 	m := len(level)
+	c.freeSortTables()
 	c.pairOf = grow(c.pairOf, m)
 	ranges, at := levelRanges(m)
 	counts := make([][]uint32, ranges)
