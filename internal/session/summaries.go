@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
@@ -41,14 +42,26 @@ type summaries struct {
 	points *heap.AccumulationPoints
 }
 
+// summarizeCollectAbove is the number of objects from which summarize
+// collects the garbage first: below it a forced collection costs more
+// than the memory it saves.
+const summarizeCollectAbove = 1 << 20
+
 // summarize works out the summaries of heap h that its dominator tree r
 // gives, side by side, for a new index: the class chains and the
 // collections' sums are worked out beside the trees (buildIndex), and
 // set by the caller.
 //
+// The work memory of the dominator tree is garbage by now: on a big heap
+// it is collected first, so that the summaries reuse it instead of
+// growing the heap past the build's peak.
+//
 // A summary that cannot be worked out is left out: the question then
 // computes its answer, and says why if it cannot either.
 func summarize(h *model.Heap, r *graph.Retention) *summaries {
+	if h.NumObjects() > summarizeCollectAbove {
+		runtime.GC()
+	}
 	s := &summaries{}
 	var wg sync.WaitGroup
 	wg.Go(func() {
