@@ -41,60 +41,73 @@ type classChainsOf struct {
 }
 
 // SummarizeClassChains keys every object of h by its class chain in the
-// shortest path tree t, each once, and keeps the chains holding most
-// instances of each class. It holds a word per object while it runs
-// (model/bigmem: within the build's memory budget).
+// shortest path tree t, and keeps the chains holding most instances of
+// each class. It walks the tree level by level from its roots, as
+// StrongPathsWithChains does while it searches, with tables of the
+// build (model/bigmem: within its memory budget) of a few words per
+// object.
 func SummarizeClassChains(h *model.Heap, t *PathTree) *ClassChains {
-	n := h.NumObjects()
-	keys := bigmem.Make[uint32](n)
-	defer bigmem.Free(keys)
-	k := newChainIDs(h, t.parent, newClassObjects(h))
-	k.every = keys
-	type group struct {
-		example model.ObjectIndex
-		count   int64
-	}
-	groups := []group{{}}
-	targets := make([]int64, len(h.Classes))
-	unreached := make([]int64, len(h.Classes))
-	for i := range n {
-		obj := model.ObjectIndex(i)
-		c := h.ClassOf(obj)
-		if c == model.NoClass || k.classes.has(obj) {
-			continue
-		}
-		targets[c]++
-		if t.parent.at(obj) == noParent {
-			unreached[c]++
-			continue
-		}
-		key := k.of(obj)
-		for len(groups) <= int(key) {
-			groups = append(groups, group{})
-		}
-		if groups[key].count == 0 {
-			groups[key].example = obj
-		}
-		groups[key].count++
-	}
-	byClass := make([][][2]int64, len(h.Classes))
-	for _, g := range groups {
-		if g.count > 0 {
-			c := h.ClassOf(g.example)
-			byClass[c] = append(byClass[c], [2]int64{int64(g.example), g.count})
+	parent := t.parent.slice
+	if t.parent.kept != nil {
+		parent = bigmem.Make[uint32](t.parent.len())
+		defer bigmem.Free(parent)
+		for i := range parent {
+			parent[i] = t.parent.at(model.ObjectIndex(i))
 		}
 	}
-	s := &ClassChains{tree: t, classes: map[model.ClassIndex]classChainsOf{}}
-	for c := range h.Classes {
-		if targets[c] == 0 {
-			continue
+	c := newChainLevels(h, parent)
+	treeLevels(parent, c.add)
+	return c.summary(t)
+}
+
+// treeLevels calls fn with each level of the tree parent, from its
+// roots down, and the level before it (nil for the roots): the roots in
+// object order, then the children of each object of a level in object
+// order, one object's after another's in the level's order, as a
+// breadth-first search of the tree finds them.
+func treeLevels(parent []uint32, fn func(prev, level []model.ObjectIndex)) {
+	n := len(parent)
+	// The children of each object, in object order, from first[x] on.
+	first := bigmem.Make[uint32](n + 1)
+	defer bigmem.Free(first)
+	for _, p := range parent {
+		if p < uint32(n) {
+			first[p+1]++
 		}
-		gs := byClass[c]
-		slices.SortFunc(gs, func(a, b [2]int64) int { return cmp.Or(cmp.Compare(b[1], a[1]), cmp.Compare(a[0], b[0])) })
-		s.classes[model.ClassIndex(c)] = classChainsOf{Class: int32(c), Targets: targets[c], Unreached: unreached[c],
-			Groups: gs[:min(len(gs), classChainsKept)]}
 	}
-	return s
+	for x := range n {
+		first[x+1] += first[x]
+	}
+	children := bigmem.Make[model.ObjectIndex](int(first[n]))
+	defer bigmem.Free(children)
+	fill := bigmem.Make[uint32](n)
+	defer bigmem.Free(fill)
+	copy(fill, first[:n])
+	var level, next []model.ObjectIndex
+	for x, p := range parent {
+		switch {
+		case p == rootParent:
+			level = bigmem.Append(level, model.ObjectIndex(x))
+		case p < uint32(n):
+			children[fill[p]] = model.ObjectIndex(x)
+			fill[p]++
+		}
+	}
+	if len(level) > 0 {
+		fn(nil, level)
+	}
+	for len(level) > 0 {
+		next = next[:0]
+		for _, x := range level {
+			next = bigmem.Append(next, children[first[x]:first[x+1]]...)
+		}
+		if len(next) > 0 {
+			fn(level, next)
+		}
+		level, next = next, level
+	}
+	bigmem.Free(level)
+	bigmem.Free(next)
 }
 
 // WriteClassChains writes s into the index w.

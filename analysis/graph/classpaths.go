@@ -174,9 +174,6 @@ type chainKeys struct {
 	// links are among a few, and a big map is slow to look up.
 	recent []chainRecent
 	stack  []model.ObjectIndex
-	// every, when set, remembers every object's key (0: not known yet)
-	// in place of memo, so that each object is keyed once.
-	every []uint32
 }
 
 // chainRecentBits sizes chainKeys's cache of links: 2^14 slots, 192 KiB.
@@ -263,9 +260,6 @@ func (k *chainKeys) of(obj model.ObjectIndex) uint32 {
 
 // known is the key remembered for object x, 0 when none is.
 func (k *chainKeys) known(x model.ObjectIndex) uint32 {
-	if k.every != nil {
-		return k.every[x]
-	}
 	if m := k.slot(x); m.obj == x {
 		return m.key
 	}
@@ -274,10 +268,6 @@ func (k *chainKeys) known(x model.ObjectIndex) uint32 {
 
 // remember keeps key as object x's.
 func (k *chainKeys) remember(x model.ObjectIndex, key uint32) {
-	if k.every != nil {
-		k.every[x] = key
-		return
-	}
 	*k.slot(x) = chainMemo{obj: x, key: key}
 }
 

@@ -49,6 +49,23 @@ func StrongPaths(h *model.Heap) *PathTree {
 	return &PathTree{parent: plainParents(shortestPathTree(h, false))}
 }
 
+// StrongPathsWithChains is StrongPaths with the tree's class chains,
+// worked out level by level as the search finds them (chainLevels).
+func StrongPathsWithChains(h *model.Heap) (*PathTree, *ClassChains) {
+	var c *chainLevels
+	parent := searchPaths(h, false, func(parent []uint32, prev, level []model.ObjectIndex) {
+		if c == nil {
+			c = newChainLevels(h, parent)
+		}
+		c.add(prev, level)
+	})
+	t := &PathTree{parent: plainParents(parent)}
+	if c == nil {
+		c = newChainLevels(h, parent)
+	}
+	return t, c.summary(t)
+}
+
 // Paths gives a shortest path from a GC root to each of objs, in their
 // order, from the tree alone: the one whose last retainer is the
 // target's parent in the tree, the first object in breadth-first order
@@ -447,6 +464,13 @@ func RootOf(h *model.Heap, i model.ObjectIndex) (model.Root, bool) {
 // so only two levels are held at once, not the queue; the big levels are
 // searched in parallel (see searchLevel).
 func shortestPathTree(h *model.Heap, includeWeak bool) []uint32 {
+	return searchPaths(h, includeWeak, nil)
+}
+
+// searchPaths is shortestPathTree, calling onLevel, when set, with each
+// level of the search once its objects have their parents (in parent),
+// and the level before it (nil for the roots).
+func searchPaths(h *model.Heap, includeWeak bool, onLevel func(parent []uint32, prev, level []model.ObjectIndex)) []uint32 {
 	p := pathSearch{g: retentionGraph{h: h}, parent: bigmem.Make[uint32](h.NumObjects())}
 	if includeWeak {
 		p.weak = h.Referents()
@@ -466,8 +490,14 @@ func shortestPathTree(h *model.Heap, includeWeak bool) []uint32 {
 		p.markReached(s)
 		level = bigmem.Append(level, s)
 	}
+	if onLevel != nil {
+		onLevel(p.parent, nil, level)
+	}
 	for len(level) > 0 {
 		next = p.searchLevel(level, next[:0])
+		if onLevel != nil && len(next) > 0 {
+			onLevel(p.parent, level, next)
+		}
 		level, next = next, level
 	}
 	bigmem.Free(level)

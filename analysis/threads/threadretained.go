@@ -10,6 +10,7 @@ import (
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/bigmem"
 )
 
 // What a thread retains. Each thread is a node of the retention graph
@@ -240,7 +241,9 @@ func threadRetained(h *model.Heap, r *graph.Retention, given *ThreadEdgeList) ([
 // processor. They share the memo of top-level dominators, whose entries
 // any chunk may fill in, always with the same value; each worker keeps
 // its own edges, and sorting them all makes the list the same whatever
-// the scheduling. An error is the one of the first chunk that has one.
+// the scheduling. The memo and the edges before they are sorted (by
+// their digits, in parallel) are tables of the build (model/bigmem). An
+// error is the one of the first chunk that has one.
 func contractedEdges(h *model.Heap, idom []model.ObjectIndex, inner graph.ObjectBits) ([]uint64, error) {
 	n := h.NumObjects()
 	// innerClass is, per class, its class object when that is inner,
@@ -253,7 +256,8 @@ func contractedEdges(h *model.Heap, idom []model.ObjectIndex, inner graph.Object
 			innerClass[c] = o
 		}
 	}
-	top := &topLevel{idom: idom, top: make([]uint32, n)}
+	top := &topLevel{idom: idom, top: bigmem.Make[uint32](n)}
+	defer bigmem.Free(top.top)
 	finders := make([]*edgeFinder, parallel.Workers())
 	errs := make([]error, (n+parallel.ObjectChunk-1)/parallel.ObjectChunk)
 	parallel.ForChunks(n, parallel.ObjectChunk, func(worker, lo, hi int) {
@@ -283,6 +287,13 @@ func contractedEdges(h *model.Heap, idom []model.ObjectIndex, inner graph.Object
 			}
 		}
 	})
+	defer func() {
+		for _, f := range finders {
+			if f != nil {
+				bigmem.Free(f.edges)
+			}
+		}
+	}()
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -291,11 +302,15 @@ func contractedEdges(h *model.Heap, idom []model.ObjectIndex, inner graph.Object
 	var edges []uint64
 	for _, f := range finders {
 		if f != nil {
-			edges = append(edges, f.edges...)
+			edges = bigmem.Append(edges, f.edges...)
 		}
 	}
-	slices.Sort(edges)
-	return slices.Compact(edges), nil
+	scratch := bigmem.Make[uint64](len(edges))
+	sorted := parallel.SortBits(edges, scratch, 0, 64)
+	out := slices.Clone(slices.Compact(sorted))
+	bigmem.Free(edges)
+	bigmem.Free(scratch)
+	return out, nil
 }
 
 // topLevel is the dominator tree and the memo of top-level dominators
@@ -356,7 +371,7 @@ func (f *edgeFinder) add(u, v model.ObjectIndex) error {
 	e := uint64(t)<<32 | uint64(v)
 	if slot := &f.recent[(e*0x9E3779B97F4A7C15)>>48]; *slot != e {
 		*slot = e
-		f.edges = append(f.edges, e)
+		f.edges = bigmem.Append(f.edges, e)
 	}
 	return nil
 }

@@ -306,24 +306,46 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	}
 	phase("counting Strings")
 	census := stringCensus(h)
-	pathsDone := make(chan *graph.PathTree, 1)
-	go func() { pathsDone <- graph.StrongPaths(h) }()
+	// The shortest-path tree numbers the class chains as it finds its
+	// levels, alongside the dominator tree; the collections are summed
+	// once it is done, while the dominator tree ends.
+	type pathsAndChains struct {
+		tree   *graph.PathTree
+		chains *graph.ClassChains
+	}
+	pathsDone := make(chan pathsAndChains, 1)
+	sumsDone := make(chan *heap.CollectionSums, 1)
+	go func() {
+		t, c := graph.StrongPathsWithChains(h)
+		pathsDone <- pathsAndChains{t, c}
+		sumsDone <- collectionSums(h)
+	}()
 	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: indexedSize, Phase: phase})
 	phase("writing the index")
-	paths := <-pathsDone
-	var sums *summaries
-	if err == nil {
-		sums = summarize(h, r, paths)
-	}
-	if werr == nil {
-		werr = <-heapWritten
-	}
+	found := <-pathsDone
 	if err != nil {
+		if werr == nil {
+			<-heapWritten
+		}
 		return nil, err
 	}
-	x := &indexed{Heap: h, Built: true, Rebuilt: why, retention: r, paths: paths, strings: census, summaries: sums}
-	if werr == nil {
-		werr = x.finish(w)
+	x := &indexed{Heap: h, Built: true, Rebuilt: why, retention: r, paths: found.tree, strings: census}
+	// The trees and the census are written while the other summaries
+	// are worked out; theirs are the last sections.
+	treesWritten := make(chan error, 1)
+	go func(werr error) {
+		if werr != nil {
+			treesWritten <- werr
+		} else if err := <-heapWritten; err != nil {
+			treesWritten <- err
+		} else {
+			treesWritten <- x.writeTrees(w)
+		}
+	}(werr)
+	x.summaries = summarize(h, r)
+	x.summaries.chains, x.summaries.sums = found.chains, <-sumsDone
+	if werr = <-treesWritten; werr == nil {
+		werr = x.commit(w)
 	}
 	if werr != nil && w != nil && w.Err() != nil {
 		werr = w.Err() // the cause, not that error joined once per section
@@ -435,17 +457,21 @@ func (o indexOptions) phases() func(string) {
 	}
 }
 
-// finish writes the analyses into w, after the heap's sections, and
-// commits the index.
-func (x *indexed) finish(w *store.Writer) error {
+// writeTrees writes the trees and the census of the Strings into w,
+// after the heap's sections.
+func (x *indexed) writeTrees(w *store.Writer) error {
 	if err := graph.WriteIndex(w, x.retention, x.paths); err != nil {
 		return err
 	}
 	if x.strings != nil {
-		if err := heap.WriteStringIndex(w, x.strings); err != nil {
-			return err
-		}
+		return heap.WriteStringIndex(w, x.strings)
 	}
+	return nil
+}
+
+// commit writes the summaries of x into the index w after its trees
+// (writeTrees), and makes the index whole.
+func (x *indexed) commit(w *store.Writer) error {
 	if err := x.summaries.write(w); err != nil {
 		return err
 	}

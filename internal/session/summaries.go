@@ -43,35 +43,34 @@ type summaries struct {
 }
 
 // summarizeCollectAbove is the number of objects from which summarize
-// collects the garbage between summaries: below it a forced collection
-// costs more than the memory it saves.
+// collects the garbage first: below it a forced collection costs more
+// than the memory it saves.
 const summarizeCollectAbove = 1 << 20
 
-// summarize works out the summaries of heap h with its dominator tree r
-// and shortest path tree t, for a new index.
+// summarize works out the summaries of heap h that its dominator tree r
+// gives, side by side, for a new index: the class chains and the
+// collections' sums are worked out beside the trees (buildIndex), and
+// set by the caller.
 //
-// Each one's work memory is garbage once it is done: on a big heap it is
-// collected before the next starts, so that the next reuses it instead
-// of growing the heap past the build's peak.
+// The work memory of the dominator tree is garbage by now: on a big heap
+// it is collected first, so that the summaries reuse it instead of
+// growing the heap past the build's peak.
 //
 // A summary that cannot be worked out is left out: the question then
 // computes its answer, and says why if it cannot either.
-func summarize(h *model.Heap, r *graph.Retention, t *graph.PathTree) *summaries {
-	collect := func() {
-		if h.NumObjects() > summarizeCollectAbove {
-			runtime.GC()
-		}
+func summarize(h *model.Heap, r *graph.Retention) *summaries {
+	if h.NumObjects() > summarizeCollectAbove {
+		runtime.GC()
 	}
 	s := &summaries{}
-	collect()
-	if edges, err := threads.ThreadEdges(h, r); err == nil {
-		s.edges = edges
-	}
-	collect()
-	s.chains = graph.SummarizeClassChains(h, t)
-	collect()
-	s.sums = collectionSums(h)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if edges, err := threads.ThreadEdges(h, r); err == nil {
+			s.edges = edges
+		}
+	})
 	s.points = heap.SummarizeAccumulation(r)
+	wg.Wait()
 	s.chainsOnce.Do(func() {})
 	s.edgesOnce.Do(func() {})
 	s.sumsOnce.Do(func() {})
