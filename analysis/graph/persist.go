@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/store"
 )
@@ -175,41 +174,24 @@ func checkCounts[C uint8 | uint32](r *Retention, counts []C, mark C, big func(in
 		}
 		return int64(big(p))
 	}
-	// The objects are checked a chunk at a time on every core; the
-	// fault reported is the first chunk's with one.
 	var unreached, top int64
-	var fault error
-	parallel.ForChunksInOrder(len(r.idom), parallel.ObjectChunk, func(lo, hi int) func() {
-		var chunkUnreached, chunkTop int64
-		var err error
-		for i := lo; i < hi && err == nil; i++ {
-			d, own := r.idom[i], counts[i]
-			switch {
-			case d == NotReached:
-				chunkUnreached++
-				if own != 0 || r.retainedBytes.at(i) != 0 {
-					err = fmt.Errorf("%w: unreachable object %d retains %d objects", store.ErrCorrupt, i, value(i))
-				}
-			case d == model.NoObject:
-				chunkTop += value(i)
-			case counts[d] == mark && own != mark:
-			case value(int(d)) <= value(i):
-				err = fmt.Errorf("%w: object %d's dominator %d retains %d objects, it retains %d", store.ErrCorrupt, i, d, value(int(d)), value(i))
+	for i, d := range r.idom {
+		own := counts[i]
+		switch {
+		case d == NotReached:
+			unreached++
+			if own != 0 || r.retainedBytes.at(i) != 0 {
+				return fmt.Errorf("%w: unreachable object %d retains %d objects", store.ErrCorrupt, i, value(i))
 			}
-			if err == nil && d != NotReached && own == 0 {
-				err = fmt.Errorf("%w: reachable object %d retains no object, not even itself", store.ErrCorrupt, i)
-			}
+		case d == model.NoObject:
+			top += value(i)
+		case counts[d] == mark && own != mark:
+		case value(int(d)) <= value(i):
+			return fmt.Errorf("%w: object %d's dominator %d retains %d objects, it retains %d", store.ErrCorrupt, i, d, value(int(d)), value(i))
 		}
-		return func() {
-			unreached += chunkUnreached
-			top += chunkTop
-			if fault == nil {
-				fault = err
-			}
+		if d != NotReached && own == 0 {
+			return fmt.Errorf("%w: reachable object %d retains no object, not even itself", store.ErrCorrupt, i)
 		}
-	})
-	if fault != nil {
-		return fault
 	}
 	if unreached != r.Unreachable || top != r.reachedObjects {
 		return fmt.Errorf("%w: %d objects unreachable and %d retained under the root, the index says %d and %d",

@@ -746,15 +746,11 @@ func (r *Retention) ReachableBytes() int64 { return r.reachedBytes }
 // index.
 func (r *Retention) TopLevel() []model.ObjectIndex {
 	var out []model.ObjectIndex
-	parallel.ForChunksInOrder(len(r.idom), parallel.ObjectChunk, func(lo, hi int) func() {
-		var part []model.ObjectIndex
-		for i, d := range r.idom[lo:hi] {
-			if d == VirtualRoot {
-				part = append(part, model.ObjectIndex(lo+i))
-			}
+	for i, d := range r.idom {
+		if d == VirtualRoot {
+			out = append(out, model.ObjectIndex(i))
 		}
-		return func() { out = append(out, part...) }
-	})
+	}
 	return out
 }
 
@@ -823,19 +819,11 @@ func (r *Retention) Dominated(parents []model.ObjectIndex) map[model.ObjectIndex
 	for _, i := range parents {
 		wanted.Add(i)
 	}
-	parallel.ForChunksInOrder(len(r.idom), parallel.ObjectChunk, func(lo, hi int) func() {
-		var part [][2]model.ObjectIndex // a dominator and one it dominates
-		for i, d := range r.idom[lo:hi] {
-			if d != VirtualRoot && d != NotReached && wanted.Has(d) {
-				part = append(part, [2]model.ObjectIndex{d, model.ObjectIndex(lo + i)})
-			}
+	for i, d := range r.idom {
+		if d != VirtualRoot && d != NotReached && wanted.Has(d) {
+			out[d] = append(out[d], model.ObjectIndex(i))
 		}
-		return func() {
-			for _, e := range part {
-				out[e[0]] = append(out[e[0]], e[1])
-			}
-		}
-	})
+	}
 	return out
 }
 
