@@ -65,16 +65,9 @@ func onLeakPaths(t *testing.T, s *Session, l Leaks) (shown, followed map[uint32]
 	shown = map[uint32]bool{}
 	for _, s := range l.Report.Suspects {
 		for _, step := range s.Path {
-			id, err := strconv.ParseUint(strings.TrimPrefix(step.ObjectID, "0x"), 16, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			i, ok := h.Lookup(id)
-			if !ok {
-				t.Fatalf("path step %s is no object of the heap", step.ObjectID)
-			}
-			shown[uint32(i)] = true
-			followed[uint32(i)] = true
+			i := stepObject(t, h, step)
+			shown[i] = true
+			followed[i] = true
 		}
 	}
 	return shown, followed
@@ -348,16 +341,22 @@ func objectsOnPaths(t *testing.T, h *model.Heap, r heap.Retainers) map[uint32]bo
 	on := map[uint32]bool{}
 	for _, p := range r.Paths {
 		for _, step := range p.Chain {
-			id, err := strconv.ParseUint(strings.TrimPrefix(step.ObjectID, "0x"), 16, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			i, ok := h.Lookup(id)
-			if !ok {
-				t.Fatalf("path step %s is no object of the heap", step.ObjectID)
-			}
-			on[uint32(i)] = true
+			on[stepObject(t, h, step)] = true
 		}
 	}
 	return on
+}
+
+// stepObject is the object of a path's step.
+func stepObject(t *testing.T, h *model.Heap, step heap.PathStep) uint32 {
+	t.Helper()
+	id, err := strconv.ParseUint(strings.TrimPrefix(step.ObjectID, "0x"), 16, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, ok := h.Lookup(id)
+	if !ok {
+		t.Fatalf("path step %s is no object of the heap", step.ObjectID)
+	}
+	return uint32(i)
 }
