@@ -139,16 +139,9 @@ func (c *chainLevels) add(prev, level []model.ObjectIndex) {
 	parallel.ForChunks(ranges, 1, func(_, k, _ int) {
 		lo, hi := at(k), at(k+1)
 		p := 0
-		if prev != nil {
-			p = c.parentAt(prev, p, level[lo])
-		}
 		for j := lo; j < hi; j++ {
 			x := level[j]
-			chain := uint64(0)
-			if prev != nil {
-				p = c.parentAt(prev, p, x)
-				chain = uint64(c.chainOf[p])
-			}
+			chain := uint64(c.parentChain(prev, &p, x))
 			if once {
 				c.keys[j] = (chain<<c.linkBits|uint64(c.link(x)))<<posBits | uint64(j)
 			} else {
@@ -166,13 +159,18 @@ func (c *chainLevels) add(prev, level []model.ObjectIndex) {
 	c.numberRuns(level, o)
 }
 
-// parentAt is the position of object x's parent in prev, from position
-// p on.
-func (c *chainLevels) parentAt(prev []model.ObjectIndex, p int, x model.ObjectIndex) int {
-	for uint32(prev[p]) != c.parent[x] {
-		p++
+// parentChain is the chain number of object x's parent, found in prev,
+// the level before x's, from position *p on, where it leaves *p: the
+// objects of a level come in the order of their parents. It is 0 for an
+// object of the first level (prev nil).
+func (c *chainLevels) parentChain(prev []model.ObjectIndex, p *int, x model.ObjectIndex) uint32 {
+	if prev == nil {
+		return 0
 	}
-	return p
+	for uint32(prev[*p]) != c.parent[x] {
+		*p++
+	}
+	return c.chainOf[*p]
 }
 
 // countedPairsPer is how many objects a level has at least per pair of a
@@ -197,16 +195,9 @@ func (c *chainLevels) countPairs(prev, level []model.ObjectIndex, pairs uint64) 
 		count, first := bigmem.Make[uint32](int(pairs)), bigmem.Make[uint32](int(pairs))
 		lo, hi := at(k), at(k+1)
 		p := 0
-		if prev != nil {
-			p = c.parentAt(prev, p, level[lo])
-		}
 		for j := lo; j < hi; j++ {
 			x := level[j]
-			pair := c.link(x)
-			if prev != nil {
-				p = c.parentAt(prev, p, x)
-				pair += c.chainOf[p] * (c.others + 1)
-			}
+			pair := c.link(x) + c.parentChain(prev, &p, x)*(c.others+1)
 			c.pairOf[j] = pair
 			if count[pair] == 0 || uint32(x) < first[pair] {
 				first[pair] = uint32(x)

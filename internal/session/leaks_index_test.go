@@ -105,21 +105,6 @@ func TestLeaksCheckPathsTheyFollow(t *testing.T) {
 	if len(want.Report.Suspects) == 0 || len(shown) == 0 {
 		t.Fatalf("the fixture has %d suspects on %d objects of paths; the test needs some", len(want.Report.Suspects), len(shown))
 	}
-	exceptions := pathExceptions(t, good)
-	// loop makes each chosen exception its own parent.
-	loop := func(choose func(obj uint32) bool) ([]byte, int) {
-		data := bytes.Clone(good)
-		other := storetest.Section(data, "paths.strong-parent.other")
-		looped := 0
-		for k, obj := range exceptions {
-			if choose(obj) {
-				binary.LittleEndian.PutUint32(other[4*k:], obj)
-				looped++
-			}
-		}
-		storetest.Reseal(data)
-		return data, looped
-	}
 	cases := []struct {
 		name    string
 		choose  func(obj uint32) bool
@@ -129,18 +114,11 @@ func TestLeaksCheckPathsTheyFollow(t *testing.T) {
 		{"off every path leaks may follow", func(obj uint32) bool { return !followed[obj] && !classShown[obj] }, "retainers"},
 	}
 	for _, c := range cases {
-		data, looped := loop(c.choose)
+		data, looped := loopedParents(t, good, c.choose)
 		if looped == 0 {
 			t.Fatalf("%s: no object to loop", c.name)
 		}
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		var notes bytes.Buffer
-		s, err := Open(fixture, Options{Dump: -1, Index: path, Notes: &notes})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, notes := openIndexWithNotes(t, path, data)
 		got, err := s.Leaks(leakQuestion)
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s (%d looped): leaks %v; equal to a sound index's: %v", c.name, looped, err, reflect.DeepEqual(got, want))
@@ -195,14 +173,7 @@ func TestCraftedAccumulationPoints(t *testing.T) {
 	path, good := fixtureIndex(t)
 	askIndex := func(data []byte) ([]Leaks, string, *heap.AccumulationPoints) {
 		t.Helper()
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		var notes bytes.Buffer
-		s, err := Open(fixture, Options{Dump: -1, Index: path, Notes: &notes})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, notes := openIndexWithNotes(t, path, data)
 		defer s.Close()
 		got := ask(s)
 		return got, notes.String(), s.indexOf().summaries.points
@@ -309,22 +280,8 @@ func TestRetainersOfClassCheckPathsTheyShow(t *testing.T) {
 	if shown == nil {
 		t.Fatal("no class's paths pass through an object whose parent is not its dominator")
 	}
-	data := bytes.Clone(good)
-	other := storetest.Section(data, "paths.strong-parent.other")
-	for k, obj := range exceptions {
-		if shown[obj] {
-			binary.LittleEndian.PutUint32(other[4*k:], obj)
-		}
-	}
-	storetest.Reseal(data)
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var notes bytes.Buffer
-	s, err = Open(fixture, Options{Dump: -1, Index: path, Notes: &notes})
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, _ := loopedParents(t, good, func(obj uint32) bool { return shown[obj] })
+	s, notes := openIndexWithNotes(t, path, data)
 	defer s.Close()
 	got, err := s.Retainers(target)
 	if err != nil || !reflect.DeepEqual(got, want) {
@@ -359,4 +316,38 @@ func stepObject(t *testing.T, h *model.Heap, step heap.PathStep) uint32 {
 		t.Fatalf("path step %s is no object of the heap", step.ObjectID)
 	}
 	return uint32(i)
+}
+
+// loopedParents is the index good with each object choose picks, among
+// those whose parent on the shortest paths it keeps apart from their
+// immediate dominator (pathExceptions), made its own parent, and how
+// many it picked.
+func loopedParents(t *testing.T, good []byte, choose func(obj uint32) bool) ([]byte, int) {
+	t.Helper()
+	data := bytes.Clone(good)
+	other := storetest.Section(data, "paths.strong-parent.other")
+	looped := 0
+	for k, obj := range pathExceptions(t, good) {
+		if choose(obj) {
+			binary.LittleEndian.PutUint32(other[4*k:], obj)
+			looped++
+		}
+	}
+	storetest.Reseal(data)
+	return data, looped
+}
+
+// openIndexWithNotes writes data as the index at path and opens the
+// fixture with it, the session's notes kept.
+func openIndexWithNotes(t *testing.T, path string, data []byte) (*Session, *bytes.Buffer) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	notes := &bytes.Buffer{}
+	s, err := Open(fixture, Options{Dump: -1, Index: path, Notes: notes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, notes
 }
