@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"hash/crc32"
 	"math/bits"
+	"sync/atomic"
 
 	"github.com/hprofctl/hprofctl/model/bigmem"
 )
@@ -34,20 +35,37 @@ func gatherArrayLengths(src *chunkList[uint32], order []uint32, classOf []ClassI
 	for c := range classes {
 		arrayClass[c] = classes[c].IsArray()
 	}
-	isArray := bigmem.Make[uint64]((len(order) + 63) / 64)
-	count := 0
-	for i, c := range classOf {
-		if c != NoClass && arrayClass[c] {
-			isArray[i>>6] |= 1 << (i & 63)
-			count++
+	n := len(order)
+	words := (n + 63) / 64
+	isArray := bigmem.Make[uint64](words)
+	// Ranges of whole words side by side: each marks its arrays, then,
+	// once the arrays before each range are counted, gathers their
+	// lengths.
+	workers := workersFor(n)
+	before := make([]int, workers+1)
+	forRanges(words, workers, func(k, lo, hi int) {
+		count := 0
+		for i := lo * 64; i < min(hi*64, n); i++ {
+			if c := classOf[i]; c != NoClass && arrayClass[c] {
+				isArray[i>>6] |= 1 << (i & 63)
+				count++
+			}
 		}
+		before[k+1] = count
+	})
+	for k := range workers {
+		before[k+1] += before[k]
 	}
-	lengths := bigmem.Make[uint32](count)[:0]
-	for i, a := range order {
-		if isArray[i>>6]&(1<<(i&63)) != 0 {
-			lengths = append(lengths, src.at(int(a)))
+	lengths := bigmem.Make[uint32](before[workers])
+	forRanges(words, workers, func(k, lo, hi int) {
+		r := before[k]
+		for i := lo * 64; i < min(hi*64, n); i++ {
+			if isArray[i>>6]&(1<<(i&63)) != 0 {
+				lengths[r] = src.at(int(order[i]))
+				r++
+			}
 		}
-	}
+	})
 	rank, _ := rankArrays(isArray)
 	return arrayLengths{isArray: isArray, rank: rank, lengths: lengths}
 }
@@ -79,6 +97,19 @@ func (a *arrayLengths) position(i int) (int, bool) {
 		r += bits.OnesCount64(a.isArray[j])
 	}
 	return r, true
+}
+
+// before returns how many arrays come before word k of isArray (object
+// 64*k).
+func (a *arrayLengths) before(k int) int {
+	if k >= len(a.isArray) {
+		return len(a.lengths)
+	}
+	r := int(a.rank[k/rankWords])
+	for j := k &^ (rankWords - 1); j < k; j++ {
+		r += bits.OnesCount64(a.isArray[j])
+	}
+	return r
 }
 
 // at returns the length of object i: its element count for an array, 0
@@ -213,27 +244,47 @@ func gatherArrayContents(a *arrayLengths, info *chunkList[uint64], arrivals []ui
 		recorded: bigmem.Make[uint64]((len(a.lengths) + 63) / 64),
 		uniform:  bigmem.Make[uint64]((len(a.lengths) + 63) / 64),
 	}
-	r := 0
-	for i, arrival := range order {
-		if a.isArray[i>>6]&(1<<(i&63)) == 0 {
-			continue
+	// Ranges of whole words of objects side by side; two ranges may set
+	// bits of one word of recorded and uniform, so each range sets a
+	// word's bits at once, atomically, as it leaves it.
+	n := len(order)
+	forRanges(len(a.isArray), workersFor(n), func(_, lo, hi int) {
+		r := a.before(lo)
+		word, recorded, uniform := r>>6, uint64(0), uint64(0)
+		flush := func() {
+			if recorded != 0 {
+				atomic.OrUint64(&c.recorded[word], recorded)
+			}
+			if uniform != 0 {
+				atomic.OrUint64(&c.uniform[word], uniform)
+			}
+			recorded, uniform = 0, 0
 		}
-		if int(arrival>>6) >= len(arrivals) {
+		for i := lo * 64; i < min(hi*64, n); i++ {
+			if a.isArray[i>>6]&(1<<(i&63)) == 0 {
+				continue
+			}
+			if r>>6 != word {
+				flush()
+				word = r >> 6
+			}
+			arrival := order[i]
+			if int(arrival>>6) < len(arrivals) {
+				if k, ok := byArrival.position(int(arrival)); ok {
+					v := info.at(k)
+					c.digests[r] = uint32(v)
+					if v&contentRecorded != 0 {
+						recorded |= 1 << (r & 63)
+					}
+					if v&contentUniform != 0 {
+						uniform |= 1 << (r & 63)
+					}
+				}
+			}
 			r++
-			continue
 		}
-		if k, ok := byArrival.position(int(arrival)); ok {
-			v := info.at(k)
-			c.digests[r] = uint32(v)
-			if v&contentRecorded != 0 {
-				c.recorded[r>>6] |= 1 << (r & 63)
-			}
-			if v&contentUniform != 0 {
-				c.uniform[r>>6] |= 1 << (r & 63)
-			}
-		}
-		r++
-	}
+		flush()
+	})
 	return c
 }
 

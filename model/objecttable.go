@@ -193,19 +193,9 @@ func (t *objectTable) resolve(h *Heap, late map[int][]uint64, phase func(string)
 	t.refStart.append(uint32(t.refs.len()))
 
 	order := sortOrder(&t.ids)
-	// Drop duplicate ids, keeping the first arrival.
-	keep := order[:0]
-	for k, a := range order {
-		if k > 0 && t.ids.at(int(a)) == t.ids.at(int(order[k-1])) {
-			res.duplicates++
-			if res.firstDup == 0 {
-				res.firstDup = t.ids.at(int(a))
-			}
-			continue
-		}
-		keep = append(keep, a)
+	if t.hasDuplicates(order) {
+		order, res.duplicates, res.firstDup = t.dropDuplicates(order)
 	}
-	order = keep
 	n = len(order)
 
 	// Each table is moved, then its old copy collected at once: the
@@ -245,6 +235,40 @@ func (t *objectTable) resolve(h *Heap, late map[int][]uint64, phase func(string)
 	t.reset()
 	collect()
 	return res, nil
+}
+
+// hasDuplicates reports whether two objects in order (sorted by id) have
+// the same id; ranges of order are looked at side by side.
+func (t *objectTable) hasDuplicates(order []uint32) bool {
+	workers := workersFor(len(order))
+	found := make([]bool, workers)
+	forRanges(len(order), workers, func(k, lo, hi int) {
+		for i := max(lo, 1); i < hi; i++ {
+			if t.ids.at(int(order[i])) == t.ids.at(int(order[i-1])) {
+				found[k] = true
+				return
+			}
+		}
+	})
+	return slices.Contains(found, true)
+}
+
+// dropDuplicates drops the objects of order (sorted by id, then arrival)
+// whose id an object before them has, keeping the first arrival; it
+// returns how many it dropped and the first id dropped.
+func (t *objectTable) dropDuplicates(order []uint32) (kept []uint32, dropped int64, firstID uint64) {
+	kept = order[:0]
+	for k, a := range order {
+		if k > 0 && t.ids.at(int(a)) == t.ids.at(int(order[k-1])) {
+			dropped++
+			if firstID == 0 {
+				firstID = t.ids.at(int(a))
+			}
+			continue
+		}
+		kept = append(kept, a)
+	}
+	return kept, dropped, firstID
 }
 
 // resolveRefs fills h.refStart and h.refs with the references of the
@@ -408,63 +432,6 @@ func (t *objectTable) resolveReferents(h *Heap, order []uint32) []WeakRef {
 	}
 	slices.SortFunc(out, func(a, b WeakRef) int { return int(a.From) - int(b.From) })
 	return out
-}
-
-// sortOrder returns the arrival numbers ordered by (id, arrival). Dumps
-// arrive nearly sorted — HotSpot writes class objects, then the heap in
-// address order; parallel dumps a few such runs — so the longest ascending
-// run is kept as it is, the rest sorted, and the two merged.
-func sortOrder(ids *splitList[uint64]) []uint32 {
-	n := ids.len()
-	runStart, bestStart, bestLen := 0, 0, 0
-	for a := 0; a <= n; a++ {
-		if a == n || (a > runStart && ids.at(a) < ids.at(a-1)) {
-			if a-runStart > bestLen {
-				bestStart, bestLen = runStart, a-runStart
-			}
-			runStart = a
-		}
-	}
-	order := bigmem.Make[uint32](n)[:0]
-	for a := bestStart; a < bestStart+bestLen; a++ {
-		order = append(order, uint32(a))
-	}
-	if bestLen == n {
-		return order
-	}
-	rest := bigmem.Make[uint32](n - bestLen)[:0]
-	defer bigmem.Free(rest)
-	for a := 0; a < n; a++ {
-		if a < bestStart || a >= bestStart+bestLen {
-			rest = append(rest, uint32(a))
-		}
-	}
-	less := func(a, b uint32) bool {
-		x, y := ids.at(int(a)), ids.at(int(b))
-		return x < y || (x == y && a < b)
-	}
-	slices.SortFunc(rest, func(a, b uint32) int {
-		if less(a, b) {
-			return -1
-		}
-		if less(b, a) {
-			return 1
-		}
-		return 0
-	})
-	// Merge from the back, in place: the run sits at the front of order.
-	i, j := len(order)-1, len(rest)-1
-	order = order[:n]
-	for k := n - 1; j >= 0; k-- {
-		if i >= 0 && less(rest[j], order[i]) {
-			order[k] = order[i]
-			i--
-		} else {
-			order[k] = rest[j]
-			j--
-		}
-	}
-	return order
 }
 
 // gather returns src reordered: out[i] = src[order[i]], in ranges side

@@ -245,7 +245,8 @@ func TestParallelResolveEqualsSerial(t *testing.T) {
 				got, want any
 			}{
 				{"ids", got.ids, want.ids}, {"classes of objects", got.classOf, want.classOf},
-				{"array lengths", got.arrays, want.arrays}, {"offsets", got.offsets, want.offsets},
+				{"array lengths", got.arrays, want.arrays}, {"array contents", got.contents, want.contents},
+				{"offsets", got.offsets, want.offsets},
 				{"reference starts", got.refStart, want.refStart}, {"references", got.refs, want.refs},
 				{"referents", got.referents, want.referents}, {"id lookup", got.lookup, want.lookup},
 				{"anomalies", got.Anomalies, want.Anomalies},

@@ -1,0 +1,220 @@
+package model
+
+import (
+	"slices"
+
+	"github.com/hprofctl/hprofctl/model/bigmem"
+)
+
+// sortOrder returns the arrival numbers ordered by (id, arrival). Dumps
+// arrive nearly sorted — HotSpot writes class objects, then the heap in
+// address order; parallel dumps a few such runs — so the longest ascending
+// run is kept as it is, the rest sorted, and the two merged. Every pass
+// runs in ranges side by side (workersFor).
+func sortOrder(ids *splitList[uint64]) []uint32 {
+	n := ids.len()
+	workers := workersFor(n)
+	runStart, runLen := longestRun(ids, workers)
+	order := bigmem.Make[uint32](n)
+	if runLen == n {
+		forRanges(n, workers, func(_, lo, hi int) {
+			for a := lo; a < hi; a++ {
+				order[a] = uint32(a)
+			}
+		})
+		return order
+	}
+	// The rest: the arrivals before the run, then those after it.
+	rest := bigmem.Make[uint32](n - runLen)
+	defer bigmem.Free(rest)
+	forRanges(len(rest), workers, func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			a := k
+			if a >= runStart {
+				a += runLen
+			}
+			rest[k] = uint32(a)
+		}
+	})
+	byID := arrivalOrder{ids}
+	byID.sort(rest, workers)
+	byID.mergeRun(order, runStart, runLen, rest, workers)
+	return order
+}
+
+// runScan is what longestRun finds in one range [lo,hi) of the arrivals:
+// where its first ascending run ends, its longest run, and where its last
+// run starts.
+type runScan struct {
+	firstEnd           int
+	bestStart, bestLen int
+	lastStart          int
+}
+
+// longestRun returns the start and length of the longest run of arrivals
+// whose ids do not descend (the first such run of that length when one
+// range is scanned; one of them when several are). Ranges are scanned
+// side by side and their runs joined where the ids go on ascending across
+// a range's end.
+func longestRun(ids *splitList[uint64], workers int) (start, length int) {
+	n := ids.len()
+	scans := make([]runScan, workers)
+	forRanges(n, workers, func(k, lo, hi int) {
+		s := runScan{firstEnd: hi, lastStart: lo}
+		prev := uint64(0)
+		for a := lo; a < hi; a++ {
+			id := ids.at(a)
+			if a > lo && id < prev {
+				if s.firstEnd == hi {
+					s.firstEnd = a
+				}
+				if a-s.lastStart > s.bestLen {
+					s.bestStart, s.bestLen = s.lastStart, a-s.lastStart
+				}
+				s.lastStart = a
+			}
+			prev = id
+		}
+		if hi-s.lastStart > s.bestLen {
+			s.bestStart, s.bestLen = s.lastStart, hi-s.lastStart
+		}
+		scans[k] = s
+	})
+	consider := func(s, l int) {
+		if l > length {
+			start, length = s, l
+		}
+	}
+	current := 0 // where the run going on at a range's start began
+	for k, s := range scans {
+		lo, hi := rangeOf(n, workers, k)
+		if k > 0 && ids.at(lo) < ids.at(lo-1) {
+			consider(current, lo-current)
+			current = lo
+		}
+		if s.firstEnd < hi {
+			consider(current, s.firstEnd-current)
+			consider(s.bestStart, s.bestLen)
+			current = s.lastStart
+		}
+	}
+	consider(current, n-current)
+	return start, length
+}
+
+// arrivalOrder orders arrival numbers by (id, arrival).
+type arrivalOrder struct {
+	ids *splitList[uint64]
+}
+
+func (o arrivalOrder) less(a, b uint32) bool {
+	x, y := o.ids.at(int(a)), o.ids.at(int(b))
+	return x < y || (x == y && a < b)
+}
+
+func (o arrivalOrder) compare(a, b uint32) int {
+	switch {
+	case o.less(a, b):
+		return -1
+	case o.less(b, a):
+		return 1
+	}
+	return 0
+}
+
+// sort sorts arrivals: workers ranges side by side, then merged pairwise,
+// each merge in ranges side by side.
+func (o arrivalOrder) sort(arrivals []uint32, workers int) {
+	parts := max(1, min(workers, len(arrivals)/minRange))
+	if parts == 1 {
+		slices.SortFunc(arrivals, o.compare)
+		return
+	}
+	bounds := make([]int, parts+1)
+	for k := range parts {
+		bounds[k], bounds[k+1] = rangeOf(len(arrivals), parts, k)
+	}
+	forRanges(len(arrivals), parts, func(_, lo, hi int) {
+		slices.SortFunc(arrivals[lo:hi], o.compare)
+	})
+	merged := bigmem.Make[uint32](len(arrivals))
+	defer bigmem.Free(merged)
+	src, dst := arrivals, merged
+	for len(bounds) > 2 {
+		var next []int
+		for k := 0; k+1 < len(bounds); k += 2 {
+			lo := bounds[k]
+			if k+2 >= len(bounds) {
+				copy(dst[lo:], src[lo:])
+				next = append(next, lo)
+				continue
+			}
+			mid, hi := bounds[k+1], bounds[k+2]
+			o.merge(dst[lo:hi], src[lo:mid], src[mid:hi], workers)
+			next = append(next, lo)
+		}
+		bounds = append(next, len(arrivals))
+		src, dst = dst, src
+	}
+	if &src[0] != &arrivals[0] {
+		copy(arrivals, src)
+	}
+}
+
+// merge merges the sorted lists a and b into dst, in workers ranges of
+// dst side by side: each range starts where as many elements of a and b
+// precede it as its start (mergeSplit).
+func (o arrivalOrder) merge(dst, a, b []uint32, workers int) {
+	forRanges(len(dst), workers, func(_, lo, hi int) {
+		i := mergeSplit(lo, len(a), len(b), func(i, j int) bool { return o.less(b[j], a[i]) })
+		j := lo - i
+		for k := lo; k < hi; k++ {
+			if j < len(b) && (i == len(a) || o.less(b[j], a[i])) {
+				dst[k] = b[j]
+				j++
+			} else {
+				dst[k] = a[i]
+				i++
+			}
+		}
+	})
+}
+
+// mergeRun merges the arrivals runStart, runStart+1, ... runStart+runLen-1
+// (ascending by id) with the sorted list rest into dst, in workers ranges
+// of dst side by side.
+func (o arrivalOrder) mergeRun(dst []uint32, runStart, runLen int, rest []uint32, workers int) {
+	forRanges(len(dst), workers, func(_, lo, hi int) {
+		i := mergeSplit(lo, runLen, len(rest), func(i, j int) bool { return o.less(rest[j], uint32(runStart+i)) })
+		j := lo - i
+		for k := lo; k < hi; k++ {
+			if j < len(rest) && (i == runLen || o.less(rest[j], uint32(runStart+i))) {
+				dst[k] = rest[j]
+				j++
+			} else {
+				dst[k] = uint32(runStart + i)
+				i++
+			}
+		}
+	})
+}
+
+// mergeSplit returns how many of the first k elements of the merge of two
+// sorted lists of lengths la and lb come from the first, where bFirst(i,
+// j) reports whether element j of the second goes before element i of
+// the first (no two elements are equal).
+func mergeSplit(k, la, lb int, bFirst func(i, j int) bool) int {
+	// The answer is the least i (or min(k, la)) whose element i of the
+	// first goes after element k-i-1 of the second: fewer take too few
+	// from the first, as it would then go before an element taken.
+	lo, hi := max(0, k-lb), min(k, la)
+	for lo < hi {
+		i := int(uint(lo+hi) >> 1)
+		if !bFirst(i, k-i-1) {
+			lo = i + 1
+		} else {
+			hi = i
+		}
+	}
+	return lo
+}
