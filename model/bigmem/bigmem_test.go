@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // TestMakeOverBudget: past the budget a table is mapped from a scratch
@@ -227,5 +228,59 @@ func TestPacer(t *testing.T) {
 	}
 	if Trims() != before+1 {
 		t.Errorf("a check within %v of a drop, the process's own memory past the limit, dropped again", futileDropEvery)
+	}
+}
+
+// TestFreedScratchReused: a mapped table that is freed leaves its
+// scratch file to the next table that fits in it, which reads zeros;
+// the spare files are released when the budget is set again.
+func TestFreedScratchReused(t *testing.T) {
+	restore := SetBudget(1, t.TempDir())
+	defer restore()
+	n := 2 * minMapped
+	first := Make[uint64](n)
+	for i := range first {
+		first[i] = ^uint64(i)
+	}
+	at := unsafe.SliceData(first)
+	Free(first)
+	if MappedBytes() != 0 {
+		t.Fatalf("mapped %d bytes after Free, want 0", MappedBytes())
+	}
+	second := Make[uint32](n) // half the size: fits in the first's file
+	if unsafe.SliceData(second) != (*uint32)(unsafe.Pointer(at)) {
+		t.Errorf("the second table was mapped anew, not in the first's scratch file")
+	}
+	if MappedBytes() != int64(4*n) {
+		t.Errorf("mapped %d bytes, want %d", MappedBytes(), 4*n)
+	}
+	for i, v := range second {
+		if v != 0 {
+			t.Fatalf("entry %d of the reused table is %#x, want 0", i, v)
+		}
+	}
+	Free(second)
+	restore()
+	mu.Lock()
+	left := len(spare)
+	mu.Unlock()
+	if left != 0 {
+		t.Errorf("%d spare scratch files kept after the budget was set again", left)
+	}
+}
+
+// TestSpareBounded: the spare scratch files take no more than the mapped
+// tables took at their most.
+func TestSpareBounded(t *testing.T) {
+	defer SetBudget(1, t.TempDir())()
+	var list []uint32
+	for i := range 4 * minMapped {
+		list = Append(list, uint32(i)) // frees a table at each growth
+	}
+	Free(list)
+	mu.Lock()
+	defer mu.Unlock()
+	if spareBytes > peakMapped || spareBytes == 0 {
+		t.Errorf("%d bytes of spare scratch files, want some and at most the %d the tables took at their most", spareBytes, peakMapped)
 	}
 }
