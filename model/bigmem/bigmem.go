@@ -226,14 +226,45 @@ func Free[T Number](table []T) {
 func Append[T Number](table []T, values ...T) []T {
 	n := len(table)
 	if n+len(values) > cap(table) {
-		grown := Make[T](growCap(cap(table), n+len(values)))[:n]
-		copy(grown, table)
-		Free(table)
-		table = grown
+		newCap := growCap(cap(table), n+len(values))
+		if grown, ok := growMapped(table, newCap); ok {
+			table = grown
+		} else {
+			grown := Make[T](newCap)[:n]
+			copy(grown, table)
+			Free(table)
+			table = grown
+		}
 	}
 	table = table[:n+len(values)]
 	copy(table[n:], values)
 	return table
+}
+
+// growMapped returns table, a mapped table, grown to capacity newCap in
+// its scratch file, which grows with it (its pages are neither copied
+// nor written for the first time again); false when table is no mapped
+// table or its file could not grow, table then unchanged. What lies past
+// len(table) is not zeroed.
+func growMapped[T Number](table []T, newCap int) ([]T, bool) {
+	if cap(table) == 0 {
+		return nil, false
+	}
+	var zero T
+	key := uintptr(unsafe.Pointer(unsafe.SliceData(table)))
+	oldSize, newSize := int64(cap(table))*int64(unsafe.Sizeof(zero)), int64(newCap)*int64(unsafe.Sizeof(zero))
+	mu.Lock()
+	defer mu.Unlock()
+	m, ok := mapped[key]
+	if !ok || m.scratch.grow(int(newSize)) != nil {
+		return nil, false
+	}
+	delete(mapped, key)
+	data := m.scratch.data
+	mapped[uintptr(unsafe.Pointer(unsafe.SliceData(data)))] = mapping{data, m.scratch}
+	mappedBytes += newSize - oldSize
+	peakMapped = max(peakMapped, mappedBytes)
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(data))), newCap)[:len(table)], true
 }
 
 // growCap is the capacity a table of capacity old that must hold need

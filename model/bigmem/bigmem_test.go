@@ -57,8 +57,8 @@ func TestMakeWithinBudget(t *testing.T) {
 }
 
 // TestAppendOverBudget: a list grown by Append past the budget moves to
-// mapped tables, keeps every value in order, and leaves only its last
-// table mapped.
+// a mapped table, which grows in its scratch file, keeps every value in
+// order, and leaves only its last table mapped.
 func TestAppendOverBudget(t *testing.T) {
 	defer SetBudget(1, t.TempDir())()
 	var list []uint32
@@ -77,6 +77,12 @@ func TestAppendOverBudget(t *testing.T) {
 	}
 	if got, want := MappedBytes(), int64(4*cap(list)); got != want {
 		t.Errorf("mapped %d bytes, want %d: the last table's only", got, want)
+	}
+	mu.Lock()
+	grownInPlace := len(spare) == 0
+	mu.Unlock()
+	if runtime.GOOS == "linux" && !grownInPlace {
+		t.Errorf("the list left spare scratch files: it did not grow in its own")
 	}
 	Free(list)
 	if MappedBytes() != 0 {
@@ -273,11 +279,9 @@ func TestFreedScratchReused(t *testing.T) {
 // tables took at their most.
 func TestSpareBounded(t *testing.T) {
 	defer SetBudget(1, t.TempDir())()
-	var list []uint32
-	for i := range 4 * minMapped {
-		list = Append(list, uint32(i)) // frees a table at each growth
+	for k := 1; k <= 6; k++ {
+		Free(Make[uint8](k * minMapped)) // no spare file fits the next
 	}
-	Free(list)
 	mu.Lock()
 	defer mu.Unlock()
 	if spareBytes > peakMapped || spareBytes == 0 {

@@ -18,3 +18,5 @@ func (s *scratch) release() error { return nil }
 func (s *scratch) rest() {}
 
 func (s *scratch) zero(n int) { clear(s.data[:n]) }
+
+func (s *scratch) grow(int) error { return errors.ErrUnsupported }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // A scratch is a mapping of a scratch file, removed from its directory
@@ -43,7 +45,7 @@ func mapScratch(dir string, size int64) (*scratch, error) {
 	if err := reserve(f, size); err != nil {
 		return fail(err)
 	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 	if err != nil {
 		return fail(err)
 	}
@@ -52,7 +54,7 @@ func mapScratch(dir string, size int64) (*scratch, error) {
 
 // release unmaps s and closes its file, which gives its disk space back.
 func (s *scratch) release() error {
-	return errors.Join(syscall.Munmap(s.data), s.file.Close())
+	return errors.Join(unix.Munmap(s.data), s.file.Close())
 }
 
 // rest takes the pages of s, whose table was freed, out of the process:

@@ -52,3 +52,24 @@ func mincore(data, vec []byte) error {
 	}
 	return nil
 }
+
+// grow makes s at least size bytes long, a multiple of the page size,
+// keeping what it holds: its file grows with reserved blocks (reserve),
+// and the mapping moves where it cannot grow in place, without copying a
+// page.
+func (s *scratch) grow(size int) error {
+	page := os.Getpagesize()
+	size = (size + page - 1) / page * page
+	if size <= len(s.data) {
+		return nil
+	}
+	if err := reserve(s.file, int64(size)); err != nil {
+		return err
+	}
+	data, err := unix.Mremap(s.data, size, unix.MREMAP_MAYMOVE)
+	if err != nil {
+		return err
+	}
+	s.data = data
+	return nil
+}
