@@ -111,7 +111,7 @@ func threadNodes(h *model.Heap, r *graph.Retention) map[model.ObjectIndex]int32 
 // rootedObjects marks the objects the virtual root still references once
 // the stack roots hang under their threads, threadOf's nodes among them.
 func rootedObjects(h *model.Heap, threadOf map[model.ObjectIndex]int32) graph.ObjectBits {
-	rooted := graph.NewObjectBits(h.NumObjects())
+	rooted := newObjectBits(h.NumObjects())
 	for _, rt := range h.Roots {
 		if rt.Object != model.NoObject && !threadHeld(rt) {
 			rooted.Add(rt.Object)
@@ -128,6 +128,13 @@ func rootedObjects(h *model.Heap, threadOf map[model.ObjectIndex]int32) graph.Ob
 	return rooted
 }
 
+// newObjectBits is an empty set of the objects below n, a table from
+// model/bigmem for the caller to free: on a big heap the sets of the
+// build are a bit per object each.
+func newObjectBits(n int) graph.ObjectBits {
+	return bigmem.Make[uint64]((n + 63) / 64)
+}
+
 // ThreadEdges finds the edges of the graph of h's top-level subtrees in
 // its dominator tree r, contracted (see contractedEdges): what
 // AddThreadRetention spreads the threads' labels over.
@@ -135,12 +142,14 @@ func ThreadEdges(h *model.Heap, r *graph.Retention) (*ThreadEdgeList, error) {
 	rooted := rootedObjects(h, threadNodes(h, r))
 	// inner marks the top-level objects that are no root any more: only
 	// they can come under a thread's node other than the threads' own.
-	inner := graph.NewObjectBits(h.NumObjects())
+	inner := newObjectBits(h.NumObjects())
+	defer bigmem.Free(inner)
 	for i, d := range r.ImmediateDominators() {
 		if d == graph.VirtualRoot && !rooted.Has(model.ObjectIndex(i)) {
 			inner.Add(model.ObjectIndex(i))
 		}
 	}
+	bigmem.Free(rooted)
 	edges, err := contractedEdges(h, r.ImmediateDominators(), inner)
 	if err != nil {
 		return nil, err
@@ -154,6 +163,7 @@ func ThreadEdges(h *model.Heap, r *graph.Retention) (*ThreadEdgeList, error) {
 func threadRetained(h *model.Heap, r *graph.Retention, given *ThreadEdgeList) ([]int64, error) {
 	threadOf := threadNodes(h, r)
 	rooted := rootedObjects(h, threadOf)
+	defer bigmem.Free(rooted)
 	if !given.of(r) {
 		var err error
 		if given, err = ThreadEdges(h, r); err != nil {
