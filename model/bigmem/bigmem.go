@@ -61,12 +61,13 @@ var (
 	// and mappedBytes their total size.
 	mapped      = map[uintptr]mapping{}
 	mappedBytes int64
-	// spare holds the scratch files of the freed tables, for the tables
-	// made next; spareBytes is their total size, kept within peakMapped,
-	// the most bytes the mapped tables took at once.
-	spare      []*scratch
-	spareBytes int64
-	peakMapped int64
+	// filesBytes is the size of the mapped tables' scratch files, and
+	// peakFiles the most it was. spare holds the scratch files of the
+	// freed tables, for the tables made next, the largest first;
+	// spareBytes is their size, kept within peakFiles less filesBytes.
+	filesBytes, peakFiles int64
+	spare                 []*scratch
+	spareBytes            int64
 )
 
 // mapping is a table mapped from a scratch file: the scratch file's
@@ -104,7 +105,7 @@ func releaseSpare() {
 		return
 	}
 	gone := spare
-	spare, spareBytes, peakMapped = nil, 0, mappedBytes
+	spare, spareBytes, peakFiles = nil, 0, filesBytes
 	go func() {
 		for _, s := range gone {
 			// A scratch file that cannot be released stays until the
@@ -151,7 +152,9 @@ func mapTable(dir string, size int64) ([]byte, bool) {
 	defer mu.Unlock()
 	mapped[uintptr(unsafe.Pointer(unsafe.SliceData(s.data)))] = mapping{s.data, s}
 	mappedBytes += size
-	peakMapped = max(peakMapped, mappedBytes)
+	filesBytes += int64(len(s.data))
+	peakFiles = max(peakFiles, filesBytes)
+	trimSpare()
 	return s.data[:size], true
 }
 
@@ -174,14 +177,20 @@ func takeSpare(size int64) *scratch {
 }
 
 // keepSpare keeps s, whose table was freed, for the tables made next,
-// mu held. The smallest spare scratch files are released while they
-// take more than peakMapped: the disk they hold is bounded by what the
-// tables needed at their most.
+// mu held.
 func keepSpare(s *scratch) {
 	spare = append(spare, s)
 	spareBytes += int64(len(s.data))
 	slices.SortFunc(spare, func(a, b *scratch) int { return len(b.data) - len(a.data) })
-	for spareBytes > peakMapped && len(spare) > 0 {
+	trimSpare()
+}
+
+// trimSpare releases the smallest spare scratch files while they and
+// those of the mapped tables take more than the latter took at their
+// most, mu held: the scratch files hold no more disk than without
+// spares.
+func trimSpare() {
+	for filesBytes+spareBytes > peakFiles && len(spare) > 0 {
 		gone := spare[len(spare)-1]
 		spare = spare[:len(spare)-1]
 		spareBytes -= int64(len(gone.data))
@@ -207,6 +216,7 @@ func Free[T Number](table []T) {
 		delete(mapped, key)
 		var zero T
 		mappedBytes -= int64(len(table)) * int64(unsafe.Sizeof(zero))
+		filesBytes -= int64(len(m.data))
 	}
 	mu.Unlock()
 	if !ok {
@@ -263,7 +273,8 @@ func growMapped[T Number](table []T, newCap int) ([]T, bool) {
 	data := m.scratch.data
 	mapped[uintptr(unsafe.Pointer(unsafe.SliceData(data)))] = mapping{data, m.scratch}
 	mappedBytes += newSize - oldSize
-	peakMapped = max(peakMapped, mappedBytes)
+	filesBytes += int64(len(data) - len(m.data))
+	peakFiles = max(peakFiles, filesBytes)
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(data))), newCap)[:len(table)], true
 }
 
