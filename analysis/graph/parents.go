@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/bigmem"
 )
 
 // parents is a shortest path tree's parent of each object: noParent for
@@ -99,14 +100,21 @@ func newKeptParents(idom []model.ObjectIndex, differs []uint64, other []uint32) 
 
 // parentExceptions returns what keptParents keeps of the tree parent
 // beside the dominators idom: the bits of the objects whose parent
-// differs, and those parents in object order.
+// differs, and those parents in object order; both are tables from
+// model/bigmem, for the caller to free.
 func parentExceptions(parent []uint32, idom []model.ObjectIndex) (differs []uint64, other []uint32) {
-	differs = make([]uint64, (len(parent)+63)/64)
-	for i, p := range parent {
-		if p != parentOfDominator(idom[i]) {
-			differs[i/64] |= 1 << (i % 64)
-			other = append(other, p)
+	const step = 1 << 16 // a multiple of 64
+	differs = bigmem.Make[uint64]((len(parent) + 63) / 64)
+	var stepOther []uint32 // the parents of a step that differ
+	for lo := 0; lo < len(parent); lo += step {
+		stepOther = stepOther[:0]
+		for i := lo; i < min(lo+step, len(parent)); i++ {
+			if p := parent[i]; p != parentOfDominator(idom[i]) {
+				differs[i/64] |= 1 << (i % 64)
+				stepOther = append(stepOther, p)
+			}
 		}
+		other = bigmem.Append(other, stepOther...)
 	}
 	return differs, other
 }

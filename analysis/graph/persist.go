@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/bigmem"
 	"github.com/hprofctl/hprofctl/model/store"
 )
 
@@ -55,6 +56,10 @@ func WriteIndex(w *store.Writer, r *Retention, t *PathTree) error {
 		return err
 	}
 	differs, other := parentExceptions(t.parent.slice, r.idom)
+	defer func() {
+		bigmem.Free(differs)
+		bigmem.Free(other)
+	}()
 	return errors.Join(
 		store.WriteArray(w, sectionParentDiffers, differs),
 		store.WriteArray(w, sectionParentOther, other),

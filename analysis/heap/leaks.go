@@ -7,6 +7,7 @@ import (
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/bigmem"
 )
 
 // Leak suspects follow Eclipse MAT's Leak Suspects report:
@@ -436,14 +437,20 @@ func accumulationEnds(r *graph.Retention, tops []model.ObjectIndex) map[model.Ob
 		return out
 	}
 	n := len(r.ImmediateDominators())
-	isTop := graph.NewObjectBits(n)
+	// The sets are a bit per object each: tables of the build's budget.
+	isTop := graph.ObjectBits(bigmem.Make[uint64]((n + 63) / 64))
+	defer bigmem.Free(isTop)
 	for _, t := range tops {
 		out[t] = walkEnd{end: t}
 		isTop.Add(t)
 	}
 	// step marks the objects the walk goes into from their dominator,
 	// goesOn those it goes on from.
-	step, goesOn := graph.NewObjectBits(n), graph.NewObjectBits(n)
+	step, goesOn := graph.ObjectBits(bigmem.Make[uint64]((n+63)/64)), graph.ObjectBits(bigmem.Make[uint64]((n+63)/64))
+	defer func() {
+		bigmem.Free(step)
+		bigmem.Free(goesOn)
+	}()
 	for i, d := range r.ImmediateDominators() {
 		if d == graph.VirtualRoot || d == graph.NotReached {
 			continue

@@ -8,12 +8,21 @@
 // the process. Where files cannot be mapped, or the mapping fails (no
 // disk space), the table is an ordinary slice.
 //
+// A mapped table that is freed leaves its scratch file mapped, its pages
+// in the page cache, for the next table that fits in it: clearing a page
+// the page cache holds costs a twentieth of the first write to a page of
+// a new file (whose blocks were reserved), and unmapping and deleting a
+// file of dirty pages costs as much again. The scratch files left are
+// released when the budget is set again (the build's end).
+//
 // The budget is process-wide, like the garbage collector's settings: for
 // a program whose main work is one build at a time.
 package bigmem
 
 import (
+	"os"
 	"runtime/metrics"
+	"slices"
 	"sync"
 	"unsafe"
 )
@@ -62,29 +71,58 @@ var (
 	// and mappedBytes their total size.
 	mapped      = map[uintptr]mapping{}
 	mappedBytes int64
+	// filesBytes is the size of the mapped tables' scratch files, and
+	// peakFiles the most it was. spare holds the scratch files of the
+	// freed tables, for the tables made next, the largest first;
+	// spareBytes is their size, kept within peakFiles less filesBytes.
+	filesBytes, peakFiles int64
+	spare                 []*scratch
+	spareBytes            int64
 )
 
-// mapping is a table mapped from a scratch file: its bytes, and the
-// function that unmaps them.
+// mapping is a table mapped from a scratch file: the scratch file's
+// bytes (the table's and those past it up to a page, or up to the end of
+// a spare scratch file it was given) and the file.
 type mapping struct {
-	data  []byte
-	unmap func() error
+	data    []byte
+	scratch *scratch
 }
 
 // SetBudget bounds the Go heap that tables may take to bytes (0: no
 // bound), scratch files going to scratchDir (""; the system's temporary
 // directory). It returns the function that restores the previous
-// setting.
+// setting. The scratch files of the freed tables are released both times:
+// they belong to the work of one budget.
 func SetBudget(bytes int64, scratchDir string) (restore func()) {
 	mu.Lock()
 	defer mu.Unlock()
 	prevBudget, prevDir := budget, dir
 	budget, dir = bytes, scratchDir
+	releaseSpare()
 	return func() {
 		mu.Lock()
 		defer mu.Unlock()
 		budget, dir = prevBudget, prevDir
+		releaseSpare()
 	}
+}
+
+// releaseSpare releases the spare scratch files, mu held. Unmapping
+// their dirty pages and deleting the files takes some time, which no one
+// waits for.
+func releaseSpare() {
+	if len(spare) == 0 {
+		return
+	}
+	gone := spare
+	spare, spareBytes, peakFiles = nil, 0, filesBytes
+	go func() {
+		for _, s := range gone {
+			// A scratch file that cannot be released stays until the
+			// process ends: nothing to do but go on.
+			_ = s.release()
+		}
+	}()
 }
 
 // Make returns a zeroed table of n Ts: a slice on the Go heap while the
@@ -97,19 +135,84 @@ func Make[T Number](n int) []T {
 	scratch := dir
 	mu.Unlock()
 	if over {
-		if data, unmap, err := mapScratch(scratch, size); err == nil {
-			mu.Lock()
-			mapped[uintptr(unsafe.Pointer(unsafe.SliceData(data)))] = mapping{data, unmap}
-			mappedBytes += size
-			mu.Unlock()
+		if data, ok := mapTable(scratch, size); ok {
 			return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(data))), n)
 		}
 	}
 	return make([]T, n)
 }
 
+// mapTable returns size zeroed bytes of a scratch file, the spare one
+// that fits best or else a new one in dir; false when no file could be
+// mapped.
+func mapTable(dir string, size int64) ([]byte, bool) {
+	mu.Lock()
+	s := takeSpare(size)
+	mu.Unlock()
+	if s != nil {
+		s.zero(int(size))
+	} else {
+		page := int64(os.Getpagesize())
+		var err error
+		if s, err = mapScratch(dir, (size+page-1)/page*page); err != nil {
+			return nil, false
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	mapped[uintptr(unsafe.Pointer(unsafe.SliceData(s.data)))] = mapping{s.data, s}
+	mappedBytes += size
+	filesBytes += int64(len(s.data))
+	peakFiles = max(peakFiles, filesBytes)
+	trimSpare()
+	return s.data[:size], true
+}
+
+// takeSpare takes the smallest spare scratch file of at least size
+// bytes out of the spare ones, mu held; nil when none is that large.
+func takeSpare(size int64) *scratch {
+	best := -1
+	for i, s := range spare {
+		if int64(len(s.data)) >= size && (best < 0 || len(s.data) < len(spare[best].data)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	s := spare[best]
+	spare = slices.Delete(spare, best, best+1)
+	spareBytes -= int64(len(s.data))
+	return s
+}
+
+// keepSpare keeps s, whose table was freed, for the tables made next,
+// mu held.
+func keepSpare(s *scratch) {
+	spare = append(spare, s)
+	spareBytes += int64(len(s.data))
+	slices.SortFunc(spare, func(a, b *scratch) int { return len(b.data) - len(a.data) })
+	trimSpare()
+}
+
+// trimSpare releases the smallest spare scratch files while they and
+// those of the mapped tables take more than the latter took at their
+// most, mu held: the scratch files hold no more disk than without
+// spares.
+func trimSpare() {
+	for filesBytes+spareBytes > peakFiles && len(spare) > 0 {
+		gone := spare[len(spare)-1]
+		spare = spare[:len(spare)-1]
+		spareBytes -= int64(len(gone.data))
+		// A scratch file that cannot be released stays until the
+		// process ends: nothing to do but go on.
+		_ = gone.release()
+	}
+}
+
 // Free releases a table Make returned, which must not be used after it:
-// a mapped one is unmapped at once, one on the Go heap is left to the
+// a mapped one leaves its pages to the page cache and its scratch file
+// to the next table that fits in it, one on the Go heap is left to the
 // garbage collector.
 func Free[T Number](table []T) {
 	if cap(table) == 0 {
@@ -123,13 +226,16 @@ func Free[T Number](table []T) {
 		delete(mapped, key)
 		var zero T
 		mappedBytes -= int64(len(table)) * int64(unsafe.Sizeof(zero))
+		filesBytes -= int64(len(m.data))
 	}
 	mu.Unlock()
-	if ok {
-		// An unmap that fails leaves the mapping in place: nothing to
-		// do but keep going.
-		_ = m.unmap()
+	if !ok {
+		return
 	}
+	m.scratch.rest()
+	mu.Lock()
+	keepSpare(m.scratch)
+	mu.Unlock()
 }
 
 // Append appends values to table, a table Make returned (or nil), as the
@@ -140,14 +246,46 @@ func Free[T Number](table []T) {
 func Append[T Number](table []T, values ...T) []T {
 	n := len(table)
 	if n+len(values) > cap(table) {
-		grown := Make[T](growCap(cap(table), n+len(values)))[:n]
-		copy(grown, table)
-		Free(table)
-		table = grown
+		newCap := growCap(cap(table), n+len(values))
+		if grown, ok := growMapped(table, newCap); ok {
+			table = grown
+		} else {
+			grown := Make[T](newCap)[:n]
+			copy(grown, table)
+			Free(table)
+			table = grown
+		}
 	}
 	table = table[:n+len(values)]
 	copy(table[n:], values)
 	return table
+}
+
+// growMapped returns table, a mapped table, grown to capacity newCap in
+// its scratch file, which grows with it (its pages are neither copied
+// nor written for the first time again); false when table is no mapped
+// table or its file could not grow, table then unchanged. What lies past
+// len(table) is not zeroed.
+func growMapped[T Number](table []T, newCap int) ([]T, bool) {
+	if cap(table) == 0 {
+		return nil, false
+	}
+	var zero T
+	key := uintptr(unsafe.Pointer(unsafe.SliceData(table)))
+	oldSize, newSize := int64(cap(table))*int64(unsafe.Sizeof(zero)), int64(newCap)*int64(unsafe.Sizeof(zero))
+	mu.Lock()
+	defer mu.Unlock()
+	m, ok := mapped[key]
+	if !ok || m.scratch.grow(int(newSize)) != nil {
+		return nil, false
+	}
+	delete(mapped, key)
+	data := m.scratch.data
+	mapped[uintptr(unsafe.Pointer(unsafe.SliceData(data)))] = mapping{data, m.scratch}
+	mappedBytes += newSize - oldSize
+	filesBytes += int64(len(data) - len(m.data))
+	peakFiles = max(peakFiles, filesBytes)
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(data))), newCap)[:len(table)], true
 }
 
 // growCap is the capacity a table of capacity old that must hold need

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // TestMakeOverBudget: past the budget a table is mapped from a scratch
@@ -56,8 +57,8 @@ func TestMakeWithinBudget(t *testing.T) {
 }
 
 // TestAppendOverBudget: a list grown by Append past the budget moves to
-// mapped tables, keeps every value in order, and leaves only its last
-// table mapped.
+// a mapped table, which grows in its scratch file, keeps every value in
+// order, and leaves only its last table mapped.
 func TestAppendOverBudget(t *testing.T) {
 	defer SetBudget(1, t.TempDir())()
 	var list []uint32
@@ -76,6 +77,12 @@ func TestAppendOverBudget(t *testing.T) {
 	}
 	if got, want := MappedBytes(), int64(4*cap(list)); got != want {
 		t.Errorf("mapped %d bytes, want %d: the last table's only", got, want)
+	}
+	mu.Lock()
+	grownInPlace := len(spare) == 0
+	mu.Unlock()
+	if runtime.GOOS == "linux" && !grownInPlace {
+		t.Errorf("the list left spare scratch files: it did not grow in its own")
 	}
 	Free(list)
 	if MappedBytes() != 0 {
@@ -204,5 +211,57 @@ func TestDefaultBudget(t *testing.T) {
 		if got := DefaultBudget(c.dump); got != c.want {
 			t.Errorf("DefaultBudget(%d) = %d with %d bytes of memory, want %d", c.dump, got, PhysicalMemory(), c.want)
 		}
+	}
+}
+
+// TestFreedScratchReused: a mapped table that is freed leaves its
+// scratch file to the next table that fits in it, which reads zeros;
+// the spare files are released when the budget is set again.
+func TestFreedScratchReused(t *testing.T) {
+	restore := SetBudget(1, t.TempDir())
+	defer restore()
+	n := 2 * minMapped
+	first := Make[uint64](n)
+	for i := range first {
+		first[i] = ^uint64(i)
+	}
+	at := unsafe.SliceData(first)
+	Free(first)
+	if MappedBytes() != 0 {
+		t.Fatalf("mapped %d bytes after Free, want 0", MappedBytes())
+	}
+	second := Make[uint32](n) // half the size: fits in the first's file
+	if unsafe.SliceData(second) != (*uint32)(unsafe.Pointer(at)) {
+		t.Errorf("the second table was mapped anew, not in the first's scratch file")
+	}
+	if MappedBytes() != int64(4*n) {
+		t.Errorf("mapped %d bytes, want %d", MappedBytes(), 4*n)
+	}
+	for i, v := range second {
+		if v != 0 {
+			t.Fatalf("entry %d of the reused table is %#x, want 0", i, v)
+		}
+	}
+	Free(second)
+	restore()
+	mu.Lock()
+	left := len(spare)
+	mu.Unlock()
+	if left != 0 {
+		t.Errorf("%d spare scratch files kept after the budget was set again", left)
+	}
+}
+
+// TestSpareBounded: the spare scratch files take no more than the mapped
+// tables' files took at their most.
+func TestSpareBounded(t *testing.T) {
+	defer SetBudget(1, t.TempDir())()
+	for k := 1; k <= 6; k++ {
+		Free(Make[uint8](k * minMapped)) // no spare file fits the next
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if filesBytes != 0 || spareBytes > peakFiles || spareBytes == 0 {
+		t.Errorf("%d bytes of spare scratch files, %d of mapped tables; want some spare, none mapped and at most the %d the tables took at their most", spareBytes, filesBytes, peakFiles)
 	}
 }

@@ -4,8 +4,19 @@ package bigmem
 
 import "errors"
 
+// A scratch is a mapped scratch file; there are none on this system.
+type scratch struct{ data []byte }
+
 // mapScratch fails where files are not mapped: tables then come from the
 // Go heap.
-func mapScratch(string, int64) ([]byte, func() error, error) {
-	return nil, nil, errors.New("bigmem: no file mappings on this system")
+func mapScratch(string, int64) (*scratch, error) {
+	return nil, errors.New("bigmem: no file mappings on this system")
 }
+
+func (s *scratch) release() error { return nil }
+
+func (s *scratch) rest() {}
+
+func (s *scratch) zero(n int) { clear(s.data[:n]) }
+
+func (s *scratch) grow(int) error { return errors.ErrUnsupported }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/bits"
 	"unsafe"
+
+	"github.com/hprofctl/hprofctl/model/bigmem"
 )
 
 // The sections a Packed array is kept in, after the array's name.
@@ -325,7 +327,9 @@ func marksIn[T uint8 | uint16](elems []T) int {
 // WriteNarrow writes n values as a Narrow array of T: the sections name,
 // name.rank and name.big. fill sets vals to the values from lo on, up to
 // 64 Ki at a time. It holds 4 bytes per 64 values and 8 per value from T's
-// largest up until the end.
+// largest up until the end, in tables from model/bigmem: on a big heap
+// they are a share of its objects, and the build's memory budget bounds
+// them.
 func WriteNarrow[T uint8 | uint16](w *Writer, name string, n int, fill func(lo int, vals []uint64)) error {
 	out, err := NewArray[T](w, name)
 	if err != nil {
@@ -333,27 +337,36 @@ func WriteNarrow[T uint8 | uint16](w *Writer, name string, n int, fill func(lo i
 	}
 	const step = 1 << 16 // a multiple of packedBlock
 	var (
-		vals   = make([]uint64, min(n, step))
-		small  = make([]T, min(n, step))
-		before = make([]uint32, 0, (n+packedBlock-1)/packedBlock)
-		big    []uint64
+		vals     = make([]uint64, min(n, step))
+		small    = make([]T, min(n, step))
+		before   = bigmem.Make[uint32]((n + packedBlock - 1) / packedBlock)
+		big      []uint64
+		stepBig  []uint64 // the values of a step that go to big
+		promoted int
 	)
+	defer func() {
+		bigmem.Free(before)
+		bigmem.Free(big)
+	}()
 	for lo := 0; lo < n; lo += step {
 		m := min(step, n-lo)
 		fill(lo, vals[:m])
+		stepBig = stepBig[:0]
 		for k, v := range vals[:m] {
 			if k%packedBlock == 0 {
-				if len(big) > 1<<32-1 {
+				if promoted > 1<<32-1 {
 					return fmt.Errorf("section %s: more than 2^32 - 1 values from %d up", name, ^T(0))
 				}
-				before = append(before, uint32(len(big)))
+				before[(lo+k)/packedBlock] = uint32(promoted)
 			}
 			if v >= uint64(^T(0)) {
-				big = append(big, v)
+				stepBig = append(stepBig, v)
+				promoted++
 				v = uint64(^T(0))
 			}
 			small[k] = T(v)
 		}
+		big = bigmem.Append(big, stepBig...)
 		if err := out.Append(small[:m]); err != nil {
 			return err
 		}

@@ -1,0 +1,75 @@
+package bigmem
+
+import (
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// zeroChunk is how many pages zero asks the page cache about at a time.
+const zeroChunk = 1 << 14
+
+// zero makes the first n bytes of s zero for its next table. The pages
+// the page cache still holds are cleared in place, at a minor fault and a
+// clear each, a twentieth of what the first write to a page of a new
+// scratch file costs; runs of pages it no longer holds (written back and
+// reclaimed) are zeroed in the file instead (FALLOC_FL_ZERO_RANGE), so
+// that nothing is read back from the disk only to be overwritten. Where
+// the file system cannot zero a range, or the system does not say which
+// pages it holds, the pages are cleared.
+func (s *scratch) zero(n int) {
+	page := os.Getpagesize()
+	vec := make([]byte, zeroChunk)
+	for from := 0; from < n; from += zeroChunk * page {
+		to := min(n, from+zeroChunk*page)
+		pages := (to - from + page - 1) / page
+		if mincore(s.data[from:from+pages*page], vec[:pages]) != nil {
+			clear(s.data[from:to])
+			continue
+		}
+		for lo := 0; lo < pages; {
+			held := vec[lo]&1 != 0
+			hi := lo + 1
+			for hi < pages && (vec[hi]&1 != 0) == held {
+				hi++
+			}
+			a, b := from+lo*page, min(to, from+hi*page)
+			if held || unix.Fallocate(int(s.file.Fd()), unix.FALLOC_FL_ZERO_RANGE|unix.FALLOC_FL_KEEP_SIZE, int64(a), int64((hi-lo)*page)) != nil {
+				clear(s.data[a:b])
+			}
+			lo = hi
+		}
+	}
+}
+
+// mincore sets vec[i]'s lowest bit when the page cache holds page i of
+// data, which is page-aligned (mincore(2)).
+func mincore(data, vec []byte) error {
+	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(unsafe.SliceData(data))), uintptr(len(data)), uintptr(unsafe.Pointer(unsafe.SliceData(vec))))
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// grow makes s at least size bytes long, a multiple of the page size,
+// keeping what it holds: its file grows with reserved blocks (reserve),
+// and the mapping moves where it cannot grow in place, without copying a
+// page.
+func (s *scratch) grow(size int) error {
+	page := os.Getpagesize()
+	size = (size + page - 1) / page * page
+	if size <= len(s.data) {
+		return nil
+	}
+	if err := reserve(s.file, int64(size)); err != nil {
+		return err
+	}
+	data, err := unix.Mremap(s.data, size, unix.MREMAP_MAYMOVE)
+	if err != nil {
+		return err
+	}
+	s.data = data
+	return nil
+}

@@ -1,0 +1,52 @@
+package bigmem
+
+import (
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestZeroEvicted: zero clears a scratch file's pages that the page cache
+// holds and zeroes in the file those it no longer holds, reading none
+// back.
+func TestZeroEvicted(t *testing.T) {
+	const size = 4 << 20
+	s, err := mapScratch(t.TempDir(), size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.release()
+	for i := range s.data {
+		s.data[i] = byte(i | 1)
+	}
+	// Write the second half back and evict it from the page cache: the
+	// first half stays held.
+	half := s.data[size/2:]
+	if err := unix.Msync(half, unix.MS_SYNC); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Madvise(half, unix.MADV_DONTNEED); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Fadvise(int(s.file.Fd()), size/2, size/2, unix.FADV_DONTNEED); err != nil {
+		t.Fatal(err)
+	}
+	vec := make([]byte, size/4096)
+	if err := mincore(s.data, vec); err != nil {
+		t.Fatal(err)
+	}
+	if vec[0]&1 == 0 || vec[len(vec)-1]&1 != 0 {
+		t.Logf("the page cache holds the first page: %v, the last: %v (wanted yes and no)", vec[0]&1 != 0, vec[len(vec)-1]&1 != 0)
+	}
+	s.zero(size - 100)
+	for i, b := range s.data[:size-100] {
+		if b != 0 {
+			t.Fatalf("byte %d is %#x after zero, want 0", i, b)
+		}
+	}
+	for i, b := range s.data[size-100:] {
+		if want := byte((size - 100 + i) | 1); b != want && b != 0 {
+			t.Fatalf("byte %d past the zeroed range is %#x, want %#x (or 0: a page is zeroed whole)", size-100+i, b, want)
+		}
+	}
+}
