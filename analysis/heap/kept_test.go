@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
@@ -163,5 +164,42 @@ func TestKeptLeaksAnswerAsComputed(t *testing.T) {
 	}
 	if suspects == 0 {
 		t.Fatal("no heap has a suspect: the comparison shows nothing")
+	}
+}
+
+// TestKeptRetainersAnswerAsComputed: the paths of `retainers --class`
+// kept for an index, read back from their JSON, answer every pattern
+// (one class, several, every class, none) with up to the kept number of
+// paths as the search over the whole shortest path tree finds them, pass
+// their own checks against the classes, and decline more paths.
+func TestKeptRetainersAnswerAsComputed(t *testing.T) {
+	patterns := []string{`.`, `^App1$`, `App`, `Object`, `^java\.lang\.String$`, `java\.lang\.(String|Thread)`, `nothing matches`}
+	for name, h := range keptHeaps(t) {
+		tree, chains := graph.StrongPathsWithChains(h)
+		describe := func(p graph.RetainerPaths) (Retainers, error) { return DescribePaths(h, p, true, nil, nil), nil }
+		k, err := KeepRetainers(chains, tree.ChainTo, describe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k = roundTrip(t, k)
+		if err := k.check(h); err != nil {
+			t.Fatalf("%s: the kept paths fail their checks: %v", name, err)
+		}
+		for _, pattern := range patterns {
+			re := regexp.MustCompile(pattern)
+			for _, paths := range []int{0, 1, 3, KeptRetainerPaths} {
+				got, ok := k.Answer(graph.MatchingClasses(h, re), paths)
+				if !ok {
+					t.Fatalf("%s: %s with %d paths not answered", name, pattern, paths)
+				}
+				p := graph.ShortestPaths(h, graph.RetainerOptions{Class: re, Paths: paths, Strong: tree})
+				if want := DescribePaths(h, p, true, nil, nil); !sameJSON(t, got, want) {
+					t.Fatalf("%s: %s with %d paths: the kept answer differs from the computed one", name, pattern, paths)
+				}
+			}
+			if _, ok := k.Answer(graph.MatchingClasses(h, re), KeptRetainerPaths+1); ok {
+				t.Errorf("%s: %d paths answered, more than kept", name, KeptRetainerPaths+1)
+			}
+		}
 	}
 }

@@ -37,13 +37,17 @@ type keptAnswers struct {
 
 	leaksOnce sync.Once
 	leaks     *heap.KeptLeaks
+
+	retainersOnce sync.Once
+	retainers     *heap.KeptRetainers
 }
 
 // builtAnswers are the answers worked out for an index being built.
-func builtAnswers(top *heap.KeptDominators, leaks *heap.KeptLeaks) *keptAnswers {
-	a := &keptAnswers{top: top, leaks: leaks}
+func builtAnswers(top *heap.KeptDominators, leaks *heap.KeptLeaks, retainers *heap.KeptRetainers) *keptAnswers {
+	a := &keptAnswers{top: top, leaks: leaks, retainers: retainers}
 	a.topOnce.Do(func() {})
 	a.leaksOnce.Do(func() {})
+	a.retainersOnce.Do(func() {})
 	return a
 }
 
@@ -79,6 +83,20 @@ func (a *keptAnswers) leakSuspects(note func(string, ...any)) *heap.KeptLeaks {
 	return a.leaks
 }
 
+// retainerPaths returns the kept paths of `retainers --class`, checked
+// against the classes of h, the index's heap; nil when the index keeps
+// none or they do not check (said through note: the question then reads
+// the tree).
+func (a *keptAnswers) retainerPaths(h *model.Heap, note func(string, ...any)) *heap.KeptRetainers {
+	a.retainersOnce.Do(func() {
+		var err error
+		if a.retainers, err = heap.ReadKeptRetainers(a.ix, h); err != nil {
+			note("warning: the index's kept retainers are not used, they are computed again: %s: %v", a.ix.Path(), err)
+		}
+	})
+	return a.retainers
+}
+
 // write writes the answers a holds into the index w.
 func (a *keptAnswers) write(w *store.Writer) error {
 	if a == nil {
@@ -91,19 +109,46 @@ func (a *keptAnswers) write(w *store.Writer) error {
 	if a.leaks != nil {
 		errs = append(errs, heap.WriteKeptLeaks(w, a.leaks))
 	}
+	if a.retainers != nil {
+		errs = append(errs, heap.WriteKeptRetainers(w, a.retainers))
+	}
 	return errors.Join(errs...)
 }
 
 // keepAnswers works out the answers a new index keeps for heap h, on
-// its dominator tree r, shortest path tree t and the accumulation points
-// of its biggest objects.
-func keepAnswers(h *model.Heap, r *graph.Retention, t *graph.PathTree, points *heap.AccumulationPoints) *keptAnswers {
+// its dominator tree r, shortest path tree t with its class chains and
+// the accumulation points of its biggest objects.
+func keepAnswers(h *model.Heap, r *graph.Retention, t *graph.PathTree, chains *graph.ClassChains, points *heap.AccumulationPoints) *keptAnswers {
 	var top *heap.KeptDominators
+	var retainers *heap.KeptRetainers
 	var wg sync.WaitGroup
 	wg.Go(func() { top = heap.KeepDominators(h, r, indexedSize) })
+	wg.Go(func() { retainers = keepRetainers(h, t, chains) })
 	leaks := keepLeaks(h, r, t, points)
 	wg.Wait()
-	return builtAnswers(top, leaks)
+	return builtAnswers(top, leaks, retainers)
+}
+
+// keepRetainers works out, for a new index, the paths `retainers
+// --class` shows for each class, from the class chains of h's shortest
+// path tree t, described as Session.Retainers describes them. nil for a
+// dump whose values are not read again at build (see stringCensus), or
+// cannot be, or without class chains.
+func keepRetainers(h *model.Heap, t *graph.PathTree, chains *graph.ClassChains) *heap.KeptRetainers {
+	if chains == nil || h.Source.Compression != string(input.Plain) || h.Source.Lines > 0 {
+		return nil
+	}
+	k, err := heap.KeepRetainers(chains, t.ChainTo, func(p graph.RetainerPaths) (heap.Retainers, error) {
+		labels, names, err := pathLabels(h, p)
+		if err != nil {
+			return heap.Retainers{}, err
+		}
+		return heap.DescribePaths(h, p, true, labels, names), nil
+	})
+	if err != nil {
+		return nil
+	}
+	return k
 }
 
 // keepLeaks finds, for a new index, the leak suspects of h above
@@ -234,6 +279,20 @@ func (s *Session) keptDominators(o heap.DominatorOptions) (heap.DominatorReport,
 	}
 	o.Size = s.o.Size
 	return a.dominators(s.noteln).Answer(o)
+}
+
+// keptRetainers answers Retainers for o from the answers the index
+// keeps; false when they do not hold it (not a class target, weak
+// references followed).
+func (s *Session) keptRetainers(o graph.RetainerOptions) (heap.Retainers, bool) {
+	if o.Class == nil || o.IncludeWeak {
+		return heap.Retainers{}, false
+	}
+	a, h := s.keptAnswers()
+	if a == nil {
+		return heap.Retainers{}, false
+	}
+	return a.retainerPaths(h, s.noteln).Answer(graph.MatchingClasses(h, o.Class), o.Paths)
 }
 
 // keptLeaks answers Leaks for o from the answers the index keeps; false

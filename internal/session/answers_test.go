@@ -5,11 +5,15 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/model/store"
 	"github.com/hprofctl/hprofctl/model/store/storetest"
@@ -42,8 +46,9 @@ func plainCopy(t *testing.T, path string) string {
 
 // keptQuestions asks s what the index answers from its classes and kept
 // answers: the histogram, the top of the dominator tree (the default
-// page, and one further down with fewer children) and the leak suspects
-// at the default threshold; each answer as JSON, as reports write it.
+// page, and one further down with fewer children), the leak suspects at
+// the default threshold and the retainers of a few classes and of every
+// class; each answer as JSON, as reports write it.
 func keptQuestions(t *testing.T, s *Session) []string {
 	t.Helper()
 	var out []string
@@ -63,6 +68,8 @@ func keptQuestions(t *testing.T, s *Session) []string {
 	add(s.Dominators(heap.DominatorOptions{Top: 20, Children: 10}))
 	add(s.Dominators(heap.DominatorOptions{Top: 7, Offset: 5, Children: 3}))
 	add(s.Leaks(LeakOptions{Threshold: keptLeakThreshold, Classes: 5}))
+	add(s.Retainers(graph.RetainerOptions{Class: regexp.MustCompile(`java\.lang\.String`), Paths: 3}))
+	add(s.Retainers(graph.RetainerOptions{Class: regexp.MustCompile(`.`), Paths: heap.KeptRetainerPaths}))
 	return out
 }
 
@@ -81,12 +88,12 @@ func askDump(t *testing.T, path, index string) (answers []string, said string, s
 }
 
 // TestKeptAnswersAsComputed: JVM dumps' histogram, top of the dominator
-// tree and leak suspects, asked of a fresh index, are answered from its
+// tree, leak suspects and retainers of classes, asked of a fresh index, are answered from its
 // classes and kept answers without reading its objects (the session
 // holds no heap with objects after them), and equal those computed from
-// the dump itself. A compressed dump's index keeps no leak suspects
-// (their paths would read it all again): its leaks read the index as
-// before.
+// the dump itself. A compressed dump's index keeps no leak suspects nor
+// retainers (their paths would read it all again): those read the index
+// as before.
 func TestKeptAnswersAsComputed(t *testing.T) {
 	dumps := []string{fixture, filepath.Join("..", "..", "testdata", "jvm", "jdk17-gz.hprof.gz")}
 	for _, name := range []string{"jdk17-default", "jdk17-oom", "jdk17-nocoops-noccp", "jdk25-default"} {
@@ -163,6 +170,7 @@ func TestCraftedKeptAnswers(t *testing.T) {
 	garbage := func(b []byte) { copy(b, `[`) }
 	dominators := func(change func(*heap.KeptDominators)) func([]byte) { return rewriteJSON(t, change) }
 	leaks := func(change func(*heap.KeptLeaks)) func([]byte) { return rewriteJSON(t, change) }
+	retainers := func(change func(*heap.KeptRetainers)) func([]byte) { return rewriteJSON(t, change) }
 	cases := []struct {
 		name, section string
 		change        func([]byte)
@@ -183,6 +191,20 @@ func TestCraftedKeptAnswers(t *testing.T) {
 		{"other total", heap.SectionKeptLeaks, leaks(func(k *heap.KeptLeaks) { k.Report.TotalBytes /= 2 }), "a total of"},
 		{"a step without its size", heap.SectionKeptLeaks, leaks(func(k *heap.KeptLeaks) { k.PathRetained[0] = k.PathRetained[0][1:] }), "sizes"},
 		{"too many classes", heap.SectionKeptLeaks, leaks(func(k *heap.KeptLeaks) { k.Classes = 0 }), "classes"},
+		{"cut", heap.SectionKeptRetainers, garbage, "kept retainers are not used"},
+		{"class out of range", heap.SectionKeptRetainers, retainers(func(k *heap.KeptRetainers) {
+			// As many digits as the last class's index, past every class.
+			last := &k.Classes[len(k.Classes)-1]
+			last.Class = int32(math.Pow10(len(strconv.Itoa(int(last.Class))))) - 1
+		}), "out of order or range"},
+		{"classes out of order", heap.SectionKeptRetainers, retainers(func(k *heap.KeptRetainers) {
+			k.Classes[0], k.Classes[1] = k.Classes[1], k.Classes[0]
+		}), "out of order or range"},
+		{"path to another class", heap.SectionKeptRetainers, retainers(func(k *heap.KeptRetainers) {
+			c := &k.Classes[len(k.Classes)-1]
+			c.Paths[0].Chain = c.Paths[0].Chain[:len(c.Paths[0].Chain)-1]
+		}), "does not end at one of its"},
+		{"more held than reached", heap.SectionKeptRetainers, retainers(func(k *heap.KeptRetainers) { k.Classes[0].Targets = 0 }), "instances"},
 	}
 	for _, c := range cases {
 		data := bytes.Clone(good)

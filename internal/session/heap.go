@@ -244,6 +244,9 @@ func (s *Session) Lookup(id uint64) (model.ObjectIndex, error) {
 // Retainers finds the shortest paths from GC roots to the targets o names
 // and describes their steps.
 func (s *Session) Retainers(o graph.RetainerOptions) (heap.Retainers, error) {
+	if r, ok := s.keptRetainers(o); ok {
+		return r, nil
+	}
 	h, err := s.dumpHeap(true)
 	if err != nil {
 		return heap.Retainers{}, err

@@ -346,7 +346,7 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	}(werr)
 	x.summaries = summarize(h, r)
 	x.summaries.chains, x.summaries.sums = found.chains, <-sumsDone
-	x.answers = keepAnswers(h, r, found.tree, x.summaries.points)
+	x.answers = keepAnswers(h, r, found.tree, found.chains, x.summaries.points)
 	if werr = <-treesWritten; werr == nil {
 		werr = x.commit(w)
 	}
