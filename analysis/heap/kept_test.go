@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
@@ -171,35 +172,59 @@ func TestKeptLeaksAnswerAsComputed(t *testing.T) {
 // kept for an index, read back from their JSON, answer every pattern
 // (one class, several, every class, none) with up to the kept number of
 // paths as the search over the whole shortest path tree finds them, pass
-// their own checks against the classes, and decline more paths.
+// their own checks against the classes, and decline more paths and the
+// patterns that match a class whose paths are too long to keep (the
+// random heaps' long chains).
 func TestKeptRetainersAnswerAsComputed(t *testing.T) {
 	patterns := []string{`.`, `^App1$`, `App`, `Object`, `^java\.lang\.String$`, `java\.lang\.(String|Thread)`, `nothing matches`}
+	answered, declined := 0, 0
 	for name, h := range keptHeaps(t) {
 		tree, chains := graph.StrongPathsWithChains(h)
 		describe := func(p graph.RetainerPaths) (Retainers, error) { return DescribePaths(h, p, true, nil, nil), nil }
-		k, err := KeepRetainers(chains, tree.ChainTo, describe)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k = roundTrip(t, k)
-		if err := k.check(h); err != nil {
-			t.Fatalf("%s: the kept paths fail their checks: %v", name, err)
-		}
-		for _, pattern := range patterns {
-			re := regexp.MustCompile(pattern)
-			for _, paths := range []int{0, 1, 3, KeptRetainerPaths} {
-				got, ok := k.Answer(graph.MatchingClasses(h, re), paths)
-				if !ok {
-					t.Fatalf("%s: %s with %d paths not answered", name, pattern, paths)
-				}
-				p := graph.ShortestPaths(h, graph.RetainerOptions{Class: re, Paths: paths, Strong: tree})
-				if want := DescribePaths(h, p, true, nil, nil); !sameJSON(t, got, want) {
-					t.Fatalf("%s: %s with %d paths: the kept answer differs from the computed one", name, pattern, paths)
-				}
+		for _, steps := range []int{keptRetainerSteps, 6} {
+			k, err := keepRetainers(chains, tree, describe, steps)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if _, ok := k.Answer(graph.MatchingClasses(h, re), KeptRetainerPaths+1); ok {
-				t.Errorf("%s: %d paths answered, more than kept", name, KeptRetainerPaths+1)
+			k = roundTrip(t, k)
+			if err := k.check(h); err != nil {
+				t.Fatalf("%s: the kept paths fail their checks: %v", name, err)
 			}
+			answered, declined = compareKeptRetainers(t, name, h, k, tree, patterns, answered, declined)
 		}
 	}
+	if answered == 0 || declined == 0 {
+		t.Fatalf("%d answers from the kept paths, %d declined: the comparison shows less than it should", answered, declined)
+	}
+}
+
+// compareKeptRetainers compares the answers of k for patterns with
+// those the search over the shortest path tree gives, adding to the
+// counts of answers and of patterns declined.
+func compareKeptRetainers(t *testing.T, name string, h *model.Heap, k *KeptRetainers, tree *graph.PathTree, patterns []string, answered, declined int) (int, int) {
+	t.Helper()
+	for _, pattern := range patterns {
+		re := regexp.MustCompile(pattern)
+		match := graph.MatchingClasses(h, re)
+		left := slices.ContainsFunc(k.Left, func(c int32) bool { return match[c] })
+		for _, paths := range []int{0, 1, 3, KeptRetainerPaths} {
+			got, ok := k.Answer(match, paths)
+			if ok == left {
+				t.Fatalf("%s: %s with %d paths answered: %v, matching a class left out: %v", name, pattern, paths, ok, left)
+			}
+			if !ok {
+				declined++
+				continue
+			}
+			answered++
+			p := graph.ShortestPaths(h, graph.RetainerOptions{Class: re, Paths: paths, Strong: tree})
+			if want := DescribePaths(h, p, true, nil, nil); !sameJSON(t, got, want) {
+				t.Fatalf("%s: %s with %d paths: the kept answer differs from the computed one", name, pattern, paths)
+			}
+		}
+		if _, ok := k.Answer(match, KeptRetainerPaths+1); ok {
+			t.Errorf("%s: %d paths answered, more than kept", name, KeptRetainerPaths+1)
+		}
+	}
+	return answered, declined
 }

@@ -18,6 +18,12 @@ const SectionKeptRetainers = "answers.retainers"
 // keep: `retainers --class` shows 3 by default.
 const KeptRetainerPaths = 5
 
+// keptRetainerSteps bounds the steps of a class's kept paths, all
+// together: a class whose paths run longer (the instances of a long
+// linked list) is left out, and the patterns that match it are answered
+// from the tree, so that what is kept stays a few steps per class.
+const keptRetainerSteps = 256
+
 // KeptRetainers are, for every class with instances, the merged paths of
 // `retainers --class` (the class chains of the strong shortest path tree
 // holding most of its instances, graph.ClassChains) with their steps
@@ -27,6 +33,9 @@ type KeptRetainers struct {
 	// Paths is how many paths each class keeps at most.
 	Paths   int                  `json:"paths"`
 	Classes []KeptClassRetainers `json:"classes"`
+	// Left are the classes with instances whose paths are not kept
+	// (longer than keptRetainerSteps), in class order.
+	Left []int32 `json:"left"`
 }
 
 // KeptClassRetainers are one class's part of KeptRetainers.
@@ -44,11 +53,16 @@ type KeptClassRetainers struct {
 
 // Answer is what `retainers --class` answers with paths merged paths for
 // the classes match marks, from what k keeps; false when k keeps fewer
-// paths per class.
+// paths per class, or leaves out a class match marks.
 func (k *KeptRetainers) Answer(match []bool, paths int) (Retainers, bool) {
 	paths = max(paths, 1)
 	if k == nil || paths > k.Paths {
 		return Retainers{}, false
+	}
+	for _, c := range k.Left {
+		if int(c) < len(match) && match[c] {
+			return Retainers{}, false
+		}
 	}
 	out := Retainers{Paths: []RetainerPath{}, Merged: true}
 	type ranked struct {
@@ -106,8 +120,13 @@ func (k *KeptRetainers) check(h *model.Heap) error {
 	if k.Paths < 1 || k.Paths > KeptRetainerPaths {
 		return fmt.Errorf("%d paths per class", k.Paths)
 	}
+	for i, c := range k.Left {
+		if c < 0 || int(c) >= len(h.Classes) || i > 0 && c <= k.Left[i-1] {
+			return fmt.Errorf("class %d left out of order or range", c)
+		}
+	}
 	for i, c := range k.Classes {
-		if c.Class < 0 || int(c.Class) >= len(h.Classes) || i > 0 && c.Class <= k.Classes[i-1].Class {
+		if c.Class < 0 || int(c.Class) >= len(h.Classes) || i > 0 && c.Class <= k.Classes[i-1].Class || slices.Contains(k.Left, c.Class) {
 			return fmt.Errorf("class %d out of order or range", c.Class)
 		}
 		if err := checkKeptClass(c, h.Classes[c.Class], k.Paths); err != nil {
@@ -139,26 +158,36 @@ func checkKeptClass(c KeptClassRetainers, cl model.Class, paths int) error {
 }
 
 // KeepRetainers works out the KeptRetainers of the class chains of a
-// heap's strong shortest path tree, whose chain gives each path (nil:
-// none, which makes KeptRetainers none) and describe describes.
-func KeepRetainers(chains *graph.ClassChains, chain func(model.ObjectIndex) []model.ObjectIndex, describe func(graph.RetainerPaths) (Retainers, error)) (*KeptRetainers, error) {
-	k := &KeptRetainers{Paths: KeptRetainerPaths, Classes: []KeptClassRetainers{}}
+// heap's strong shortest path tree t, whose paths describe describes.
+func KeepRetainers(chains *graph.ClassChains, t *graph.PathTree, describe func(graph.RetainerPaths) (Retainers, error)) (*KeptRetainers, error) {
+	return keepRetainers(chains, t, describe, keptRetainerSteps)
+}
+
+// keepRetainers is KeepRetainers leaving out the classes whose paths
+// take more than most steps together.
+func keepRetainers(chains *graph.ClassChains, t *graph.PathTree, describe func(graph.RetainerPaths) (Retainers, error), most int) (*KeptRetainers, error) {
+	k := &KeptRetainers{Paths: KeptRetainerPaths, Classes: []KeptClassRetainers{}, Left: []int32{}}
 	var p graph.RetainerPaths
-	missing := false
 	chains.EachClass(func(c model.ClassIndex, targets, unreached int64, groups [][2]int64) {
 		kc := KeptClassRetainers{Class: int32(c), Targets: targets, Unreached: unreached, First: []int64{}}
+		var found [][]model.ObjectIndex
+		steps := 0
 		for _, g := range groups[:min(KeptRetainerPaths, len(groups))] {
-			ch := chain(model.ObjectIndex(g[0]))
-			missing = missing || ch == nil
-			p.Chains = append(p.Chains, ch)
-			p.Objects = append(p.Objects, g[1])
+			ch := t.ChainWithin(model.ObjectIndex(g[0]), most-steps)
+			if ch == nil {
+				k.Left = append(k.Left, int32(c))
+				return
+			}
+			steps += len(ch)
+			found = append(found, ch)
 			kc.First = append(kc.First, g[0])
+		}
+		for i, ch := range found {
+			p.Chains = append(p.Chains, ch)
+			p.Objects = append(p.Objects, groups[i][1])
 		}
 		k.Classes = append(k.Classes, kc)
 	})
-	if missing {
-		return nil, fmt.Errorf("a class chain's first instance has no path")
-	}
 	described, err := describe(p)
 	if err != nil {
 		return nil, err

@@ -138,7 +138,7 @@ func keepRetainers(h *model.Heap, t *graph.PathTree, chains *graph.ClassChains) 
 	if chains == nil || h.Source.Compression != string(input.Plain) || h.Source.Lines > 0 {
 		return nil
 	}
-	k, err := heap.KeepRetainers(chains, t.ChainTo, func(p graph.RetainerPaths) (heap.Retainers, error) {
+	k, err := heap.KeepRetainers(chains, t, func(p graph.RetainerPaths) (heap.Retainers, error) {
 		labels, names, err := pathLabels(h, p)
 		if err != nil {
 			return heap.Retainers{}, err
