@@ -398,13 +398,14 @@ func (s *Session) openIndex(objects bool) (*indexed, error) {
 	if err != nil || x == nil {
 		return nil, err
 	}
+	// An index opened for its classes first said what follows already.
 	if s.classes != nil {
-		// Opened for its classes first, which said this.
 		x.Ignored = nil
-	} else {
-		s.warnTruncated(s.path, x.Heap.Anomalies)
 	}
 	s.indexNote(x)
+	if s.classes == nil {
+		s.warnTruncated(s.path, x.Heap.Anomalies)
+	}
 	return x, nil
 }
 
