@@ -40,12 +40,15 @@ hprofctl), old version, unusable, abandoned (a killed build's temporary file)
 or being built. --prune removes those of yours that serve no dump, and shows
 the list with what it removed.
 
---memory SIZE bounds what the build keeps on its own heap (default an eighth
-of the machine's memory): past it the per-object tables (ids, classes,
-references, the dominator computation's arrays, retained sizes) are mapped
-from scratch files beside the index, which the kernel pages to disk and back,
-so a dump bigger than the machine's memory can be indexed; the files are
-removed as they are made and leave nothing behind. On a terminal the progress
+--memory SIZE bounds the build's own memory, what it keeps on its Go heap
+(default two fifths of the dump file, at most an eighth of the machine's
+memory): past it the per-object tables (ids, classes, references, the
+dominator computation's arrays, retained sizes) are mapped from scratch files
+beside the index, whose pages are page cache that the kernel writes to disk
+and takes back when it needs the memory, so a dump bigger than the machine's
+memory can be indexed; the files are removed as they are made and leave
+nothing behind. The resident memory that top shows counts the mapped pages
+the build touched; its anonymous part (RssAnon) is the build's own. On a terminal the progress
 bar names the build's phase and estimates the time left.
 
 A HotSpot dump stored uncompressed is read on every core (GOMAXPROCS): the

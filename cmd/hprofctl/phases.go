@@ -22,11 +22,11 @@ import (
 // write a line to stderr as each of its phases ends: the phase, its time,
 // the processor time the process spent in it (user and system, every
 // thread; from /proc/self/stat where there is one), the Go heap in use,
-// the process's anonymous and peak resident memory (from
-// /proc/self/status), the tables mapped from scratch files and how many
-// times their pages were dropped from the resident memory
-// (bigmem.BoundResident). For measuring builds; the lines are no
-// interface.
+// the process's anonymous resident memory (from /proc/self/status) and
+// its peak as sampled (bigmem.PeakAnonymous), the peak of the whole
+// resident memory, which counts the mapped tables' pages (VmHWM), and the
+// tables mapped from scratch files. For measuring builds; the lines are
+// no interface.
 const buildTraceEnv = "HPROFCTL_BUILD_TRACE"
 
 // buildDisplay shows an index build: the progress bar while one is drawn,
@@ -63,9 +63,9 @@ func (d *buildDisplay) enter(name string, before float64) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		anon, peak := procMemory()
-		fmt.Fprintf(d.trace, "phase %-22s %6.2fs  cpu %6.2fs  go-heap %9s  rss-anon %9s  peak-rss %9s  mapped %9s  drops %d\n", d.phase,
-			now.Sub(d.began).Seconds(), (cpu - d.cpu).Seconds(), humanize.IBytes(ms.HeapInuse), humanize.IBytes(anon), humanize.IBytes(peak),
-			humanize.IBytes(uint64(bigmem.MappedBytes())), bigmem.Trims())
+		fmt.Fprintf(d.trace, "phase %-22s %6.2fs  cpu %6.2fs  go-heap %9s  rss-anon %9s  peak-anon %9s  peak-rss %9s  mapped %9s\n", d.phase,
+			now.Sub(d.began).Seconds(), (cpu - d.cpu).Seconds(), humanize.IBytes(ms.HeapInuse), humanize.IBytes(anon),
+			humanize.IBytes(uint64(bigmem.PeakAnonymous())), humanize.IBytes(peak), humanize.IBytes(uint64(bigmem.MappedBytes())))
 	}
 	d.phase, d.began, d.cpu = name, now, cpu
 }

@@ -267,12 +267,15 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	start := time.Now()
 	budget := o.Memory
 	if budget == 0 {
-		budget = bigmem.DefaultBudget()
+		var size int64
+		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+			size = st.Size()
+		}
+		budget = bigmem.DefaultBudget(size)
 	}
 	defer bigmem.SetBudget(budget, scratchDir(place))()
-	// The tables mapped past the budget count in the resident memory
-	// once touched: their pages are let go whenever the process holds
-	// more than the budget.
+	// The Go heap's free pages go back to the system whenever the
+	// process's own memory passes the budget.
 	defer bigmem.BoundResident(budget)()
 	phase := relievedPhases(o.phases(), budget)
 	defer phase("")

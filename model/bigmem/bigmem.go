@@ -29,9 +29,19 @@ type Number interface {
 // small tables) needs about that much for the dumps this program meets.
 const MinBudget = 64 << 20
 
-// DefaultBudget is the budget of a build that names none: an eighth of
-// the machine's memory, 0 (no bound) where that is unknown.
-func DefaultBudget() int64 { return PhysicalMemory() / 8 }
+// DefaultBudget is the budget of a build that names none, for a dump
+// file of dumpBytes bytes (0: unknown): two fifths of the dump, at least
+// MinBudget, and at most an eighth of the machine's memory. A build all
+// on the heap holds about 1.2 times an uncompressed dump; within two
+// fifths its own memory stays near half the dump, the page cache holding
+// the rest of its tables. 0 (no bound) where neither size is known.
+func DefaultBudget(dumpBytes int64) int64 {
+	budget := PhysicalMemory() / 8
+	if share := max(dumpBytes*2/5, MinBudget); dumpBytes > 0 && (budget == 0 || share < budget) {
+		budget = share
+	}
+	return budget
+}
 
 // heapGrowth is how far, in percent, the Go heap grows past what is live
 // before a collection during a build (model.LoadOptions.LeanGC's setting):

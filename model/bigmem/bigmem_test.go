@@ -83,61 +83,40 @@ func TestAppendOverBudget(t *testing.T) {
 	}
 }
 
-// TestDropResident: dropping a mapped table's pages takes them out of the
-// process's resident memory (where the system reports it) and keeps what
-// the table holds.
-func TestDropResident(t *testing.T) {
-	defer SetBudget(1, t.TempDir())()
-	n := 16 * minMapped / 8 // 16 MiB
-	table := Make[uint64](n)
-	defer Free(table)
-	for i := range table {
-		table[i] = uint64(i) * 11
-	}
-	_, before, ok := residentBytes()
-	trimsBefore := Trims()
-	DropResident()
-	_, after, _ := residentBytes()
-	if ok && before-after < int64(8*n)/2 {
-		t.Errorf("shared resident memory went from %d to %d bytes, want at least %d less", before, after, 8*n/2)
-	}
-	if Trims() != trimsBefore+1 {
-		t.Errorf("Trims went from %d to %d, want one more", trimsBefore, Trims())
-	}
-	for i := range table {
-		if table[i] != uint64(i)*11 {
-			t.Fatalf("entry %d reads %d after its pages were dropped, want %d", i, table[i], uint64(i)*11)
-		}
-	}
-}
-
-// TestBoundResident: with a limit below what the process holds, the
-// mapped tables' pages are dropped within a few checks.
+// TestBoundResident: with a limit below the process's anonymous memory
+// and collected garbage on the Go heap, the heap's free pages go back to
+// the system within a few checks, and the peak seen is at least what the
+// process held.
 func TestBoundResident(t *testing.T) {
-	if _, _, ok := residentBytes(); !ok {
+	total, shared, ok := residentBytes()
+	if !ok {
 		t.Skip("the system does not report resident memory")
 	}
-	defer SetBudget(1, t.TempDir())()
-	table := Make[uint64](16 * minMapped / 8)
-	defer Free(table)
-	for i := range table {
-		table[i] = 1
+	garbage := make([]byte, 64<<20)
+	for i := range garbage {
+		garbage[i] = 1
 	}
-	before := Trims()
+	runtime.KeepAlive(garbage) // collectable from here on
+	runtime.GC()
+	lastRelease.Store(0)
+	before := Releases()
 	stop := BoundResident(1 << 20)
 	defer stop()
 	deadline := time.Now().Add(50 * trimEvery)
-	for Trims() == before && time.Now().Before(deadline) {
+	for Releases() == before && time.Now().Before(deadline) {
 		time.Sleep(trimEvery / 4)
 	}
-	if Trims() == before {
-		t.Errorf("no trim in %v with 16 MiB mapped and resident against a 1 MiB limit", 50*trimEvery)
+	if Releases() == before {
+		t.Errorf("the Go heap's free pages were not given back in %v with 64 MiB collected against a 1 MiB limit", 50*trimEvery)
+	}
+	if PeakAnonymous() < (total-shared)/2 {
+		t.Errorf("PeakAnonymous %d bytes, the process held %d anonymous bytes", PeakAnonymous(), total-shared)
 	}
 }
 
 // TestSettle: past its limit, Settle returns the Go heap's collected
-// pages to the system and drops the mapped tables' pages; within the
-// limit it drops nothing.
+// pages to the system; within the limit it returns nothing; a mapped
+// table keeps what it holds, its pages left to the kernel.
 func TestSettle(t *testing.T) {
 	if _, _, ok := residentBytes(); !ok {
 		t.Skip("the system does not report resident memory")
@@ -145,21 +124,18 @@ func TestSettle(t *testing.T) {
 	defer SetBudget(1, t.TempDir())()
 	table := Make[uint64](16 * minMapped / 8)
 	defer Free(table)
-	touch := func() {
-		for i := range table {
-			table[i] = uint64(i)
-		}
+	for i := range table {
+		table[i] = uint64(i)
 	}
-	touch()
 	garbage := make([]byte, 64<<20)
 	for i := range garbage {
 		garbage[i] = 1
 	}
 	runtime.KeepAlive(garbage) // collectable from here on
-	before := Trims()
+	before := Releases()
 	Settle(1 << 62)
-	if Trims() != before {
-		t.Errorf("within its limit Settle dropped the mapped pages")
+	if Releases() != before {
+		t.Errorf("within its limit Settle gave the Go heap's pages back")
 	}
 	total, shared, _ := residentBytes()
 	Settle(1 << 20)
@@ -167,8 +143,8 @@ func TestSettle(t *testing.T) {
 	if anon, anon2 := total-shared, total2-shared2; anon-anon2 < 48<<20 {
 		t.Errorf("past its limit Settle took the anonymous resident memory from %d to %d bytes with 64 MiB collected, want at least 48 MiB less", anon, anon2)
 	}
-	if shared-shared2 < 8<<20 || Trims() != before+1 {
-		t.Errorf("past its limit Settle took the shared resident memory from %d to %d bytes (%d drops) with 16 MiB mapped, want at least 8 MiB less after one drop", shared, shared2, Trims()-before)
+	if Releases() != before+1 {
+		t.Errorf("past its limit Settle gave the Go heap's pages back %d times, want once", Releases()-before)
 	}
 	for i := range table {
 		if table[i] != uint64(i) {
@@ -179,53 +155,54 @@ func TestSettle(t *testing.T) {
 
 // TestPacer: a loop's Pacer checks the resident memory against the
 // bound's limit once every paceSteps steps, and only when no check was
-// made for trimEvery; past the limit the check drops the mapped pages,
-// but not again within futileDropEvery while the process's own memory
-// alone is 1.5 times the limit.
+// made for trimEvery.
 func TestPacer(t *testing.T) {
 	if _, _, ok := residentBytes(); !ok {
 		t.Skip("the system does not report resident memory")
 	}
-	defer SetBudget(1, t.TempDir())()
-	table := Make[uint64](16 * minMapped / 8)
-	defer Free(table)
-	for i := range table {
-		table[i] = 1
-	}
-	boundLimit.Store(1 << 20)
+	boundLimit.Store(1 << 62)
 	defer boundLimit.Store(0)
-	lastDrop.Store(0)
 	var p Pacer
-	lastCheck.Store(time.Now().UnixNano())
-	before := Trims()
+	recent := time.Now().UnixNano()
+	lastCheck.Store(recent)
 	for range paceSteps {
 		p.Step()
 	}
-	if Trims() != before {
-		t.Errorf("a check %v after the last one dropped the mapped pages", trimEvery)
+	if lastCheck.Load() != recent {
+		t.Errorf("a Pacer checked again less than %v after the last check", trimEvery)
 	}
-	lastCheck.Store(time.Now().Add(-trimEvery).UnixNano())
+	old := time.Now().Add(-trimEvery).UnixNano()
+	lastCheck.Store(old)
 	for range paceSteps - 1 {
 		p.Step()
 	}
-	if Trims() != before {
-		t.Errorf("a check before %d steps dropped the mapped pages", paceSteps)
+	if lastCheck.Load() != old {
+		t.Errorf("a Pacer checked before %d steps", paceSteps)
 	}
 	p.Step()
-	if Trims() != before+1 {
-		t.Errorf("%d steps, %v after the last check, past the limit: %d drops, want 1", paceSteps, trimEvery, Trims()-before)
+	if lastCheck.Load() == old {
+		t.Errorf("%d steps, %v after the last check: no check", paceSteps, trimEvery)
 	}
-	// The process's own memory alone is far past the 1 MiB limit: the
-	// next drop waits futileDropEvery.
-	for i := range table {
-		table[i] = 2
+}
+
+// TestDefaultBudget: two fifths of the dump, within MinBudget and an
+// eighth of the machine's memory; an eighth of the machine's memory when
+// the dump's size is unknown.
+func TestDefaultBudget(t *testing.T) {
+	eighth := PhysicalMemory() / 8
+	if eighth == 0 {
+		t.Skip("the system does not report its memory")
 	}
-	lastDrop.Store(time.Now().UnixNano())
-	lastCheck.Store(time.Now().Add(-trimEvery).UnixNano())
-	for range paceSteps {
-		p.Step()
-	}
-	if Trims() != before+1 {
-		t.Errorf("a check within %v of a drop, the process's own memory past the limit, dropped again", futileDropEvery)
+	for _, c := range []struct {
+		dump, want int64
+	}{
+		{0, eighth},
+		{1 << 20, MinBudget},
+		{eighth, max(eighth*2/5, MinBudget)},
+		{3 * eighth, eighth},
+	} {
+		if got := DefaultBudget(c.dump); got != c.want {
+			t.Errorf("DefaultBudget(%d) = %d with %d bytes of memory, want %d", c.dump, got, PhysicalMemory(), c.want)
+		}
 	}
 }

@@ -7,33 +7,37 @@ import (
 	"time"
 )
 
-// The pages of a mapped table that the process has touched count in its
-// resident memory (and its peak, VmHWM) until the kernel needs them
-// elsewhere, which on a machine with memory to spare is never: a build
-// that maps its tables would still grow to their whole size. BoundResident
-// keeps the process within its budget by dropping those pages from the
-// process whenever it holds too many of them. The data stays in the page
-// cache and the scratch files; a page read again is mapped back in by
-// the kernel without a read from the disk while the page cache keeps it.
+// The budget bounds the process's own memory: its anonymous resident
+// memory, which is the Go heap and what the runtime holds. The pages of a
+// mapped table are the page cache's: they count in the process's resident
+// memory while it maps them, but the kernel takes them back (writing them
+// to the scratch file first) whenever it needs the memory, and a page read
+// again is mapped back in from the page cache without a read from the
+// disk while the cache keeps it. Dropping them from the process on its
+// own would only make the walks over the tables fault them back in at
+// random: on a 16 GiB dump the predecessors phase took 299 s with a drop
+// every 40 ms.
+//
+// What the process does itself is give the Go heap's free pages back to
+// the system: a build's work arrays, once collected, would otherwise stay
+// resident for a long time.
 
-// trimEvery is how often BoundResident looks at the resident memory. A
-// depth-first search over mapped tables faults their pages back at
-// gigabytes a second, so what the process holds past its limit grows
-// with this interval; reading the resident memory costs some
-// microseconds.
+// trimEvery is how often BoundResident looks at the resident memory:
+// reading it costs some microseconds.
 const trimEvery = 20 * time.Millisecond
 
 // releaseEvery is the least time between two returns of the Go heap's free
 // pages to the system (each costs a garbage collection).
 const releaseEvery = time.Second
 
-// trims counts the times the mapped tables' pages were dropped.
-var trims atomic.Int64
+// peakAnonymous is the highest anonymous resident memory BoundResident or
+// a Pacer saw.
+var peakAnonymous atomic.Int64
 
-// BoundResident checks the process's resident memory every trimEvery
-// until stop is called, and relieves it (Relieve) when it holds more than
-// limit bytes. Where the system does not report resident memory it does
-// nothing.
+// BoundResident checks the process's anonymous resident memory every
+// trimEvery until stop is called, and relieves it (Relieve) when it holds
+// more than limit bytes. Where the system does not report resident memory
+// it does nothing.
 func BoundResident(limit int64) (stop func()) {
 	if limit <= 0 {
 		return func() {}
@@ -74,14 +78,12 @@ var boundLimit, lastCheck atomic.Int64
 // at the clock: some hundred microseconds of a depth-first search.
 const paceSteps = 1 << 14
 
-// A Pacer counts the steps of a long loop that touches mapped tables at
-// random (a depth-first search, a pass over the references) and every
-// paceSteps of them checks the resident memory against the running
-// BoundResident's limit, when no check was made for trimEvery. The loop
-// then bounds its own faults: with the cores busy, the checks of
-// BoundResident's goroutine come late, while the loop faults pages back
-// at gigabytes a second. The zero Pacer is ready; each goroutine needs its
-// own.
+// A Pacer counts the steps of a long loop that allocates or touches
+// memory fast (a depth-first search, a pass over the references) and
+// every paceSteps of them checks the resident memory against the running
+// BoundResident's limit, when no check was made for trimEvery: with the
+// cores busy, the checks of BoundResident's goroutine come late. The zero
+// Pacer is ready; each goroutine needs its own.
 type Pacer struct{ steps uint32 }
 
 // Step counts one step.
@@ -107,14 +109,13 @@ func pace() {
 // lastRelease is when Relieve last returned the Go heap's free pages.
 var lastRelease atomic.Int64
 
-// Relieve brings the process's resident memory towards limit bytes when
-// it holds more: first the Go heap's free pages go back to the system
-// (at most once every releaseEvery, and only when they are more than an
-// eighth of limit: a build's work arrays, once collected, stay resident
-// for a long time otherwise), then, when the mapped tables still hold
-// more than an eighth of limit, their pages are dropped (DropResident;
-// fewer are not worth their coming back), less often while the
-// process's own memory alone is 1.5 times limit (futileDropEvery).
+// releases counts the returns of the Go heap's free pages to the system.
+var releases atomic.Int64
+
+// Relieve brings the process's anonymous resident memory towards limit
+// bytes when it holds more: the Go heap's free pages go back to the
+// system, at most once every releaseEvery, and only when they are more
+// than an eighth of limit.
 func Relieve(limit int64) {
 	relieve(limit, false)
 }
@@ -131,48 +132,38 @@ func relieve(limit int64, collect bool) {
 		return
 	}
 	total, shared, ok := residentBytes()
-	if !ok || total <= limit {
+	if !ok {
+		return
+	}
+	anon := total - shared
+	notePeak(anon)
+	if anon <= limit {
 		return
 	}
 	now := time.Now().UnixNano()
 	if collect || heapFreeBytes() > limit/8 && now-lastRelease.Load() >= int64(releaseEvery) {
 		lastRelease.Store(now)
+		releases.Add(1)
 		debug.FreeOSMemory()
-		if total, shared, _ = residentBytes(); total <= limit {
+	}
+}
+
+// notePeak raises peakAnonymous to anon when it is higher.
+func notePeak(anon int64) {
+	for {
+		peak := peakAnonymous.Load()
+		if anon <= peak || peakAnonymous.CompareAndSwap(peak, anon) {
 			return
 		}
 	}
-	// While the process's own memory alone passes the limit by half, the
-	// limit is far out of reach: the mapped pages are then dropped only
-	// every futileDropEvery (or at a phase's end), which bounds them
-	// without faulting a walk's whole working set back in every
-	// trimEvery.
-	if shared <= limit/8 || !collect && (total-shared)*2 >= limit*3 && now-lastDrop.Load() < int64(futileDropEvery) {
-		return
-	}
-	lastDrop.Store(now)
-	DropResident()
 }
 
-// lastDrop is when relieve last dropped the mapped pages.
-var lastDrop atomic.Int64
+// PeakAnonymous returns the highest anonymous resident memory seen by the
+// checks of BoundResident, the Pacers and Settle, in bytes: the system
+// keeps the peak of the whole resident memory (VmHWM), which counts the
+// mapped tables' page-cache pages, but not of the anonymous part.
+func PeakAnonymous() int64 { return peakAnonymous.Load() }
 
-// futileDropEvery is the least time between two drops while the
-// process's own memory alone is 1.5 times the limit.
-const futileDropEvery = 10 * trimEvery
-
-// DropResident drops the resident pages of every mapped table from the
-// process; their contents stay as they are.
-func DropResident() {
-	mu.Lock()
-	defer mu.Unlock()
-	for _, m := range mapped {
-		// A table whose pages stay is only a table that costs more
-		// memory: nothing to do but go on.
-		_ = dropPages(m.data)
-	}
-	trims.Add(1)
-}
-
-// Trims returns how many times the mapped tables' pages were dropped.
-func Trims() int64 { return trims.Load() }
+// Releases returns how many times the Go heap's free pages were given
+// back to the system past a limit.
+func Releases() int64 { return releases.Load() }

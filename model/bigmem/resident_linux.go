@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"strconv"
-	"syscall"
 )
 
 // residentBytes returns the process's resident memory and the part of it
@@ -26,10 +25,4 @@ func residentBytes() (total, shared int64, ok bool) {
 	}
 	page := int64(os.Getpagesize())
 	return resident * page, sharedPages * page, true
-}
-
-// dropPages drops the pages of data, a shared mapping of a file, from the
-// process: the file and the page cache keep what they hold.
-func dropPages(data []byte) error {
-	return syscall.Madvise(data, syscall.MADV_DONTNEED)
 }
