@@ -14,11 +14,12 @@ import (
 
 // A fresh index answers the questions asked most from a few sections
 // whose size does not grow with the number of objects: the histogram
-// from the classes (model.ReadIndexClasses), the top of the dominator
-// tree and the leak suspects at the default threshold from the answers
-// the build worked out (heap.KeptDominators, heap.KeptLeaks). A question
-// these do not answer (other options, --heap, --mapping, other sizes)
-// reads the whole index as before.
+// from the classes (model.ReadIndexClasses); the top of the dominator
+// tree, the leak suspects at the default threshold and the retainers of
+// classes from the answers the build worked out (heap.KeptDominators,
+// heap.KeptLeaks, heap.KeptRetainers). A question these do not answer
+// (other options, --heap, --mapping, other sizes) reads the whole index
+// as before.
 
 // keptLeakThreshold is the threshold the index keeps the leak suspects
 // at: that of `hprofctl leaks` without --threshold (10%).
@@ -27,8 +28,9 @@ const keptLeakThreshold = 10.0 / 100
 // keptAnswers are the answers an index keeps worked out, read from it on
 // first use; for an index just built, as they were worked out.
 type keptAnswers struct {
-	// ix is the index they are read from, nil once read; objects is
-	// the number of objects of its heap.
+	// ix is the index they are read from (nil for an index just
+	// built, whose answers are set); objects is the number of objects
+	// of its heap.
 	ix      *store.Index
 	objects int
 
