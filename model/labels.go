@@ -76,13 +76,10 @@ func ReadLabelsTo(h *Heap, from []ObjectIndex, next map[ObjectIndex][]ObjectInde
 			}
 			ids, k := r.IDSize(), 0
 			targets, only := next[obj]
-			targetIDs := make([]uint64, len(targets))
-			for t, to := range targets {
-				targetIDs[t] = h.ObjectID(to)
-			}
+			listed := listedIDs(h, targets)
 			return r.PayloadChunks(func(chunk []byte) error {
 				for p := 0; p+ids <= len(chunk); p += ids {
-					if id := r.ID(chunk[p:]); !only || slices.Contains(targetIDs, id) {
+					if id := r.ID(chunk[p:]); !only || listed(id) {
 						add(obj, id, fmt.Sprintf("[%d]", k), false)
 					}
 					k++
@@ -172,4 +169,25 @@ func (h *Heap) eachField(c ClassIndex, data []byte, fn func(f *Field, isReferenc
 			off += size
 		}
 	}
+}
+
+// listedSearch is how many objects listedIDs looks through one by one;
+// past it, it keys them in a set: many paths may run through one array
+// of millions of elements (the table of a big map), each to another.
+const listedSearch = 16
+
+// listedIDs returns whether an id is that of one of objs.
+func listedIDs(h *Heap, objs []ObjectIndex) func(uint64) bool {
+	if len(objs) <= listedSearch {
+		ids := make([]uint64, len(objs))
+		for t, o := range objs {
+			ids[t] = h.ObjectID(o)
+		}
+		return func(id uint64) bool { return slices.Contains(ids, id) }
+	}
+	set := make(map[uint64]bool, len(objs))
+	for _, o := range objs {
+		set[h.ObjectID(o)] = true
+	}
+	return func(id uint64) bool { return set[id] }
 }

@@ -159,9 +159,41 @@ func (h *Heap) writeClassOf(w *store.Writer) error {
 // section that is missing, has the wrong type or disagrees with the others
 // is an error (the index is then no index of this build).
 func ReadIndex(ix *store.Index) (*Heap, error) {
+	h, m, err := readMeta(ix)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.readObjects(ix, m); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// ReadIndexClasses returns the Heap that WriteIndex wrote into ix without
+// its objects (HasObjects false), as Load gives it without them: the
+// classes with their instance counts and sizes, the roots, threads and
+// traces, from the one small section that keeps them; objects is the
+// number of objects the index keeps. It reads no per-object section, so
+// it costs the same whatever the number of objects, and the Heap does
+// not use ix after it returns.
+func ReadIndexClasses(ix *store.Index) (h *Heap, objects int, err error) {
+	h, m, err := readMeta(ix)
+	if err != nil {
+		return nil, 0, err
+	}
+	if m.Objects < 0 || m.Objects >= int(NoObject)-1 {
+		return nil, 0, indexError("%d objects", m.Objects)
+	}
+	h.HasObjects = false
+	return h, m.Objects, nil
+}
+
+// readMeta reads the part of a Heap kept in the section heapMeta: all but
+// its per-object tables.
+func readMeta(ix *store.Index) (*Heap, heapMeta, error) {
 	var m heapMeta
 	if err := ix.JSON(sectionHeapMeta, &m); err != nil {
-		return nil, err
+		return nil, m, err
 	}
 	h := &Heap{
 		Source: m.Source, Roots: m.Roots, Threads: m.Threads, Traces: m.Traces,
@@ -181,7 +213,7 @@ func ReadIndex(ix *store.Index) (*Heap, error) {
 		h.Classes[i] = m.Classes[i].Class
 		if r := m.Classes[i].LengthResidues; r != nil {
 			if len(r) != 256 {
-				return nil, indexError("class %d has %d array length residues, not 256", i, len(r))
+				return nil, m, indexError("class %d has %d array length residues, not 256", i, len(r))
 			}
 			h.Classes[i].lengthResidues = (*[256]int64)(r)
 		}
@@ -190,8 +222,14 @@ func ReadIndex(ix *store.Index) (*Heap, error) {
 		}
 	}
 	if len(h.classSize) != len(h.Classes) || len(h.mirrorSize) != len(h.Classes) {
-		return nil, indexError("%d classes but %d instance and %d mirror sizes", len(h.Classes), len(h.classSize), len(h.mirrorSize))
+		return nil, m, indexError("%d classes but %d instance and %d mirror sizes", len(h.Classes), len(h.classSize), len(h.mirrorSize))
 	}
+	return h, m, nil
+}
+
+// readObjects reads the per-object tables of h, whose other parts m
+// describes, from ix.
+func (h *Heap) readObjects(ix *store.Index, m heapMeta) error {
 	var (
 		bucket    []uint32
 		from, to  []ObjectIndex
@@ -209,7 +247,7 @@ func ReadIndex(ix *store.Index) (*Heap, error) {
 		starts = 0
 	}
 	if n < 0 || n >= int(NoObject)-1 {
-		return nil, indexError("%d objects", n)
+		return indexError("%d objects", n)
 	}
 	store.LoadPacked(ix, sectionIDs, n, &ids, &err)
 	h.ids = splitTable{packed: &ids}
@@ -235,15 +273,15 @@ func ReadIndex(ix *store.Index) (*Heap, error) {
 		h.offsets = &splitTable{packed: &offsets}
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := h.checkSwitches(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := h.adoptTables(bucket, from, to, m); err != nil {
-		return nil, err
+		return err
 	}
-	return h, nil
+	return nil
 }
 
 // adoptTables checks that the per-object tables read from an index agree

@@ -154,6 +154,22 @@ func ReadClassChains(ix *store.Index, h *model.Heap, t *PathTree) (*ClassChains,
 	return s, nil
 }
 
+// EachClass calls fn with each class of s in index order: its instances
+// (class objects left out), those no root reaches, and its chains that
+// hold most instances, each as its first instance and its count of
+// instances, most first (equal counts by their first instance).
+func (s *ClassChains) EachClass(fn func(c model.ClassIndex, targets, unreached int64, groups [][2]int64)) {
+	classes := make([]model.ClassIndex, 0, len(s.classes))
+	for c := range s.classes {
+		classes = append(classes, c)
+	}
+	slices.Sort(classes)
+	for _, c := range classes {
+		cc := s.classes[c]
+		fn(c, cc.Targets, cc.Unreached, cc.Groups)
+	}
+}
+
 // answers reports whether s can give classPaths's answer for o and
 // paths: the same tree, every heap, and enough chains kept.
 func (s *ClassChains) answers(o RetainerOptions, parent parents, paths int) bool {

@@ -110,6 +110,28 @@ func ReadIndex(ix *store.Index, h *model.Heap) (*Retention, *PathTree, error) {
 	return r, &PathTree{parent: parents{kept: kept}}, nil
 }
 
+// Totals are what a dominator tree kept in an index holds, and what it
+// leaves out.
+type Totals struct {
+	ReachableObjects, ReachableBytes int64
+	Unreachable, UnreachableBytes    int64
+}
+
+// ReadTotals reads the totals of the dominator tree that WriteIndex wrote
+// into ix for a heap of n objects, from its small section alone: the
+// retained sizes and the tree are not read. A fault wraps
+// store.ErrCorrupt.
+func ReadTotals(ix *store.Index, n int) (Totals, error) {
+	var m retentionMeta
+	if err := ix.JSON(sectionRetentionMeta, &m); err != nil {
+		return Totals{}, err
+	}
+	if m.Unreachable < 0 || m.Unreachable > int64(n) {
+		return Totals{}, fmt.Errorf("%w: %d unreachable objects of %d", store.ErrCorrupt, m.Unreachable, n)
+	}
+	return Totals{ReachableObjects: int64(n) - m.Unreachable, ReachableBytes: m.ReachableBytes, Unreachable: m.Unreachable, UnreachableBytes: m.UnreachableBytes}, nil
+}
+
 // InSize returns r with retained sizes in size mode: r itself when they
 // are, else a copy whose sizes are added up again over the same tree
 // (the tree does not depend on sizes). r must not keep its unreachable

@@ -136,6 +136,21 @@ func (t *PathTree) chain(obj model.ObjectIndex) ([]model.ObjectIndex, error) {
 	return c, nil
 }
 
+// ChainWithin is ChainTo for a path of at most most objects: nil when
+// obj's is longer (or there is none), found in at most most steps.
+func (t *PathTree) ChainWithin(obj model.ObjectIndex, most int) []model.ObjectIndex {
+	if most < 1 {
+		return nil
+	}
+	steps := 1
+	for x := obj; t.parent.at(x) != rootParent; x = model.ObjectIndex(t.parent.at(x)) {
+		if steps++; steps > most || int(t.parent.at(x)) >= t.parent.len() {
+			return nil
+		}
+	}
+	return t.ChainTo(obj)
+}
+
 // Tree returns the shortest path tree o asks for: Strong when it is given
 // and IncludeWeak is not, else one computed now.
 func (o RetainerOptions) Tree(h *model.Heap) *PathTree {

@@ -29,6 +29,9 @@ func (s *Session) Leaks(o LeakOptions) (Leaks, error) {
 	if err := checkCount("classes", o.Classes, 0); err != nil {
 		return Leaks{}, err
 	}
+	if l, ok := s.keptLeaks(o); ok {
+		return l, nil
+	}
 	h, r, err := s.retained()
 	if err != nil {
 		return Leaks{}, err
@@ -41,7 +44,7 @@ func (s *Session) Leaks(o LeakOptions) (Leaks, error) {
 	if err != nil {
 		return Leaks{}, err
 	}
-	labels, names, err := s.pathLabels(h, l.Paths())
+	labels, names, err := pathLabels(h, l.Paths())
 	if err != nil {
 		return Leaks{}, err
 	}

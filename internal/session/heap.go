@@ -91,19 +91,10 @@ func (s *Session) countedHeap(o heap.HistoOptions) *model.Heap {
 		return nil
 	}
 	s.mu.Lock()
-	loaded := s.heap != nil
+	loaded := s.heap != nil || s.classesIndex() != nil
 	s.mu.Unlock()
 	if loaded {
 		return nil
-	}
-	if !s.o.NoIndex {
-		x, err := freshIndex(s.path, s.indexOptions())
-		if x != nil {
-			x.close()
-		}
-		if err != nil || x != nil {
-			return nil
-		}
 	}
 	h, err := model.CountClasses(s.path, runtime.GOMAXPROCS(0))
 	if err != nil || heap.MayHaveNative(h) {
@@ -137,6 +128,9 @@ func (s *Session) dominatorOptions(h *model.Heap, o heap.DominatorOptions) (heap
 
 // Dominators lists the objects that retain most, as o asks.
 func (s *Session) Dominators(o heap.DominatorOptions) (heap.DominatorReport, error) {
+	if d, ok := s.keptDominators(o); ok {
+		return d, nil
+	}
 	h, r, err := s.retained()
 	if err != nil {
 		return heap.DominatorReport{}, err
@@ -250,6 +244,9 @@ func (s *Session) Lookup(id uint64) (model.ObjectIndex, error) {
 // Retainers finds the shortest paths from GC roots to the targets o names
 // and describes their steps.
 func (s *Session) Retainers(o graph.RetainerOptions) (heap.Retainers, error) {
+	if r, ok := s.keptRetainers(o); ok {
+		return r, nil
+	}
 	h, err := s.dumpHeap(true)
 	if err != nil {
 		return heap.Retainers{}, err
@@ -269,7 +266,7 @@ func (s *Session) Retainers(o graph.RetainerOptions) (heap.Retainers, error) {
 		}
 		p = graph.ShortestPaths(h, o)
 	}
-	labels, names, err := s.pathLabels(h, p)
+	labels, names, err := pathLabels(h, p)
 	if err != nil {
 		return heap.Retainers{}, err
 	}
@@ -295,7 +292,7 @@ func (s *Session) classPathsFromIndex(h *model.Heap, o graph.RetainerOptions) (p
 // pathLabels reads the dump again for what describing paths needs: the
 // labeled references of their objects and the names of their root
 // threads.
-func (s *Session) pathLabels(h *model.Heap, p graph.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error) {
+func pathLabels(h *model.Heap, p graph.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error) {
 	labels, err := model.ReadLabelsTo(h, p.Sources(h), p.Steps())
 	if err != nil {
 		return nil, nil, err
@@ -351,7 +348,7 @@ func (s *Session) showData(h *model.Heap, objs []model.ObjectIndex, o heap.ShowO
 		if err != nil {
 			return d, err
 		}
-		labels, names, err := s.pathLabels(h, p)
+		labels, names, err := pathLabels(h, p)
 		if err != nil {
 			return d, err
 		}

@@ -28,7 +28,7 @@ import (
 // IndexContent is the version of what the index's sections hold
 // (store.Identity.Content). Change it whenever a section is added, removed
 // or changes meaning, so that indexes of older builds are rebuilt.
-const IndexContent = 9
+const IndexContent = 10
 
 // buildGCPercent is the garbage collector's growth target while a build
 // works on a loaded heap (debug.SetGCPercent).
@@ -90,6 +90,8 @@ type indexed struct {
 	strings *heap.StringCensus
 	// summaries are the index's answers worked out ahead (summaries.go).
 	summaries *summaries
+	// answers are the answers to whole questions it keeps (answers.go).
+	answers *keptAnswers
 	// uncap stops keeping ix's resident pages under residentIndex.
 	uncap func()
 }
@@ -255,7 +257,7 @@ func fromIndex(ix *store.Index, path string) (*indexed, error) {
 	if err := checkSummarySections(ix); err != nil {
 		return nil, err
 	}
-	return &indexed{Heap: h, Path: ix.Path(), retention: r, paths: t, strings: census, summaries: &summaries{}, ix: ix, uncap: ix.CapResident(residentIndex)}, nil
+	return &indexed{Heap: h, Path: ix.Path(), retention: r, paths: t, strings: census, summaries: &summaries{}, answers: &keptAnswers{ix: ix, objects: h.NumObjects()}, ix: ix, uncap: ix.CapResident(residentIndex)}, nil
 }
 
 // buildIndex reads the dump, analyses it and writes the index; when the index
@@ -347,6 +349,7 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	}(werr)
 	x.summaries = summarize(h, r)
 	x.summaries.chains, x.summaries.sums = found.chains, <-sumsDone
+	x.answers = keepAnswers(h, r, found.tree, found.chains, x.summaries.points)
 	if werr = <-treesWritten; werr == nil {
 		werr = x.commit(w)
 	}
@@ -476,6 +479,9 @@ func (x *indexed) writeTrees(w *store.Writer) error {
 // (writeTrees), and makes the index whole.
 func (x *indexed) commit(w *store.Writer) error {
 	if err := x.summaries.write(w); err != nil {
+		return err
+	}
+	if err := x.answers.write(w); err != nil {
 		return err
 	}
 	if err := w.Commit(); err != nil {

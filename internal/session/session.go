@@ -97,6 +97,10 @@ type Session struct {
 	heap    *model.Heap
 	objects bool
 	index   *indexed
+	// classes is the index opened for its classes and kept answers
+	// alone (classesIndex), classesTried whether that was tried.
+	classes      *classIndex
+	classesTried bool
 
 	retention func() (*graph.Retention, error)
 	strong    func() (*graph.PathTree, error)
@@ -168,6 +172,7 @@ func (s *Session) Close() error {
 	if s.index != nil {
 		errs = append(errs, s.index.close())
 	}
+	errs = append(errs, s.classes.close())
 	errs = append(errs, s.removeSpool())
 	return errors.Join(errs...)
 }
@@ -335,6 +340,11 @@ func (s *Session) notThreadDump() error {
 // standard input, a bare JVMPI buffer, or no fresh index when the
 // objects are not needed.
 func (s *Session) readHeap(objects bool) (*model.Heap, error) {
+	if c := s.classesIndexFor(objects); c != nil {
+		s.dropFirst()
+		s.objects = false
+		return c.heap, nil
+	}
 	x, err := s.openIndex(objects)
 	if err != nil {
 		return nil, err
@@ -388,8 +398,14 @@ func (s *Session) openIndex(objects bool) (*indexed, error) {
 	if err != nil || x == nil {
 		return nil, err
 	}
+	// An index opened for its classes first said what follows already.
+	if s.classes != nil {
+		x.Ignored = nil
+	}
 	s.indexNote(x)
-	s.warnTruncated(s.path, x.Heap.Anomalies)
+	if s.classes == nil {
+		s.warnTruncated(s.path, x.Heap.Anomalies)
+	}
 	return x, nil
 }
 

@@ -114,11 +114,11 @@ func (s *summaries) write(w *store.Writer) error {
 }
 
 // checkSummarySections checks, as the index opens, the checksums of the
-// summaries' sections it holds (they are small): a damaged one makes the
-// index rebuilt like any other damaged section. What they say is checked
+// summaries' and kept answers' sections it holds (they are small): a
+// damaged one makes the index rebuilt like any other damaged section. What they say is checked
 // against the heap when each is first used.
 func checkSummarySections(ix *store.Index) error {
-	for _, name := range []string{graph.SectionClassChains, heap.SectionCollectionSums} {
+	for _, name := range []string{graph.SectionClassChains, heap.SectionCollectionSums, heap.SectionKeptDominators, heap.SectionKeptLeaks, heap.SectionKeptRetainers} {
 		if _, ok := ix.Section(name); ok {
 			if _, err := ix.Blob(name); err != nil {
 				return err

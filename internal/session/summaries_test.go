@@ -44,9 +44,11 @@ func plainDump(t *testing.T) string {
 	return path
 }
 
-// summaryQuestions asks s the questions the summaries answer.
+// summaryQuestions asks s the questions the summaries answer: the
+// retainers of classes with more paths than the index keeps described
+// (heap.KeptRetainers), which the class chains then answer.
 func summaryQuestions(s *Session) (any, error) {
-	r, err := s.Retainers(graph.RetainerOptions{Class: regexp.MustCompile(`^java\.lang\.(String|Thread)$`), Paths: 3})
+	r, err := s.Retainers(graph.RetainerOptions{Class: regexp.MustCompile(`^java\.lang\.(String|Thread)$`), Paths: heap.KeptRetainerPaths + 1})
 	if err != nil {
 		return nil, err
 	}

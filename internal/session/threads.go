@@ -286,7 +286,7 @@ func (s *Session) TieLocks(reports []threads.DeadlockReport) (*TiedLocks, error)
 		return nil, err
 	}
 	p := graph.ShortestPaths(h, graph.RetainerOptions{Objects: threads.LockObjects(h, locks), Paths: 1})
-	labels, names, err := s.pathLabels(h, p)
+	labels, names, err := pathLabels(h, p)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,202 @@
+package heap
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/hprofctl/hprofctl/analysis/graph"
+	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/store"
+)
+
+// SectionKeptRetainers is the index section KeptRetainers are kept in
+// (JSON).
+const SectionKeptRetainers = "answers.retainers"
+
+// KeptRetainerPaths is how many merged paths per class KeptRetainers
+// keep: `retainers --class` shows 3 by default.
+const KeptRetainerPaths = 5
+
+// keptRetainerSteps bounds the steps of a class's kept paths, all
+// together: a class whose paths run longer (the instances of a long
+// linked list) is left out, and the patterns that match it are answered
+// from the tree, so that what is kept stays a few steps per class.
+const keptRetainerSteps = 256
+
+// KeptRetainers are, for every class with instances, the merged paths of
+// `retainers --class` (the class chains of the strong shortest path tree
+// holding most of its instances, graph.ClassChains) with their steps
+// described, worked out when an index is built: the paths of the classes
+// a pattern matches then need neither the tree nor the dump.
+type KeptRetainers struct {
+	// Paths is how many paths each class keeps at most.
+	Paths   int                  `json:"paths"`
+	Classes []KeptClassRetainers `json:"classes"`
+	// Left are the classes with instances whose paths are not kept
+	// (longer than keptRetainerSteps), in class order.
+	Left []int32 `json:"left"`
+}
+
+// KeptClassRetainers are one class's part of KeptRetainers.
+type KeptClassRetainers struct {
+	Class     int32 `json:"class"`
+	Targets   int64 `json:"targets"`
+	Unreached int64 `json:"unreached"`
+	// First are the first instances (in object order) of the chains
+	// Paths show, which order chains of equal counts.
+	First []int64 `json:"first"`
+	// Paths are the described paths of the chains holding most
+	// instances, most first; each path's Objects counts them.
+	Paths []RetainerPath `json:"paths"`
+}
+
+// Answer is what `retainers --class` answers with paths merged paths for
+// the classes match marks, from what k keeps; false when k keeps fewer
+// paths per class, or leaves out a class match marks.
+func (k *KeptRetainers) Answer(match []bool, paths int) (Retainers, bool) {
+	paths = max(paths, 1)
+	if k == nil || paths > k.Paths {
+		return Retainers{}, false
+	}
+	for _, c := range k.Left {
+		if int(c) < len(match) && match[c] {
+			return Retainers{}, false
+		}
+	}
+	out := Retainers{Paths: []RetainerPath{}, Merged: true}
+	type ranked struct {
+		first int64
+		path  RetainerPath
+	}
+	var all []ranked
+	for _, c := range k.Classes {
+		if int(c.Class) >= len(match) || !match[c.Class] {
+			continue
+		}
+		out.Targets += c.Targets
+		out.Unreached += c.Unreached
+		for i, p := range c.Paths {
+			all = append(all, ranked{c.First[i], p})
+		}
+	}
+	slices.SortFunc(all, func(a, b ranked) int {
+		return cmp.Or(cmp.Compare(b.path.Objects, a.path.Objects), cmp.Compare(a.first, b.first))
+	})
+	for _, r := range all[:min(paths, len(all))] {
+		out.Paths = append(out.Paths, r.path)
+	}
+	return out, true
+}
+
+// WriteKeptRetainers writes k into the index w.
+func WriteKeptRetainers(w *store.Writer, k *KeptRetainers) error {
+	return w.WriteJSON(SectionKeptRetainers, k)
+}
+
+// ReadKeptRetainers reads what WriteKeptRetainers wrote into ix for heap
+// h, read without its objects (model.ReadIndexClasses) or with them; nil
+// when the index keeps none. What the paths say is checked against the
+// classes, not against the tree (which they spare reading): each class
+// once and in range, no more instances than it has, each path ending at
+// an instance of its class with its count of instances, most first. A
+// fault wraps store.ErrCorrupt.
+func ReadKeptRetainers(ix *store.Index, h *model.Heap) (*KeptRetainers, error) {
+	if _, ok := ix.Section(SectionKeptRetainers); !ok {
+		return nil, nil
+	}
+	var k KeptRetainers
+	if err := ix.JSON(SectionKeptRetainers, &k); err != nil {
+		return nil, err
+	}
+	if err := k.check(h); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", store.ErrCorrupt, SectionKeptRetainers, err)
+	}
+	return &k, nil
+}
+
+// check reports what in k cannot be of heap h's classes.
+func (k *KeptRetainers) check(h *model.Heap) error {
+	if k.Paths < 1 || k.Paths > KeptRetainerPaths {
+		return fmt.Errorf("%d paths per class", k.Paths)
+	}
+	for i, c := range k.Left {
+		if c < 0 || int(c) >= len(h.Classes) || i > 0 && c <= k.Left[i-1] {
+			return fmt.Errorf("class %d left out of order or range", c)
+		}
+	}
+	for i, c := range k.Classes {
+		if c.Class < 0 || int(c.Class) >= len(h.Classes) || i > 0 && c.Class <= k.Classes[i-1].Class || slices.Contains(k.Left, c.Class) {
+			return fmt.Errorf("class %d out of order or range", c.Class)
+		}
+		if err := checkKeptClass(c, h.Classes[c.Class], k.Paths); err != nil {
+			return fmt.Errorf("class %d: %v", c.Class, err)
+		}
+	}
+	return nil
+}
+
+// checkKeptClass reports what in c cannot be the paths of class cl, with
+// at most paths of them.
+func checkKeptClass(c KeptClassRetainers, cl model.Class, paths int) error {
+	held := int64(0)
+	if c.Unreached < 0 || c.Targets > cl.Instances || len(c.Paths) > paths || len(c.First) != len(c.Paths) {
+		return fmt.Errorf("%d instances, %d unreached, %d paths", c.Targets, c.Unreached, len(c.Paths))
+	}
+	for j, p := range c.Paths {
+		last := len(p.Chain) - 1
+		if p.Objects < 1 || last < 0 || p.Chain[last].Class != cl.Name || c.First[j] < 0 ||
+			j > 0 && (p.Objects > c.Paths[j-1].Objects || p.Objects == c.Paths[j-1].Objects && c.First[j] <= c.First[j-1]) {
+			return fmt.Errorf("path %d does not end at one of its %d instances", j, p.Objects)
+		}
+		held += p.Objects
+	}
+	if held > c.Targets-c.Unreached {
+		return fmt.Errorf("its paths hold %d instances of %d reached", held, c.Targets-c.Unreached)
+	}
+	return nil
+}
+
+// KeepRetainers works out the KeptRetainers of the class chains of a
+// heap's strong shortest path tree t, whose paths describe describes.
+func KeepRetainers(chains *graph.ClassChains, t *graph.PathTree, describe func(graph.RetainerPaths) (Retainers, error)) (*KeptRetainers, error) {
+	return keepRetainers(chains, t, describe, keptRetainerSteps)
+}
+
+// keepRetainers is KeepRetainers leaving out the classes whose paths
+// take more than most steps together.
+func keepRetainers(chains *graph.ClassChains, t *graph.PathTree, describe func(graph.RetainerPaths) (Retainers, error), most int) (*KeptRetainers, error) {
+	k := &KeptRetainers{Paths: KeptRetainerPaths, Classes: []KeptClassRetainers{}, Left: []int32{}}
+	var p graph.RetainerPaths
+	chains.EachClass(func(c model.ClassIndex, targets, unreached int64, groups [][2]int64) {
+		kc := KeptClassRetainers{Class: int32(c), Targets: targets, Unreached: unreached, First: []int64{}}
+		var found [][]model.ObjectIndex
+		steps := 0
+		for _, g := range groups[:min(KeptRetainerPaths, len(groups))] {
+			ch := t.ChainWithin(model.ObjectIndex(g[0]), most-steps)
+			if ch == nil {
+				k.Left = append(k.Left, int32(c))
+				return
+			}
+			steps += len(ch)
+			found = append(found, ch)
+			kc.First = append(kc.First, g[0])
+		}
+		for i, ch := range found {
+			p.Chains = append(p.Chains, ch)
+			p.Objects = append(p.Objects, groups[i][1])
+		}
+		k.Classes = append(k.Classes, kc)
+	})
+	described, err := describe(p)
+	if err != nil {
+		return nil, err
+	}
+	next := 0
+	for i := range k.Classes {
+		n := len(k.Classes[i].First)
+		k.Classes[i].Paths = described.Paths[next : next+n : next+n]
+		next += n
+	}
+	return k, nil
+}
