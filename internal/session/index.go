@@ -267,11 +267,7 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	start := time.Now()
 	budget := o.Memory
 	if budget == 0 {
-		var size int64
-		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-			size = st.Size()
-		}
-		budget = bigmem.DefaultBudget(size)
+		budget = bigmem.DefaultBudget(regularFileSize(path))
 	}
 	defer bigmem.SetBudget(budget, scratchDir(place))()
 	// The Go heap's free pages go back to the system whenever the
@@ -387,6 +383,15 @@ func stringCensus(h *model.Heap) *heap.StringCensus {
 		return nil
 	}
 	return &c
+}
+
+// regularFileSize is the size of the regular file at path, 0 for anything
+// else (standard input, a pipe) or when it cannot be told.
+func regularFileSize(path string) int64 {
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		return st.Size()
+	}
+	return 0
 }
 
 // scratchDir is where a build's scratch files go: the directory of the
