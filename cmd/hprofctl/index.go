@@ -41,7 +41,7 @@ or being built. --prune removes those of yours that serve no dump, and shows
 the list with what it removed.
 
 --memory SIZE bounds the build's own memory, what it keeps on its Go heap
-(default two fifths of the dump file, at most an eighth of the machine's
+(default a third of the dump file, at most an eighth of the machine's
 memory): past it the per-object tables (ids, classes, references, the
 dominator computation's arrays, retained sizes) are mapped from scratch files
 beside the index, whose pages are page cache that the kernel writes to disk

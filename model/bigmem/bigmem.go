@@ -39,14 +39,16 @@ type Number interface {
 const MinBudget = 64 << 20
 
 // DefaultBudget is the budget of a build that names none, for a dump
-// file of dumpBytes bytes (0: unknown): two fifths of the dump, at least
+// file of dumpBytes bytes (0: unknown): a third of the dump, at least
 // MinBudget, and at most an eighth of the machine's memory. A build all
-// on the heap holds about 1.2 times an uncompressed dump; within two
-// fifths its own memory stays near half the dump, the page cache holding
-// the rest of its tables. 0 (no bound) where neither size is known.
+// on the heap holds about 1.2 times an uncompressed dump; within a third
+// its own memory stays well under half the dump (what the budget does
+// not hold, the garbage collector's slack and the small tables, adds a
+// tenth or so), the page cache holding the rest of its tables. 0 (no
+// bound) where neither size is known.
 func DefaultBudget(dumpBytes int64) int64 {
 	budget := PhysicalMemory() / 8
-	if share := max(dumpBytes*2/5, MinBudget); dumpBytes > 0 && (budget == 0 || share < budget) {
+	if share := max(dumpBytes/3, MinBudget); dumpBytes > 0 && (budget == 0 || share < budget) {
 		budget = share
 	}
 	return budget

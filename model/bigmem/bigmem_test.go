@@ -192,7 +192,7 @@ func TestPacer(t *testing.T) {
 	}
 }
 
-// TestDefaultBudget: two fifths of the dump, within MinBudget and an
+// TestDefaultBudget: a third of the dump, within MinBudget and an
 // eighth of the machine's memory; an eighth of the machine's memory when
 // the dump's size is unknown.
 func TestDefaultBudget(t *testing.T) {
@@ -205,7 +205,7 @@ func TestDefaultBudget(t *testing.T) {
 	}{
 		{0, eighth},
 		{1 << 20, MinBudget},
-		{eighth, max(eighth*2/5, MinBudget)},
+		{eighth, max(eighth/3, MinBudget)},
 		{3 * eighth, eighth},
 	} {
 		if got := DefaultBudget(c.dump); got != c.want {
