@@ -105,11 +105,8 @@ func WriteCollectionSums(w *store.Writer, s *CollectionSums) error {
 // once, collections of a JDK class Collections measures and arrays of an
 // array class, with no more of them than the class has instances.
 func ReadCollectionSums(ix *store.Index, h *model.Heap) (*CollectionSums, error) {
-	if _, ok := ix.Section(SectionCollectionSums); !ok {
-		return nil, nil
-	}
-	var s CollectionSums
-	if err := ix.JSON(SectionCollectionSums, &s); err != nil {
+	s, err := store.OptionalJSON[CollectionSums](ix, SectionCollectionSums)
+	if s == nil || err != nil {
 		return nil, err
 	}
 	jdkOf := jdkClassesOf(h)
@@ -127,7 +124,7 @@ func ReadCollectionSums(ix *store.Index, h *model.Heap) (*CollectionSums, error)
 			return nil, fmt.Errorf("%w: the wasteful array sums of class %d do not fit the heap", store.ErrCorrupt, as.Class)
 		}
 	}
-	return &s, nil
+	return s, nil
 }
 
 // answers reports whether s gives Collections's answer for o.

@@ -91,17 +91,14 @@ func WriteKeptDominators(w *store.Writer, k *KeptDominators) error {
 // children no more than itself, as many as the report says) and a fault
 // wraps store.ErrCorrupt.
 func ReadKeptDominators(ix *store.Index, totals graph.Totals) (*KeptDominators, error) {
-	if _, ok := ix.Section(SectionKeptDominators); !ok {
-		return nil, nil
-	}
-	var k KeptDominators
-	if err := ix.JSON(SectionKeptDominators, &k); err != nil {
+	k, err := store.OptionalJSON[KeptDominators](ix, SectionKeptDominators)
+	if k == nil || err != nil {
 		return nil, err
 	}
 	if err := k.check(keptTotals(totals)); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", store.ErrCorrupt, SectionKeptDominators, err)
 	}
-	return &k, nil
+	return k, nil
 }
 
 // check reports what in k cannot be the report of a tree with totals.

@@ -601,6 +601,21 @@ func (ix *Index) Blob(name string) ([]byte, error) {
 	return ix.bytes(s), nil
 }
 
+// OptionalJSON decodes blob section name of ix, written by
+// Writer.WriteJSON, into a new T: nil when ix has no such section (an
+// index whose build kept none), an error wrapping ErrCorrupt when the
+// section does not decode.
+func OptionalJSON[T any](ix *Index, name string) (*T, error) {
+	if _, ok := ix.Section(name); !ok {
+		return nil, nil
+	}
+	v := new(T)
+	if err := ix.JSON(name, v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
 // JSON decodes blob section name, written by Writer.WriteJSON, into v.
 func (ix *Index) JSON(name string, v any) error {
 	b, err := ix.Blob(name)

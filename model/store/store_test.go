@@ -202,6 +202,15 @@ func (s sample) check(t *testing.T, ix *Index) {
 		t.Errorf("meta blob %s, want %s", raw, sampleMetaJSON)
 	}
 	eq("meta", meta, s.meta)
+	if kept, err := OptionalJSON[sampleMeta](ix, "meta"); err != nil || kept == nil || !reflect.DeepEqual(*kept, s.meta) {
+		t.Errorf("OptionalJSON(meta) = %v, %v; want %v", kept, err, s.meta)
+	}
+	if absent, err := OptionalJSON[sampleMeta](ix, "no such section"); absent != nil || err != nil {
+		t.Errorf("OptionalJSON of a missing section = %v, %v; want nil, nil", absent, err)
+	}
+	if _, err := OptionalJSON[sampleMeta](ix, "blob"); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("OptionalJSON of a section that is not JSON: %v, want ErrCorrupt", err)
+	}
 	sections := ix.Sections()
 	var next uint64
 	for i := range sections {
