@@ -2,9 +2,7 @@ package session
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,34 +13,10 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/model/store"
 	"github.com/hprofctl/hprofctl/model/store/storetest"
 )
-
-// plainCopy writes the gzipped dump at path, decompressed, into a
-// directory of the test's own: the index of a plain dump keeps every
-// answer.
-func plainCopy(t *testing.T, path string) string {
-	t.Helper()
-	in, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	z, err := gzip.NewReader(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(path), ".gz"))
-	b, err := io.ReadAll(z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(out, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // keptQuestions asks s what the index answers from its classes and kept
 // answers: the histogram, the top of the dominator tree (the default
@@ -97,7 +71,7 @@ func askDump(t *testing.T, path, index string) (answers []string, said string, s
 func TestKeptAnswersAsComputed(t *testing.T) {
 	dumps := []string{fixture, filepath.Join("..", "..", "testdata", "jvm", "jdk17-gz.hprof.gz")}
 	for _, name := range []string{"jdk17-default", "jdk17-oom", "jdk17-nocoops-noccp", "jdk25-default"} {
-		dumps = append(dumps, plainCopy(t, filepath.Join("..", "..", "testdata", "jvm", name+".hprof.gz")))
+		dumps = append(dumps, testshared.Gunzip(t, filepath.Join("..", "..", "testdata", "jvm", name+".hprof.gz")))
 	}
 	for _, dump := range dumps {
 		name := filepath.Base(dump)
@@ -159,7 +133,7 @@ func rewriteJSON[T any](t *testing.T, change func(*T)) func([]byte) {
 // whose content cannot be the tree's are not used: the session says so
 // and computes the answer, which equals the dump's.
 func TestCraftedKeptAnswers(t *testing.T) {
-	dump := plainCopy(t, filepath.Join("..", "..", "testdata", "jvm", "jdk17-oom.hprof.gz"))
+	dump := testshared.Gunzip(t, filepath.Join("..", "..", "testdata", "jvm", "jdk17-oom.hprof.gz"))
 	direct, _, _ := askDump(t, dump, "")
 	path := filepath.Join(t.TempDir(), "oom"+store.Suffix)
 	askDump(t, dump, path)

@@ -2,14 +2,13 @@ package hprof_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/parser/hprof"
 	"github.com/hprofctl/hprofctl/parser/input"
 )
@@ -62,37 +61,13 @@ func streamObjects(t *testing.T, path string, step int) ([]streamedObject, hprof
 	return out, r.Header(), f
 }
 
-// gunzip decompresses the gzip file src into a temporary file and
-// returns its path.
-func gunzip(t *testing.T, src string) string {
-	t.Helper()
-	in, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	z, err := gzip.NewReader(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(src), ".gz"))
-	data, err := io.ReadAll(z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // TestObjectReaderMatchesStream decodes objects at their record offsets,
 // in a plain dump and in the JVM's multi-member -gz dump, and compares
 // each with the record the streaming Reader gave for it: the same
 // record, the same payload bytes.
 func TestObjectReaderMatchesStream(t *testing.T) {
 	jvm := filepath.Join("..", "..", "testdata", "jvm")
-	for _, path := range []string{gunzip(t, filepath.Join(jvm, "jdk17-default.hprof.gz")), filepath.Join(jvm, "jdk17-gz.hprof.gz")} {
+	for _, path := range []string{testshared.Gunzip(t, filepath.Join(jvm, "jdk17-default.hprof.gz")), filepath.Join(jvm, "jdk17-gz.hprof.gz")} {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			want, hdr, f := streamObjects(t, path, 37)
 			o := hprof.ObjectReaderOptions{Header: hdr, Compression: f.Compression, Checkpoints: f.Checkpoints()}
@@ -157,7 +132,7 @@ func sameObject(a, b *hprof.Record) bool {
 // lies, or past the end of the file, is a dump that changed since the
 // offsets were taken: the error wraps input.ErrChanged.
 func TestObjectReaderChangedDump(t *testing.T) {
-	path := gunzip(t, filepath.Join("..", "..", "testdata", "jvm", "jdk17-default.hprof.gz"))
+	path := testshared.Gunzip(t, filepath.Join("..", "..", "testdata", "jvm", "jdk17-default.hprof.gz"))
 	objs, hdr, _ := streamObjects(t, path, 1000)
 	data, err := os.ReadFile(path)
 	if err != nil {
