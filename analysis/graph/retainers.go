@@ -548,15 +548,21 @@ var parallelLevel = 1 << 13
 // not hold the others up.
 const levelParts = 8
 
-// forEachSucc calls fn for every successor of u: its retention graph
-// successors, then, when the search follows them, its referents.
-func (p *pathSearch) forEachSucc(u model.ObjectIndex, fn func(model.ObjectIndex)) {
-	p.g.forEachSucc(u, fn)
+// successors returns u's successors in the order the search takes them:
+// its references, its class object (model.NoObject when it has none),
+// then, when the search follows them, its referents. The search's loops
+// run over them directly, without a call per successor.
+func (p *pathSearch) successors(u model.ObjectIndex) (refs []model.ObjectIndex, class model.ObjectIndex, weak []model.WeakRef) {
+	refs, class = p.g.h.Refs(u), p.g.classObject(u)
 	if p.weak != nil {
-		for w := sort.Search(len(p.weak), func(w int) bool { return p.weak[w].From >= u }); w < len(p.weak) && p.weak[w].From == u; w++ {
-			fn(p.weak[w].To)
+		from := sort.Search(len(p.weak), func(w int) bool { return p.weak[w].From >= u })
+		to := from
+		for to < len(p.weak) && p.weak[to].From == u {
+			to++
 		}
+		weak = p.weak[from:to]
 	}
+	return refs, class, weak
 }
 
 func (p *pathSearch) markReached(s model.ObjectIndex) {
@@ -585,13 +591,16 @@ func (p *pathSearch) searchLevel(level, next []model.ObjectIndex) []model.Object
 		var pacer bigmem.Pacer
 		for _, u := range level {
 			pacer.Step()
-			p.forEachSucc(u, func(s model.ObjectIndex) {
-				if p.parent[s] == noParent {
-					p.parent[s] = uint32(u)
-					p.markReached(s)
-					next = bigmem.Append(next, s)
-				}
-			})
+			refs, class, weak := p.successors(u)
+			for _, s := range refs {
+				next = p.adopt(s, u, next)
+			}
+			if class != model.NoObject {
+				next = p.adopt(class, u, next)
+			}
+			for _, w := range weak {
+				next = p.adopt(w.To, u, next)
+			}
 		}
 		return next
 	}
@@ -605,11 +614,20 @@ func (p *pathSearch) searchLevel(level, next []model.ObjectIndex) []model.Object
 		var pacer bigmem.Pacer
 		for pos := partStart(k); pos < partStart(k+1); pos++ {
 			pacer.Step()
-			p.forEachSucc(level[pos], func(s model.ObjectIndex) {
-				if p.reached[s/64]&(1<<(s%64)) == 0 && parallel.LowerTo(&p.parent[s], uint32(pos)) {
+			refs, class, weak := p.successors(level[pos])
+			for _, s := range refs {
+				if p.claims(s, uint32(pos)) {
 					found = bigmem.Append(found, s)
 				}
-			})
+			}
+			if class != model.NoObject && p.claims(class, uint32(pos)) {
+				found = bigmem.Append(found, class)
+			}
+			for _, w := range weak {
+				if p.claims(w.To, uint32(pos)) {
+					found = bigmem.Append(found, w.To)
+				}
+			}
 		}
 		p.found[k] = found
 	})
@@ -633,6 +651,24 @@ func (p *pathSearch) searchLevel(level, next []model.ObjectIndex) []model.Object
 		next = bigmem.Append(next, found...)
 	}
 	return next
+}
+
+// adopt makes u the parent of s, and appends s to next, when s has no
+// parent yet: a step of the serial search.
+func (p *pathSearch) adopt(s, u model.ObjectIndex, next []model.ObjectIndex) []model.ObjectIndex {
+	if p.parent[s] != noParent {
+		return next
+	}
+	p.parent[s] = uint32(u)
+	p.markReached(s)
+	return bigmem.Append(next, s)
+}
+
+// claims lowers s's claim to pos, the position in its level of an object
+// referencing s, unless an earlier level reached s, and reports whether
+// it did: a step of the first pass of a parallel level.
+func (p *pathSearch) claims(s model.ObjectIndex, pos uint32) bool {
+	return p.reached[s/64]&(1<<(s%64)) == 0 && parallel.LowerTo(&p.parent[s], pos)
 }
 
 // chainTo is the path of the shortest path tree from a root to obj, nil
