@@ -12,10 +12,11 @@ type IndexNote struct {
 	Dump, Index string
 	// Built reports that the command built the index, Took how long that
 	// took; Rebuilt is why the index there was not used, Unsaved why the
-	// one built could not be written.
-	Built            bool
-	Took             time.Duration
-	Rebuilt, Unsaved string
+	// one built could not be written, OverBudget which of the build's
+	// tables stayed in memory past its budget.
+	Built                        bool
+	Took                         time.Duration
+	Rebuilt, Unsaved, OverBudget string
 	// Ignored says why indexes that exist were passed over: another
 	// user's, one in a place others could write, one that cannot be read.
 	Ignored []string
@@ -23,7 +24,8 @@ type IndexNote struct {
 
 // IndexNotes writes on w, for a command that built an index, where it is
 // and how long it took, why it replaced one that was there, or why it
-// could not be written; for any command, the indexes it passed over.
+// could not be written, and which of its tables stayed in memory past
+// its budget; for any command, the indexes it passed over.
 // Nothing more for a command that opened a fresh one.
 func IndexNotes(w io.Writer, n IndexNote) {
 	for _, why := range n.Ignored {
@@ -35,12 +37,22 @@ func IndexNotes(w io.Writer, n IndexNote) {
 	if n.Rebuilt != "" {
 		fmt.Fprintf(w, "hprofctl: the index was not used: %s\n", n.Rebuilt)
 	}
+	BudgetNote(w, n.OverBudget)
 	took := seconds(n.Took)
 	if n.Unsaved != "" {
 		fmt.Fprintf(w, "hprofctl: warning: %s analysed in memory in %s; its index could not be written: %s\n", n.Dump, took, n.Unsaved)
 		return
 	}
 	fmt.Fprintf(w, "hprofctl: indexed %s in %s: %s\n", n.Dump, took, n.Index)
+}
+
+// BudgetNote writes on w the warning that an index build's tables stayed
+// in memory past its budget, overBudget saying which and why; nothing when
+// it is empty.
+func BudgetNote(w io.Writer, overBudget string) {
+	if overBudget != "" {
+		fmt.Fprintf(w, "hprofctl: warning: %s\n", overBudget)
+	}
 }
 
 // IndexSummary describes an index: the dump, where the index is, its size

@@ -39,6 +39,8 @@ func TestIndexNotes(t *testing.T) {
 			"hprofctl: the index was not used: it is stale\nhprofctl: indexed d in 20 ms: d.idx\n"},
 		{IndexNote{Dump: "d", Built: true, Took: 2 * time.Second, Unsaved: "read-only"},
 			"hprofctl: warning: d analysed in memory in 2.0 s; its index could not be written: read-only\n"},
+		{IndexNote{Dump: "d", Index: "d.idx", Built: true, Took: 2 * time.Second, OverBudget: "1 GiB stayed in memory"},
+			"hprofctl: warning: 1 GiB stayed in memory\nhprofctl: indexed d in 2.0 s: d.idx\n"},
 	} {
 		var b strings.Builder
 		IndexNotes(&b, c.note)

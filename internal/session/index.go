@@ -15,6 +15,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/heap"
 	"github.com/hprofctl/hprofctl/internal/dumpfile"
@@ -78,6 +80,10 @@ type indexed struct {
 	// Unsaved says why a built index could not be written (the heap is
 	// then analysed in memory); empty otherwise.
 	Unsaved string
+	// OverBudget says which tables of the build stayed on the Go heap
+	// past the memory budget, no scratch file taking them; empty when
+	// none did.
+	OverBudget string
 	// Ignored says why indexes that exist were passed over (another
 	// user's, unreadable, in a place others could write).
 	Ignored []string
@@ -355,8 +361,24 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	if werr != nil {
 		x.Unsaved = werr.Error()
 	}
+	x.OverBudget = overBudget(budget, scratchDir(place))
 	x.Took = time.Since(start)
 	return x, nil
+}
+
+// overBudget says which of the tables of the build just done stayed on
+// the Go heap past budget because no scratch file in dir could take them
+// (bigmem.Spilled), and what to do about it; "" when none did.
+func overBudget(budget int64, dir string) string {
+	bytes, why := bigmem.Spilled()
+	if bytes == 0 {
+		return ""
+	}
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	return fmt.Sprintf("tables of %s in all stayed in memory past --memory %s: no scratch file in %s took them (%v); free disk space there, give --index-dir on a disk with room, or a larger --memory",
+		humanize.IBytes(uint64(bytes)), humanize.IBytes(uint64(budget)), dir, why)
 }
 
 // relievedPhases returns phase, which first settles the resident memory
@@ -561,6 +583,7 @@ func (s *Session) BuildIndex(rebuild bool) (report.IndexSummary, error) {
 		return report.IndexSummary{}, err
 	}
 	if x.Unsaved != "" {
+		report.BudgetNote(s.o.Notes, x.OverBudget)
 		return report.IndexSummary{}, fmt.Errorf("the index of %s was not written: %s", s.path, x.Unsaved)
 	}
 	if s.index != nil {

@@ -411,7 +411,7 @@ func (s *Session) openIndex(objects bool) (*indexed, error) {
 
 // indexNote says what was done with the index x.
 func (s *Session) indexNote(x *indexed) {
-	report.IndexNotes(s.o.Notes, report.IndexNote{Dump: s.path, Index: x.Path, Built: x.Built, Took: x.Took, Rebuilt: x.Rebuilt, Unsaved: x.Unsaved, Ignored: x.Ignored})
+	report.IndexNotes(s.o.Notes, report.IndexNote{Dump: s.path, Index: x.Path, Built: x.Built, Took: x.Took, Rebuilt: x.Rebuilt, Unsaved: x.Unsaved, OverBudget: x.OverBudget, Ignored: x.Ignored})
 }
 
 // warnTruncated says that a dump is cut short, from its truncated

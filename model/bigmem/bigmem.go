@@ -20,6 +20,8 @@
 package bigmem
 
 import (
+	"cmp"
+	"errors"
 	"os"
 	"runtime/metrics"
 	"slices"
@@ -80,6 +82,11 @@ var (
 	filesBytes, peakFiles int64
 	spare                 []*scratch
 	spareBytes            int64
+	// spilledBytes are the tables made since the budget was set that
+	// went to the Go heap past the budget because no scratch file could
+	// be made for them, spillErr why the first could not.
+	spilledBytes int64
+	spillErr     error
 )
 
 // mapping is a table mapped from a scratch file: the scratch file's
@@ -101,6 +108,7 @@ func SetBudget(bytes int64, scratchDir string) (restore func()) {
 	prevBudget, prevDir := budget, dir
 	budget, dir = bytes, scratchDir
 	releaseSpare()
+	spilledBytes, spillErr = 0, nil
 	return func() {
 		mu.Lock()
 		defer mu.Unlock()
@@ -157,6 +165,12 @@ func mapTable(dir string, size int64) ([]byte, bool) {
 		page := int64(os.Getpagesize())
 		var err error
 		if s, err = mapScratch(dir, (size+page-1)/page*page); err != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			if !errors.Is(err, errors.ErrUnsupported) {
+				spilledBytes += size
+				spillErr = cmp.Or(spillErr, err)
+			}
 			return nil, false
 		}
 	}
@@ -299,6 +313,17 @@ func growCap(old, need int) int {
 		grown = old + old/4
 	}
 	return max(grown, need, 1<<8)
+}
+
+// Spilled returns the bytes of the tables made since the budget was set
+// that are on the Go heap past the budget because no scratch file could
+// be made for them (a full disk, a directory that takes no file), and why
+// the first could not: 0 and nil when every table past the budget was
+// mapped, or where the system maps no files.
+func Spilled() (bytes int64, why error) {
+	mu.Lock()
+	defer mu.Unlock()
+	return spilledBytes, spillErr
 }
 
 // MappedBytes returns the size of the tables mapped from scratch files

@@ -2,7 +2,10 @@
 
 package bigmem
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // A scratch is a mapped scratch file; there are none on this system.
 type scratch struct{ data []byte }
@@ -10,7 +13,7 @@ type scratch struct{ data []byte }
 // mapScratch fails where files are not mapped: tables then come from the
 // Go heap.
 func mapScratch(string, int64) (*scratch, error) {
-	return nil, errors.New("bigmem: no file mappings on this system")
+	return nil, fmt.Errorf("bigmem: no file mappings on this system: %w", errors.ErrUnsupported)
 }
 
 func (s *scratch) release() error { return nil }

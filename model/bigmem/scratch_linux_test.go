@@ -1,6 +1,7 @@
 package bigmem
 
 import (
+	"errors"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -48,5 +49,42 @@ func TestZeroEvicted(t *testing.T) {
 		if want := byte((size - 100 + i) | 1); b != want && b != 0 {
 			t.Fatalf("byte %d past the zeroed range is %#x, want %#x (or 0: a page is zeroed whole)", size-100+i, b, want)
 		}
+	}
+}
+
+// TestSpilledWhenNoScratchFile: a table past the budget whose scratch file
+// cannot get its blocks (here the file size limit refuses them, as a full
+// disk would) is made on the Go heap, and Spilled says how much and why,
+// until the budget is set again.
+func TestSpilledWhenNoScratchFile(t *testing.T) {
+	var limit unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_FSIZE, &limit); err != nil {
+		t.Fatal(err)
+	}
+	restore := SetBudget(1, t.TempDir())
+	defer restore()
+	tight := limit
+	tight.Cur = 1 << 20
+	if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &tight); err != nil {
+		t.Skip("the file size limit cannot be lowered here:", err)
+	}
+	table := Make[uint64](1 << 20)
+	if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &limit); err != nil {
+		t.Fatal(err)
+	}
+	if len(table) != 1<<20 || table[len(table)-1] != 0 {
+		t.Fatalf("table of %d values, last %d: want 1<<20 zeroes", len(table), table[len(table)-1])
+	}
+	if MappedBytes() != 0 {
+		t.Errorf("MappedBytes = %d, want 0: no file could take the table", MappedBytes())
+	}
+	bytes, why := Spilled()
+	if bytes != 8<<20 || !errors.Is(why, unix.EFBIG) {
+		t.Errorf("Spilled() = %d, %v; want %d and EFBIG", bytes, why, 8<<20)
+	}
+	Free(table)
+	defer SetBudget(1, t.TempDir())()
+	if bytes, why := Spilled(); bytes != 0 || why != nil {
+		t.Errorf("after SetBudget, Spilled() = %d, %v; want 0, nil", bytes, why)
 	}
 }
