@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
 
+	"github.com/hprofctl/hprofctl/model/mmap"
 	"github.com/hprofctl/hprofctl/parser/hprof"
 	"github.com/hprofctl/hprofctl/parser/input"
 )
@@ -57,7 +60,8 @@ var stringChunk = 1 << 16
 //
 // In a plain dump a String and its array mostly lie next to each other,
 // and Strings in object order mostly in the order of their records: the
-// pairs are read in large windows in file order, on up to workers
+// pairs are read in large windows in file order (mapped from the dump
+// file where it can be mapped: no copy of them is made), on up to workers
 // goroutines, fn being called with the worker's number (0 to workers-1)
 // from its goroutine. A pair that this does not fit (its records apart,
 // a record of another kind or not as the heap says), and every pair of
@@ -105,6 +109,8 @@ func (h *Heap) windowedStringValues(r *hprof.ObjectReader, strs, valueOf []Objec
 		go func() {
 			defer wg.Done()
 			sw := stringWindows{h: h, r: r, strs: strs, valueOf: valueOf, worker: w, digest: digest, fn: fn}
+			sw.file, _ = r.Stored().(*os.File)
+			defer sw.faults(&errs[w], &failed)()
 			for !failed.Load() {
 				c := int(next.Add(1) - 1)
 				if c >= chunks {
@@ -140,6 +146,50 @@ type stringWindows struct {
 	pairs  []stringPair
 	slow   []int
 	buf    []byte
+	// file is the dump file, whose windows are mapped (mmap.MapRange)
+	// rather than read into buf where it can be mapped; unmap releases the
+	// window mapped last.
+	file  *os.File
+	unmap func() error
+}
+
+// faults returns what a worker defers so that a fault reading a mapped
+// window (the dump cut short meanwhile) fails its reading with
+// input.ErrChanged, as a read past the dump's end would, and the window
+// is released: the worker's goroutine panics at such a fault
+// (debug.SetPanicOnFault) and the function returned recovers, setting
+// *err and failed. Any other panic goes on.
+func (sw *stringWindows) faults(err *error, failed *atomic.Bool) func() {
+	if sw.file == nil {
+		return func() {}
+	}
+	onFault := debug.SetPanicOnFault(true)
+	return func() {
+		p := recover()
+		debug.SetPanicOnFault(onFault)
+		if released := sw.release(); *err == nil {
+			*err = released
+		}
+		if p == nil {
+			return
+		}
+		if fault, ok := p.(interface{ Addr() uintptr }); !ok {
+			panic(p)
+		} else {
+			*err = fmt.Errorf("reading a String at address %#x of a mapped window: %w", fault.Addr(), input.ErrChanged)
+		}
+		failed.Store(true)
+	}
+}
+
+// release unmaps the window sw mapped last, if any.
+func (sw *stringWindows) release() error {
+	if sw.unmap == nil {
+		return nil
+	}
+	err := sw.unmap()
+	sw.unmap = nil
+	return err
 }
 
 // stringPair is String k and its value array as one stretch of the dump:
@@ -246,13 +296,25 @@ func (sw *stringWindows) run(lo, hi int) error {
 	return nil
 }
 
-// read returns the dump's bytes from start to end, cut at its end.
+// read returns the dump's bytes from start to end, cut at its end: a
+// window mapped from the dump file, valid until the next read, or read
+// into sw's buffer.
 func (sw *stringWindows) read(start, end int64) ([]byte, error) {
 	size := sw.r.Size()
 	if start < 0 || start >= size {
 		return nil, fmt.Errorf("offset %d lies outside the dump (%d bytes): %w", start, size, input.ErrChanged)
 	}
 	end = min(end, size)
+	if sw.file != nil {
+		if err := sw.release(); err != nil {
+			return nil, err
+		}
+		if data, unmap, err := mmap.MapRange(sw.file, start, end-start); err == nil {
+			sw.unmap = unmap
+			return data, nil
+		}
+		// Where the window cannot be mapped, it is read.
+	}
 	if int64(cap(sw.buf)) < end-start {
 		sw.buf = make([]byte, end-start)
 	}
