@@ -194,10 +194,15 @@ func (sw *stringWindows) release() error {
 
 // stringPair is String k and its value array as one stretch of the dump:
 // from the offset of the first of their records, off, n bytes; the
-// String's record is at str, the array's at array.
+// String's record is at str, the array's at array. The heap says the
+// array has length elements of type elem, and the String's layout is
+// that of its class, class.
 type stringPair struct {
 	off, str, array int64
 	n, k            uint32
+	length          uint32
+	class           ClassIndex
+	elem            Type
 }
 
 // stringLayout is where the coder field of Strings of one class lies.
@@ -246,13 +251,14 @@ func (sw *stringWindows) pair(k int) (p stringPair, ok bool) {
 		return p, false
 	}
 	sOff, aOff := h.recordOffset(s), h.recordOffset(a)
+	elem, length := h.Classes[ac].Elem, h.ArrayLength(a)
 	sEnd := sOff + 1 + 2*ids + 8 + sw.layoutOf(sc).fieldBytes
-	aEnd := aOff + 1 + ids + 9 + int64(h.ArrayLength(a))*int64(h.typeSize(h.Classes[ac].Elem))
+	aEnd := aOff + 1 + ids + 9 + int64(length)*int64(h.typeSize(elem))
 	start, end := min(sOff, aOff), max(sEnd, aEnd)
 	if end-start > (sEnd-sOff)+(aEnd-aOff)+stringGap || end-start > 1<<32-1 {
 		return p, false
 	}
-	return stringPair{off: start, str: sOff, array: aOff, n: uint32(end - start), k: uint32(k)}, true
+	return stringPair{off: start, str: sOff, array: aOff, n: uint32(end - start), k: uint32(k), length: length, class: sc, elem: elem}, true
 }
 
 // run reads the pairs of Strings lo to hi, leaving in sw.slow those it
@@ -337,7 +343,7 @@ func (sw *stringWindows) decode(p stringPair, window []byte, start int64) error 
 	ids := int(h.Source.IDSize)
 	srec, ok := recordIn(window, start, p.str)
 	arec, ok2 := recordIn(window, start, p.array)
-	l := sw.layoutOf(h.ClassOf(s))
+	l := sw.layoutOf(p.class)
 	head, arrayHead := 1+2*ids+8, 1+ids+9
 	if !ok || !ok2 || len(srec) < head+int(l.fieldBytes) || len(arec) < arrayHead {
 		sw.slow = append(sw.slow, k)
@@ -349,12 +355,11 @@ func (sw *stringWindows) decode(p stringPair, window []byte, start int64) error 
 		}
 		return binary.BigEndian.Uint64(x)
 	}
-	elem := h.Classes[h.ClassOf(a)].Elem
-	length := int(binary.BigEndian.Uint32(arec[1+ids+4:]))
+	elem, length := p.elem, int(p.length)
 	if hprof.SubTag(srec[0]) != hprof.SubInstanceDump || id(srec[1:]) != h.ObjectID(s) ||
 		int64(binary.BigEndian.Uint32(srec[1+2*ids+4:])) != l.fieldBytes ||
 		hprof.SubTag(arec[0]) != hprof.SubPrimArrayDump || id(arec[1:]) != h.ObjectID(a) ||
-		length != int(h.ArrayLength(a)) || Type(arec[1+ids+8]) != elem {
+		binary.BigEndian.Uint32(arec[1+ids+4:]) != p.length || Type(arec[1+ids+8]) != elem {
 		sw.slow = append(sw.slow, k)
 		return nil
 	}
