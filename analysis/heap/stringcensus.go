@@ -161,7 +161,7 @@ func groupByValue(h *model.Heap, strs, valueOf []model.ObjectIndex, firsts []uin
 	}
 	err := model.EachStringDigest(h, strs, valueOf, len(tables), digest, func(w, k int, v model.StringDigest) error {
 		arrays := uint32(firsts[k>>6] >> (k & 63) & 1)
-		tables[w].queue(stringKeyOf(v), uint32(k), arrays)
+		tables[w].queue(&v, uint32(k), arrays)
 		return nil
 	})
 	for _, t := range tables {

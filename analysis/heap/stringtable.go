@@ -11,7 +11,7 @@ import (
 type valueKey [3]uint64
 
 // stringKeyOf is the key of the String value v.
-func stringKeyOf(v model.StringDigest) valueKey {
+func stringKeyOf(v *model.StringDigest) valueKey {
 	return valueKey{v.Digest[0], v.Digest[1], uint64(uint32(v.Length))<<24 | uint64(uint8(v.Elem))<<16 | uint64(uint8(v.Coder))<<8 | 1}
 }
 
@@ -28,9 +28,11 @@ const slotWords = 5
 type valueTable struct {
 	words []uint64
 	used  int
-	// queued are the Strings queue holds until flush adds them; touched
-	// keeps flush's first reads of their slots from being left out.
-	queued  []queuedString
+	// queued are the Strings queue holds until flush adds them, the
+	// first n of the array; touched keeps flush's first reads of their
+	// slots from being left out.
+	queued  [queueLength]queuedString
+	n       int
 	touched uint64
 }
 
@@ -55,10 +57,15 @@ func (t *valueTable) slots() int { return len(t.words) / slotWords }
 
 // add counts count Strings of value key, of which first is the lowest k
 // and arrays are first holders of their array.
-func (t *valueTable) add(key valueKey, first, count, arrays uint32) {
+func (t *valueTable) add(key *valueKey, first, count, arrays uint32) {
 	if (t.used+1)*8 > t.slots()*5 {
 		t.grow()
 	}
+	t.put(key, first, count, arrays)
+}
+
+// put is add into a table with room for one more value.
+func (t *valueTable) put(key *valueKey, first, count, arrays uint32) {
 	mask := t.slots() - 1
 	for s := int(key[0]) & mask; ; s = (s + 1) & mask {
 		slot := t.words[s*slotWords : s*slotWords+slotWords]
@@ -76,11 +83,12 @@ func (t *valueTable) add(key valueKey, first, count, arrays uint32) {
 	}
 }
 
-// queue adds String k of value key (arrays 1 when it is the first
+// queue adds String k of the value v (arrays 1 when it is the first
 // holder of its array) once queueLength Strings are queued (flush).
-func (t *valueTable) queue(key valueKey, k, arrays uint32) {
-	t.queued = append(t.queued, queuedString{key: key, k: k, arrays: arrays})
-	if len(t.queued) >= queueLength {
+func (t *valueTable) queue(v *model.StringDigest, k, arrays uint32) {
+	q := &t.queued[t.n]
+	q.key, q.k, q.arrays = stringKeyOf(v), k, arrays
+	if t.n++; t.n == queueLength {
 		t.flush()
 	}
 }
@@ -90,17 +98,18 @@ func (t *valueTable) queue(key valueKey, k, arrays uint32) {
 // rather than for each in turn: most values of a large heap lie in parts
 // of the table that are not in its caches.
 func (t *valueTable) flush() {
-	for (t.used+len(t.queued))*8 > t.slots()*5 {
+	for (t.used+t.n)*8 > t.slots()*5 {
 		t.grow()
 	}
+	queued := t.queued[:t.n]
 	mask := t.slots() - 1
-	for _, q := range t.queued {
-		t.touched += t.words[(int(q.key[0])&mask)*slotWords]
+	for i := range queued {
+		t.touched += t.words[(int(queued[i].key[0])&mask)*slotWords]
 	}
-	for _, q := range t.queued {
-		t.add(q.key, q.k, 1, q.arrays)
+	for i := range queued {
+		t.put(&queued[i].key, queued[i].k, 1, queued[i].arrays)
 	}
-	t.queued = t.queued[:0]
+	t.n = 0
 }
 
 // grow moves t's values into a table twice as large.
@@ -118,7 +127,7 @@ func (t *valueTable) merge(u *valueTable) { t.addAll(u.words) }
 func (t *valueTable) addAll(words []uint64) {
 	for s := 0; s < len(words); s += slotWords {
 		if slot := words[s : s+slotWords]; slot[2] != 0 {
-			t.add(valueKey{slot[0], slot[1], slot[2]}, uint32(slot[3]>>32), uint32(slot[3]), uint32(slot[4]))
+			t.add(&valueKey{slot[0], slot[1], slot[2]}, uint32(slot[3]>>32), uint32(slot[3]), uint32(slot[4]))
 		}
 	}
 }
