@@ -153,16 +153,17 @@ func (t *valueTable) free() {
 }
 
 // repeatedSketches tells the sketches (stringCandidates) that more than
-// one String may have: a bit table from model/bigmem, indexed by a hash
-// of the sketch, that marks the slots some sketch falls in and those
-// that two or more fall in. Equal sketches fall in one slot, so that no
-// repeated sketch is missed; a sketch found once may share its slot with
-// another and pass as repeated, which costs its String a read but
-// changes no count. The table has two slots or more per sketch, so that
-// few do: and 8 MiB for 13 M Strings, it stays in the processor's caches
-// as the sketches, in no order, mark it. The two bits of a slot lie in
-// one cache line: the word of its once bit is followed by that of its
-// twice bit.
+// one String may have: a bit table from model/bigmem that marks the slots
+// some sketch falls in and those that two or more fall in, each sketch
+// falling in two slots, by two hashes of it. A repeated sketch marks both
+// of its slots twice, so that none is missed; a sketch found once passes
+// as repeated when other sketches fall in both of its slots, which costs
+// its String a read but changes no count. The table has four slots or
+// more per sketch, so that few do (about one in twenty where each sketch
+// comes once): and 16 MiB for 13 M Strings, it stays in the processor's
+// caches as the sketches, in no order, mark it. The two bits of a slot
+// lie in one cache line: the word of its once bit is followed by that of
+// its twice bit.
 type repeatedSketches struct {
 	words []uint64
 	shift uint
@@ -171,27 +172,39 @@ type repeatedSketches struct {
 // newRepeatedSketches returns the repeated sketches among sketches.
 func newRepeatedSketches(sketches []uint64) *repeatedSketches {
 	bits := uint(10)
-	for 1<<bits < 2*len(sketches) {
+	for 1<<bits < 4*len(sketches) {
 		bits++
 	}
 	r := &repeatedSketches{words: bigmem.Make[uint64](2 << (bits - 6)), shift: 64 - bits}
 	for _, v := range sketches {
-		i := r.slot(v)
-		w, bit := 2*(i>>6), uint64(1)<<(i&63)
-		r.words[w+1] |= r.words[w] & bit
-		r.words[w] |= bit
+		i, j := r.slots(v)
+		r.mark(i)
+		r.mark(j)
 	}
 	return r
 }
 
-// slot is the slot of sketch v: the top bits of v times an odd constant,
-// as v's own bits are far from evenly spread (a digest and a length).
-func (r *repeatedSketches) slot(v uint64) uint64 { return v * 0x9e3779b97f4a7c15 >> r.shift }
+// slots are the slots of sketch v: the top bits of v times two odd
+// constants, as v's own bits are far from evenly spread (a digest and a
+// length).
+func (r *repeatedSketches) slots(v uint64) (i, j uint64) {
+	return v * 0x9e3779b97f4a7c15 >> r.shift, v * 0xc2b2ae3d27d4eb4f >> r.shift
+}
+
+// mark marks slot i once, or twice when it was marked before.
+func (r *repeatedSketches) mark(i uint64) {
+	w, bit := 2*(i>>6), uint64(1)<<(i&63)
+	r.words[w+1] |= r.words[w] & bit
+	r.words[w] |= bit
+}
+
+// twice says whether slot i was marked twice.
+func (r *repeatedSketches) twice(i uint64) bool { return r.words[2*(i>>6)+1]&(1<<(i&63)) != 0 }
 
 // has says whether sketch v may be held by more than one String.
 func (r *repeatedSketches) has(v uint64) bool {
-	i := r.slot(v)
-	return r.words[2*(i>>6)+1]&(1<<(i&63)) != 0
+	i, j := r.slots(v)
+	return r.twice(i) && r.twice(j)
 }
 
 // free releases the table of r.
