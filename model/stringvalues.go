@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/hprofctl/hprofctl/model/mmap"
 	"github.com/hprofctl/hprofctl/parser/hprof"
@@ -147,10 +148,11 @@ type stringWindows struct {
 	slow   []int
 	buf    []byte
 	// file is the dump file, whose windows are mapped (mmap.MapRange)
-	// rather than read into buf where it can be mapped; unmap releases the
-	// window mapped last.
-	file  *os.File
-	unmap func() error
+	// rather than read into buf where it can be mapped; mapped is the
+	// window mapped last, unmap releases it.
+	file   *os.File
+	mapped []byte
+	unmap  func() error
 }
 
 // faults returns what a worker defers so that a fault reading a mapped
@@ -158,7 +160,7 @@ type stringWindows struct {
 // input.ErrChanged, as a read past the dump's end would, and the window
 // is released: the worker's goroutine panics at such a fault
 // (debug.SetPanicOnFault) and the function returned recovers, setting
-// *err and failed. Any other panic goes on.
+// *err and failed. Any other panic, a fault elsewhere included, goes on.
 func (sw *stringWindows) faults(err *error, failed *atomic.Bool) func() {
 	if sw.file == nil {
 		return func() {}
@@ -167,19 +169,32 @@ func (sw *stringWindows) faults(err *error, failed *atomic.Bool) func() {
 	return func() {
 		p := recover()
 		debug.SetPanicOnFault(onFault)
+		inWindow := false
+		if fault, ok := p.(interface{ Addr() uintptr }); ok {
+			inWindow = sw.inWindow(fault.Addr())
+		}
 		if released := sw.release(); *err == nil {
 			*err = released
 		}
 		if p == nil {
 			return
 		}
-		if fault, ok := p.(interface{ Addr() uintptr }); !ok {
+		if !inWindow {
 			panic(p)
-		} else {
-			*err = fmt.Errorf("reading a String at address %#x of a mapped window: %w", fault.Addr(), input.ErrChanged)
 		}
+		*err = fmt.Errorf("reading a String from a mapped window: %v: %w", p, input.ErrChanged)
 		failed.Store(true)
 	}
+}
+
+// inWindow says whether addr lies in a page of the window mapped last.
+func (sw *stringWindows) inWindow(addr uintptr) bool {
+	if len(sw.mapped) == 0 {
+		return false
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(sw.mapped)))
+	page := uintptr(os.Getpagesize())
+	return addr >= start&^(page-1) && addr < start+uintptr(len(sw.mapped))+page
 }
 
 // release unmaps the window sw mapped last, if any.
@@ -188,7 +203,7 @@ func (sw *stringWindows) release() error {
 		return nil
 	}
 	err := sw.unmap()
-	sw.unmap = nil
+	sw.mapped, sw.unmap = nil, nil
 	return err
 }
 
@@ -316,7 +331,7 @@ func (sw *stringWindows) read(start, end int64) ([]byte, error) {
 			return nil, err
 		}
 		if data, unmap, err := mmap.MapRange(sw.file, start, end-start); err == nil {
-			sw.unmap = unmap
+			sw.mapped, sw.unmap = data, unmap
 			return data, nil
 		}
 		// Where the window cannot be mapped, it is read.
