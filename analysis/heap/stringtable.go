@@ -165,8 +165,9 @@ func (t *valueTable) free() {
 // lie in one cache line: the word of its once bit is followed by that of
 // its twice bit.
 type repeatedSketches struct {
-	words []uint64
-	shift uint
+	words   []uint64
+	shift   uint
+	touched uint64
 }
 
 // newRepeatedSketches returns the repeated sketches among sketches.
@@ -176,13 +177,27 @@ func newRepeatedSketches(sketches []uint64) *repeatedSketches {
 		bits++
 	}
 	r := &repeatedSketches{words: bigmem.Make[uint64](2 << (bits - 6)), shift: 64 - bits}
-	for _, v := range sketches {
-		i, j := r.slots(v)
-		r.mark(i)
-		r.mark(j)
+	// The slots of a batch of sketches are read first, one after the
+	// other, so that the processor waits for the memory of all at once
+	// rather than for each in turn; touched keeps those reads.
+	var slots [2 * markBatch]uint64
+	var touched uint64
+	for lo := 0; lo < len(sketches); lo += markBatch {
+		batch := sketches[lo:min(lo+markBatch, len(sketches))]
+		for k, v := range batch {
+			slots[2*k], slots[2*k+1] = r.slots(v)
+			touched += r.words[2*(slots[2*k]>>6)] + r.words[2*(slots[2*k+1]>>6)]
+		}
+		for _, i := range slots[:2*len(batch)] {
+			r.mark(i)
+		}
 	}
+	r.touched = touched
 	return r
 }
+
+// markBatch is how many sketches newRepeatedSketches marks at a time.
+const markBatch = 32
 
 // slots are the slots of sketch v: the top bits of v times two odd
 // constants, as v's own bits are far from evenly spread (a digest and a
