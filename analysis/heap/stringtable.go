@@ -160,13 +160,15 @@ func (t *valueTable) free() {
 // as repeated when other sketches fall in both of its slots, which costs
 // its String a read but changes no count. The table has four slots or
 // more per sketch, so that few do (about one in twenty where each sketch
-// comes once): and 16 MiB for 13 M Strings, it stays in the processor's
-// caches as the sketches, in no order, mark it. The two bits of a slot
-// lie in one cache line: the word of its once bit is followed by that of
-// its twice bit.
+// comes once): and 16 MiB for 13 M Strings, small enough for the
+// processor's last-level cache as the sketches, in no order, mark it. The
+// two bits of a slot lie in one cache line: the word of its once bit is
+// followed by that of its twice bit.
 type repeatedSketches struct {
-	words   []uint64
-	shift   uint
+	words []uint64
+	shift uint
+	// touched keeps newRepeatedSketches's first reads of the slots from
+	// being left out.
 	touched uint64
 }
 
