@@ -6,10 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
+	"github.com/hprofctl/hprofctl/model/mmap"
 	"github.com/hprofctl/hprofctl/parser/hprof"
 	"github.com/hprofctl/hprofctl/parser/input"
 )
@@ -57,7 +61,8 @@ var stringChunk = 1 << 16
 //
 // In a plain dump a String and its array mostly lie next to each other,
 // and Strings in object order mostly in the order of their records: the
-// pairs are read in large windows in file order, on up to workers
+// pairs are read in large windows in file order (mapped from the dump
+// file where it can be mapped: no copy of them is made), on up to workers
 // goroutines, fn being called with the worker's number (0 to workers-1)
 // from its goroutine. A pair that this does not fit (its records apart,
 // a record of another kind or not as the heap says), and every pair of
@@ -105,6 +110,8 @@ func (h *Heap) windowedStringValues(r *hprof.ObjectReader, strs, valueOf []Objec
 		go func() {
 			defer wg.Done()
 			sw := stringWindows{h: h, r: r, strs: strs, valueOf: valueOf, worker: w, digest: digest, fn: fn}
+			sw.file, _ = r.Stored().(*os.File)
+			defer sw.faults(&errs[w], &failed)()
 			for !failed.Load() {
 				c := int(next.Add(1) - 1)
 				if c >= chunks {
@@ -140,14 +147,77 @@ type stringWindows struct {
 	pairs  []stringPair
 	slow   []int
 	buf    []byte
+	// file is the dump file, whose windows are mapped (mmap.MapRange)
+	// rather than read into buf where it can be mapped; mapped is the
+	// window mapped last, unmap releases it.
+	file   *os.File
+	mapped []byte
+	unmap  func() error
+}
+
+// faults returns what a worker defers so that a fault reading a mapped
+// window (the dump cut short meanwhile) fails its reading with
+// input.ErrChanged, as a read past the dump's end would, and the window
+// is released: the worker's goroutine panics at such a fault
+// (debug.SetPanicOnFault) and the function returned recovers, setting
+// *err and failed. Any other panic, a fault elsewhere included, goes on.
+func (sw *stringWindows) faults(err *error, failed *atomic.Bool) func() {
+	if sw.file == nil {
+		return func() {}
+	}
+	onFault := debug.SetPanicOnFault(true)
+	return func() {
+		p := recover()
+		debug.SetPanicOnFault(onFault)
+		inWindow := false
+		if fault, ok := p.(interface{ Addr() uintptr }); ok {
+			inWindow = sw.inWindow(fault.Addr())
+		}
+		if released := sw.release(); *err == nil {
+			*err = released
+		}
+		if p == nil {
+			return
+		}
+		if !inWindow {
+			panic(p)
+		}
+		*err = fmt.Errorf("reading a String from a mapped window: %v: %w", p, input.ErrChanged)
+		failed.Store(true)
+	}
+}
+
+// inWindow says whether addr lies in a page of the window mapped last.
+func (sw *stringWindows) inWindow(addr uintptr) bool {
+	if len(sw.mapped) == 0 {
+		return false
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(sw.mapped)))
+	page := uintptr(os.Getpagesize())
+	return addr >= start&^(page-1) && addr < start+uintptr(len(sw.mapped))+page
+}
+
+// release unmaps the window sw mapped last, if any.
+func (sw *stringWindows) release() error {
+	if sw.unmap == nil {
+		return nil
+	}
+	err := sw.unmap()
+	sw.mapped, sw.unmap = nil, nil
+	return err
 }
 
 // stringPair is String k and its value array as one stretch of the dump:
 // from the offset of the first of their records, off, n bytes; the
-// String's record is at str, the array's at array.
+// String's record is at str, the array's at array. The heap says the
+// array has length elements of type elem, and the String's layout is
+// that of its class, class.
 type stringPair struct {
 	off, str, array int64
 	n, k            uint32
+	length          uint32
+	class           ClassIndex
+	elem            Type
 }
 
 // stringLayout is where the coder field of Strings of one class lies.
@@ -196,13 +266,14 @@ func (sw *stringWindows) pair(k int) (p stringPair, ok bool) {
 		return p, false
 	}
 	sOff, aOff := h.recordOffset(s), h.recordOffset(a)
+	elem, length := h.Classes[ac].Elem, h.ArrayLength(a)
 	sEnd := sOff + 1 + 2*ids + 8 + sw.layoutOf(sc).fieldBytes
-	aEnd := aOff + 1 + ids + 9 + int64(h.ArrayLength(a))*int64(h.typeSize(h.Classes[ac].Elem))
+	aEnd := aOff + 1 + ids + 9 + int64(length)*int64(h.typeSize(elem))
 	start, end := min(sOff, aOff), max(sEnd, aEnd)
 	if end-start > (sEnd-sOff)+(aEnd-aOff)+stringGap || end-start > 1<<32-1 {
 		return p, false
 	}
-	return stringPair{off: start, str: sOff, array: aOff, n: uint32(end - start), k: uint32(k)}, true
+	return stringPair{off: start, str: sOff, array: aOff, n: uint32(end - start), k: uint32(k), length: length, class: sc, elem: elem}, true
 }
 
 // run reads the pairs of Strings lo to hi, leaving in sw.slow those it
@@ -246,13 +317,25 @@ func (sw *stringWindows) run(lo, hi int) error {
 	return nil
 }
 
-// read returns the dump's bytes from start to end, cut at its end.
+// read returns the dump's bytes from start to end, cut at its end: a
+// window mapped from the dump file, valid until the next read, or read
+// into sw's buffer.
 func (sw *stringWindows) read(start, end int64) ([]byte, error) {
 	size := sw.r.Size()
 	if start < 0 || start >= size {
 		return nil, fmt.Errorf("offset %d lies outside the dump (%d bytes): %w", start, size, input.ErrChanged)
 	}
 	end = min(end, size)
+	if sw.file != nil {
+		if err := sw.release(); err != nil {
+			return nil, err
+		}
+		if data, unmap, err := mmap.MapRange(sw.file, start, end-start); err == nil {
+			sw.mapped, sw.unmap = data, unmap
+			return data, nil
+		}
+		// Where the window cannot be mapped, it is read.
+	}
 	if int64(cap(sw.buf)) < end-start {
 		sw.buf = make([]byte, end-start)
 	}
@@ -275,7 +358,7 @@ func (sw *stringWindows) decode(p stringPair, window []byte, start int64) error 
 	ids := int(h.Source.IDSize)
 	srec, ok := recordIn(window, start, p.str)
 	arec, ok2 := recordIn(window, start, p.array)
-	l := sw.layoutOf(h.ClassOf(s))
+	l := sw.layoutOf(p.class)
 	head, arrayHead := 1+2*ids+8, 1+ids+9
 	if !ok || !ok2 || len(srec) < head+int(l.fieldBytes) || len(arec) < arrayHead {
 		sw.slow = append(sw.slow, k)
@@ -287,12 +370,11 @@ func (sw *stringWindows) decode(p stringPair, window []byte, start int64) error 
 		}
 		return binary.BigEndian.Uint64(x)
 	}
-	elem := h.Classes[h.ClassOf(a)].Elem
-	length := int(binary.BigEndian.Uint32(arec[1+ids+4:]))
+	elem, length := p.elem, int(p.length)
 	if hprof.SubTag(srec[0]) != hprof.SubInstanceDump || id(srec[1:]) != h.ObjectID(s) ||
 		int64(binary.BigEndian.Uint32(srec[1+2*ids+4:])) != l.fieldBytes ||
 		hprof.SubTag(arec[0]) != hprof.SubPrimArrayDump || id(arec[1:]) != h.ObjectID(a) ||
-		length != int(h.ArrayLength(a)) || Type(arec[1+ids+8]) != elem {
+		binary.BigEndian.Uint32(arec[1+ids+4:]) != p.length || Type(arec[1+ids+8]) != elem {
 		sw.slow = append(sw.slow, k)
 		return nil
 	}

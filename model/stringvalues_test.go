@@ -3,10 +3,15 @@ package model
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/hprofctl/hprofctl/parser/hprof"
+	"github.com/hprofctl/hprofctl/parser/input"
 )
 
 // TestEachStringDigestMatchesReadValues reads every String of the
@@ -170,5 +175,76 @@ func checkStringDigests(t *testing.T, h *Heap, strs, valueOf []ObjectIndex, work
 		if _, ok := want[k]; !ok {
 			t.Errorf("String 0x%x with 0x%x, no primitive array: given", h.ObjectID(strs[k]), h.ObjectID(valueOf[k]))
 		}
+	}
+}
+
+// fileDump is a DumpReader of a dump file, as internal/dumpfile's, whose
+// object reader may be told a size other than the file's.
+type fileDump struct {
+	path string
+	size int64 // 0: the file's
+}
+
+func (d fileDump) Objects(o hprof.ObjectReaderOptions, fn func(*hprof.ObjectReader) error) error {
+	f, err := os.Open(d.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	size := d.size
+	if size == 0 {
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		size = st.Size()
+	}
+	r, err := hprof.NewObjectReader(f, size, o)
+	if err != nil {
+		return err
+	}
+	return fn(r)
+}
+
+func (d fileDump) Records(func(hprof.Source) error) error { return errors.ErrUnsupported }
+
+// TestEachStringDigestFromMappedWindows reads the Strings of the
+// fixture.Inspect dump (real JDK 17) from its file, whose windows are
+// mapped rather than read, with windows of a few sizes, and compares each
+// String's coder and array with what ReadValues gives. Then the file is
+// cut in the middle while the reader is told its former size, so that
+// the mapped windows past the cut fault: the reading must fail with
+// input.ErrChanged, not crash.
+func TestEachStringDigestFromMappedWindows(t *testing.T) {
+	defer func(w int64, c int) { stringWindow, stringChunk = w, c }(stringWindow, stringChunk)
+	plain := filepath.Join(t.TempDir(), "jdk17.hprof")
+	unzip(t, filepath.Join("..", "testdata", "jvm", "jdk17-inspect-before.hprof.gz"), plain)
+	h, err := loadPath(t, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strs, valueOf := stringPairs(t, h)
+	want := wantedDigests(t, h, strs, valueOf)
+	h.SetDumpReader(fileDump{path: plain})
+	for _, window := range []int64{100, 4096, 8 << 20} {
+		for _, chunk := range []int{3, 1 << 16} {
+			stringWindow, stringChunk = window, chunk
+			t.Run(fmt.Sprintf("window=%d/chunk=%d", window, chunk), func(t *testing.T) {
+				checkStringDigests(t, h, strs, valueOf, 3, want)
+			})
+		}
+	}
+	st, err := os.Stat(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(plain, st.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	h.SetDumpReader(fileDump{path: plain, size: st.Size()})
+	stringWindow = 8 << 20
+	err = EachStringDigest(h, strs, valueOf, 2, func([]byte) [2]uint64 { return [2]uint64{} }, func(int, int, StringDigest) error { return nil })
+	if !errors.Is(err, input.ErrChanged) {
+		t.Errorf("reading a dump cut short under its mapped windows: %v, want %v", err, input.ErrChanged)
 	}
 }

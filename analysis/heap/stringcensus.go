@@ -74,15 +74,14 @@ func CountStrings(h *model.Heap, heaps model.HeapSelection) (StringCensus, error
 // them). Each String's value array is its only reference. Two Strings can
 // hold one value only if their arrays have the same digest and length:
 // that pair, as one number, is each String's sketch. The objects are
-// looked at once, in chunks on every processor, for the Strings and their
-// sketches; then the Strings whose sketch another has are kept.
+// looked at once, in chunks on every processor, for the Strings, their
+// arrays and sketches; then the Strings whose sketch another may have
+// (repeatedSketches) are kept, in place.
 func stringCandidates(h *model.Heap, class model.ClassIndex, heaps model.HeapSelection, count *int64) (strs, valueOf []model.ObjectIndex) {
 	expect := min(int(h.Classes[class].Instances), h.NumObjects())
-	all, sketches := bigmem.Make[model.ObjectIndex](expect)[:0], bigmem.Make[uint64](expect)[:0]
-	defer func() {
-		bigmem.Free(all)
-		bigmem.Free(sketches)
-	}()
+	strs, valueOf = bigmem.Make[model.ObjectIndex](expect)[:0], bigmem.Make[model.ObjectIndex](expect)[:0]
+	sketches := bigmem.Make[uint64](expect)[:0]
+	defer func() { bigmem.Free(sketches) }()
 	// A chunk's finds are kept in a buffer that serves again once added.
 	buffers := sync.Pool{New: func() any { return new(stringsFound) }}
 	parallel.ForChunksInOrder(h.NumObjects(), parallel.ObjectChunk, func(lo, hi int) func() {
@@ -99,45 +98,33 @@ func stringCandidates(h *model.Heap, class model.ClassIndex, heaps model.HeapSel
 				continue
 			}
 			if digest, _, recorded := h.ArrayContents(refs[0]); recorded {
-				found.strs = append(found.strs, s)
+				found.strs, found.values = append(found.strs, s), append(found.values, refs[0])
 				found.sketches = append(found.sketches, uint64(digest)<<32|uint64(h.ArrayLength(refs[0])))
 			}
 		}
 		return func() {
 			*count += found.count
-			all = bigmem.Append(all, found.strs...)
-			sketches = bigmem.Append(sketches, found.sketches...)
-			*found = stringsFound{strs: found.strs[:0], sketches: found.sketches[:0]}
-			buffers.Put(found)
-		}
-	})
-	// RepeatedValues sorts its values: it gets a copy.
-	scratch := bigmem.Make[uint64](len(sketches))
-	copy(scratch, sketches)
-	shared := newSketchSet(parallel.RepeatedValues(scratch))
-	defer shared.free()
-	bigmem.Free(scratch)
-	strs, valueOf = bigmem.Make[model.ObjectIndex](len(all))[:0], bigmem.Make[model.ObjectIndex](len(all))[:0]
-	parallel.ForChunksInOrder(len(all), parallel.ObjectChunk, func(lo, hi int) func() {
-		found := buffers.Get().(*stringsFound)
-		for k := lo; k < hi; k++ {
-			if shared.has(sketches[k]) {
-				found.strs, found.values = append(found.strs, all[k]), append(found.values, h.Refs(all[k])[0])
-			}
-		}
-		return func() {
 			strs = bigmem.Append(strs, found.strs...)
 			valueOf = bigmem.Append(valueOf, found.values...)
-			*found = stringsFound{strs: found.strs[:0], values: found.values[:0]}
+			sketches = bigmem.Append(sketches, found.sketches...)
+			*found = stringsFound{strs: found.strs[:0], values: found.values[:0], sketches: found.sketches[:0]}
 			buffers.Put(found)
 		}
 	})
-	return strs, valueOf
+	repeated := newRepeatedSketches(sketches)
+	defer repeated.free()
+	kept := 0
+	for k, sketch := range sketches {
+		if repeated.has(sketch) {
+			strs[kept], valueOf[kept] = strs[k], valueOf[k]
+			kept++
+		}
+	}
+	return strs[:kept], valueOf[:kept]
 }
 
 // stringsFound are the Strings one chunk of objects holds: how many, and
-// those with a recorded value array, with their sketches (or their
-// arrays).
+// those with a recorded value array, with their arrays and sketches.
 type stringsFound struct {
 	count        int64
 	strs, values []model.ObjectIndex
@@ -174,7 +161,7 @@ func groupByValue(h *model.Heap, strs, valueOf []model.ObjectIndex, firsts []uin
 	}
 	err := model.EachStringDigest(h, strs, valueOf, len(tables), digest, func(w, k int, v model.StringDigest) error {
 		arrays := uint32(firsts[k>>6] >> (k & 63) & 1)
-		tables[w].queue(stringKeyOf(v), uint32(k), arrays)
+		tables[w].queue(&v, uint32(k), arrays)
 		return nil
 	})
 	for _, t := range tables {

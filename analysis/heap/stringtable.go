@@ -11,7 +11,7 @@ import (
 type valueKey [3]uint64
 
 // stringKeyOf is the key of the String value v.
-func stringKeyOf(v model.StringDigest) valueKey {
+func stringKeyOf(v *model.StringDigest) valueKey {
 	return valueKey{v.Digest[0], v.Digest[1], uint64(uint32(v.Length))<<24 | uint64(uint8(v.Elem))<<16 | uint64(uint8(v.Coder))<<8 | 1}
 }
 
@@ -28,9 +28,11 @@ const slotWords = 5
 type valueTable struct {
 	words []uint64
 	used  int
-	// queued are the Strings queue holds until flush adds them; touched
-	// keeps flush's first reads of their slots from being left out.
-	queued  []queuedString
+	// queued are the Strings queue holds until flush adds them, the
+	// first n of the array; touched keeps flush's first reads of their
+	// slots from being left out.
+	queued  [queueLength]queuedString
+	n       int
 	touched uint64
 }
 
@@ -55,10 +57,15 @@ func (t *valueTable) slots() int { return len(t.words) / slotWords }
 
 // add counts count Strings of value key, of which first is the lowest k
 // and arrays are first holders of their array.
-func (t *valueTable) add(key valueKey, first, count, arrays uint32) {
+func (t *valueTable) add(key *valueKey, first, count, arrays uint32) {
 	if (t.used+1)*8 > t.slots()*5 {
 		t.grow()
 	}
+	t.put(key, first, count, arrays)
+}
+
+// put is add into a table with room for one more value.
+func (t *valueTable) put(key *valueKey, first, count, arrays uint32) {
 	mask := t.slots() - 1
 	for s := int(key[0]) & mask; ; s = (s + 1) & mask {
 		slot := t.words[s*slotWords : s*slotWords+slotWords]
@@ -76,11 +83,12 @@ func (t *valueTable) add(key valueKey, first, count, arrays uint32) {
 	}
 }
 
-// queue adds String k of value key (arrays 1 when it is the first
+// queue adds String k of the value v (arrays 1 when it is the first
 // holder of its array) once queueLength Strings are queued (flush).
-func (t *valueTable) queue(key valueKey, k, arrays uint32) {
-	t.queued = append(t.queued, queuedString{key: key, k: k, arrays: arrays})
-	if len(t.queued) >= queueLength {
+func (t *valueTable) queue(v *model.StringDigest, k, arrays uint32) {
+	q := &t.queued[t.n]
+	q.key, q.k, q.arrays = stringKeyOf(v), k, arrays
+	if t.n++; t.n == queueLength {
 		t.flush()
 	}
 }
@@ -90,17 +98,18 @@ func (t *valueTable) queue(key valueKey, k, arrays uint32) {
 // rather than for each in turn: most values of a large heap lie in parts
 // of the table that are not in its caches.
 func (t *valueTable) flush() {
-	for (t.used+len(t.queued))*8 > t.slots()*5 {
+	for (t.used+t.n)*8 > t.slots()*5 {
 		t.grow()
 	}
+	queued := t.queued[:t.n]
 	mask := t.slots() - 1
-	for _, q := range t.queued {
-		t.touched += t.words[(int(q.key[0])&mask)*slotWords]
+	for i := range queued {
+		t.touched += t.words[(int(queued[i].key[0])&mask)*slotWords]
 	}
-	for _, q := range t.queued {
-		t.add(q.key, q.k, 1, q.arrays)
+	for i := range queued {
+		t.put(&queued[i].key, queued[i].k, 1, queued[i].arrays)
 	}
-	t.queued = t.queued[:0]
+	t.n = 0
 }
 
 // grow moves t's values into a table twice as large.
@@ -118,7 +127,7 @@ func (t *valueTable) merge(u *valueTable) { t.addAll(u.words) }
 func (t *valueTable) addAll(words []uint64) {
 	for s := 0; s < len(words); s += slotWords {
 		if slot := words[s : s+slotWords]; slot[2] != 0 {
-			t.add(valueKey{slot[0], slot[1], slot[2]}, uint32(slot[3]>>32), uint32(slot[3]), uint32(slot[4]))
+			t.add(&valueKey{slot[0], slot[1], slot[2]}, uint32(slot[3]>>32), uint32(slot[3]), uint32(slot[4]))
 		}
 	}
 }
@@ -143,58 +152,80 @@ func (t *valueTable) free() {
 	t.words = nil
 }
 
-// sketchSet is a set of sketches (stringCandidates), by open addressing
-// in a table from model/bigmem: faster than a map for the look-up of
-// every String's.
-type sketchSet struct {
-	slots   []uint64 // 0: empty
-	shift   uint
-	hasZero bool
+// repeatedSketches tells the sketches (stringCandidates) that more than
+// one String may have: a bit table from model/bigmem that marks the slots
+// some sketch falls in and those that two or more fall in, each sketch
+// falling in two slots, by two hashes of it. A repeated sketch marks both
+// of its slots twice, so that none is missed; a sketch found once passes
+// as repeated when other sketches fall in both of its slots, which costs
+// its String a read but changes no count. The table has four slots or
+// more per sketch, so that few do (about one in twenty where each sketch
+// comes once): and 16 MiB for 13 M Strings, small enough for the
+// processor's last-level cache as the sketches, in no order, mark it. The
+// two bits of a slot lie in one cache line: the word of its once bit is
+// followed by that of its twice bit.
+type repeatedSketches struct {
+	words []uint64
+	shift uint
+	// touched keeps newRepeatedSketches's first reads of the slots from
+	// being left out.
+	touched uint64
 }
 
-// newSketchSet returns the set of the sketches of values.
-func newSketchSet(values []uint64) *sketchSet {
-	bits := uint(4)
-	for 1<<bits < 2*len(values) {
+// newRepeatedSketches returns the repeated sketches among sketches.
+func newRepeatedSketches(sketches []uint64) *repeatedSketches {
+	bits := uint(10)
+	for 1<<bits < 4*len(sketches) {
 		bits++
 	}
-	s := &sketchSet{slots: bigmem.Make[uint64](1 << bits), shift: 64 - bits}
-	for _, v := range values {
-		if v == 0 {
-			s.hasZero = true
-			continue
+	r := &repeatedSketches{words: bigmem.Make[uint64](2 << (bits - 6)), shift: 64 - bits}
+	// The slots of a batch of sketches are read first, one after the
+	// other, so that the processor waits for the memory of all at once
+	// rather than for each in turn; touched keeps those reads.
+	var slots [2 * markBatch]uint64
+	var touched uint64
+	for lo := 0; lo < len(sketches); lo += markBatch {
+		batch := sketches[lo:min(lo+markBatch, len(sketches))]
+		for k, v := range batch {
+			slots[2*k], slots[2*k+1] = r.slots(v)
+			touched += r.words[2*(slots[2*k]>>6)] + r.words[2*(slots[2*k+1]>>6)]
 		}
-		i := s.slot(v)
-		for s.slots[i] != 0 && s.slots[i] != v {
-			i = (i + 1) & (len(s.slots) - 1)
+		for _, i := range slots[:2*len(batch)] {
+			r.mark(i)
 		}
-		s.slots[i] = v
 	}
-	return s
+	r.touched = touched
+	return r
 }
 
-// slot is where the search for v starts: the top bits of v times an odd
-// constant, as v's own bits are far from evenly spread (a digest and a
+// markBatch is how many sketches newRepeatedSketches marks at a time.
+const markBatch = 32
+
+// slots are the slots of sketch v: the top bits of v times two odd
+// constants, as v's own bits are far from evenly spread (a digest and a
 // length).
-func (s *sketchSet) slot(v uint64) int { return int(v * 0x9e3779b97f4a7c15 >> s.shift) }
-
-// has says whether v is in s.
-func (s *sketchSet) has(v uint64) bool {
-	if v == 0 {
-		return s.hasZero
-	}
-	for i := s.slot(v); ; i = (i + 1) & (len(s.slots) - 1) {
-		switch s.slots[i] {
-		case v:
-			return true
-		case 0:
-			return false
-		}
-	}
+func (r *repeatedSketches) slots(v uint64) (i, j uint64) {
+	return v * 0x9e3779b97f4a7c15 >> r.shift, v * 0xc2b2ae3d27d4eb4f >> r.shift
 }
 
-// free releases the table of s.
-func (s *sketchSet) free() {
-	bigmem.Free(s.slots)
-	s.slots = nil
+// mark marks slot i once, or twice when it was marked before.
+func (r *repeatedSketches) mark(i uint64) {
+	w, bit := 2*(i>>6), uint64(1)<<(i&63)
+	r.words[w+1] |= r.words[w] & bit
+	r.words[w] |= bit
+}
+
+// twice says whether slot i was marked twice.
+func (r *repeatedSketches) twice(i uint64) bool { return r.words[2*(i>>6)+1]&(1<<(i&63)) != 0 }
+
+// has says whether sketch v may be held by more than one String.
+func (r *repeatedSketches) has(v uint64) bool {
+	i, j := r.slots(v)
+	return r.twice(i) && r.twice(j)
+}
+
+// free releases the table of r.
+func (r *repeatedSketches) free() {
+	bigmem.Free(r.words)
+	r.words = nil
 }

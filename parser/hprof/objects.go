@@ -102,6 +102,10 @@ func (x *ObjectReader) ReadAt(p []byte, off int64) (int, error) {
 	return x.at.ReadAt(p, off)
 }
 
+// Stored is what the reader reads the stored file through: an *os.File
+// for a dump file, which a caller may map rather than read.
+func (x *ObjectReader) Stored() io.ReaderAt { return x.at }
+
 // ReadObject decodes the heap sub-record at record offset off, which must
 // dump the object id (an instance, an array or a class), and calls fn
 // with it and the source positioned at its payload (Source.Payload,

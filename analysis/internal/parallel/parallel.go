@@ -4,7 +4,6 @@ package parallel
 
 import (
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -85,47 +84,4 @@ func LowerTo(p *uint32, v uint32) bool {
 			return true
 		}
 	}
-}
-
-// RepeatedValues returns the values that vals holds more than once,
-// each once, in no set order; it reorders vals, which it sorts in place to find them (the
-// caller's copy of the values serves as their work array). The values
-// are spread into 256 buckets by their top byte (for hashes: evenly),
-// and the buckets, small enough for the processor's caches, are sorted
-// on Workers() goroutines.
-func RepeatedValues(vals []uint64) []uint64 {
-	bucket := func(v uint64) int { return int(v >> 56) }
-	var start [257]int
-	for _, v := range vals {
-		start[bucket(v)+1]++
-	}
-	for b := 1; b <= 256; b++ {
-		start[b] += start[b-1]
-	}
-	// Each value not in its bucket is swapped into the next free place of
-	// its own, and the value found there moves on the same way, until one
-	// belongs where the first was taken from.
-	next := start
-	for b := range 256 {
-		for next[b] < start[b+1] {
-			v := vals[next[b]]
-			for d := bucket(v); d != b; d = bucket(v) {
-				vals[next[d]], v = v, vals[next[d]]
-				next[d]++
-			}
-			vals[next[b]] = v
-			next[b]++
-		}
-	}
-	found := make([][]uint64, Workers())
-	ForChunks(256, 1, func(worker, b, _ int) {
-		bucket := vals[start[b]:start[b+1]]
-		slices.Sort(bucket)
-		for k := 1; k < len(bucket); k++ {
-			if bucket[k] == bucket[k-1] && (k == 1 || bucket[k] != bucket[k-2]) {
-				found[worker] = append(found[worker], bucket[k])
-			}
-		}
-	})
-	return slices.Concat(found...)
 }
