@@ -85,7 +85,9 @@ func isLeafObject(leaf []uint64, i int) bool {
 // in. jump, as long as idom and free to overwrite, keeps shortcuts up the
 // tree (see climb).
 func (g *retentionGraph) leafDominators(order, idom, jump []uint32) {
-	copy(jump, idom)
+	parallel.ForChunks(len(idom), parallel.ObjectChunk, func(_, lo, hi int) {
+		copy(jump[lo:hi], idom[lo:hi])
+	})
 	c := climber{idom: idom, jump: jump}
 	meet := func(from uint32, s model.ObjectIndex) {
 		p := &order[s]
