@@ -308,20 +308,28 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	phase("counting Strings")
 	census := stringCensus(h)
 	// The shortest-path tree numbers the class chains as it finds its
-	// levels, alongside the dominator tree; the collections are summed
-	// once it is done, while the dominator tree ends.
+	// levels, alongside the dominator tree. The collections are summed
+	// alongside too, from the semidominators on (sumsDuring): that phase
+	// and the next few run mostly on one processor, where after the trees
+	// the sums were the last work of the build, on one processor too.
 	type pathsAndChains struct {
 		tree   *graph.PathTree
 		chains *graph.ClassChains
 	}
 	pathsDone := make(chan pathsAndChains, 1)
-	sumsDone := make(chan *heap.CollectionSums, 1)
 	go func() {
 		t, c := graph.StrongPathsWithChains(h)
 		pathsDone <- pathsAndChains{t, c}
-		sumsDone <- collectionSums(h)
 	}()
-	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: indexedSize, Phase: phase})
+	sums := newBackgroundSums(h)
+	retentionPhase := func(name string) {
+		phase(name)
+		if name == sumsDuring {
+			sums.start()
+		}
+	}
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: indexedSize, Phase: retentionPhase})
+	sums.start() // when the dominator tree had no such phase
 	phase("writing the index")
 	found := <-pathsDone
 	if err != nil {
@@ -344,8 +352,8 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 		}
 	}(werr)
 	x.summaries = summarize(h, r)
-	x.summaries.chains, x.summaries.sums = found.chains, <-sumsDone
 	x.answers = keepAnswers(h, r, found.tree, found.chains, x.summaries.points)
+	x.summaries.chains, x.summaries.sums = found.chains, sums.wait()
 	if werr = <-treesWritten; werr == nil {
 		werr = x.commit(w)
 	}
