@@ -303,7 +303,7 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	heapWritten := make(chan error, 1)
 	if werr == nil {
 		defer w.Abort()
-		go func() { heapWritten <- h.WriteIndex(w) }()
+		go func() { heapWritten <- startWriteback(w, h.WriteIndex(w)) }()
 	}
 	phase("counting Strings")
 	census := stringCensus(h)
@@ -348,7 +348,7 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 		} else if err := <-heapWritten; err != nil {
 			treesWritten <- err
 		} else {
-			treesWritten <- x.writeTrees(w)
+			treesWritten <- startWriteback(w, x.writeTrees(w))
 		}
 	}(werr)
 	x.summaries = summarize(h, r)
@@ -365,6 +365,17 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	}
 	x.Took = time.Since(start)
 	return x, nil
+}
+
+// startWriteback starts writing what w holds to disk (Writer.StartWriteback)
+// once a bulk of sections is written without an error (err), while the
+// build goes on, so that the sync that commits the index waits less. It
+// returns the first error.
+func startWriteback(w *store.Writer, err error) error {
+	if err != nil {
+		return err
+	}
+	return w.StartWriteback()
 }
 
 // relievedPhases returns phase, which first settles the resident memory
