@@ -309,9 +309,13 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	census := stringCensus(h)
 	// The shortest-path tree numbers the class chains as it finds its
 	// levels, alongside the dominator tree. The collections are summed
-	// alongside too, from the semidominators on (sumsDuring): that phase
-	// and the next few run mostly on one processor, where after the trees
-	// the sums were the last work of the build, on one processor too.
+	// alongside too, from its immediate dominators on (sumsDuring): that
+	// phase and part of the next two run on one processor, where after
+	// the trees the sums were the last work of the build, on one
+	// processor too. They start once the work tables of the
+	// semidominators are freed: their memory (about 56 bytes per
+	// collection, on the Go heap) then takes what those held, and the
+	// tables made after it, which the budget places, see it.
 	type pathsAndChains struct {
 		tree   *graph.PathTree
 		chains *graph.ClassChains

@@ -94,7 +94,7 @@ func collectionSums(h *model.Heap) *heap.CollectionSums {
 
 // sumsDuring is the phase of the dominator tree (graph.ComputeRetention)
 // at which a build starts summing the collections (collectionSums).
-const sumsDuring = "semidominators"
+const sumsDuring = "immediate dominators"
 
 // backgroundSums are the collections' sums of a heap, worked out on a
 // goroutine of their own once started.
