@@ -313,9 +313,9 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	// phase and part of the next two run on one processor, where after
 	// the trees the sums were the last work of the build, on one
 	// processor too. They start once the work tables of the
-	// semidominators are freed: their memory (about 56 bytes per
-	// collection, on the Go heap) then takes what those held, and the
-	// tables made after it, which the budget places, see it.
+	// semidominators are freed, so that their own (the collections'
+	// states, 48 bytes each, within the budget) take the memory those
+	// held.
 	type pathsAndChains struct {
 		tree   *graph.PathTree
 		chains *graph.ClassChains
