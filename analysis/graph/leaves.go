@@ -85,7 +85,9 @@ func isLeafObject(leaf []uint64, i int) bool {
 // in. jump, as long as idom and free to overwrite, keeps shortcuts up the
 // tree (see climb).
 func (g *retentionGraph) leafDominators(order, idom, jump []uint32) {
-	copy(jump, idom)
+	parallel.ForChunks(len(idom), parallel.ObjectChunk, func(_, lo, hi int) {
+		copy(jump[lo:hi], idom[lo:hi])
+	})
 	c := climber{idom: idom, jump: jump}
 	meet := func(from uint32, s model.ObjectIndex) {
 		p := &order[s]
@@ -167,4 +169,62 @@ func (c climber) nearest(a, b uint32) uint32 {
 		}
 	}
 	return a
+}
+
+// addLeaves adds the retained count and size of every leaf (its own:
+// a leaf dominates nothing) into its immediate dominator's, as addUp
+// does, on every processor: counts atomically, sizes atomically while
+// they fit their 32 bits, the others afterwards. It returns what the
+// leaves that the virtual root dominates add to its count and size.
+func (r *Retention) addLeaves(bytes retainedSizes, count []uint32, leaf []uint64) (objects, root int64) {
+	type addition struct {
+		to    model.ObjectIndex
+		bytes int64
+	}
+	workers := parallel.Workers()
+	aside := make([][]addition, workers)
+	rootObjects, rootBytes := make([]int64, workers), make([]int64, workers)
+	parallel.ForChunks(len(r.idom), parallel.ObjectChunk, func(w, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if !isLeafObject(leaf, i) {
+				continue
+			}
+			// A leaf is no dominator, so its own entries are not
+			// written meanwhile.
+			b := bytes.at(i)
+			d := r.idom[i]
+			if d == VirtualRoot {
+				rootObjects[w] += int64(count[i])
+				rootBytes[w] += b
+				continue
+			}
+			atomic.AddUint32(&count[d], count[i])
+			if !addSmall(&bytes.small[d], b) {
+				aside[w] = append(aside[w], addition{d, b})
+			}
+		}
+	})
+	for w := range workers {
+		objects += rootObjects[w]
+		root += rootBytes[w]
+		for _, a := range aside[w] {
+			bytes.set(int(a.to), bytes.at(int(a.to))+a.bytes)
+		}
+	}
+	return objects, root
+}
+
+// addSmall adds b to the size at atomically unless the sum would not
+// fit its 32 bits (or the size is kept apart already), and reports
+// whether it did.
+func addSmall(at *uint32, b int64) bool {
+	for {
+		cur := atomic.LoadUint32(at)
+		if int64(cur)+b >= largeRetained {
+			return false
+		}
+		if atomic.CompareAndSwapUint32(at, cur, cur+uint32(b)) {
+			return true
+		}
+	}
 }

@@ -222,18 +222,17 @@ func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 	r.idom = objectIndexes(order)
 	count := bigmem.Make[uint32](n)
 	r.retainedBytes = r.ownSizes(r.size, count)
-	// The leaves dominate nothing, and the reverse preorder lists every
-	// other object after those it dominates.
+	// The leaves dominate nothing: they are added into their dominators
+	// first, side by side; then the reverse preorder lists every other
+	// object after those it dominates.
+	leafObjects, leafBytes := r.addLeaves(r.retainedBytes, count, leaf)
 	r.reachedObjects, r.reachedBytes = r.addUp(r.retainedBytes, count, func(visit func(model.ObjectIndex)) {
-		for i := range order {
-			if isLeafObject(leaf, i) {
-				visit(model.ObjectIndex(i))
-			}
-		}
 		for p := len(vertex) - 1; p > 0; p-- {
 			visit(vertex[p])
 		}
 	})
+	r.reachedObjects += leafObjects
+	r.reachedBytes += leafBytes
 	r.retainedCount = retainedCounts{slice: count}
 }
 

@@ -220,3 +220,35 @@ func TestChainToDamagedTree(t *testing.T) {
 		}
 	}
 }
+
+// TestAddLeavesAcrossFourGiB: leaves added into their dominator side by
+// side give the sums of their sizes, also when the sum passes 4 GiB
+// (which the 32-bit sizes keep apart) and for a leaf of 4 GiB or more;
+// those the virtual root dominates are returned apart.
+func TestAddLeavesAcrossFourGiB(t *testing.T) {
+	const gib = int64(1) << 30
+	own := []int64{16, 3 * gib, 2 * gib, 5, 6 * gib, 40, 7}
+	r := &Retention{idom: []model.ObjectIndex{VirtualRoot, 0, 0, 0, VirtualRoot, 0, 5}}
+	leaf := []uint64{0b1011110} // all but 0, the dominator of the others, and 5, which dominates 6
+	bytes, count := newRetainedSizes(len(own)), make([]uint32, len(own))
+	for i, b := range own {
+		bytes.set(i, b)
+		count[i] = 1
+	}
+	objects, root := r.addLeaves(bytes, count, leaf)
+	if objects != 1 || root != 6*gib {
+		t.Errorf("the virtual root gets %d objects of %d bytes from the leaves, want 1 of %d", objects, root, 6*gib)
+	}
+	// Object 5 is no leaf: addUp adds it into object 0 afterwards.
+	if got, want := bytes.at(0), 16+5*gib+5; got != want || count[0] != 4 {
+		t.Errorf("object 0 retains %d objects of %d bytes, want 4 of %d", count[0], got, want)
+	}
+	if got := bytes.at(5); got != 47 || count[5] != 2 {
+		t.Errorf("object 5 retains %d objects of %d bytes, want 2 of 47", count[5], got)
+	}
+	for _, i := range []int{1, 2, 3, 4, 6} {
+		if bytes.at(i) != own[i] || count[i] != 1 {
+			t.Errorf("leaf %d retains %d objects of %d bytes, want 1 of %d", i, count[i], bytes.at(i), own[i])
+		}
+	}
+}

@@ -5,10 +5,12 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/bigmem"
 )
 
 // CollectionOptions choose what Collections lists.
@@ -104,8 +106,12 @@ type CollectionReport struct {
 type collectionState struct {
 	// class is the JDK class whose rule applies, as an index into
 	// jdkClasses.
-	class    int16
-	read     bool
+	class int16
+	read  bool
+	// resolved marks a collection whose backing or parts were measured
+	// into it (or that has none). (Beside class and read, it leaves the
+	// state 48 bytes long, not 56: a build holds one per collection.)
+	resolved bool
 	size     int64
 	capacity int64
 	empty    int64
@@ -117,9 +123,31 @@ type collectionState struct {
 	parts   model.ObjectIndex
 	cells   model.ObjectIndex
 	box     model.ObjectIndex
-	// resolved marks a collection whose backing or parts were measured
-	// into it (or that has none).
-	resolved bool
+}
+
+// stateWords is the length of a collectionState in 64-bit words; the
+// array's length is 0 unless that is a whole number.
+const stateWords = int(unsafe.Sizeof(collectionState{}) / 8)
+
+var _ [0]struct{} = [unsafe.Sizeof(collectionState{}) % 8]struct{}{}
+
+// makeStates returns n zeroed collection states, a table within the
+// build's memory budget (model/bigmem): a big heap has millions of
+// collections, and a build sums them alongside its other work. Give it
+// back with freeStates.
+func makeStates(n int) []collectionState {
+	if n == 0 {
+		return nil
+	}
+	words := bigmem.Make[uint64](n * stateWords)
+	return unsafe.Slice((*collectionState)(unsafe.Pointer(unsafe.SliceData(words))), n)
+}
+
+// freeStates gives back states that makeStates returned.
+func freeStates(states []collectionState) {
+	if len(states) > 0 {
+		bigmem.Free(unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(states))), len(states)*stateWords))
+	}
 }
 
 // rule is the rule the collection follows.
@@ -155,6 +183,7 @@ func Collections(h *model.Heap, o CollectionOptions) (CollectionReport, error) {
 	if err != nil {
 		return rep, err
 	}
+	defer freeStates(states)
 	collectionRows(h, &rep, colls, states, owned, o)
 	return rep, arrayRows(h, &rep, wasteful, o)
 }
@@ -163,10 +192,11 @@ func Collections(h *model.Heap, o CollectionOptions) (CollectionReport, error) {
 // order) and returns the collections that others own.
 func measureCollections(h *model.Heap, colls []model.ObjectIndex, jdkOf []int16) ([]collectionState, map[model.ObjectIndex]bool, error) {
 	states, err := readCollections(h, colls, jdkOf)
-	if err != nil {
-		return nil, nil, err
+	if err == nil {
+		err = addCounterCells(h, states)
 	}
-	if err := addCounterCells(h, states); err != nil {
+	if err != nil {
+		freeStates(states)
 		return nil, nil, err
 	}
 	countNodes(h, colls, states)
@@ -184,6 +214,7 @@ func MeasureCollection(h *model.Heap, objs []model.ObjectIndex) ([]CollectionObj
 	if err != nil {
 		return nil, err
 	}
+	defer freeStates(states)
 	ref := int64(h.Layout.Ref)
 	if ref == 0 {
 		ref = int64(h.Source.IDSize)
@@ -290,7 +321,7 @@ func findCollectionsIn(h *model.Heap, jdkOf []int16, heaps model.HeapSelection, 
 // readCollections reads the fields of the collections colls from the
 // dump and measures each.
 func readCollections(h *model.Heap, colls []model.ObjectIndex, jdkOf []int16) ([]collectionState, error) {
-	states := make([]collectionState, len(colls))
+	states := makeStates(len(colls))
 	err := model.EachValues(h, colls, func(k int, v *model.ObjectValues) error {
 		st := &states[k]
 		st.class, st.read = jdkOf[h.ClassOf(colls[k])], true

@@ -52,6 +52,7 @@ func SumCollections(h *model.Heap, size model.SizeMode) (*CollectionSums, error)
 	if err != nil {
 		return nil, err
 	}
+	defer freeStates(states)
 	byClass := map[model.ClassIndex]*collectionClassSum{}
 	for k, obj := range colls {
 		st := states[k]

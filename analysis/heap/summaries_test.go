@@ -4,11 +4,13 @@ import (
 	"reflect"
 	"regexp"
 	"testing"
+	"unsafe"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
 	"github.com/hprofctl/hprofctl/internal/testload"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/bigmem"
 )
 
 // summaryFixtures are dumps of real JVMs the summaries an index keeps are
@@ -96,5 +98,49 @@ func TestClassChainsAnswerAsComputed(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCollectionsOutOfCore: under a memory budget of one byte the
+// collections' states are a mapped scratch file; the sums, the report and
+// the measured objects are those worked out in memory.
+func TestCollectionsOutOfCore(t *testing.T) {
+	h, _ := testload.Fixture(t, "jdk17-inspect-before.hprof.gz")
+	colls, _ := findCollections(h, jdkClassesOf(h), model.HeapSelection{})
+	if len(colls) == 0 {
+		t.Fatal("the fixture has no collections")
+	}
+	ask := func() (*CollectionSums, CollectionReport, []CollectionObject) {
+		sums, err := SumCollections(h, model.SizeJVM)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Collections(h, CollectionOptions{Objects: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs, err := MeasureCollection(h, colls)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sums, rep, objs
+	}
+	sums, rep, objs := ask()
+	restore := bigmem.SetBudget(1, t.TempDir())
+	before := bigmem.MappedBytes()
+	states := makeStates(len(colls))
+	mapped := bigmem.MappedBytes() - before
+	freeStates(states)
+	sumsOut, repOut, objsOut := ask()
+	left := bigmem.MappedBytes() - before
+	restore()
+	if mapped < int64(len(colls))*int64(unsafe.Sizeof(collectionState{})) {
+		t.Errorf("%d bytes mapped for %d states under a one-byte budget", mapped, len(colls))
+	}
+	if left != 0 {
+		t.Errorf("%d bytes of states still mapped after the questions", left)
+	}
+	if !reflect.DeepEqual(sumsOut, sums) || !reflect.DeepEqual(repOut, rep) || !reflect.DeepEqual(objsOut, objs) {
+		t.Errorf("out of core: %+v, %+v, %d objects; in memory: %+v, %+v, %d objects", sumsOut, repOut, len(objsOut), sums, rep, len(objs))
 	}
 }

@@ -309,25 +309,37 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	heapWritten := make(chan error, 1)
 	if werr == nil {
 		defer w.Abort()
-		go func() { heapWritten <- h.WriteIndex(w) }()
+		go func() { heapWritten <- startWriteback(w, h.WriteIndex(w)) }()
 	}
 	phase("counting Strings")
 	census := stringCensus(h)
 	// The shortest-path tree numbers the class chains as it finds its
-	// levels, alongside the dominator tree; the collections are summed
-	// once it is done, while the dominator tree ends.
+	// levels, alongside the dominator tree. The collections are summed
+	// alongside too, from its immediate dominators on (sumsDuring): that
+	// phase and part of the next two run on one processor, where after
+	// the trees the sums were the last work of the build, on one
+	// processor too. They start once the work tables of the
+	// semidominators are freed, so that their own (the collections'
+	// states, 48 bytes each, within the budget) take the memory those
+	// held.
 	type pathsAndChains struct {
 		tree   *graph.PathTree
 		chains *graph.ClassChains
 	}
 	pathsDone := make(chan pathsAndChains, 1)
-	sumsDone := make(chan *heap.CollectionSums, 1)
 	go func() {
 		t, c := graph.StrongPathsWithChains(h)
 		pathsDone <- pathsAndChains{t, c}
-		sumsDone <- collectionSums(h)
 	}()
-	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: indexedSize, Phase: phase})
+	sums := newBackgroundSums(h)
+	retentionPhase := func(name string) {
+		phase(name)
+		if name == sumsDuring {
+			sums.start()
+		}
+	}
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: indexedSize, Phase: retentionPhase})
+	sums.start() // when the dominator tree had no such phase
 	phase("writing the index")
 	found := <-pathsDone
 	if err != nil {
@@ -346,12 +358,12 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 		} else if err := <-heapWritten; err != nil {
 			treesWritten <- err
 		} else {
-			treesWritten <- x.writeTrees(w)
+			treesWritten <- startWriteback(w, x.writeTrees(w))
 		}
 	}(werr)
 	x.summaries = summarize(h, r)
-	x.summaries.chains, x.summaries.sums = found.chains, <-sumsDone
 	x.answers = keepAnswers(h, r, found.tree, found.chains, x.summaries.points)
+	x.summaries.chains, x.summaries.sums = found.chains, sums.wait()
 	if werr = <-treesWritten; werr == nil {
 		werr = x.commit(w)
 	}
@@ -379,6 +391,17 @@ func overBudget(budget int64, dir string) string {
 	}
 	return fmt.Sprintf("tables of %s in all stayed in memory past --memory %s: no scratch file in %s took them (%v); free disk space there, give --index-dir on a disk with room, or a larger --memory",
 		humanize.IBytes(uint64(bytes)), humanize.IBytes(uint64(budget)), dir, why)
+}
+
+// startWriteback starts writing what w holds to disk (Writer.StartWriteback)
+// once a bulk of sections is written without an error (err), while the
+// build goes on, so that the sync that commits the index waits less. It
+// returns the first error.
+func startWriteback(w *store.Writer, err error) error {
+	if err != nil {
+		return err
+	}
+	return w.StartWriteback()
 }
 
 // relievedPhases returns phase, which first settles the resident memory

@@ -92,6 +92,34 @@ func collectionSums(h *model.Heap) *heap.CollectionSums {
 	return s
 }
 
+// sumsDuring is the phase of the dominator tree (graph.ComputeRetention)
+// at which a build starts summing the collections (collectionSums).
+const sumsDuring = "immediate dominators"
+
+// backgroundSums are the collections' sums of a heap, worked out on a
+// goroutine of their own once started.
+type backgroundSums struct {
+	once sync.Once
+	h    *model.Heap
+	done chan *heap.CollectionSums
+}
+
+// newBackgroundSums returns the sums of h's collections, not started
+// yet: start starts them, wait waits for them.
+func newBackgroundSums(h *model.Heap) *backgroundSums {
+	return &backgroundSums{h: h, done: make(chan *heap.CollectionSums, 1)}
+}
+
+// start starts summing, the first time only.
+func (b *backgroundSums) start() {
+	b.once.Do(func() {
+		go func() { b.done <- collectionSums(b.h) }()
+	})
+}
+
+// wait returns the sums once worked out; start must have been called.
+func (b *backgroundSums) wait() *heap.CollectionSums { return <-b.done }
+
 // write writes the summaries into the index w.
 func (s *summaries) write(w *store.Writer) error {
 	if s == nil {

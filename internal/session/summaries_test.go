@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/heap"
@@ -138,5 +139,32 @@ func TestCraftedSummaries(t *testing.T) {
 		if !strings.Contains(said, c.says) {
 			t.Errorf("%s crafted: the session said %q; want %q", c.section, said, c.says)
 		}
+	}
+}
+
+// TestBackgroundSums: the collections' sums a build starts alongside the
+// dominator tree are the ones worked out directly, started once however
+// many times start is called, and the fixture's JDK collections are in
+// them.
+func TestBackgroundSums(t *testing.T) {
+	h, stop, err := loadForIndex(plainDump(t), indexOptions{}, func(string) {})
+	defer stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := collectionSums(h)
+	if want == nil || len(want.Classes) == 0 {
+		t.Fatalf("the fixture's collections summed to %+v", want)
+	}
+	b := newBackgroundSums(h)
+	b.start()
+	b.start()
+	if got := b.wait(); !reflect.DeepEqual(got, want) {
+		t.Errorf("sums in the background %+v, want %+v", got, want)
+	}
+	select {
+	case extra := <-b.done:
+		t.Errorf("summed twice: %+v", extra)
+	case <-time.After(100 * time.Millisecond):
 	}
 }

@@ -326,52 +326,88 @@ func marksIn[T uint8 | uint16](elems []T) int {
 
 // WriteNarrow writes n values as a Narrow array of T: the sections name,
 // name.rank and name.big. fill sets vals to the values from lo on, up to
-// 64 Ki at a time. It holds 4 bytes per 64 values and 8 per value from T's
-// largest up until the end, in tables from model/bigmem: on a big heap
-// they are a share of its objects, and the build's memory budget bounds
-// them.
+// 64 Ki at a time, in order, on a goroutine of its own: the values of one
+// step are worked out while those of the step before are written. It
+// holds 4 bytes per 64 values and 8 per value from T's largest up until
+// the end, in tables from model/bigmem: on a big heap they are a share of
+// its objects, and the build's memory budget bounds them.
 func WriteNarrow[T uint8 | uint16](w *Writer, name string, n int, fill func(lo int, vals []uint64)) error {
 	out, err := NewArray[T](w, name)
 	if err != nil {
 		return err
 	}
-	const step = 1 << 16 // a multiple of packedBlock
 	var (
-		vals     = make([]uint64, min(n, step))
-		small    = make([]T, min(n, step))
-		before   = bigmem.Make[uint32]((n + packedBlock - 1) / packedBlock)
-		big      []uint64
-		stepBig  []uint64 // the values of a step that go to big
-		promoted int
+		before = bigmem.Make[uint32]((n + packedBlock - 1) / packedBlock)
+		big    []uint64
+		ready  = make(chan *narrowBatch[T], 1)
+		free   = make(chan *narrowBatch[T], 2)
 	)
 	defer func() {
 		bigmem.Free(before)
 		bigmem.Free(big)
 	}()
-	for lo := 0; lo < n; lo += step {
-		m := min(step, n-lo)
-		fill(lo, vals[:m])
-		stepBig = stepBig[:0]
-		for k, v := range vals[:m] {
-			if k%packedBlock == 0 {
-				if promoted > 1<<32-1 {
-					return fmt.Errorf("section %s: more than 2^32 - 1 values from %d up", name, ^T(0))
-				}
-				before[(lo+k)/packedBlock] = uint32(promoted)
+	for range 2 {
+		free <- &narrowBatch[T]{vals: make([]uint64, min(n, narrowStep)), small: make([]T, min(n, narrowStep))}
+	}
+	var tooMany error
+	go func() {
+		defer close(ready)
+		promoted := 0
+		for lo := 0; lo < n; lo += narrowStep {
+			b := <-free
+			if promoted, tooMany = b.narrow(lo, min(narrowStep, n-lo), promoted, before, fill); tooMany != nil {
+				tooMany = fmt.Errorf("section %s: %w", name, tooMany)
+				return
 			}
-			if v >= uint64(^T(0)) {
-				stepBig = append(stepBig, v)
-				promoted++
-				v = uint64(^T(0))
-			}
-			small[k] = T(v)
+			ready <- b
 		}
-		big = bigmem.Append(big, stepBig...)
-		if err := out.Append(small[:m]); err != nil {
-			return err
+	}()
+	for b := range ready {
+		big = bigmem.Append(big, b.big...)
+		if err == nil {
+			err = out.Append(b.small)
 		}
+		free <- b
+	}
+	if err = joinFirst(tooMany, err); err != nil {
+		return err
 	}
 	return joinFirst(out.Close(), WriteArray(w, name+narrowBefore, before), WriteArray(w, name+narrowValue, big))
+}
+
+// narrowStep is how many values WriteNarrow works out at a time: a
+// multiple of packedBlock.
+const narrowStep = 1 << 16
+
+// narrowBatch is a step of WriteNarrow's values: as fill gives them
+// (vals), as written (small) and those from T's largest up (big).
+type narrowBatch[T uint8 | uint16] struct {
+	vals  []uint64
+	small []T
+	big   []uint64
+}
+
+// narrow sets b to the m values from lo on, which fill gives, and sets
+// the counts of promoted values before each of their blocks in before;
+// promoted is the count before lo. It returns the count after them.
+func (b *narrowBatch[T]) narrow(lo, m, promoted int, before []uint32, fill func(lo int, vals []uint64)) (int, error) {
+	fill(lo, b.vals[:m])
+	b.small, b.big = b.small[:m], b.big[:0]
+	for k, v := range b.vals[:m] {
+		if k%packedBlock == 0 {
+			if promoted > 1<<32-1 {
+				return promoted, fmt.Errorf("more than 2^32 - 1 values from %d up", ^T(0))
+			}
+			before[(lo+k)/packedBlock] = uint32(promoted)
+		}
+		if v >= uint64(^T(0)) {
+			b.big = append(b.big, v)
+			promoted++
+			v = uint64(^T(0))
+		}
+		b.small[k] = T(v)
+	}
+	return promoted, nil
 }
 
 // LoadNarrow sets *dst to the Narrow array of n values that WriteNarrow

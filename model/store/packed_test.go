@@ -4,7 +4,9 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -243,5 +245,63 @@ func TestMarksIn(t *testing.T) {
 				t.Fatalf("uint16 [%d:%d]: %d marks, want %d", lo, hi, got, want)
 			}
 		}
+	}
+}
+
+// TestNarrowSteps writes a Narrow array of several steps, whose values
+// are worked out while the step before is written: fill is asked for
+// each step once, in order, and every value, the large ones of each step
+// included, reads back.
+func TestNarrowSteps(t *testing.T) {
+	n := 3*narrowStep + 100
+	value := func(i int) uint64 {
+		if i%1000 == 7 {
+			return uint64(1<<20 + i)
+		}
+		return uint64(i % 60000)
+	}
+	var asked []int
+	ix := writeIndex(t, func(w *Writer) error {
+		return WriteNarrow[uint16](w, "n16", n, func(lo int, vals []uint64) {
+			asked = append(asked, lo)
+			for k := range vals {
+				vals[k] = value(lo + k)
+			}
+		})
+	})
+	if want := []int{0, narrowStep, 2 * narrowStep, 3 * narrowStep}; !slices.Equal(asked, want) {
+		t.Errorf("fill asked for the steps from %v, want %v", asked, want)
+	}
+	var (
+		a   Narrow[uint16]
+		err error
+	)
+	LoadNarrow(ix, "n16", n, &a, &err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if a.At(i) != value(i) {
+			t.Fatalf("value %d: %d, want %d", i, a.At(i), value(i))
+		}
+	}
+}
+
+// TestNarrowWriteFails: a Narrow array whose file cannot be written to
+// the end is an error, returned once the values worked out meanwhile
+// are done with.
+func TestNarrowWriteFails(t *testing.T) {
+	w, err := Create(filepath.Join(t.TempDir(), "heap.hprof"+Suffix), testID, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	err = WriteNarrow[uint16](w, "n16", 64*narrowStep, func(lo int, vals []uint64) {
+		if lo == narrowStep {
+			w.f.Close()
+		}
+	})
+	if err == nil || !errors.Is(err, os.ErrClosed) {
+		t.Errorf("writing into a closed file: %v, want %v", err, os.ErrClosed)
 	}
 }

@@ -576,3 +576,65 @@ func touch[T Integer](ix *Index, name string, sum uint64) (uint64, error) {
 	}
 	return sum, nil
 }
+
+// TestStartWriteback: starting the writeback between sections, and in
+// the middle of one, leaves the file byte for byte as written without
+// it; after Commit or Abort it is the closed writer's error.
+func TestStartWriteback(t *testing.T) {
+	write := func(path string, writeback bool) *Writer {
+		w, err := Create(path, testID, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Abort()
+		maybe := func() {
+			if writeback {
+				if err := w.StartWriteback(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := WriteArray(w, "ids", []uint64{1, 2, 3}); err != nil {
+			t.Fatal(err)
+		}
+		maybe()
+		a, err := NewArray[uint32](w, "counts")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Append([]uint32{7, 8})
+		maybe()
+		a.Append([]uint32{9})
+		if err := errors.Join(a.Close(), w.WriteBlob("note", []byte("the end"))); err != nil {
+			t.Fatal(err)
+		}
+		maybe()
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	dir := t.TempDir()
+	plain, started := filepath.Join(dir, "plain"+Suffix), filepath.Join(dir, "started"+Suffix)
+	write(plain, false)
+	w := write(started, true)
+	a, errA := os.ReadFile(plain)
+	b, errB := os.ReadFile(started)
+	if err := errors.Join(errA, errB); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Errorf("the index written with the writeback started differs: %d bytes, want %d", len(b), len(a))
+	}
+	if err := w.StartWriteback(); !errors.Is(err, errClosed) {
+		t.Errorf("after Commit: %v, want %v", err, errClosed)
+	}
+	ix, err := Open(started, testID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if got, err := Array[uint32](ix, "counts"); err != nil || !reflect.DeepEqual(got, []uint32{7, 8, 9}) {
+		t.Errorf("counts %v (%v), want [7 8 9]", got, err)
+	}
+}

@@ -433,6 +433,22 @@ func (w *Writer) WriteJSON(name string, v any) error {
 	return w.WriteBlob(name, data)
 }
 
+// StartWriteback writes out what w buffers and asks the system to start
+// writing the file to disk without waiting, so that Commit's sync, which
+// waits, finds less left to write: call it after the bulk of the
+// sections, while other work runs. It returns the writer's error, as the
+// other calls do.
+func (w *Writer) StartWriteback() error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if err := w.buf.Flush(); err != nil {
+		return w.fail(err) // an *os.PathError: it names the file
+	}
+	startWriteback(w.f)
+	return nil
+}
+
 // Commit ends the file: it writes the section table and the header, syncs
 // the file to disk, gives it its permissions and renames it to its final
 // path (replacing any file there), then syncs the directory. On an error
