@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"runtime"
 	"slices"
 	"testing"
 
@@ -152,5 +153,47 @@ func TestLongChainOutOfCore(t *testing.T) {
 	}
 	if d := outOfCore.ImmediateDominator(objs[chain]); d != objs[0] {
 		t.Errorf("the shared leaf's immediate dominator is %d, want the chain's head %d", d, objs[0])
+	}
+}
+
+// TestSemidominatorsLongPathOutOfCore: the depth-first tree is a path of
+// a million vertices, the deepest one also references vertex 5 and vertex
+// 1 also references the middle one, so finding vertex 5's semidominator
+// compresses a forest path of the whole depth. Under a one-byte budget
+// the computation then takes nothing from the Go heap that grows with
+// that path (it once gathered the path into a slice, which took 0.9 GiB
+// past the budget on a 12 GiB dump), and the semidominators are those of
+// the definition: the tree parent, but vertex 1 for the middle vertex and
+// for vertex 5 (the path from 1 through the middle and the deepest vertex
+// to 5 passes only vertices numbered above 5).
+func TestSemidominatorsLongPathOutOfCore(t *testing.T) {
+	defer bigmem.SetBudget(1, t.TempDir())()
+	const n, middle = 1 << 20, 1 << 19
+	parent := make([]uint32, n)
+	for w := 1; w < n; w++ {
+		parent[w] = uint32(w - 1)
+	}
+	lowest := slices.Clone(parent)
+	lowest[middle] = 1
+	predStart := make([]uint32, n+1)
+	for w := 6; w <= n; w++ {
+		predStart[w] = 1
+	}
+	preds := []uint32{n - 1}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	semi := semidominators(parent, lowest, predStart, preds)
+	runtime.ReadMemStats(&after)
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > 64<<10 {
+		t.Errorf("the semidominators of a path %d deep took %d bytes of the Go heap", n, grown)
+	}
+	for w := 1; w < n; w++ {
+		want := uint32(w - 1)
+		if w == 5 || w == middle {
+			want = 1
+		}
+		if semi[w] != want {
+			t.Fatalf("vertex %d: semidominator %d, want %d", w, semi[w], want)
+		}
 	}
 }

@@ -628,6 +628,10 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 // the vertex that skips them, so what a path yields does not depend on
 // which paths were compressed before: the semidominators come out the
 // same whatever the order of a vertex's predecessor list.
+//
+// Besides its arguments it takes one table of n words (the labels),
+// within the memory budget, and nothing that grows with the graph: see
+// compressPath.
 func semidominators(parent, lowest, predStart, preds []uint32) []uint32 {
 	n := len(parent)
 	semi := lowest
@@ -639,29 +643,52 @@ func semidominators(parent, lowest, predStart, preds []uint32) []uint32 {
 	// predStart[v+1]: only the lists of the vertices processed already end
 	// there.
 	ancestor := predStart[1:]
-	var path []uint32
 	var pacer bigmem.Pacer
 	for w := uint32(n - 1); w > 0; w-- {
 		pacer.Step()
 		s := semi[w]
 		for _, v := range preds[predStart[w]:predStart[w+1]] {
-			path = path[:0]
-			for x := v; ancestor[x] > w; x = ancestor[x] {
-				path = append(path, x)
-			}
-			for k := len(path) - 1; k >= 0; k-- {
-				x := path[k]
-				a := ancestor[x]
-				label[x] = min(label[x], label[a])
-				ancestor[x] = ancestor[a]
-			}
-			s = min(s, label[v])
+			s = min(s, compressPath(ancestor, label, v, w))
 		}
 		semi[w] = s
 		label[w] = s
 		ancestor[w] = parent[w]
 	}
 	return semi
+}
+
+// compressPath compresses the forest path from the processed vertex v
+// up to the root of its tree, the vertices numbered above w being the
+// processed ones, and returns v's label then: the least semidominator on
+// the path below the root. Every vertex on the path whose forest parent
+// is not the root gets the root as forest parent and the least label
+// from it up to the root's child.
+//
+// Such a path can be as long as the depth-first tree is deep, hundreds of
+// millions of vertices on a big heap, so it is not gathered into a list:
+// the way up turns each vertex's ancestor link around to point at the
+// vertex below it (0 below v: the virtual root is never on a path), and
+// the way down follows those links back, setting each ancestor to the
+// root.
+func compressPath(ancestor, label []uint32, v, w uint32) uint32 {
+	below, x := uint32(0), v
+	for a := ancestor[x]; a > w; a = ancestor[x] {
+		ancestor[x] = below
+		below, x = x, a
+	}
+	if below == 0 {
+		return label[v]
+	}
+	// x is now the root's child at the top of the path.
+	root, least := ancestor[x], label[x]
+	for y := below; y != 0; {
+		next := ancestor[y]
+		least = min(least, label[y])
+		label[y] = least
+		ancestor[y] = root
+		y = next
+	}
+	return least
 }
 
 // nearestCommonDominators turns tree parents and semidominators into
