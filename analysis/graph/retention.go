@@ -151,17 +151,17 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	bigmem.Free(g.rootChild)
 	g.rootChild = nil
 	o.phase("predecessors")
-	lowest, predStart, preds, err := g.predecessors(order, parent)
+	lowest, starts, preds, err := g.predecessors(order, parent)
 	if err != nil {
 		bigmem.Free(order)
 		bigmem.Free(parent)
 		return nil, err
 	}
 	o.phase("semidominators")
-	semi := semidominators(parent, lowest, predStart, preds)
-	bigmem.Free(predStart)
+	semi := semidominators(parent, lowest, starts, preds)
+	bigmem.Free(starts)
 	bigmem.Free(preds)
-	predStart, preds = nil, nil
+	starts, preds = nil, nil
 	o.phase("immediate dominators")
 	idom := nearestCommonDominators(parent, semi)
 	if g.leaves > 0 {
@@ -525,24 +525,29 @@ func (g *retentionGraph) unreachableTops(order []uint32) []model.ObjectIndex {
 // semidominators. A predecessor v of w numbered below w counts only
 // through its number, so lowest[w] keeps the least of them (the tree
 // parent included: it is one) and only the predecessors numbered above w
-// are listed, in CSR form: preds[predStart[w]:predStart[w+1]]. That leaves
+// are listed, in CSR form: preds[starts[2w]:starts[2w+2]]. That leaves
 // out the tree edges and most others, a large part of the table. The
 // virtual root's children get the virtual root as lowest and nothing else:
 // their semidominator and immediate dominator are the virtual root
 // whatever else references them.
 //
+// The list starts take the even words of starts, and leave the odd ones
+// to semidominators: there the word after the start of w+1's list holds
+// w's label, beside its forest parent (see semidominators), so that a
+// vertex's two words share a cache line.
+//
 // Both passes over the references run on ranges of objects in parallel,
 // the counts, least numbers and list positions taken atomically. Which
 // range gets to a target first decides the order of its list: see
 // semidominators for why that order does not matter.
-func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart, preds []uint32, err error) {
+func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, preds []uint32, err error) {
 	numbered := len(parent)
 	lowest = bigmem.Make[uint32](numbered)
 	copy(lowest, parent)
 	for _, s := range g.rootRefs {
 		lowest[order[s]] = 0
 	}
-	predStart = bigmem.Make[uint32](numbered + 1)
+	starts = bigmem.Make[uint32](2*numbered + 2)
 	totals := make([]uint64, parallel.Workers())
 	parallel.ForChunks(len(order), parallel.ObjectChunk, func(worker, lo, hi int) {
 		var total uint64
@@ -558,7 +563,7 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 			case from < w:
 				parallel.LowerTo(&lowest[w], from)
 			case from > w && atomic.LoadUint32(&lowest[w]) != 0:
-				atomic.AddUint32(&predStart[w+1], 1)
+				atomic.AddUint32(&starts[2*(w+1)], 1)
 				total++
 			}
 		}
@@ -581,18 +586,18 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 	}
 	if total > math.MaxUint32 {
 		bigmem.Free(lowest)
-		bigmem.Free(predStart)
+		bigmem.Free(starts)
 		return nil, nil, nil, errGraphTooLarge
 	}
-	for w := 1; w <= numbered; w++ {
-		predStart[w] += predStart[w-1]
+	for w := 2; w <= 2*numbered; w += 2 {
+		starts[w] += starts[w-2]
 	}
 	preds = bigmem.Make[uint32](int(total))
 	parallel.ForChunks(len(order), parallel.ObjectChunk, func(_, lo, hi int) {
 		var pacer bigmem.Pacer
 		fill := func(from uint32, s model.ObjectIndex) {
 			if w := order[s]; from > w && w != leafMark && lowest[w] != 0 {
-				preds[atomic.AddUint32(&predStart[w], 1)-1] = from
+				preds[atomic.AddUint32(&starts[2*w], 1)-1] = from
 			}
 		}
 		for i := lo; i < hi; i++ {
@@ -608,9 +613,11 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 		}
 	})
 	// fill advanced each start to the next one's: shift back.
-	copy(predStart[1:], predStart[:numbered])
-	predStart[0] = 0
-	return lowest, predStart, preds, nil
+	for w := 2 * numbered; w > 0; w -= 2 {
+		starts[w] = starts[w-2]
+	}
+	starts[0] = 0
+	return lowest, starts, preds, nil
 }
 
 // semidominators computes the semidominator of every vertex, as a preorder
@@ -629,30 +636,28 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, predStart
 // which paths were compressed before: the semidominators come out the
 // same whatever the order of a vertex's predecessor list.
 //
-// Besides its arguments it takes one table of n words (the labels),
-// within the memory budget, and nothing that grows with the graph: see
-// compressPath.
-func semidominators(parent, lowest, predStart, preds []uint32) []uint32 {
+// The forest is kept in starts (see predecessors), which it takes no
+// memory beyond, nothing that grows with the graph either (see
+// compressPath): a processed vertex v's forest parent, its ancestor, in
+// the start of v+1's list, starts[2v+2], which only the lists of the
+// vertices processed already end at, and its label, the least
+// semidominator on the forest path from v up to (not including) the
+// root of its forest tree, in the odd word after it. The two words a path
+// reads of a vertex share a cache line, where two tables took two.
+func semidominators(parent, lowest, starts, preds []uint32) []uint32 {
 	n := len(parent)
 	semi := lowest
-	// label[v] is the least semidominator on the forest path from v up to
-	// (not including) the root of its forest tree.
-	label := bigmem.Make[uint32](n)
-	defer bigmem.Free(label)
-	// ancestor[v], v's forest parent, is set when v is processed, into
-	// predStart[v+1]: only the lists of the vertices processed already end
-	// there.
-	ancestor := predStart[1:]
+	forest := starts[2:]
 	var pacer bigmem.Pacer
 	for w := uint32(n - 1); w > 0; w-- {
 		pacer.Step()
 		s := semi[w]
-		for _, v := range preds[predStart[w]:predStart[w+1]] {
-			s = min(s, compressPath(ancestor, label, v, w))
+		for _, v := range preds[starts[2*w]:starts[2*w+2]] {
+			s = min(s, compressPath(forest, v, w))
 		}
 		semi[w] = s
-		label[w] = s
-		ancestor[w] = parent[w]
+		forest[2*w+1] = s
+		forest[2*w] = parent[w]
 	}
 	return semi
 }
@@ -662,7 +667,8 @@ func semidominators(parent, lowest, predStart, preds []uint32) []uint32 {
 // processed ones, and returns v's label then: the least semidominator on
 // the path below the root. Every vertex on the path whose forest parent
 // is not the root gets the root as forest parent and the least label
-// from it up to the root's child.
+// from it up to the root's child. forest[2x] is vertex x's forest parent
+// and forest[2x+1] its label.
 //
 // Such a path can be as long as the depth-first tree is deep, hundreds of
 // millions of vertices on a big heap, so it is not gathered into a list:
@@ -670,22 +676,22 @@ func semidominators(parent, lowest, predStart, preds []uint32) []uint32 {
 // vertex below it (0 below v: the virtual root is never on a path), and
 // the way down follows those links back, setting each ancestor to the
 // root.
-func compressPath(ancestor, label []uint32, v, w uint32) uint32 {
+func compressPath(forest []uint32, v, w uint32) uint32 {
 	below, x := uint32(0), v
-	for a := ancestor[x]; a > w; a = ancestor[x] {
-		ancestor[x] = below
+	for a := forest[2*x]; a > w; a = forest[2*x] {
+		forest[2*x] = below
 		below, x = x, a
 	}
 	if below == 0 {
-		return label[v]
+		return forest[2*v+1]
 	}
 	// x is now the root's child at the top of the path.
-	root, least := ancestor[x], label[x]
+	root, least := forest[2*x], forest[2*x+1]
 	for y := below; y != 0; {
-		next := ancestor[y]
-		least = min(least, label[y])
-		label[y] = least
-		ancestor[y] = root
+		next := forest[2*y]
+		least = min(least, forest[2*y+1])
+		forest[2*y+1] = least
+		forest[2*y] = root
 		y = next
 	}
 	return least
