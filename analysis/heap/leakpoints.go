@@ -37,7 +37,7 @@ type AccumulationPoints struct {
 func SummarizeAccumulation(r *graph.Retention) *AccumulationPoints {
 	floor := pointsShare * float64(r.ReachableBytes())
 	var tops []model.ObjectIndex
-	for _, t := range r.TopLevel() {
+	for t := range r.EachTopLevel {
 		if float64(r.RetainedBytes(t)) >= floor {
 			tops = append(tops, t)
 		}
