@@ -153,11 +153,15 @@ func (x *ObjectReader) from(off int64, id uint64) (io.Reader, error) {
 	return z, nil
 }
 
+// subRecordWindow is the size the read buffer of ReadObject starts at:
+// a page, which holds most objects' records; a bigger record grows it.
+const subRecordWindow = 4 << 10
+
 // newSubRecordReader returns a Reader of the heap sub-records in src,
 // whose first byte is at stream offset base of a dump with header hdr:
 // as if inside a heap dump segment that runs to the end of the stream.
 func newSubRecordReader(src io.Reader, hdr Header, base int64) *Reader {
-	r := &Reader{w: window.New(src), maxPayload: defaultMaxPayload, hdr: hdr, idSize: hdr.IDSize, v10: hdr.Version == "1.0"}
+	r := &Reader{w: window.NewSized(src, subRecordWindow), maxPayload: defaultMaxPayload, hdr: hdr, idSize: hdr.IDSize, v10: hdr.Version == "1.0"}
 	r.w.Base = base
 	r.heapTag = TagHeapDumpSegment
 	r.unbounded = true

@@ -25,7 +25,15 @@ type Window struct {
 
 // New returns a Window on src.
 func New(src io.Reader) Window {
-	return Window{Src: src, Buf: make([]byte, initialSize)}
+	return NewSized(src, initialSize)
+}
+
+// NewSized returns a Window on src whose buffer starts at size bytes
+// (at least 1), for a reader of a few records: one that reads a single
+// object of a dump allocated New's 64 KiB for a record of some hundred
+// bytes, 1.9 GB of garbage for the paths an index keeps of a 1 GiB dump.
+func NewSized(src io.Reader, size int) Window {
+	return Window{Src: src, Buf: make([]byte, max(size, 1))}
 }
 
 // Fill reads until at least n bytes are buffered or the source fails or
