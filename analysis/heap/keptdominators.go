@@ -91,12 +91,19 @@ func WriteKeptDominators(w *store.Writer, k *KeptDominators) error {
 // children no more than itself, as many as the report says) and a fault
 // wraps store.ErrCorrupt.
 func ReadKeptDominators(ix *store.Index, totals graph.Totals) (*KeptDominators, error) {
-	k, err := store.OptionalJSON[KeptDominators](ix, SectionKeptDominators)
+	return readKept(ix, SectionKeptDominators, func(k *KeptDominators) error { return k.check(keptTotals(totals)) })
+}
+
+// readKept reads the kept answer in section name of ix, nil when the
+// index keeps none, and checks it with check: a fault wraps
+// store.ErrCorrupt.
+func readKept[T any](ix *store.Index, name string, check func(*T) error) (*T, error) {
+	k, err := store.OptionalJSON[T](ix, name)
 	if k == nil || err != nil {
 		return nil, err
 	}
-	if err := k.check(keptTotals(totals)); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", store.ErrCorrupt, SectionKeptDominators, err)
+	if err := check(k); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", store.ErrCorrupt, name, err)
 	}
 	return k, nil
 }

@@ -63,14 +63,7 @@ func WriteKeptLeaks(w *store.Writer, k *KeptLeaks) error {
 // each step of its path has its retained size. A fault wraps
 // store.ErrCorrupt.
 func ReadKeptLeaks(ix *store.Index, totals graph.Totals) (*KeptLeaks, error) {
-	k, err := store.OptionalJSON[KeptLeaks](ix, SectionKeptLeaks)
-	if k == nil || err != nil {
-		return nil, err
-	}
-	if err := k.check(keptTotals(totals)); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", store.ErrCorrupt, SectionKeptLeaks, err)
-	}
-	return k, nil
+	return readKept(ix, SectionKeptLeaks, func(k *KeptLeaks) error { return k.check(keptTotals(totals)) })
 }
 
 // check reports what in k cannot be the leak report of a tree with

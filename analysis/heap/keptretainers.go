@@ -102,14 +102,7 @@ func WriteKeptRetainers(w *store.Writer, k *KeptRetainers) error {
 // an instance of its class with its count of instances, most first. A
 // fault wraps store.ErrCorrupt.
 func ReadKeptRetainers(ix *store.Index, h *model.Heap) (*KeptRetainers, error) {
-	k, err := store.OptionalJSON[KeptRetainers](ix, SectionKeptRetainers)
-	if k == nil || err != nil {
-		return nil, err
-	}
-	if err := k.check(h); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", store.ErrCorrupt, SectionKeptRetainers, err)
-	}
-	return k, nil
+	return readKept(ix, SectionKeptRetainers, func(k *KeptRetainers) error { return k.check(h) })
 }
 
 // check reports what in k cannot be of heap h's classes.
