@@ -10,34 +10,19 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
+	"github.com/hprofctl/hprofctl/internal/testload"
 	"github.com/hprofctl/hprofctl/model"
-	"github.com/hprofctl/hprofctl/parser/input"
 )
 
 // keptHeaps are the heaps the kept answers are compared on: a JVM's
 // (JDK 17, a few thousand objects at the top of its tree) and random
 // ones (a few GC roots, chains, cycles, unreachable objects).
 func keptHeaps(t *testing.T) map[string]*model.Heap {
-	heaps := map[string]*model.Heap{"jdk17-default": loadDump(t, "../../testdata/jvm/jdk17-default.hprof.gz")}
+	heaps := map[string]*model.Heap{"jdk17-default": testload.Heap(t, "../../testdata/jvm/jdk17-default.hprof.gz")}
 	for seed := range uint64(12) {
 		heaps[fmt.Sprintf("random-%d", seed)] = analysistest.RandomHeap(t, seed)
 	}
 	return heaps
-}
-
-// loadDump loads the dump at path with its objects.
-func loadDump(t *testing.T, path string) *model.Heap {
-	t.Helper()
-	f, err := input.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
 }
 
 // roundTrip returns v as it reads back from its JSON, as an index keeps

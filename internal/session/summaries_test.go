@@ -2,8 +2,6 @@ package session
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,36 +12,10 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/model/store"
 	"github.com/hprofctl/hprofctl/model/store/storetest"
 )
-
-// plainDump writes the fixture, decompressed, into a directory of the
-// test's own: the index of a plain dump keeps every summary.
-func plainDump(t *testing.T) string {
-	t.Helper()
-	in, err := os.Open(fixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	z, err := gzip.NewReader(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "fixture.hprof")
-	out, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, z); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // summaryQuestions asks s the questions the summaries answer: the
 // retainers of classes with more paths than the index keeps described
@@ -69,7 +41,7 @@ func summaryQuestions(s *Session) (any, error) {
 // checksum is valid but whose content cannot be the heap's is not used:
 // the session says so and computes the answer.
 func TestCraftedSummaries(t *testing.T) {
-	dump := plainDump(t)
+	dump := testshared.Gunzip(t, fixture)
 	direct, err := func() (any, error) {
 		s, err := Open(dump, Options{Dump: -1, NoIndex: true})
 		if err != nil {
@@ -147,7 +119,7 @@ func TestCraftedSummaries(t *testing.T) {
 // many times start is called, and the fixture's JDK collections are in
 // them.
 func TestBackgroundSums(t *testing.T) {
-	h, stop, err := loadForIndex(plainDump(t), indexOptions{}, func(string) {})
+	h, stop, err := loadForIndex(testshared.Gunzip(t, fixture), indexOptions{}, func(string) {})
 	defer stop()
 	if err != nil {
 		t.Fatal(err)
