@@ -275,7 +275,8 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	if budget == 0 {
 		budget = bigmem.DefaultBudget(regularFileSize(path))
 	}
-	defer bigmem.SetBudget(budget, scratchDir(place))()
+	scratch := scratchDir(place)
+	defer bigmem.SetBudget(budget, scratch)()
 	// The Go heap's free pages go back to the system whenever the
 	// process's own memory passes the budget.
 	defer bigmem.BoundResident(budget)()
@@ -373,7 +374,7 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	if werr != nil {
 		x.Unsaved = werr.Error()
 	}
-	x.OverBudget = overBudget(budget, scratchDir(place))
+	x.OverBudget = overBudget(budget, scratch)
 	x.Took = time.Since(start)
 	return x, nil
 }
