@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/heap"
@@ -272,7 +273,6 @@ func contractedEdges(h *model.Heap, idom []model.ObjectIndex, inner graph.Object
 		}
 	}
 	top := &topLevel{idom: idom, top: bigmem.Make[uint32](n)}
-	defer bigmem.Free(top.top)
 	finders := make([]*edgeFinder, parallel.Workers())
 	errs := make([]error, (n+parallel.ObjectChunk-1)/parallel.ObjectChunk)
 	parallel.ForChunks(n, parallel.ObjectChunk, func(worker, lo, hi int) {
@@ -302,31 +302,58 @@ func contractedEdges(h *model.Heap, idom []model.ObjectIndex, inner graph.Object
 			}
 		}
 	})
-	defer func() {
-		for _, f := range finders {
-			if f != nil {
-				bigmem.Free(f.edges)
-			}
-		}
-	}()
+	bigmem.Free(top.top)
+	edges := joinEdges(finders)
 	for _, err := range errs {
 		if err != nil {
+			bigmem.Free(edges)
 			return nil, err
 		}
 	}
+	return sortEdges(edges), nil
+}
+
+// joinEdges returns the edges the workers found, in one table: the
+// first worker's, grown (in its scratch file when it has one, without a
+// copy), the others' appended and freed one by one, so that the edges
+// are held about once, not twice.
+func joinEdges(finders []*edgeFinder) []uint64 {
 	var edges []uint64
 	for _, f := range finders {
-		if f != nil {
-			edges = bigmem.Append(edges, f.edges...)
+		if f == nil {
+			continue
 		}
+		if edges == nil {
+			edges = f.edges
+			continue
+		}
+		edges = bigmem.Append(edges, f.edges...)
+		bigmem.Free(f.edges)
 	}
+	return edges
+}
+
+// sortEdges sorts edges, a table from model/bigmem, and drops their
+// repeats, in the table itself or in the one the sort used as its
+// scratch, freeing the other: the list takes twice its size while it is
+// sorted, not four times. A list the repeats shrank by more than an
+// eighth is copied into a table of its size, so that the build does not
+// keep the room they took.
+func sortEdges(edges []uint64) []uint64 {
 	scratch := bigmem.Make[uint64](len(edges))
 	sorted := slices.Compact(parallel.SortBits(edges, scratch, 0, 64))
+	if unsafe.SliceData(sorted) == unsafe.SliceData(edges) {
+		bigmem.Free(scratch)
+	} else {
+		bigmem.Free(edges)
+	}
+	if len(sorted) >= cap(sorted)-cap(sorted)/8 {
+		return sorted
+	}
 	out := bigmem.Make[uint64](len(sorted))
 	copy(out, sorted)
-	bigmem.Free(edges)
-	bigmem.Free(scratch)
-	return out, nil
+	bigmem.Free(sorted)
+	return out
 }
 
 // topLevel is the dominator tree and the memo of top-level dominators
