@@ -1,6 +1,7 @@
 package heap
 
 import (
+	"iter"
 	"slices"
 	"sort"
 
@@ -178,7 +179,8 @@ type leakCandidate struct {
 	// objects is the suspect, or the class group's instances that
 	// retain most (groupPathSample at most), biggest first.
 	objects []model.ObjectIndex
-	// members are all of a class group's instances, in no order.
+	// members are all of a class group's instances, by index, in a
+	// table of model/bigmem.
 	members  []model.ObjectIndex
 	group    bool
 	class    string
@@ -269,38 +271,17 @@ func FindLeaksChecked(h *model.Heap, r *graph.Retention, o LeakOptions) (LeakRep
 func leaksAlong(h *model.Heap, r *graph.Retention, o LeakOptions, chain func(model.ObjectIndex) ([]model.ObjectIndex, error)) (LeakReport, error) {
 	out := LeakReport{TotalBytes: r.ReachableBytes(), Threshold: o.Threshold, KeptUnreachable: r.KeptUnreachable, Unreachable: UnreachableOf(r),
 		Suspects: []LeakSuspect{}}
-	tops := r.TopLevelIn(o.Heaps)
+	tops := r.EachTopLevel
 	if !o.Heaps.All() {
+		selected := r.TopLevelIn(o.Heaps)
+		tops = slices.Values(selected)
 		out.Heaps = o.Heaps.Names()
-		out.TotalBytes = r.RetainedTotal(tops)
+		out.TotalBytes = r.RetainedTotal(selected)
 	}
 	passes := func(b int64) bool { return float64(b) > o.Threshold*float64(out.TotalBytes) }
-	var cands []*leakCandidate
 	keys := newClassKeyer(h)
-	groups := map[classKey]*leakCandidate{}
-	var groupOrder []classKey
-	for _, obj := range tops {
-		b := r.RetainedBytes(obj)
-		if passes(b) {
-			cands = append(cands, &leakCandidate{objects: []model.ObjectIndex{obj}, class: ClassName(h, obj), retained: b})
-			continue
-		}
-		k := keys.of(obj)
-		g, ok := groups[k]
-		if !ok {
-			g = &leakCandidate{group: true, class: k.name(h)}
-			groups[k] = g
-			groupOrder = append(groupOrder, k)
-		}
-		g.members = append(g.members, obj)
-		g.retained += b
-	}
-	for _, k := range groupOrder {
-		if g := groups[k]; passes(g.retained) {
-			g.objects = biggest(r, g.members, groupPathSample)
-			cands = append(cands, g)
-		}
-	}
+	cands, free := leakCandidates(h, r, keys, tops, passes)
+	defer free()
 	if len(cands) == 0 {
 		return out, nil
 	}
@@ -337,6 +318,69 @@ func leaksAlong(h *model.Heap, r *graph.Retention, o LeakOptions, chain func(mod
 		out.chains = append(out.chains, c.chain)
 	}
 	return out, nil
+}
+
+// leakCandidates returns the suspects among the top-level objects tops
+// yields (the same ones, in the same order, each time it is walked): the
+// objects whose retained bytes pass, and the class groups of the others
+// whose instances' bytes pass together, in the order their classes first
+// come. A first walk counts each group's instances and bytes; only the
+// groups that pass list their members, in a second walk, into tables of
+// model/bigmem that free releases: on a big heap the top-level objects
+// are tens of millions, and a list of them all on the Go heap would
+// escape the build's memory budget.
+func leakCandidates(h *model.Heap, r *graph.Retention, keys classKeyer, tops iter.Seq[model.ObjectIndex], passes func(int64) bool) (cands []*leakCandidate, free func()) {
+	type tally struct {
+		instances, retained int64
+	}
+	tallies := map[classKey]*tally{}
+	var order []classKey
+	for obj := range tops {
+		b := r.RetainedBytes(obj)
+		if passes(b) {
+			cands = append(cands, &leakCandidate{objects: []model.ObjectIndex{obj}, class: ClassName(h, obj), retained: b})
+			continue
+		}
+		k := keys.of(obj)
+		t, ok := tallies[k]
+		if !ok {
+			t = &tally{}
+			tallies[k] = t
+			order = append(order, k)
+		}
+		t.instances++
+		t.retained += b
+	}
+	groups := map[classKey]*leakCandidate{}
+	for _, k := range order {
+		if t := tallies[k]; passes(t.retained) {
+			members := bigmem.Make[model.ObjectIndex](int(t.instances))
+			groups[k] = &leakCandidate{group: true, class: k.name(h), retained: t.retained, members: members[:0]}
+		}
+	}
+	free = func() {
+		for _, g := range groups {
+			bigmem.Free(g.members)
+		}
+	}
+	if len(groups) == 0 {
+		return cands, free
+	}
+	for obj := range tops {
+		if passes(r.RetainedBytes(obj)) {
+			continue
+		}
+		if g, ok := groups[keys.of(obj)]; ok {
+			g.members = append(g.members, obj)
+		}
+	}
+	for _, k := range order {
+		if g, ok := groups[k]; ok {
+			g.objects = biggest(r, g.members, groupPathSample)
+			cands = append(cands, g)
+		}
+	}
+	return cands, free
 }
 
 // accumulate finds each candidate's accumulation point (from known when

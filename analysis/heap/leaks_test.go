@@ -2,11 +2,13 @@ package heap
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/bigmem"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
 )
 
@@ -110,13 +112,17 @@ func TestLeakPathRetainedBytes(t *testing.T) {
 	}
 }
 
-// TestLeakClassGroup has 20 instances of Session retaining 4% of the heap
-// each, every one referenced from two Object[] GC roots: no single
-// suspect, one class group of 20 whose paths all run through the same
-// array (the first the search meets), its accumulation point.
-func TestLeakClassGroup(t *testing.T) {
-	const sessions, sessionBytes = 20, 400
-	const arrayBytes = 8 * sessions
+// The heap of loadSessionGroup: 20 Sessions of 400 bytes each, held by
+// two Object[] roots, so that the Sessions are top-level and together
+// retain 80% of the heap, and 4 fillers.
+const (
+	sessions, sessionBytes = 20, 400
+	arrayBytes             = 8 * sessions
+)
+
+// loadSessionGroup loads the heap of TestLeakClassGroup and returns it
+// with the ids of its two Object[] roots.
+func loadSessionGroup(t *testing.T) (*model.Heap, [2]hproftest.ID) {
 	const total = sessions * sessionBytes * 100 / 80
 	const fillerBytes = (total - sessions*sessionBytes - 2*arrayBytes) / 4
 	var arrays [2]hproftest.ID
@@ -133,6 +139,15 @@ func TestLeakClassGroup(t *testing.T) {
 		}
 		fillers(w, 4, fillerBytes)
 	})
+	return h, arrays
+}
+
+// TestLeakClassGroup has 20 instances of Session retaining 4% of the heap
+// each, every one referenced from two Object[] GC roots: no single
+// suspect, one class group of 20 whose paths all run through the same
+// array (the first the search meets), its accumulation point.
+func TestLeakClassGroup(t *testing.T) {
+	h, arrays := loadSessionGroup(t)
 	l := findLeaks(t, h, 0.10)
 	if len(l.Suspects) != 1 {
 		t.Fatalf("%d suspects, want the Session group alone: %+v", len(l.Suspects), l.Suspects)
@@ -352,5 +367,37 @@ func TestAccumulationPointsMatchWalk(t *testing.T) {
 	}
 	if walked < 10 || innerWalked < 10 {
 		t.Errorf("only %d walks from the top and %d from inside left their start: the graphs test little", walked, innerWalked)
+	}
+}
+
+// TestLeakGroupMembersOutOfCore finds the leaks of loadSessionGroup's heap
+// under a one-byte memory budget: the report is the one found in memory,
+// only the group that passes (the 20 Sessions) lists its members, in a
+// mapped table of 4 bytes each, and freeing the candidates unmaps it.
+func TestLeakGroupMembersOutOfCore(t *testing.T) {
+	h, _ := loadSessionGroup(t)
+	want := findLeaks(t, h, 0.10)
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: model.SizeFields})
+	if err != nil {
+		t.Fatal(err)
+	}
+	restore := bigmem.SetBudget(1, t.TempDir())
+	defer restore()
+	before := bigmem.MappedBytes()
+	passes := func(b int64) bool { return float64(b) > 0.10*float64(r.ReachableBytes()) }
+	cands, free := leakCandidates(h, r, newClassKeyer(h), r.EachTopLevel, passes)
+	mapped := bigmem.MappedBytes() - before
+	if len(cands) != 1 || !cands[0].group || cands[0].class != "Session" || len(cands[0].members) != sessions {
+		t.Errorf("candidates %+v, want the group of %d Sessions alone", cands, sessions)
+	}
+	if mapped != 4*sessions {
+		t.Errorf("%d bytes mapped for the members, want %d: 4 for each Session, none for the groups that do not pass", mapped, 4*sessions)
+	}
+	free()
+	if left := bigmem.MappedBytes() - before; left != 0 {
+		t.Errorf("%d bytes still mapped after free", left)
+	}
+	if got := findLeaks(t, h, 0.10); !reflect.DeepEqual(got, want) {
+		t.Errorf("out of core:\n%+v\nin memory:\n%+v", got, want)
 	}
 }
