@@ -3,6 +3,7 @@ package heap
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"regexp"
 	"slices"
 	"sort"
@@ -159,6 +160,9 @@ func ClassName(h *model.Heap, i model.ObjectIndex) string {
 // reachable instance of the matching classes.
 func Dominators(h *model.Heap, r *graph.Retention, o DominatorOptions) DominatorReport {
 	out := TreeTotals(r)
+	if o.Class == nil && o.Heaps.All() && !o.ByClass && o.Top > 0 {
+		return topOfTree(h, r, o, out)
+	}
 	var selected []model.ObjectIndex
 	if o.Class == nil {
 		selected = r.TopLevelIn(o.Heaps)
@@ -178,6 +182,23 @@ func Dominators(h *model.Heap, r *graph.Retention, o DominatorOptions) Dominator
 		return out
 	}
 	out.Rows = dominatorRows(h, r, page(r, selected, o), o, retained)
+	return out
+}
+
+// topOfTree is Dominators' report out of a page of the top of the tree
+// in every heap: the top-level objects are walked twice, to count them
+// and to pick the page, rather than listed, which on a big heap would
+// take tens of millions of entries.
+func topOfTree(h *model.Heap, r *graph.Retention, o DominatorOptions, out DominatorReport) DominatorReport {
+	for range r.EachTopLevel {
+		out.Selected++
+	}
+	retained := out.addNative(r, o.Native)
+	var rows []model.ObjectIndex
+	if off := max(o.Offset, 0); off < out.Selected {
+		rows = biggestOf(r, r.EachTopLevel, min(off+o.Top, out.Selected))[off:]
+	}
+	out.Rows = dominatorRows(h, r, rows, o, retained)
 	return out
 }
 
@@ -309,22 +330,26 @@ func bigger(a, b retainedObject) bool {
 }
 
 // biggest returns the top objects (all when top is 0) that retain most,
-// biggest first. It keeps a heap of top entries, so picking a few of
-// millions costs one pass.
+// biggest first.
 func biggest(r *graph.Retention, objs []model.ObjectIndex, top int) []model.ObjectIndex {
-	if top <= 0 || top > len(objs) {
-		top = len(objs)
+	if top > 0 && top < len(objs) {
+		return biggestOf(r, slices.Values(objs), top)
 	}
-	// best is a min-heap (by bigger) of the top entries seen so far, or
-	// every entry when all are asked for.
-	best := make([]retainedObject, 0, top)
-	if top == len(objs) {
-		for _, obj := range objs {
-			best = append(best, retainedObject{r.RetainedBytes(obj), obj})
-		}
-		objs = nil
+	all := make([]retainedObject, len(objs))
+	for k, obj := range objs {
+		all[k] = retainedObject{r.RetainedBytes(obj), obj}
 	}
-	for _, obj := range objs {
+	return byRetained(all)
+}
+
+// biggestOf returns the top objects of objs (top > 0) that retain most,
+// biggest first. It keeps a heap of top entries, so picking a few of
+// millions costs one pass, and the objects need no list: the answer is
+// the same in whatever order they come.
+func biggestOf(r *graph.Retention, objs iter.Seq[model.ObjectIndex], top int) []model.ObjectIndex {
+	// best is a min-heap (by bigger) of the top entries seen so far.
+	best := make([]retainedObject, 0, min(top, 1<<16))
+	for obj := range objs {
 		e := retainedObject{r.RetainedBytes(obj), obj}
 		if len(best) < top {
 			best = append(best, e)
@@ -351,11 +376,16 @@ func biggest(r *graph.Retention, objs []model.ObjectIndex, top int) []model.Obje
 			k = least
 		}
 	}
-	slices.SortFunc(best, func(a, b retainedObject) int {
+	return byRetained(best)
+}
+
+// byRetained sorts entries biggest first and returns their objects.
+func byRetained(entries []retainedObject) []model.ObjectIndex {
+	slices.SortFunc(entries, func(a, b retainedObject) int {
 		return cmp.Or(cmp.Compare(b.bytes, a.bytes), cmp.Compare(a.obj, b.obj))
 	})
-	out := make([]model.ObjectIndex, len(best))
-	for k, e := range best {
+	out := make([]model.ObjectIndex, len(entries))
+	for k, e := range entries {
 		out[k] = e.obj
 	}
 	return out

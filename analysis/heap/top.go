@@ -2,6 +2,7 @@ package heap
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -118,11 +119,13 @@ func TopConsumers(h *model.Heap, r *graph.Retention, o TopOptions) (TopConsumerR
 		name = groupNames(h, ownClass(h), func(c model.ClassIndex) string { return PackageOf(h.Classes[c].Name) })
 	}
 	index := map[string]int{}
-	tops := r.TopLevelIn(o.Heaps)
+	tops := r.EachTopLevel
 	if !o.Heaps.All() {
-		out.TotalBytes = r.RetainedTotal(tops)
+		selected := r.TopLevelIn(o.Heaps)
+		tops = slices.Values(selected)
+		out.TotalBytes = r.RetainedTotal(selected)
 	}
-	for _, obj := range tops {
+	for obj := range tops {
 		out.TopLevelObjects++
 		n := name(obj)
 		k, ok := index[n]
