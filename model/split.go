@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 
+	"github.com/hprofctl/hprofctl/model/bigmem"
 	"github.com/hprofctl/hprofctl/model/mmap"
 	"github.com/hprofctl/hprofctl/parser/hprof"
 	"github.com/hprofctl/hprofctl/parser/input"
@@ -29,10 +30,32 @@ import (
 // warn of) is read again the ordinary way, which says what is wrong with
 // it.
 
-// splitBatchBytes is about how much of the dump one batch holds:
+// splitBatchBytes is about how much of the dump one batch holds at most:
 // consecutive segments up to this size (or one larger segment). A
 // variable so that tests can cut small dumps into many batches.
 var splitBatchBytes int64 = 8 << 20
+
+// minSplitBatchBytes is the least splitBatchFor makes a batch to stay
+// within a memory budget.
+const minSplitBatchBytes = 1 << 20
+
+// splitBatchFor is the batch size for workers parsing at once under the
+// build's memory budget (bigmem.Budget): splitBatchBytes, or less where
+// the pieces in flight (piecesAhead, each holding about its batch's size
+// in parsed tables) would take more than an eighth of the budget, down to
+// minSplitBatchBytes. At 16 workers and a budget of 256 MiB, batches of 8
+// MiB held 0.3 GB in flight.
+func splitBatchFor(workers int) int64 {
+	size := splitBatchBytes
+	if budget := bigmem.Budget(); budget > 0 {
+		size = min(size, max(minSplitBatchBytes, budget/8/int64(piecesAhead(workers))))
+	}
+	return size
+}
+
+// piecesAhead is how many batches workers parse at most before the
+// earliest of them is added to the builder's tables.
+func piecesAhead(workers int) int { return 2*workers + 2 }
 
 // errNotSplit marks a dump loadInPieces does not read in pieces.
 var errNotSplit = errors.New("not read in pieces")
@@ -76,11 +99,12 @@ func loadInPieces(f *input.File, opt LoadOptions) (*Heap, error) {
 		f.Advance(n)
 	}
 	progress(plan.first)
-	batches, err := makeSplitBatches(file, plan)
+	workers := runtime.GOMAXPROCS(0)
+	batches, err := makeSplitBatches(file, plan, splitBatchFor(workers))
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", err, errNotSplit)
 	}
-	if err := b.readPieces(file, plan.layout.segments, batches, classes, runtime.GOMAXPROCS(0), progress); err != nil {
+	if err := b.readPieces(file, plan.layout.segments, batches, classes, workers, progress); err != nil {
 		b.objects.reset()
 		f.Advance(-read) // the ordinary reader reads them again
 		return nil, fmt.Errorf("%v: %w", err, errNotSplit)

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/hprofctl/hprofctl/internal/testshared"
+	"github.com/hprofctl/hprofctl/model/bigmem"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
 	"github.com/hprofctl/hprofctl/parser/input"
 )
@@ -182,4 +183,32 @@ func FuzzLoadInPieces(f *testing.F) {
 			t.Fatalf("the heap read in pieces differs from the one read with one reader: %s", heapDiff(pieces, stream))
 		}
 	})
+}
+
+// TestSplitBatchWithinBudget checks the batch size splitBatchFor gives:
+// never above splitBatchBytes, the full size without a budget, and small
+// enough that the pieces in flight take at most an eighth of the budget,
+// unless the batches are already at their least.
+func TestSplitBatchWithinBudget(t *testing.T) {
+	for _, budget := range []int64{0, 64 << 20, 256 << 20, 3 << 30} {
+		restore := bigmem.SetBudget(budget, t.TempDir())
+		for _, workers := range []int{1, 2, 4, 16, 64} {
+			size := splitBatchFor(workers)
+			inFlight := int64(piecesAhead(workers)) * size
+			switch {
+			case size > splitBatchBytes || size <= 0:
+				t.Errorf("budget %d, %d workers: batches of %d bytes, want 1 to %d", budget, workers, size, splitBatchBytes)
+			case budget == 0 && size != splitBatchBytes:
+				t.Errorf("no budget, %d workers: batches of %d bytes, want %d", workers, size, splitBatchBytes)
+			case budget > 0 && size > minSplitBatchBytes && inFlight > budget/8:
+				t.Errorf("budget %d, %d workers: %d bytes in flight, more than an eighth", budget, workers, inFlight)
+			}
+		}
+		restore()
+	}
+	restore := bigmem.SetBudget(256<<20, t.TempDir())
+	defer restore()
+	if got := splitBatchFor(16); got != minSplitBatchBytes {
+		t.Errorf("16 workers under 256 MiB: batches of %d bytes, want the least, %d", got, minSplitBatchBytes)
+	}
 }

@@ -17,16 +17,16 @@ type splitBatch struct {
 }
 
 // makeSplitBatches cuts the segments of plan from its first object on
-// into batches of about splitBatchBytes: runs of consecutive segments,
+// into batches of about batchBytes: runs of consecutive segments,
 // and a segment larger than two batches cut at the sub-records a
 // skimming pass finds.
-func makeSplitBatches(file *os.File, p splitPlan) ([]splitBatch, error) {
+func makeSplitBatches(file *os.File, p splitPlan, batchBytes int64) ([]splitBatch, error) {
 	segs := p.layout.segments
 	var batches []splitBatch
 	from := p.first
 	for i := p.firstSeg; i < len(segs); {
-		if s := segs[i]; s.end()-from > 2*splitBatchBytes {
-			cut, err := cutSegment(file, s, from, p.layout.idSize)
+		if s := segs[i]; s.end()-from > 2*batchBytes {
+			cut, err := cutSegment(file, s, from, p.layout.idSize, batchBytes)
 			if err != nil {
 				return nil, err
 			}
@@ -35,7 +35,7 @@ func makeSplitBatches(file *os.File, p splitPlan) ([]splitBatch, error) {
 			}
 		} else {
 			j := i + 1
-			for j < len(segs) && segs[j].end()-from <= splitBatchBytes {
+			for j < len(segs) && segs[j].end()-from <= batchBytes {
 				j++
 			}
 			batches = append(batches, splitBatch{from: from, to: segs[j-1].end(), first: i, last: j})
@@ -49,12 +49,12 @@ func makeSplitBatches(file *os.File, p splitPlan) ([]splitBatch, error) {
 }
 
 // cutSegment cuts segment s from offset from on into stretches of about
-// splitBatchBytes that start and end at sub-records.
-func cutSegment(file *os.File, s segment, from int64, idSize int) ([][2]int64, error) {
+// batchBytes that start and end at sub-records.
+func cutSegment(file *os.File, s segment, from int64, idSize int, batchBytes int64) ([][2]int64, error) {
 	var cut [][2]int64
 	start := from
 	err := skimRecords(file, s, from, idSize, func(_ *hprof.Skimmed, off int64) bool {
-		if off-start >= splitBatchBytes {
+		if off-start >= batchBytes {
 			cut = append(cut, [2]int64{start, off})
 			start = off
 		}
@@ -86,7 +86,7 @@ type splitQueue struct {
 // what they hold to b, as b.scan would have read them; progress is told
 // the bytes parsed as each batch is added.
 func (b *builder) readPieces(file *os.File, segs []segment, batches []splitBatch, cl *splitClasses, workers int, progress func(int64)) error {
-	q := &splitQueue{b: b, batches: batches, ahead: 2*workers + 2, done: map[int]*splitPiece{}, progress: progress}
+	q := &splitQueue{b: b, batches: batches, ahead: piecesAhead(workers), done: map[int]*splitPiece{}, progress: progress}
 	q.moved = sync.NewCond(&q.mu)
 	parsers := make([]*splitWorker, max(workers, 1))
 	var wg sync.WaitGroup

@@ -135,6 +135,14 @@ func releaseSpare() {
 	}()
 }
 
+// Budget returns the budget SetBudget set, 0 when there is none: for the
+// work that sizes its own buffers (not tables) by it.
+func Budget() int64 {
+	mu.Lock()
+	defer mu.Unlock()
+	return budget
+}
+
 // Make returns a zeroed table of n Ts: a slice on the Go heap while the
 // heap and the table fit the budget, else a mapped scratch file.
 func Make[T Number](n int) []T {
