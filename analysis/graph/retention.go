@@ -536,10 +536,12 @@ func (g *retentionGraph) unreachableTops(order []uint32) []model.ObjectIndex {
 // w's label, beside its forest parent (see semidominators), so that a
 // vertex's two words share a cache line.
 //
-// Both passes over the references run on ranges of objects in parallel,
-// the counts, least numbers and list positions taken atomically. Which
-// range gets to a target first decides the order of its list: see
-// semidominators for why that order does not matter.
+// One pass over the references (laterPredecessors) lowers lowest and
+// collects the listed edges, a small share of all of them on a heap; the
+// lists are then counted and filled from those edges alone. Both run on
+// every processor, the counts, least numbers and list positions taken
+// atomically. Which goroutine gets to a target first decides the order of
+// its list: see semidominators for why that order does not matter.
 func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, preds []uint32, err error) {
 	numbered := len(parent)
 	lowest = bigmem.Make[uint32](numbered)
@@ -547,77 +549,92 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, p
 	for _, s := range g.rootRefs {
 		lowest[order[s]] = 0
 	}
-	starts = bigmem.Make[uint32](2*numbered + 2)
-	totals := make([]uint64, parallel.Workers())
-	parallel.ForChunks(len(order), parallel.ObjectChunk, func(worker, lo, hi int) {
-		var total uint64
-		var pacer bigmem.Pacer
-		// lowest[w] is 0 for the virtual root's children only, whatever
-		// else runs: the numbers compared with it are at least 1.
-		count := func(from uint32, s model.ObjectIndex) {
-			w := order[s]
-			switch {
-			case w == leafMark:
-				// A leaf has no number: leafDominators finds its
-				// immediate dominator.
-			case from < w:
-				parallel.LowerTo(&lowest[w], from)
-			case from > w && atomic.LoadUint32(&lowest[w]) != 0:
-				atomic.AddUint32(&starts[2*(w+1)], 1)
-				total++
-			}
+	later := g.laterPredecessors(order, lowest)
+	defer func() {
+		for _, edges := range later {
+			bigmem.Free(edges)
 		}
-		for i := lo; i < hi; i++ {
-			pacer.Step()
-			if from := order[i]; from != 0 && from != leafMark {
-				for _, s := range g.h.Refs(model.ObjectIndex(i)) {
-					count(from, s)
-				}
-				if c := g.classObject(model.ObjectIndex(i)); c != model.NoObject {
-					count(from, c)
-				}
-			}
-		}
-		totals[worker] += total
-	})
+	}()
 	var total uint64
-	for _, t := range totals {
-		total += t
+	for _, edges := range later {
+		total += uint64(len(edges))
 	}
 	if total > math.MaxUint32 {
 		bigmem.Free(lowest)
-		bigmem.Free(starts)
 		return nil, nil, nil, errGraphTooLarge
 	}
+	starts = bigmem.Make[uint32](2*numbered + 2)
+	forEachEdge(later, func(e uint64) {
+		atomic.AddUint32(&starts[2*(e>>32+1)], 1)
+	})
 	for w := 2; w <= 2*numbered; w += 2 {
 		starts[w] += starts[w-2]
 	}
 	preds = bigmem.Make[uint32](int(total))
-	parallel.ForChunks(len(order), parallel.ObjectChunk, func(_, lo, hi int) {
-		var pacer bigmem.Pacer
-		fill := func(from uint32, s model.ObjectIndex) {
-			if w := order[s]; from > w && w != leafMark && lowest[w] != 0 {
-				preds[atomic.AddUint32(&starts[2*w], 1)-1] = from
-			}
-		}
-		for i := lo; i < hi; i++ {
-			pacer.Step()
-			if from := order[i]; from != 0 && from != leafMark {
-				for _, s := range g.h.Refs(model.ObjectIndex(i)) {
-					fill(from, s)
-				}
-				if c := g.classObject(model.ObjectIndex(i)); c != model.NoObject {
-					fill(from, c)
-				}
-			}
-		}
+	forEachEdge(later, func(e uint64) {
+		preds[atomic.AddUint32(&starts[2*(e>>32)], 1)-1] = uint32(e)
 	})
-	// fill advanced each start to the next one's: shift back.
+	// The fill advanced each start to the next one's: shift back.
 	for w := 2 * numbered; w > 0; w -= 2 {
 		starts[w] = starts[w-2]
 	}
 	starts[0] = 0
 	return lowest, starts, preds, nil
+}
+
+// laterPredecessors goes once through the references of the numbered
+// objects, on every processor: a reference from v to the numbered w
+// lowers lowest[w] to v when v is numbered below w, and when v is
+// numbered above w, unless w is a child of the virtual root (lowest[w]
+// 0), is listed, as w<<32 | v, in the list of the goroutine that met it
+// (one list per worker, tables within the memory budget). References to
+// leaves count for neither: leafDominators finds their dominators.
+func (g *retentionGraph) laterPredecessors(order, lowest []uint32) [][]uint64 {
+	later := make([][]uint64, parallel.Workers())
+	parallel.ForChunks(len(order), parallel.ObjectChunk, func(worker, lo, hi int) {
+		var pacer bigmem.Pacer
+		found := make([]uint64, 0, 1<<10)
+		// lowest[w] is 0 for the virtual root's children only, whatever
+		// else runs: the numbers compared with it are at least 1.
+		meet := func(from uint32, s model.ObjectIndex) {
+			w := order[s]
+			switch {
+			case w == leafMark:
+			case from < w:
+				parallel.LowerTo(&lowest[w], from)
+			case from > w && atomic.LoadUint32(&lowest[w]) != 0:
+				if len(found) == cap(found) {
+					later[worker] = bigmem.Append(later[worker], found...)
+					found = found[:0]
+				}
+				found = append(found, uint64(w)<<32|uint64(from))
+			}
+		}
+		for i := lo; i < hi; i++ {
+			pacer.Step()
+			if from := order[i]; from != 0 && from != leafMark {
+				for _, s := range g.h.Refs(model.ObjectIndex(i)) {
+					meet(from, s)
+				}
+				if c := g.classObject(model.ObjectIndex(i)); c != model.NoObject {
+					meet(from, c)
+				}
+			}
+		}
+		later[worker] = bigmem.Append(later[worker], found...)
+	})
+	return later
+}
+
+// forEachEdge calls fn for every edge of lists, on every processor.
+func forEachEdge(lists [][]uint64, fn func(e uint64)) {
+	for _, edges := range lists {
+		parallel.ForChunks(len(edges), parallel.ObjectChunk, func(_, lo, hi int) {
+			for _, e := range edges[lo:hi] {
+				fn(e)
+			}
+		})
+	}
 }
 
 // semidominators computes the semidominator of every vertex, as a preorder
