@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/bigmem"
 	"github.com/hprofctl/hprofctl/model/store"
@@ -143,9 +142,7 @@ func (r *Retention) InSize(size model.SizeMode) *Retention {
 	}
 	c := *r
 	c.size = size
-	own := c.newOwnSizes()
-	parallel.ForChunks(len(c.idom), parallel.ObjectChunk, func(w, lo, hi int) { own.set(w, lo, hi, c.idom) })
-	c.retainedBytes = own.done()
+	c.retainedBytes = c.ownSizes()
 	_, c.reachedBytes = c.addUp(c.retainedBytes, nil, func(visit func(model.ObjectIndex)) { treeBottomUp(c.idom, visit) })
 	c.UnreachableBytes = unreachableBytes(c.heap, c.idom, NotReached, size)
 	return &c

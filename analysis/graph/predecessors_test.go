@@ -79,7 +79,7 @@ func checkPredecessors(t *testing.T, name string, h *model.Heap) (listed, leaves
 		wantLists[order[s]] = nil
 	}
 	for w := 1; w < len(parent); w++ {
-		got := slices.Clone(preds[starts[2*w]:starts[2*w+2]])
+		got := slices.Clone(preds[starts[2*w-2]:starts[2*w]])
 		slices.Sort(got)
 		slices.Sort(wantLists[w])
 		if lowest[w] != wantLowest[w] || !slices.Equal(got, wantLists[w]) {
@@ -87,8 +87,8 @@ func checkPredecessors(t *testing.T, name string, h *model.Heap) (listed, leaves
 		}
 		listed += len(got)
 	}
-	if listed != len(preds) || starts[0] != 0 {
-		t.Errorf("%s: %d predecessors listed of %d, first start %d", name, listed, len(preds), starts[0])
+	if listed != len(preds) || starts[0] != 0 || starts[2*len(parent)-2] != uint32(len(preds)) {
+		t.Errorf("%s: %d predecessors listed of %d, from %d to %d", name, listed, len(preds), starts[0], starts[2*len(parent)-2])
 	}
 	return listed, g.leaves
 }

@@ -13,11 +13,10 @@ import (
 // retained counts and sizes; order is each object's preorder number, or
 // for the objects leaf marks, its immediate dominator's. It takes both
 // tables over: order becomes the immediate dominators by object, and
-// idom is freed before the retained counts are allocated, so that the
-// tree never holds more than four tables the size of the heap's objects
-// (the retained sizes, allocated before, take the place of the
-// preorder's vertices, fewer than the objects). The passes by object run
-// on every processor; adding up, one pass bottom-up, on one.
+// idom is freed before the retained sizes are allocated, so that the
+// tree never holds more than four tables the size of the heap's objects.
+// The passes by object run on every processor; adding up, one pass
+// bottom-up, on one.
 func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 	n := r.heap.NumObjects()
 	vertex := bigmem.Make[model.ObjectIndex](len(idom))
@@ -31,10 +30,8 @@ func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 		}
 	})
 	// Each object's immediate dominator depends on its own order only, so
-	// it replaces that in place; its own size goes into its retained
-	// size in the same pass.
-	own := r.newOwnSizes()
-	parallel.ForChunks(n, parallel.ObjectChunk, func(w, lo, hi int) {
+	// it replaces that in place.
+	parallel.ForChunks(n, parallel.ObjectChunk, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			switch p := order[i]; {
 			case isLeafObject(leaf, i):
@@ -45,11 +42,10 @@ func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 				order[i] = uint32(vertex[idom[p]])
 			}
 		}
-		own.set(w, lo, hi, objectIndexes(order))
 	})
 	bigmem.Free(idom)
 	r.idom = objectIndexes(order)
-	r.retainedBytes = own.done()
+	r.retainedBytes = r.ownSizes()
 	count := bigmem.Make[uint32](n)
 	// The leaves dominate nothing: they are added into their dominators
 	// first, side by side; then the reverse preorder lists every other
@@ -65,11 +61,18 @@ func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 	r.retainedCount = retainedCounts{slice: count}
 }
 
-// ownSizes sets each object of the tree's retained size to its own
-// shallow size in r's size mode, on every processor, a range of objects
-// at a time (set): adding up what each retains (addLeaves, addUp) then
-// only adds.
-type ownSizes struct {
+// ownSizes returns retained sizes that are each object of the tree's own
+// shallow size in r's size mode, worked out on every processor: adding
+// up what each object retains (addLeaves, addUp) then only adds.
+func (r *Retention) ownSizes() retainedSizes {
+	own := r.newOwnSizes()
+	parallel.ForChunks(len(r.idom), parallel.ObjectChunk, func(w, lo, hi int) { own.set(w, lo, hi, r.idom) })
+	return own.done()
+}
+
+// ownSizer sets objects' retained sizes to their own shallow sizes,
+// a range of objects at a time (set), on several processors.
+type ownSizer struct {
 	bytes retainedSizes
 	sizes func(lo, hi int, own []int64)
 	// own holds each worker's shallow sizes of its range; large, the
@@ -78,10 +81,11 @@ type ownSizes struct {
 	large [][]model.ObjectIndex
 }
 
-// newOwnSizes returns the own sizes of r's objects, none set yet.
-func (r *Retention) newOwnSizes() *ownSizes {
+// newOwnSizes returns a sizer of r's objects in r's size mode, no
+// size set yet.
+func (r *Retention) newOwnSizes() *ownSizer {
 	workers := parallel.Workers()
-	return &ownSizes{
+	return &ownSizer{
 		bytes: newRetainedSizes(r.heap.NumObjects()),
 		sizes: newShallowSizer(r.heap, r.size).fill,
 		own:   make([][]int64, workers),
@@ -91,7 +95,7 @@ func (r *Retention) newOwnSizes() *ownSizes {
 
 // set sets the sizes of the objects lo to hi-1 that are in the tree of
 // idom, on worker w's behalf.
-func (o *ownSizes) set(w, lo, hi int, idom []model.ObjectIndex) {
+func (o *ownSizer) set(w, lo, hi int, idom []model.ObjectIndex) {
 	if len(o.own[w]) < hi-lo {
 		o.own[w] = make([]int64, max(hi-lo, parallel.ObjectChunk))
 	}
@@ -110,7 +114,7 @@ func (o *ownSizes) set(w, lo, hi int, idom []model.ObjectIndex) {
 
 // done sets the sizes of 4 GiB or more, once every range is set, and
 // returns the sizes.
-func (o *ownSizes) done() retainedSizes {
+func (o *ownSizer) done() retainedSizes {
 	for w, objs := range o.large {
 		if len(objs) == 0 {
 			continue

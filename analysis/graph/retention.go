@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"sync/atomic"
 	"unsafe"
@@ -421,22 +422,25 @@ func (g *retentionGraph) unreachableTops(order []uint32) []model.ObjectIndex {
 // semidominators. A predecessor v of w numbered below w counts only
 // through its number, so lowest[w] keeps the least of them (the tree
 // parent included: it is one) and only the predecessors numbered above w
-// are listed, in CSR form: preds[starts[2w]:starts[2w+2]]. That leaves
-// out the tree edges and most others, a large part of the table. The
-// virtual root's children get the virtual root as lowest and nothing else:
-// their semidominator and immediate dominator are the virtual root
-// whatever else references them.
+// are listed, in CSR form: w's list ends at starts[2w], where w+1's
+// begins, preds[starts[2w-2]:starts[2w]]. That leaves out the tree edges
+// and most others, a large part of the table. The virtual root's children
+// get the virtual root as lowest and nothing else: their semidominator
+// and immediate dominator are the virtual root whatever else references
+// them.
 //
-// The list starts take the even words of starts, and leave the odd ones
-// to semidominators: there the word after the start of w+1's list holds
-// w's label, beside its forest parent (see semidominators), so that a
+// The list ends take the even words of starts, and leave the odd ones to
+// semidominators: there the word after the end of w+1's list holds w's
+// label, beside its forest parent (see semidominators), so that a
 // vertex's two words share a cache line.
 //
-// One pass over the references (laterPredecessors) lowers lowest and
-// collects the listed edges, a small share of all of them on a heap; the
-// lists are then counted and filled from those edges alone. Both run on
-// every processor, the counts, least numbers and list positions taken
-// atomically. Which goroutine gets to a target first decides the order of
+// The first pass goes through every reference: it lowers lowest, counts
+// the lists' lengths and marks the objects with a reference to list
+// (one bit each); the second fills the lists from the marked objects
+// alone, a small share of all on a heap, each list from its start on,
+// which leaves the start at the list's end. Both run on ranges of objects
+// in parallel, the counts, least numbers and list positions taken
+// atomically. Which range gets to a target first decides the order of
 // its list: see semidominators for why that order does not matter.
 func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, preds []uint32, err error) {
 	numbered := len(parent)
@@ -445,92 +449,84 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, p
 	for _, s := range g.rootRefs {
 		lowest[order[s]] = 0
 	}
-	later := g.laterPredecessors(order, lowest)
-	defer func() {
-		for _, edges := range later {
-			bigmem.Free(edges)
+	starts = bigmem.Make[uint32](2*numbered + 2)
+	// listing has the bit of every object with a reference to list, set
+	// atomically: ranges of objects may share a word.
+	listing := bigmem.Make[uint64]((len(order) + 63) / 64)
+	defer bigmem.Free(listing)
+	totals := make([]uint64, parallel.Workers())
+	parallel.ForChunks(len(order), parallel.ObjectChunk, func(worker, lo, hi int) {
+		var total uint64
+		var pacer bigmem.Pacer
+		// lowest[w] is 0 for the virtual root's children only, whatever
+		// else runs: the numbers compared with it are at least 1.
+		count := func(from uint32, s model.ObjectIndex) bool {
+			w := order[s]
+			switch {
+			case w == leafMark:
+				// A leaf has no number: leafDominators finds its
+				// immediate dominator.
+			case from < w:
+				parallel.LowerTo(&lowest[w], from)
+			case from > w && atomic.LoadUint32(&lowest[w]) != 0:
+				atomic.AddUint32(&starts[2*(w+1)], 1)
+				total++
+				return true
+			}
+			return false
 		}
-	}()
+		for i := lo; i < hi; i++ {
+			pacer.Step()
+			from := order[i]
+			if from == 0 || from == leafMark {
+				continue
+			}
+			listed := false
+			for _, s := range g.h.Refs(model.ObjectIndex(i)) {
+				listed = count(from, s) || listed
+			}
+			if c := g.classObject(model.ObjectIndex(i)); c != model.NoObject {
+				listed = count(from, c) || listed
+			}
+			if listed {
+				atomic.OrUint64(&listing[i/64], 1<<(i%64))
+			}
+		}
+		totals[worker] += total
+	})
 	var total uint64
-	for _, edges := range later {
-		total += uint64(len(edges))
+	for _, t := range totals {
+		total += t
 	}
 	if total > math.MaxUint32 {
 		bigmem.Free(lowest)
+		bigmem.Free(starts)
 		return nil, nil, nil, errGraphTooLarge
 	}
-	starts = bigmem.Make[uint32](2*numbered + 2)
-	forEachEdge(later, func(e uint64) {
-		atomic.AddUint32(&starts[2*(e>>32+1)], 1)
-	})
 	for w := 2; w <= 2*numbered; w += 2 {
 		starts[w] += starts[w-2]
 	}
 	preds = bigmem.Make[uint32](int(total))
-	forEachEdge(later, func(e uint64) {
-		preds[atomic.AddUint32(&starts[2*(e>>32)], 1)-1] = uint32(e)
+	parallel.ForChunks(len(listing), max(1, parallel.ObjectChunk/64), func(_, lo, hi int) {
+		fill := func(from uint32, s model.ObjectIndex) {
+			if w := order[s]; from > w && w != leafMark && lowest[w] != 0 {
+				preds[atomic.AddUint32(&starts[2*w], 1)-1] = from
+			}
+		}
+		for k, word := range listing[lo:hi] {
+			for ; word != 0; word &= word - 1 {
+				i := model.ObjectIndex((lo+k)*64 + bits.TrailingZeros64(word))
+				from := order[i]
+				for _, s := range g.h.Refs(i) {
+					fill(from, s)
+				}
+				if c := g.classObject(i); c != model.NoObject {
+					fill(from, c)
+				}
+			}
+		}
 	})
-	// The fill advanced each start to the next one's: shift back.
-	for w := 2 * numbered; w > 0; w -= 2 {
-		starts[w] = starts[w-2]
-	}
-	starts[0] = 0
 	return lowest, starts, preds, nil
-}
-
-// laterPredecessors goes once through the references of the numbered
-// objects, on every processor: a reference from v to the numbered w
-// lowers lowest[w] to v when v is numbered below w, and when v is
-// numbered above w, unless w is a child of the virtual root (lowest[w]
-// 0), is listed, as w<<32 | v, in the list of the goroutine that met it
-// (one list per worker, tables within the memory budget). References to
-// leaves count for neither: leafDominators finds their dominators.
-func (g *retentionGraph) laterPredecessors(order, lowest []uint32) [][]uint64 {
-	later := make([][]uint64, parallel.Workers())
-	parallel.ForChunks(len(order), parallel.ObjectChunk, func(worker, lo, hi int) {
-		var pacer bigmem.Pacer
-		found := make([]uint64, 0, 1<<10)
-		// lowest[w] is 0 for the virtual root's children only, whatever
-		// else runs: the numbers compared with it are at least 1.
-		meet := func(from uint32, s model.ObjectIndex) {
-			w := order[s]
-			switch {
-			case w == leafMark:
-			case from < w:
-				parallel.LowerTo(&lowest[w], from)
-			case from > w && atomic.LoadUint32(&lowest[w]) != 0:
-				if len(found) == cap(found) {
-					later[worker] = bigmem.Append(later[worker], found...)
-					found = found[:0]
-				}
-				found = append(found, uint64(w)<<32|uint64(from))
-			}
-		}
-		for i := lo; i < hi; i++ {
-			pacer.Step()
-			if from := order[i]; from != 0 && from != leafMark {
-				for _, s := range g.h.Refs(model.ObjectIndex(i)) {
-					meet(from, s)
-				}
-				if c := g.classObject(model.ObjectIndex(i)); c != model.NoObject {
-					meet(from, c)
-				}
-			}
-		}
-		later[worker] = bigmem.Append(later[worker], found...)
-	})
-	return later
-}
-
-// forEachEdge calls fn for every edge of lists, on every processor.
-func forEachEdge(lists [][]uint64, fn func(e uint64)) {
-	for _, edges := range lists {
-		parallel.ForChunks(len(edges), parallel.ObjectChunk, func(_, lo, hi int) {
-			for _, e := range edges[lo:hi] {
-				fn(e)
-			}
-		})
-	}
 }
 
 // semidominators computes the semidominator of every vertex, as a preorder
@@ -552,8 +548,8 @@ func forEachEdge(lists [][]uint64, fn func(e uint64)) {
 // The forest is kept in starts (see predecessors), which it takes no
 // memory beyond, nothing that grows with the graph either (see
 // compressPath): a processed vertex v's forest parent, its ancestor, in
-// the start of v+1's list, starts[2v+2], which only the lists of the
-// vertices processed already end at, and its label, the least
+// the end of v+1's list, starts[2v+2], which only the lists of v+1 and
+// v+2, processed already, end or begin at, and its label, the least
 // semidominator on the forest path from v up to (not including) the
 // root of its forest tree, in the odd word after it. The two words a path
 // reads of a vertex share a cache line, where two tables took two.
@@ -565,7 +561,7 @@ func semidominators(parent, lowest, starts, preds []uint32) []uint32 {
 	for w := uint32(n - 1); w > 0; w-- {
 		pacer.Step()
 		s := semi[w]
-		for _, v := range preds[starts[2*w]:starts[2*w+2]] {
+		for _, v := range preds[starts[2*w-2]:starts[2*w]] {
 			s = min(s, compressPath(forest, v, w))
 		}
 		semi[w] = s

@@ -232,7 +232,7 @@ func TestRetainedSizesAddUpAcrossFourGiB(t *testing.T) {
 	own := []int64{16, 3 * gib, 2 * gib, 5, 6 * gib, 40, 7, 9}
 	r := &Retention{idom: []model.ObjectIndex{VirtualRoot, 0, 0, 0, VirtualRoot, 0, 5, NotReached}}
 	leaf := []uint64{0b1011110} // all but 0, the dominator of the others, and 5, which dominates 6
-	sizes := &ownSizes{
+	sizes := &ownSizer{
 		bytes: newRetainedSizes(len(own)),
 		sizes: func(lo, hi int, to []int64) { copy(to, own[lo:hi]) },
 		own:   make([][]int64, 1),
