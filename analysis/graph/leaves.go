@@ -79,8 +79,9 @@ func isLeafObject(leaf []uint64, i int) bool {
 // of its immediate dominator: the nearest common ancestor, in the tree of
 // idom (by preorder numbers, each one's dominator numbered below it), of
 // the numbered objects that reference it (a leaf may be a class object:
-// its instances' class edges count). The references are gone through in
-// ranges side by side, each leaf's candidate met atomically: the nearest
+// its instances' class edges count). The references of the objects that
+// predecessors marked in g.leafReferrers are gone through in ranges side
+// by side, each leaf's candidate met atomically: the nearest
 // common ancestor of a set does not depend on the order its members come
 // in. jump, as long as idom and free to overwrite, keeps shortcuts up the
 // tree (see climb).
@@ -105,23 +106,15 @@ func (g *retentionGraph) leafDominators(order, idom, jump []uint32) {
 			}
 		}
 	}
-	parallel.ForChunks(len(order), parallel.ObjectChunk, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			// A leaf's order is its candidate, which meet changes
-			// atomically meanwhile: tell leaves apart before reading.
-			if isLeafObject(g.leaf, i) {
-				continue
+	// A leaf's order is its candidate, which meet changes atomically
+	// meanwhile; the objects gone through are no leaves.
+	forEachMarked(g.leafReferrers, func(i int) {
+		from := order[i]
+		g.forEachSucc(model.ObjectIndex(i), func(s model.ObjectIndex) {
+			if isLeafObject(g.leaf, int(s)) {
+				meet(from, s)
 			}
-			from := order[i]
-			if from == 0 {
-				continue
-			}
-			g.forEachSucc(model.ObjectIndex(i), func(s model.ObjectIndex) {
-				if isLeafObject(g.leaf, int(s)) {
-					meet(from, s)
-				}
-			})
-		}
+		})
 	})
 }
 

@@ -17,7 +17,8 @@ import (
 // retention graph once, one edge at a time, gives: every reference and
 // class edge from a numbered object to a numbered one, as often as it
 // is there; nothing for the virtual root's children, whose lowest is 0,
-// nor for the edges to leaves.
+// nor for the edges to leaves. The objects marked as referencing a leaf
+// are the numbered ones that do.
 func TestPredecessorsByDefinition(t *testing.T) {
 	var listed, leaves int
 	for seed := range uint64(30) {
@@ -62,17 +63,27 @@ func checkPredecessors(t *testing.T, name string, h *model.Heap) (listed, leaves
 		if from == 0 || from == leafMark {
 			continue
 		}
+		referencesLeaf := false
 		g.forEachSucc(model.ObjectIndex(i), func(s model.ObjectIndex) {
 			switch w := order[s]; {
 			case w == 0:
 				t.Fatalf("%s: object %d is reached from %d but has no number", name, s, i)
 			case w == leafMark:
+				referencesLeaf = true
 			case from < w:
 				wantLowest[w] = min(wantLowest[w], from)
 			case from > w:
 				wantLists[w] = append(wantLists[w], from)
 			}
 		})
+		if isLeafObject(g.leafReferrers, i) != referencesLeaf {
+			t.Errorf("%s: object %d references a leaf: %v, marked: %v", name, i, referencesLeaf, !referencesLeaf)
+		}
+	}
+	for i := range n {
+		if (order[i] == 0 || order[i] == leafMark) && isLeafObject(g.leafReferrers, i) {
+			t.Errorf("%s: object %d, unnumbered, is marked as referencing a leaf", name, i)
+		}
 	}
 	for _, s := range g.rootRefs {
 		wantLowest[order[s]] = 0
@@ -90,5 +101,6 @@ func checkPredecessors(t *testing.T, name string, h *model.Heap) (listed, leaves
 	if listed != len(preds) || starts[0] != 0 || starts[2*len(parent)-2] != uint32(len(preds)) {
 		t.Errorf("%s: %d predecessors listed of %d, from %d to %d", name, listed, len(preds), starts[0], starts[2*len(parent)-2])
 	}
+	bigmem.Free(g.leafReferrers)
 	return listed, g.leaves
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"runtime"
 	"sync/atomic"
 	"unsafe"
@@ -153,6 +152,7 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	g.rootChild = nil
 	o.phase("predecessors")
 	lowest, starts, preds, err := g.predecessors(order, parent)
+	defer bigmem.Free(g.leafReferrers)
 	if err != nil {
 		bigmem.Free(order)
 		bigmem.Free(parent)
@@ -235,8 +235,11 @@ type retentionGraph struct {
 	// objects the depth-first walks marked as leaves (markLeaf).
 	rootChild []uint64
 	leaves    int
-	// leaf has the bit of every object marked a leaf.
-	leaf []uint64
+	// leaf has the bit of every object marked a leaf, leafReferrers
+	// that of every numbered object that references one (predecessors
+	// marks them).
+	leaf          []uint64
+	leafReferrers []uint64
 }
 
 // gcRoots lists the GC root objects and the system class objects, once
@@ -436,7 +439,9 @@ func (g *retentionGraph) unreachableTops(order []uint32) []model.ObjectIndex {
 //
 // The first pass goes through every reference: it lowers lowest, counts
 // the lists' lengths and marks the objects with a reference to list
-// (one bit each); the second fills the lists from the marked objects
+// (one bit each), and those with a reference to a leaf, in
+// g.leafReferrers, for leafDominators; the second fills the lists from
+// the objects marked to list
 // alone, a small share of all on a heap, each list from its start on,
 // which leaves the start at the list's end. Both run on ranges of objects
 // in parallel, the counts, least numbers and list positions taken
@@ -450,30 +455,34 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, p
 		lowest[order[s]] = 0
 	}
 	starts = bigmem.Make[uint32](2*numbered + 2)
-	// listing has the bit of every object with a reference to list, set
-	// atomically: ranges of objects may share a word.
+	// listing has the bit of every object with a reference to list.
 	listing := bigmem.Make[uint64]((len(order) + 63) / 64)
 	defer bigmem.Free(listing)
+	g.leafReferrers = bigmem.Make[uint64]((len(order) + 63) / 64)
 	totals := make([]uint64, parallel.Workers())
 	parallel.ForChunks(len(order), parallel.ObjectChunk, func(worker, lo, hi int) {
 		var total uint64
 		var pacer bigmem.Pacer
+		listed, referrers := objectMarks{bits: listing}, objectMarks{bits: g.leafReferrers}
 		// lowest[w] is 0 for the virtual root's children only, whatever
-		// else runs: the numbers compared with it are at least 1.
-		count := func(from uint32, s model.ObjectIndex) bool {
+		// else runs: the numbers compared with it are at least 1. count
+		// tells a reference listed and one to a leaf.
+		const list, toLeaf = 1, 2
+		count := func(from uint32, s model.ObjectIndex) uint8 {
 			w := order[s]
 			switch {
 			case w == leafMark:
 				// A leaf has no number: leafDominators finds its
 				// immediate dominator.
+				return toLeaf
 			case from < w:
 				parallel.LowerTo(&lowest[w], from)
 			case from > w && atomic.LoadUint32(&lowest[w]) != 0:
 				atomic.AddUint32(&starts[2*(w+1)], 1)
 				total++
-				return true
+				return list
 			}
-			return false
+			return 0
 		}
 		for i := lo; i < hi; i++ {
 			pacer.Step()
@@ -481,17 +490,22 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, p
 			if from == 0 || from == leafMark {
 				continue
 			}
-			listed := false
+			var met uint8
 			for _, s := range g.h.Refs(model.ObjectIndex(i)) {
-				listed = count(from, s) || listed
+				met |= count(from, s)
 			}
 			if c := g.classObject(model.ObjectIndex(i)); c != model.NoObject {
-				listed = count(from, c) || listed
+				met |= count(from, c)
 			}
-			if listed {
-				atomic.OrUint64(&listing[i/64], 1<<(i%64))
+			if met&list != 0 {
+				listed.mark(i)
+			}
+			if met&toLeaf != 0 {
+				referrers.mark(i)
 			}
 		}
+		listed.flush()
+		referrers.flush()
 		totals[worker] += total
 	})
 	var total uint64
@@ -507,23 +521,19 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, p
 		starts[w] += starts[w-2]
 	}
 	preds = bigmem.Make[uint32](int(total))
-	parallel.ForChunks(len(listing), max(1, parallel.ObjectChunk/64), func(_, lo, hi int) {
-		fill := func(from uint32, s model.ObjectIndex) {
-			if w := order[s]; from > w && w != leafMark && lowest[w] != 0 {
-				preds[atomic.AddUint32(&starts[2*w], 1)-1] = from
-			}
+	fill := func(from uint32, s model.ObjectIndex) {
+		if w := order[s]; from > w && w != leafMark && lowest[w] != 0 {
+			preds[atomic.AddUint32(&starts[2*w], 1)-1] = from
 		}
-		for k, word := range listing[lo:hi] {
-			for ; word != 0; word &= word - 1 {
-				i := model.ObjectIndex((lo+k)*64 + bits.TrailingZeros64(word))
-				from := order[i]
-				for _, s := range g.h.Refs(i) {
-					fill(from, s)
-				}
-				if c := g.classObject(i); c != model.NoObject {
-					fill(from, c)
-				}
-			}
+	}
+	forEachMarked(listing, func(k int) {
+		i := model.ObjectIndex(k)
+		from := order[i]
+		for _, s := range g.h.Refs(i) {
+			fill(from, s)
+		}
+		if c := g.classObject(i); c != model.NoObject {
+			fill(from, c)
 		}
 	})
 	return lowest, starts, preds, nil
