@@ -108,7 +108,7 @@ func (g *retentionGraph) leafDominators(order, idom, jump []uint32) {
 	}
 	// A leaf's order is its candidate, which meet changes atomically
 	// meanwhile; the objects gone through are no leaves.
-	forEachMarked(g.leafReferrers, func(i int) {
+	forEachMarked(g.leafReferrers, func(_, i int) {
 		from := order[i]
 		g.forEachSucc(model.ObjectIndex(i), func(s model.ObjectIndex) {
 			if isLeafObject(g.leaf, int(s)) {

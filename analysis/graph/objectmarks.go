@@ -35,12 +35,13 @@ func (m *objectMarks) flush() {
 }
 
 // forEachMarked calls fn for every object whose bit is set in marks, in
-// ranges of objects on every processor.
-func forEachMarked(marks []uint64, fn func(i int)) {
-	parallel.ForChunks(len(marks), max(1, parallel.ObjectChunk/64), func(_, lo, hi int) {
+// ranges of objects on every processor; worker numbers the goroutine, as
+// parallel.ForChunks does.
+func forEachMarked(marks []uint64, fn func(worker, i int)) {
+	parallel.ForChunks(len(marks), max(1, parallel.ObjectChunk/64), func(w, lo, hi int) {
 		for k, word := range marks[lo:hi] {
 			for ; word != 0; word &= word - 1 {
-				fn((lo+k)*64 + bits.TrailingZeros64(word))
+				fn(w, (lo+k)*64+bits.TrailingZeros64(word))
 			}
 		}
 	})

@@ -142,25 +142,20 @@ func (r *Retention) addLeaves(bytes retainedSizes, count []uint32, leaf []uint64
 	workers := parallel.Workers()
 	aside := make([][]addition, workers)
 	rootObjects, rootBytes := make([]int64, workers), make([]int64, workers)
-	parallel.ForChunks(len(r.idom), parallel.ObjectChunk, func(w, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if !isLeafObject(leaf, i) {
-				continue
-			}
-			// A leaf is no dominator, so its own entries are not
-			// written meanwhile.
-			count[i] = 1
-			b := bytes.at(i)
-			d := r.idom[i]
-			if d == VirtualRoot {
-				rootObjects[w]++
-				rootBytes[w] += b
-				continue
-			}
-			atomic.AddUint32(&count[d], 1)
-			if !addSmall(&bytes.small[d], b) {
-				aside[w] = append(aside[w], addition{d, b})
-			}
+	forEachMarked(leaf, func(w, i int) {
+		// A leaf is no dominator, so its own entries are not written
+		// meanwhile.
+		count[i] = 1
+		b := bytes.at(i)
+		d := r.idom[i]
+		if d == VirtualRoot {
+			rootObjects[w]++
+			rootBytes[w] += b
+			return
+		}
+		atomic.AddUint32(&count[d], 1)
+		if !addSmall(&bytes.small[d], b) {
+			aside[w] = append(aside[w], addition{d, b})
 		}
 	})
 	for w := range workers {

@@ -526,7 +526,7 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, p
 			preds[atomic.AddUint32(&starts[2*w], 1)-1] = from
 		}
 	}
-	forEachMarked(listing, func(k int) {
+	forEachMarked(listing, func(_, k int) {
 		i := model.ObjectIndex(k)
 		from := order[i]
 		for _, s := range g.h.Refs(i) {
