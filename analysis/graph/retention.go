@@ -437,16 +437,13 @@ func (g *retentionGraph) unreachableTops(order []uint32) []model.ObjectIndex {
 // label, beside its forest parent (see semidominators), so that a
 // vertex's two words share a cache line.
 //
-// The first pass goes through every reference: it lowers lowest, counts
-// the lists' lengths and marks the objects with a reference to list
-// (one bit each), and those with a reference to a leaf, in
-// g.leafReferrers, for leafDominators; the second fills the lists from
-// the objects marked to list
-// alone, a small share of all on a heap, each list from its start on,
-// which leaves the start at the list's end. Both run on ranges of objects
-// in parallel, the counts, least numbers and list positions taken
-// atomically. Which range gets to a target first decides the order of
-// its list: see semidominators for why that order does not matter.
+// The first pass (countPredecessors) goes through every reference; the
+// second fills the lists from the objects it marked as having a
+// reference to list, a small share of all on a heap, each list from its
+// start on, which leaves the start at the list's end. Both run on ranges
+// of objects in parallel, the counts, least numbers and list positions
+// taken atomically. Which range gets to a target first decides the order
+// of its list: see semidominators for why that order does not matter.
 func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, preds []uint32, err error) {
 	numbered := len(parent)
 	lowest = bigmem.Make[uint32](numbered)
@@ -459,6 +456,41 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, p
 	listing := bigmem.Make[uint64]((len(order) + 63) / 64)
 	defer bigmem.Free(listing)
 	g.leafReferrers = bigmem.Make[uint64]((len(order) + 63) / 64)
+	total := g.countPredecessors(order, lowest, starts, listing)
+	if total > math.MaxUint32 {
+		bigmem.Free(lowest)
+		bigmem.Free(starts)
+		return nil, nil, nil, errGraphTooLarge
+	}
+	for w := 2; w <= 2*numbered; w += 2 {
+		starts[w] += starts[w-2]
+	}
+	preds = bigmem.Make[uint32](int(total))
+	fill := func(from uint32, s model.ObjectIndex) {
+		if w := order[s]; from > w && w != leafMark && lowest[w] != 0 {
+			preds[atomic.AddUint32(&starts[2*w], 1)-1] = from
+		}
+	}
+	forEachMarked(listing, func(_, k int) {
+		i := model.ObjectIndex(k)
+		from := order[i]
+		for _, s := range g.h.Refs(i) {
+			fill(from, s)
+		}
+		if c := g.classObject(i); c != model.NoObject {
+			fill(from, c)
+		}
+	})
+	return lowest, starts, preds, nil
+}
+
+// countPredecessors goes through the references of every numbered
+// object once, on every processor: it lowers lowest, counts each
+// vertex's predecessors to list (numbered above it) in starts[2w+2],
+// and marks the objects with a reference to list in listing, and those
+// with a reference to a leaf in g.leafReferrers (for leafDominators). It
+// returns how many predecessors are to be listed.
+func (g *retentionGraph) countPredecessors(order, lowest, starts []uint32, listing []uint64) uint64 {
 	totals := make([]uint64, parallel.Workers())
 	parallel.ForChunks(len(order), parallel.ObjectChunk, func(worker, lo, hi int) {
 		var total uint64
@@ -512,31 +544,7 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, p
 	for _, t := range totals {
 		total += t
 	}
-	if total > math.MaxUint32 {
-		bigmem.Free(lowest)
-		bigmem.Free(starts)
-		return nil, nil, nil, errGraphTooLarge
-	}
-	for w := 2; w <= 2*numbered; w += 2 {
-		starts[w] += starts[w-2]
-	}
-	preds = bigmem.Make[uint32](int(total))
-	fill := func(from uint32, s model.ObjectIndex) {
-		if w := order[s]; from > w && w != leafMark && lowest[w] != 0 {
-			preds[atomic.AddUint32(&starts[2*w], 1)-1] = from
-		}
-	}
-	forEachMarked(listing, func(_, k int) {
-		i := model.ObjectIndex(k)
-		from := order[i]
-		for _, s := range g.h.Refs(i) {
-			fill(from, s)
-		}
-		if c := g.classObject(i); c != model.NoObject {
-			fill(from, c)
-		}
-	})
-	return lowest, starts, preds, nil
+	return total
 }
 
 // semidominators computes the semidominator of every vertex, as a preorder
