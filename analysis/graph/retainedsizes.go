@@ -45,8 +45,8 @@ func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 	})
 	bigmem.Free(idom)
 	r.idom = objectIndexes(order)
-	r.retainedBytes = r.ownSizes()
 	count := bigmem.Make[uint32](n)
+	r.retainedBytes = r.ownSizes()
 	// The leaves dominate nothing: they are added into their dominators
 	// first, side by side; then the reverse preorder lists every other
 	// object after those it dominates.
