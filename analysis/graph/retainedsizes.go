@@ -65,7 +65,7 @@ func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 // shallow size in r's size mode, worked out on every processor: adding
 // up what each object retains (addLeaves, addUp) then only adds.
 func (r *Retention) ownSizes() retainedSizes {
-	own := r.newOwnSizes()
+	own := r.newOwnSizer()
 	parallel.ForChunks(len(r.idom), parallel.ObjectChunk, func(w, lo, hi int) { own.set(w, lo, hi, r.idom) })
 	return own.done()
 }
@@ -81,9 +81,9 @@ type ownSizer struct {
 	large [][]model.ObjectIndex
 }
 
-// newOwnSizes returns a sizer of r's objects in r's size mode, no
+// newOwnSizer returns a sizer of r's objects in r's size mode, no
 // size set yet.
-func (r *Retention) newOwnSizes() *ownSizer {
+func (r *Retention) newOwnSizer() *ownSizer {
 	workers := parallel.Workers()
 	return &ownSizer{
 		bytes: newRetainedSizes(r.heap.NumObjects()),
