@@ -79,8 +79,9 @@ func isLeafObject(leaf []uint64, i int) bool {
 // of its immediate dominator: the nearest common ancestor, in the tree of
 // idom (by preorder numbers, each one's dominator numbered below it), of
 // the numbered objects that reference it (a leaf may be a class object:
-// its instances' class edges count). The references are gone through in
-// ranges side by side, each leaf's candidate met atomically: the nearest
+// its instances' class edges count). The references of the objects that
+// predecessors marked in g.leafReferrers are gone through in ranges side
+// by side, each leaf's candidate met atomically: the nearest
 // common ancestor of a set does not depend on the order its members come
 // in. jump, as long as idom and free to overwrite, keeps shortcuts up the
 // tree (see climb).
@@ -105,23 +106,15 @@ func (g *retentionGraph) leafDominators(order, idom, jump []uint32) {
 			}
 		}
 	}
-	parallel.ForChunks(len(order), parallel.ObjectChunk, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			// A leaf's order is its candidate, which meet changes
-			// atomically meanwhile: tell leaves apart before reading.
-			if isLeafObject(g.leaf, i) {
-				continue
+	// A leaf's order is its candidate, which meet changes atomically
+	// meanwhile; the objects gone through are no leaves.
+	forEachMarked(g.leafReferrers, func(_, i int) {
+		from := order[i]
+		g.forEachSucc(model.ObjectIndex(i), func(s model.ObjectIndex) {
+			if isLeafObject(g.leaf, int(s)) {
+				meet(from, s)
 			}
-			from := order[i]
-			if from == 0 {
-				continue
-			}
-			g.forEachSucc(model.ObjectIndex(i), func(s model.ObjectIndex) {
-				if isLeafObject(g.leaf, int(s)) {
-					meet(from, s)
-				}
-			})
-		}
+		})
 	})
 }
 
@@ -169,62 +162,4 @@ func (c climber) nearest(a, b uint32) uint32 {
 		}
 	}
 	return a
-}
-
-// addLeaves adds the retained count and size of every leaf (its own:
-// a leaf dominates nothing) into its immediate dominator's, as addUp
-// does, on every processor: counts atomically, sizes atomically while
-// they fit their 32 bits, the others afterwards. It returns what the
-// leaves that the virtual root dominates add to its count and size.
-func (r *Retention) addLeaves(bytes retainedSizes, count []uint32, leaf []uint64) (objects, root int64) {
-	type addition struct {
-		to    model.ObjectIndex
-		bytes int64
-	}
-	workers := parallel.Workers()
-	aside := make([][]addition, workers)
-	rootObjects, rootBytes := make([]int64, workers), make([]int64, workers)
-	parallel.ForChunks(len(r.idom), parallel.ObjectChunk, func(w, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if !isLeafObject(leaf, i) {
-				continue
-			}
-			// A leaf is no dominator, so its own entries are not
-			// written meanwhile.
-			b := bytes.at(i)
-			d := r.idom[i]
-			if d == VirtualRoot {
-				rootObjects[w] += int64(count[i])
-				rootBytes[w] += b
-				continue
-			}
-			atomic.AddUint32(&count[d], count[i])
-			if !addSmall(&bytes.small[d], b) {
-				aside[w] = append(aside[w], addition{d, b})
-			}
-		}
-	})
-	for w := range workers {
-		objects += rootObjects[w]
-		root += rootBytes[w]
-		for _, a := range aside[w] {
-			bytes.set(int(a.to), bytes.at(int(a.to))+a.bytes)
-		}
-	}
-	return objects, root
-}
-
-// addSmall adds b to the size at atomically unless the sum would not
-// fit its 32 bits (or the size is kept apart already), and reports
-// whether it did.
-func addSmall(at *uint32, b int64) bool {
-	for {
-		cur := atomic.LoadUint32(at)
-		if int64(cur)+b >= largeRetained {
-			return false
-		}
-		if atomic.CompareAndSwapUint32(at, cur, cur+uint32(b)) {
-			return true
-		}
-	}
 }

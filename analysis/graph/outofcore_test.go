@@ -175,9 +175,9 @@ func TestSemidominatorsLongPathOutOfCore(t *testing.T) {
 	}
 	lowest := slices.Clone(parent)
 	lowest[middle] = 1
-	starts := bigmem.Make[uint32](2*n + 2) // vertex 5's list is preds[0:1]
+	starts := bigmem.Make[uint32](2*n + 2) // vertex 5's list is preds[0:1]: its end, and every later one's, is 1
 	defer bigmem.Free(starts)
-	for w := 6; w <= n; w++ {
+	for w := 5; w < n; w++ {
 		starts[2*w] = 1
 	}
 	preds := []uint32{n - 1}

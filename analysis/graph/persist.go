@@ -142,7 +142,7 @@ func (r *Retention) InSize(size model.SizeMode) *Retention {
 	}
 	c := *r
 	c.size = size
-	c.retainedBytes = c.ownSizes(size, nil)
+	c.retainedBytes = c.ownSizes()
 	_, c.reachedBytes = c.addUp(c.retainedBytes, nil, func(visit func(model.ObjectIndex)) { treeBottomUp(c.idom, visit) })
 	c.UnreachableBytes = unreachableBytes(c.heap, c.idom, NotReached, size)
 	return &c

@@ -152,6 +152,7 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	g.rootChild = nil
 	o.phase("predecessors")
 	lowest, starts, preds, err := g.predecessors(order, parent)
+	defer bigmem.Free(g.leafReferrers)
 	if err != nil {
 		bigmem.Free(order)
 		bigmem.Free(parent)
@@ -181,110 +182,6 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	o.phase("retained sizes")
 	r.keepTree(order, idom, g.leaf)
 	return r, nil
-}
-
-// keepTree turns the immediate dominators by preorder number that the
-// computation leaves (idom) into the results by object, and adds up the
-// retained counts and sizes; order is each object's preorder number, or
-// for the objects leaf marks, its immediate dominator's. It takes both
-// tables over: order becomes the immediate dominators by object, and
-// idom is freed before the retained sizes are allocated, so that the
-// tree never holds more than four tables the size of the heap's objects.
-// The passes by object run on every processor; adding up, one pass
-// bottom-up, on one.
-func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
-	n := r.heap.NumObjects()
-	vertex := bigmem.Make[model.ObjectIndex](len(idom))
-	defer bigmem.Free(vertex)
-	vertex[0] = VirtualRoot
-	parallel.ForChunks(n, parallel.ObjectChunk, func(_, lo, hi int) {
-		for i, p := range order[lo:hi] {
-			if p != 0 && !isLeafObject(leaf, lo+i) {
-				vertex[p] = model.ObjectIndex(lo + i)
-			}
-		}
-	})
-	// Each object's immediate dominator depends on its own order only, so
-	// it replaces that in place.
-	parallel.ForChunks(n, parallel.ObjectChunk, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			switch p := order[i]; {
-			case isLeafObject(leaf, i):
-				order[i] = uint32(vertex[p])
-			case p == 0:
-				order[i] = uint32(NotReached)
-			default:
-				order[i] = uint32(vertex[idom[p]])
-			}
-		}
-	})
-	bigmem.Free(idom)
-	r.idom = objectIndexes(order)
-	count := bigmem.Make[uint32](n)
-	r.retainedBytes = r.ownSizes(r.size, count)
-	// The leaves dominate nothing: they are added into their dominators
-	// first, side by side; then the reverse preorder lists every other
-	// object after those it dominates.
-	leafObjects, leafBytes := r.addLeaves(r.retainedBytes, count, leaf)
-	r.reachedObjects, r.reachedBytes = r.addUp(r.retainedBytes, count, func(visit func(model.ObjectIndex)) {
-		for p := len(vertex) - 1; p > 0; p-- {
-			visit(vertex[p])
-		}
-	})
-	r.reachedObjects += leafObjects
-	r.reachedBytes += leafBytes
-	r.retainedCount = retainedCounts{slice: count}
-}
-
-// ownSizes sets each object of the tree's retained size to its own, its
-// shallow size in size mode, and, when count is not nil, its retained
-// count to one, on every processor: adding up what each retains (addUp)
-// then only adds.
-func (r *Retention) ownSizes(size model.SizeMode, count []uint32) retainedSizes {
-	bytes := newRetainedSizes(len(r.idom))
-	large := make([][]model.ObjectIndex, parallel.Workers()) // shallow sizes of 4 GiB or more
-	parallel.ForChunks(len(r.idom), parallel.ObjectChunk, func(w, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if r.idom[i] == NotReached {
-				continue
-			}
-			if count != nil {
-				count[i] = 1
-			}
-			if b := ShallowBytes(r.heap, model.ObjectIndex(i), size); b < largeRetained {
-				bytes.small[i] = uint32(b)
-			} else {
-				large[w] = append(large[w], model.ObjectIndex(i))
-			}
-		}
-	})
-	for _, objs := range large {
-		for _, i := range objs {
-			bytes.set(int(i), ShallowBytes(r.heap, i, size))
-		}
-	}
-	return bytes
-}
-
-// addUp adds each object's retained size (and count, when count is not
-// nil) into its immediate dominator's, in the order bottomUp visits the
-// objects of the tree: each after every object it dominates. It returns
-// what the virtual root retains: objects (0 without count) and bytes.
-func (r *Retention) addUp(bytes retainedSizes, count []uint32, bottomUp func(visit func(model.ObjectIndex))) (objects, root int64) {
-	bottomUp(func(i model.ObjectIndex) {
-		if d := r.idom[i]; d != VirtualRoot {
-			if count != nil {
-				count[d] += count[i]
-			}
-			bytes.set(int(d), bytes.at(int(d))+bytes.at(int(i)))
-			return
-		}
-		if count != nil {
-			objects += int64(count[i])
-		}
-		root += bytes.at(int(i))
-	})
-	return objects, root
 }
 
 // objectIndexes is table, of 32-bit numbers, as object indexes: the same
@@ -338,8 +235,11 @@ type retentionGraph struct {
 	// objects the depth-first walks marked as leaves (markLeaf).
 	rootChild []uint64
 	leaves    int
-	// leaf has the bit of every object marked a leaf.
-	leaf []uint64
+	// leaf has the bit of every object marked a leaf, leafReferrers
+	// that of every numbered object that references one (predecessors
+	// marks them).
+	leaf          []uint64
+	leafReferrers []uint64
 }
 
 // gcRoots lists the GC root objects and the system class objects, once
@@ -525,21 +425,25 @@ func (g *retentionGraph) unreachableTops(order []uint32) []model.ObjectIndex {
 // semidominators. A predecessor v of w numbered below w counts only
 // through its number, so lowest[w] keeps the least of them (the tree
 // parent included: it is one) and only the predecessors numbered above w
-// are listed, in CSR form: preds[starts[2w]:starts[2w+2]]. That leaves
-// out the tree edges and most others, a large part of the table. The
-// virtual root's children get the virtual root as lowest and nothing else:
-// their semidominator and immediate dominator are the virtual root
-// whatever else references them.
+// are listed, in CSR form: w's list ends at starts[2w], where w+1's
+// begins, preds[starts[2w-2]:starts[2w]]. That leaves out the tree edges
+// and most others, a large part of the table. The virtual root's children
+// get the virtual root as lowest and nothing else: their semidominator
+// and immediate dominator are the virtual root whatever else references
+// them.
 //
-// The list starts take the even words of starts, and leave the odd ones
-// to semidominators: there the word after the start of w+1's list holds
-// w's label, beside its forest parent (see semidominators), so that a
+// The list ends take the even words of starts, and leave the odd ones to
+// semidominators: there the word after the end of w+1's list holds w's
+// label, beside its forest parent (see semidominators), so that a
 // vertex's two words share a cache line.
 //
-// Both passes over the references run on ranges of objects in parallel,
-// the counts, least numbers and list positions taken atomically. Which
-// range gets to a target first decides the order of its list: see
-// semidominators for why that order does not matter.
+// The first pass (countPredecessors) goes through every reference; the
+// second fills the lists from the objects it marked as having a
+// reference to list, a small share of all on a heap, each list from its
+// start on, which leaves the start at the list's end. Both run on ranges
+// of objects in parallel, the counts, least numbers and list positions
+// taken atomically. Which range gets to a target first decides the order
+// of its list: see semidominators for why that order does not matter.
 func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, preds []uint32, err error) {
 	numbered := len(parent)
 	lowest = bigmem.Make[uint32](numbered)
@@ -548,42 +452,11 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, p
 		lowest[order[s]] = 0
 	}
 	starts = bigmem.Make[uint32](2*numbered + 2)
-	totals := make([]uint64, parallel.Workers())
-	parallel.ForChunks(len(order), parallel.ObjectChunk, func(worker, lo, hi int) {
-		var total uint64
-		var pacer bigmem.Pacer
-		// lowest[w] is 0 for the virtual root's children only, whatever
-		// else runs: the numbers compared with it are at least 1.
-		count := func(from uint32, s model.ObjectIndex) {
-			w := order[s]
-			switch {
-			case w == leafMark:
-				// A leaf has no number: leafDominators finds its
-				// immediate dominator.
-			case from < w:
-				parallel.LowerTo(&lowest[w], from)
-			case from > w && atomic.LoadUint32(&lowest[w]) != 0:
-				atomic.AddUint32(&starts[2*(w+1)], 1)
-				total++
-			}
-		}
-		for i := lo; i < hi; i++ {
-			pacer.Step()
-			if from := order[i]; from != 0 && from != leafMark {
-				for _, s := range g.h.Refs(model.ObjectIndex(i)) {
-					count(from, s)
-				}
-				if c := g.classObject(model.ObjectIndex(i)); c != model.NoObject {
-					count(from, c)
-				}
-			}
-		}
-		totals[worker] += total
-	})
-	var total uint64
-	for _, t := range totals {
-		total += t
-	}
+	// listing has the bit of every object with a reference to list.
+	listing := bigmem.Make[uint64]((len(order) + 63) / 64)
+	defer bigmem.Free(listing)
+	g.leafReferrers = bigmem.Make[uint64]((len(order) + 63) / 64)
+	total := g.countPredecessors(order, lowest, starts, listing)
 	if total > math.MaxUint32 {
 		bigmem.Free(lowest)
 		bigmem.Free(starts)
@@ -593,31 +466,85 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, p
 		starts[w] += starts[w-2]
 	}
 	preds = bigmem.Make[uint32](int(total))
-	parallel.ForChunks(len(order), parallel.ObjectChunk, func(_, lo, hi int) {
+	fill := func(from uint32, s model.ObjectIndex) {
+		if w := order[s]; from > w && w != leafMark && lowest[w] != 0 {
+			preds[atomic.AddUint32(&starts[2*w], 1)-1] = from
+		}
+	}
+	forEachMarked(listing, func(_, k int) {
+		i := model.ObjectIndex(k)
+		from := order[i]
+		for _, s := range g.h.Refs(i) {
+			fill(from, s)
+		}
+		if c := g.classObject(i); c != model.NoObject {
+			fill(from, c)
+		}
+	})
+	return lowest, starts, preds, nil
+}
+
+// countPredecessors goes through the references of every numbered
+// object once, on every processor: it lowers lowest, counts each
+// vertex's predecessors to list (numbered above it) in starts[2w+2],
+// and marks the objects with a reference to list in listing, and those
+// with a reference to a leaf in g.leafReferrers (for leafDominators). It
+// returns how many predecessors are to be listed.
+func (g *retentionGraph) countPredecessors(order, lowest, starts []uint32, listing []uint64) uint64 {
+	totals := make([]uint64, parallel.Workers())
+	parallel.ForChunks(len(order), parallel.ObjectChunk, func(worker, lo, hi int) {
+		var total uint64
 		var pacer bigmem.Pacer
-		fill := func(from uint32, s model.ObjectIndex) {
-			if w := order[s]; from > w && w != leafMark && lowest[w] != 0 {
-				preds[atomic.AddUint32(&starts[2*w], 1)-1] = from
+		listed, referrers := objectMarks{bits: listing}, objectMarks{bits: g.leafReferrers}
+		// lowest[w] is 0 for the virtual root's children only, whatever
+		// else runs: the numbers compared with it are at least 1. count
+		// tells a reference listed and one to a leaf.
+		const list, toLeaf = 1, 2
+		count := func(from uint32, s model.ObjectIndex) uint8 {
+			w := order[s]
+			switch {
+			case w == leafMark:
+				// A leaf has no number: leafDominators finds its
+				// immediate dominator.
+				return toLeaf
+			case from < w:
+				parallel.LowerTo(&lowest[w], from)
+			case from > w && atomic.LoadUint32(&lowest[w]) != 0:
+				atomic.AddUint32(&starts[2*(w+1)], 1)
+				total++
+				return list
 			}
+			return 0
 		}
 		for i := lo; i < hi; i++ {
 			pacer.Step()
-			if from := order[i]; from != 0 && from != leafMark {
-				for _, s := range g.h.Refs(model.ObjectIndex(i)) {
-					fill(from, s)
-				}
-				if c := g.classObject(model.ObjectIndex(i)); c != model.NoObject {
-					fill(from, c)
-				}
+			from := order[i]
+			if from == 0 || from == leafMark {
+				continue
+			}
+			var met uint8
+			for _, s := range g.h.Refs(model.ObjectIndex(i)) {
+				met |= count(from, s)
+			}
+			if c := g.classObject(model.ObjectIndex(i)); c != model.NoObject {
+				met |= count(from, c)
+			}
+			if met&list != 0 {
+				listed.mark(i)
+			}
+			if met&toLeaf != 0 {
+				referrers.mark(i)
 			}
 		}
+		listed.flush()
+		referrers.flush()
+		totals[worker] += total
 	})
-	// fill advanced each start to the next one's: shift back.
-	for w := 2 * numbered; w > 0; w -= 2 {
-		starts[w] = starts[w-2]
+	var total uint64
+	for _, t := range totals {
+		total += t
 	}
-	starts[0] = 0
-	return lowest, starts, preds, nil
+	return total
 }
 
 // semidominators computes the semidominator of every vertex, as a preorder
@@ -639,8 +566,8 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, p
 // The forest is kept in starts (see predecessors), which it takes no
 // memory beyond, nothing that grows with the graph either (see
 // compressPath): a processed vertex v's forest parent, its ancestor, in
-// the start of v+1's list, starts[2v+2], which only the lists of the
-// vertices processed already end at, and its label, the least
+// the end of v+1's list, starts[2v+2], which only the lists of v+1 and
+// v+2, processed already, end or begin at, and its label, the least
 // semidominator on the forest path from v up to (not including) the
 // root of its forest tree, in the odd word after it. The two words a path
 // reads of a vertex share a cache line, where two tables took two.
@@ -652,7 +579,7 @@ func semidominators(parent, lowest, starts, preds []uint32) []uint32 {
 	for w := uint32(n - 1); w > 0; w-- {
 		pacer.Step()
 		s := semi[w]
-		for _, v := range preds[starts[2*w]:starts[2*w+2]] {
+		for _, v := range preds[starts[2*w-2]:starts[2*w]] {
 			s = min(s, compressPath(forest, v, w))
 		}
 		semi[w] = s

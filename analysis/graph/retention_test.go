@@ -221,34 +221,55 @@ func TestChainToDamagedTree(t *testing.T) {
 	}
 }
 
-// TestAddLeavesAcrossFourGiB: leaves added into their dominator side by
-// side give the sums of their sizes, also when the sum passes 4 GiB
-// (which the 32-bit sizes keep apart) and for a leaf of 4 GiB or more;
-// those the virtual root dominates are returned apart.
-func TestAddLeavesAcrossFourGiB(t *testing.T) {
+// TestRetainedSizesAddUpAcrossFourGiB: own sizes, the leaves added into
+// their dominator side by side, then the other objects added up give the
+// sums of their sizes, also when a sum passes 4 GiB (which the 32-bit
+// sizes keep apart) and for an object of 4 GiB or more; the leaves the
+// virtual root dominates are returned apart, and an unreached object
+// counts for nothing.
+func TestRetainedSizesAddUpAcrossFourGiB(t *testing.T) {
 	const gib = int64(1) << 30
-	own := []int64{16, 3 * gib, 2 * gib, 5, 6 * gib, 40, 7}
-	r := &Retention{idom: []model.ObjectIndex{VirtualRoot, 0, 0, 0, VirtualRoot, 0, 5}}
+	own := []int64{16, 3 * gib, 2 * gib, 5, 6 * gib, 40, 7, 9}
+	r := &Retention{idom: []model.ObjectIndex{VirtualRoot, 0, 0, 0, VirtualRoot, 0, 5, NotReached}}
 	leaf := []uint64{0b1011110} // all but 0, the dominator of the others, and 5, which dominates 6
-	bytes, count := newRetainedSizes(len(own)), make([]uint32, len(own))
-	for i, b := range own {
-		bytes.set(i, b)
-		count[i] = 1
+	sizes := &ownSizer{
+		bytes: newRetainedSizes(len(own)),
+		sizes: func(lo, hi int, to []int64) { copy(to, own[lo:hi]) },
+		own:   make([][]int64, 1),
+		large: make([][]model.ObjectIndex, 1),
 	}
+	sizes.set(0, 0, len(own), r.idom)
+	bytes := sizes.done()
+	for i, want := range own {
+		if i != 7 && bytes.at(i) != want {
+			t.Errorf("object %d: own size %d, want %d", i, bytes.at(i), want)
+		}
+	}
+	count := make([]uint32, len(own))
 	objects, root := r.addLeaves(bytes, count, leaf)
 	if objects != 1 || root != 6*gib {
 		t.Errorf("the virtual root gets %d objects of %d bytes from the leaves, want 1 of %d", objects, root, 6*gib)
-	}
-	// Object 5 is no leaf: addUp adds it into object 0 afterwards.
-	if got, want := bytes.at(0), 16+5*gib+5; got != want || count[0] != 4 {
-		t.Errorf("object 0 retains %d objects of %d bytes, want 4 of %d", count[0], got, want)
-	}
-	if got := bytes.at(5); got != 47 || count[5] != 2 {
-		t.Errorf("object 5 retains %d objects of %d bytes, want 2 of 47", count[5], got)
 	}
 	for _, i := range []int{1, 2, 3, 4, 6} {
 		if bytes.at(i) != own[i] || count[i] != 1 {
 			t.Errorf("leaf %d retains %d objects of %d bytes, want 1 of %d", i, count[i], bytes.at(i), own[i])
 		}
+	}
+	objects, root = r.addUp(bytes, count, func(visit func(model.ObjectIndex)) {
+		visit(5)
+		visit(0)
+	})
+	if got := bytes.at(5); got != 47 || count[5] != 2 {
+		t.Errorf("object 5 retains %d objects of %d bytes, want 2 of 47", count[5], got)
+	}
+	want := 16 + 5*gib + 5 + 47
+	if got := bytes.at(0); got != want || count[0] != 6 {
+		t.Errorf("object 0 retains %d objects of %d bytes, want 6 of %d", count[0], got, want)
+	}
+	if objects != 6 || root != want {
+		t.Errorf("the virtual root gets %d objects of %d bytes from the others, want 6 of %d", objects, root, want)
+	}
+	if bytes.at(7) != 0 || count[7] != 0 {
+		t.Errorf("the unreached object retains %d objects of %d bytes, want none", count[7], bytes.at(7))
 	}
 }
