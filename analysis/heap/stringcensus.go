@@ -35,8 +35,11 @@ type StringGroup struct {
 	Array model.ObjectIndex
 }
 
-// CountStrings takes the census of the Strings of the heaps selected. The
-// heap's array digests (model.Heap.ArrayContents) single out the Strings
+// CountStrings takes the census of the Strings of the heaps selected.
+// Where the load took every String's value (model.Heap.StringValues),
+// the Strings are grouped by those alone (countTakenStrings), and the dump
+// is not read. Otherwise the heap's array digests
+// (model.Heap.ArrayContents) single out the Strings
 // whose value array another String's may equal; only those Strings and
 // their arrays are read from the heap's dump (model.EachStringDigest),
 // and grouped by their array's element type and length, two independent
@@ -51,6 +54,11 @@ func CountStrings(h *model.Heap, heaps model.HeapSelection) (StringCensus, error
 	if class == model.NoClass {
 		return c, nil
 	}
+	if v := h.StringValues(); v != nil && v.Class() == class {
+		if c, ok := countTakenStrings(h, v, heaps); ok {
+			return c, nil
+		}
+	}
 	strs, valueOf := stringCandidates(h, class, heaps, &c.Strings)
 	defer bigmem.Free(strs)
 	defer bigmem.Free(valueOf)
@@ -61,11 +69,16 @@ func CountStrings(h *model.Heap, heaps model.HeapSelection) (StringCensus, error
 		return c, err
 	}
 	defer table.free()
-	c.Groups = table.groups(strs, valueOf)
-	// The hashes' seeds change at every run; the order by first String
-	// does not, so that an index is built the same every time.
-	slices.SortFunc(c.Groups, func(x, y StringGroup) int { return cmp.Compare(x.First, y.First) })
+	c.Groups = table.groups(func(k uint32) (s, array model.ObjectIndex) { return strs[k], valueOf[k] })
+	sortGroups(c.Groups)
 	return c, nil
+}
+
+// sortGroups puts groups in the order of their first String: the
+// hashes' seeds change at every run, that order does not, so that an
+// index is built the same every time.
+func sortGroups(groups []StringGroup) {
+	slices.SortFunc(groups, func(x, y StringGroup) int { return cmp.Compare(x.First, y.First) })
 }
 
 // stringCandidates counts the Strings of the heaps selected into count
