@@ -225,7 +225,7 @@ func (t *objectTable) resolve(h *Heap, late map[int][]uint64, phase func(string)
 	t.arrayInfo.free()
 	t.arrayArrivals = nil
 	if t.strings.hook != nil {
-		h.stringValues = t.strings.gather(order)
+		h.stringValues = t.strings.gather(order, h.classOf, h.Classes)
 		t.strings.free()
 	}
 	collect()

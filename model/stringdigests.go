@@ -151,12 +151,22 @@ type objectCoder struct {
 }
 
 // gather returns the values s took, by object number: order maps each
-// object's number to its arrival.
-func (s *stringTaking) gather(order []uint32) *StringValues {
+// object's number to its arrival, classOf to its class (in classes).
+func (s *stringTaking) gather(order []uint32, classOf []ClassIndex, classes []Class) *StringValues {
 	n := len(order)
 	words := (n + 63) / 64
 	v := &StringValues{class: s.hook.class, valued: arrayLengths{isArray: bigmem.Make[uint64](words)}}
-	has := func(arrival uint32) bool {
+	// Only byte and char arrays can have been taken: the classes spare
+	// looking up the arrival of any other object.
+	valuedClass := make([]bool, len(classes))
+	for c := range classes {
+		valuedClass[c] = classes[c].IsArray() && (classes[c].Elem == TypeByte || classes[c].Elem == TypeChar)
+	}
+	has := func(i int) bool {
+		if c := classOf[i]; c == NoClass || !valuedClass[c] {
+			return false
+		}
+		arrival := order[i]
 		k := int(arrival >> 6)
 		return k < len(s.valued) && s.valued[k]&(1<<(arrival&63)) != 0
 	}
@@ -168,7 +178,7 @@ func (s *stringTaking) gather(order []uint32) *StringValues {
 	forRanges(words, workers, func(k, lo, hi int) {
 		count := 0
 		for i := lo * 64; i < min(hi*64, n); i++ {
-			if has(order[i]) {
+			if has(i) {
 				v.valued.isArray[i>>6] |= 1 << (i & 63)
 				count++
 			}
