@@ -35,38 +35,38 @@ type StringGroup struct {
 	Array model.ObjectIndex
 }
 
-// CountStrings takes the census of the Strings of the heaps selected.
-// Where the load took every String's value (model.Heap.StringValues),
-// the Strings are grouped by those alone (countTakenStrings), and the dump
-// is not read. Otherwise the heap's array digests
-// (model.Heap.ArrayContents) single out the Strings
-// whose value array another String's may equal; only those Strings and
-// their arrays are read from the heap's dump (model.EachStringDigest),
-// and grouped by their array's element type and length, two independent
-// 64-bit hashes of its bytes (128 bits: two different values sharing
-// them is not to be expected in any heap) and the String's coder. The
-// Strings are grouped as they are read, in a table of the values found
-// per processor (valueTable); its work arrays come from model/bigmem, so
-// that they honour the build's memory budget.
+// CountStrings takes the census of the Strings of the heaps selected. The
+// heap's array digests (model.Heap.ArrayContents) single out the Strings
+// whose value array another String's may equal. Where the load took
+// those Strings' values (model.Heap.StringValues), they are grouped by
+// them (groupTakenValues) and the dump is not read. Otherwise only those
+// Strings and their arrays are read from the heap's dump
+// (model.EachStringDigest), and grouped by their array's element type
+// and length, two independent 64-bit hashes of its bytes (128 bits: two
+// different values sharing them is not to be expected in any heap) and
+// the String's coder. The Strings are grouped in a table of the values
+// found per processor (valueTable); its work arrays come from
+// model/bigmem, so that they honour the build's memory budget.
 func CountStrings(h *model.Heap, heaps model.HeapSelection) (StringCensus, error) {
 	var c StringCensus
 	class := classByName(h, "java.lang.String")
 	if class == model.NoClass {
 		return c, nil
 	}
-	if v := h.StringValues(); v != nil && v.Class() == class {
-		if c, ok := countTakenStrings(h, v, heaps); ok {
-			return c, nil
-		}
-	}
 	strs, valueOf := stringCandidates(h, class, heaps, &c.Strings)
 	defer bigmem.Free(strs)
 	defer bigmem.Free(valueOf)
 	firsts := firstHolders(h, valueOf)
 	defer bigmem.Free(firsts)
-	table, err := groupByValue(h, strs, valueOf, firsts)
-	if err != nil {
-		return c, err
+	var table *valueTable
+	if v := h.StringValues(); v != nil && v.Class() == class {
+		table = groupTakenValues(h, v, strs, valueOf, firsts)
+	}
+	if table == nil {
+		var err error
+		if table, err = groupByValue(h, strs, valueOf, firsts); err != nil {
+			return c, err
+		}
 	}
 	defer table.free()
 	c.Groups = table.groups(func(k uint32) (s, array model.ObjectIndex) { return strs[k], valueOf[k] })
