@@ -36,6 +36,11 @@ type LoadOptions struct {
 	// the work after the read begins (sorting the objects, resolving
 	// their references), for a progress display.
 	Phase func(name string)
+	// StringValues takes, while a plain HotSpot dump is read in pieces,
+	// a digest of each byte and char array's elements and each String's
+	// coder (Heap.StringValues), for the census of the Strings: about 8
+	// bytes per such array until Heap.DropStringValues.
+	StringValues bool
 }
 
 // builder turns the records of a dump into a Heap as they stream. What it

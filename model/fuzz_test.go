@@ -172,7 +172,7 @@ func deriveAll(t *testing.T, path string) {
 		return
 	}
 	defer in.Close()
-	h, err := model.Load(in, model.LoadOptions{Dump: -1, Objects: true})
+	h, err := model.Load(in, model.LoadOptions{Dump: -1, Objects: true, StringValues: true})
 	if err != nil {
 		return
 	}
@@ -238,6 +238,7 @@ func deriveAll(t *testing.T, path string) {
 	labels, _ := model.ReadLabels(h, all)
 	names, _ := model.ReadStrings(h, strs)
 	heap.DescribePaths(h, paths, true, labels, names)
+	_, _ = heap.CountStrings(h, model.HeapSelection{})
 	locks, err := threads.ReadHeapLocks(h)
 	if err != nil {
 		locks = nil

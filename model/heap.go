@@ -241,7 +241,10 @@ type Heap struct {
 	classOf16 []uint16
 	arrays    arrayLengths
 	contents  arrayContents
-	refStart  []uint32
+	// stringValues are the Strings' values the load took
+	// (LoadOptions.StringValues) until DropStringValues; nil for none.
+	stringValues *StringValues
+	refStart     []uint32
 	// refStartPacked, when set, holds the reference starts instead (a
 	// heap read from an index).
 	refStartPacked *store.Packed

@@ -33,6 +33,9 @@ type objectTable struct {
 	// arrayArrivals marks the arrivals that are arrays.
 	arrayInfo     chunkList[uint64]
 	arrayArrivals []uint64
+	// strings are the Strings' values taken as the dump was read in
+	// pieces (LoadOptions.StringValues).
+	strings stringTaking
 }
 
 type pendingReferent struct {
@@ -54,6 +57,7 @@ func (t *objectTable) reset() {
 	t.offsets.free()
 	t.refs.packed.free()
 	t.arrayInfo.free()
+	t.strings.free()
 	*t = objectTable{refs: refStore{wide: t.refs.wide}, trackOffsets: t.trackOffsets}
 }
 
@@ -220,6 +224,10 @@ func (t *objectTable) resolve(h *Heap, late map[int][]uint64, phase func(string)
 	h.contents = gatherArrayContents(&h.arrays, &t.arrayInfo, t.arrayArrivals, order)
 	t.arrayInfo.free()
 	t.arrayArrivals = nil
+	if t.strings.hook != nil {
+		h.stringValues = t.strings.gather(order, h.classOf, h.Classes)
+		t.strings.free()
+	}
 	collect()
 	if t.trackOffsets {
 		offsets := gatherSplit(&t.offsets, order)

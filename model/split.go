@@ -90,6 +90,7 @@ func loadInPieces(f *input.File, opt LoadOptions) (*Heap, error) {
 		return nil, fmt.Errorf("%v: %w", err, errNotSplit)
 	}
 	classes := b.splitClasses()
+	b.objects.strings.hook = classes.strings
 	// The progress counts the bytes the file's stream has not counted
 	// (it has read ahead), up to the file's size.
 	var read int64
@@ -112,6 +113,9 @@ func loadInPieces(f *input.File, opt LoadOptions) (*Heap, error) {
 	b.h.Source.Bytes = f.Size
 	if err := b.finish(); err != nil {
 		return nil, err
+	}
+	if classes.strings != nil {
+		b.h.checkStringValues(classes.strings)
 	}
 	return b.h, nil
 }

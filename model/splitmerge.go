@@ -197,6 +197,9 @@ func (b *builder) commit(p *splitPiece, prev *seenObject) {
 		t.markArray(arrivals + a)
 	}
 	t.arrayInfo.appendSlice(p.arrayInfo)
+	if t.strings.hook != nil {
+		t.strings.commit(p, arrivals)
+	}
 	data := len(b.deferredData)
 	b.deferredData = append(b.deferredData, p.data...)
 	for _, d := range p.deferred {

@@ -28,6 +28,9 @@ type splitClasses struct {
 	wide         bool   // 8-byte ids, packed from base as refStore does
 	base         uint64 // refStore's
 	trackOffsets bool
+	// strings takes the Strings' values (LoadOptions.StringValues); nil
+	// when the load takes none.
+	strings *stringHook
 }
 
 // splitClasses returns what the workers need of the classes the builder
@@ -36,6 +39,7 @@ func (b *builder) splitClasses() *splitClasses {
 	c := &splitClasses{
 		idSize: b.h.Source.IDSize, byID: b.h.classByID, plans: make([]*classRefs, len(b.h.Classes)),
 		wide: b.objects.refs.wide, base: b.objects.refs.base, trackOffsets: b.objects.trackOffsets,
+		strings: b.stringHookFor(),
 	}
 	for i := range c.plans {
 		if plan := b.refPlan(ClassIndex(i)); plan != nil {
@@ -91,8 +95,13 @@ type splitPiece struct {
 	arrays    []int // arrivals that are arrays
 	deferred  []deferredInstance
 	data      []byte // the deferred instances' field bytes
-	roots     []rawRoot
-	obs       []pieceObservation
+	// valued are the arrivals that are byte or char arrays, values their
+	// digests, coders the Strings' coders that are not 0 (stringHook).
+	valued []int
+	values []uint64
+	coders []pendingCoder
+	roots  []rawRoot
+	obs    []pieceObservation
 	// first and last are the piece's first and last objects.
 	first, last       seenObject
 	sizeMismatch      int64
@@ -106,7 +115,7 @@ func (p *splitPiece) reset(k int) {
 		batch: k, ids: p.ids[:0], classOf: p.classOf[:0], lengths: p.lengths[:0], offsets: p.offsets[:0],
 		refStart: p.refStart[:0], refs: p.refs[:0], escaped: p.escaped[:0], referents: p.referents[:0],
 		arrayInfo: p.arrayInfo[:0], arrays: p.arrays[:0], deferred: p.deferred[:0], data: p.data[:0],
-		roots: p.roots[:0], obs: p.obs[:0],
+		valued: p.valued[:0], values: p.values[:0], coders: p.coders[:0], roots: p.roots[:0], obs: p.obs[:0],
 	}
 }
 
@@ -229,6 +238,9 @@ func (w *splitWorker) instance(p *splitPiece, rec []byte, off int64) (int, error
 	w.observe(p, seenObject{id: id, class: c, valid: true})
 	arrival := p.add(id, c, 0, off)
 	data := rec[fixed : fixed+int(size)]
+	if hook := w.cl.strings; hook != nil && c == hook.class {
+		p.takeString(hook, arrival, data)
+	}
 	plan := w.cl.plans[c]
 	if plan == nil {
 		if size > 0 {
@@ -321,6 +333,9 @@ func (w *splitWorker) primArray(p *splitPiece, rec []byte, off int64) (int, erro
 	w.digest.reset(es)
 	w.digest.write(rec[fixed : fixed+int(size)])
 	p.setArrayInfo(w.digest.info(length))
+	if hook := w.cl.strings; hook != nil {
+		p.takeArray(hook, elem, rec[fixed:fixed+int(size)])
+	}
 	return fixed + int(size), nil
 }
 

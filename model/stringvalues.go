@@ -233,24 +233,29 @@ func (sw *stringWindows) layoutOf(c ClassIndex) stringLayout {
 	if sw.layout.class == c && sw.layout.fieldBytes > 0 {
 		return sw.layout
 	}
-	h := sw.h
-	l := stringLayout{class: c, fieldBytes: h.fieldBytes(c), coder: -1}
-	// The first field named coder counts, as ObjectValues.Field finds
-	// it, and only when it is a byte (StringCoder).
-	off, found := int64(0), false
+	l := stringLayout{class: c, fieldBytes: sw.h.fieldBytes(c), coder: sw.h.stringCoderOffset(c)}
+	sw.layout = l
+	return l
+}
+
+// stringCoderOffset is the offset of the coder byte among the field bytes
+// of a String of class c, -1 when it has none: the first field named
+// coder counts, as ObjectValues.Field finds it, and only when it is a
+// byte (StringCoder).
+func (h *Heap) stringCoderOffset(c ClassIndex) int64 {
+	off := int64(0)
 	for k := range h.Supers(c) {
 		for _, f := range h.Classes[k].Fields {
-			if !found && f.Name == "coder" {
-				found = true
+			if f.Name == "coder" {
 				if f.Type == TypeByte {
-					l.coder = off
+					return off
 				}
+				return -1
 			}
 			off += int64(h.typeSize(f.Type))
 		}
 	}
-	sw.layout = l
-	return l
+	return -1
 }
 
 // pair places String k and its array as one stretch of the dump; ok is

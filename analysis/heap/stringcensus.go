@@ -37,14 +37,16 @@ type StringGroup struct {
 
 // CountStrings takes the census of the Strings of the heaps selected. The
 // heap's array digests (model.Heap.ArrayContents) single out the Strings
-// whose value array another String's may equal; only those Strings and
-// their arrays are read from the heap's dump (model.EachStringDigest),
-// and grouped by their array's element type and length, two independent
-// 64-bit hashes of its bytes (128 bits: two different values sharing
-// them is not to be expected in any heap) and the String's coder. The
-// Strings are grouped as they are read, in a table of the values found
-// per processor (valueTable); its work arrays come from model/bigmem, so
-// that they honour the build's memory budget.
+// whose value array another String's may equal. Where the load took
+// those Strings' values (model.Heap.StringValues), they are grouped by
+// them (groupTakenValues) and the dump is not read. Otherwise only those
+// Strings and their arrays are read from the heap's dump
+// (model.EachStringDigest), and grouped by their array's element type
+// and length, two independent 64-bit hashes of its bytes (128 bits: two
+// different values sharing them is not to be expected in any heap) and
+// the String's coder. The Strings are grouped in a table of the values
+// found per processor (valueTable); its work arrays come from
+// model/bigmem, so that they honour the build's memory budget.
 func CountStrings(h *model.Heap, heaps model.HeapSelection) (StringCensus, error) {
 	var c StringCensus
 	class := classByName(h, "java.lang.String")
@@ -56,16 +58,27 @@ func CountStrings(h *model.Heap, heaps model.HeapSelection) (StringCensus, error
 	defer bigmem.Free(valueOf)
 	firsts := firstHolders(h, valueOf)
 	defer bigmem.Free(firsts)
-	table, err := groupByValue(h, strs, valueOf, firsts)
-	if err != nil {
-		return c, err
+	var table *valueTable
+	if v := h.StringValues(); v != nil && v.Class() == class {
+		table = groupTakenValues(h, v, strs, valueOf, firsts)
+	}
+	if table == nil {
+		var err error
+		if table, err = groupByValue(h, strs, valueOf, firsts); err != nil {
+			return c, err
+		}
 	}
 	defer table.free()
-	c.Groups = table.groups(strs, valueOf)
-	// The hashes' seeds change at every run; the order by first String
-	// does not, so that an index is built the same every time.
-	slices.SortFunc(c.Groups, func(x, y StringGroup) int { return cmp.Compare(x.First, y.First) })
+	c.Groups = table.groups(func(k uint32) (s, array model.ObjectIndex) { return strs[k], valueOf[k] })
+	sortGroups(c.Groups)
 	return c, nil
+}
+
+// sortGroups puts groups in the order of their first String: the
+// hashes' seeds change at every run, that order does not, so that an
+// index is built the same every time.
+func sortGroups(groups []StringGroup) {
+	slices.SortFunc(groups, func(x, y StringGroup) int { return cmp.Compare(x.First, y.First) })
 }
 
 // stringCandidates counts the Strings of the heaps selected into count

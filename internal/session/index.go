@@ -314,6 +314,7 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	}
 	phase("counting Strings")
 	census := stringCensus(h)
+	h.DropStringValues()
 	// The shortest-path tree numbers the class chains as it finds its
 	// levels, alongside the dominator tree. The collections are summed
 	// alongside too, from its immediate dominators on (sumsDuring): that
@@ -417,7 +418,8 @@ func relievedPhases(phase func(string), budget int64) func(string) {
 }
 
 // stringCensus is the census of the Strings of every heap of h, for the
-// index: nil for a compressed dump (reading its Strings again would
+// index, from the Strings' values the load took (loadForIndex) where it
+// took them: nil for a compressed dump (reading its Strings again would
 // inflate it all once more; the question does it when asked) or one whose
 // values cannot be read (then the question says why).
 func stringCensus(h *model.Heap) *heap.StringCensus {
@@ -452,7 +454,9 @@ func scratchDir(place *store.Place) string {
 	return ""
 }
 
-// loadForIndex reads the heap of the dump at path with its objects. The
+// loadForIndex reads the heap of the dump at path with its objects and
+// the Strings' values (model.LoadOptions.StringValues), which the census
+// of the Strings takes, then drops. The
 // progress display it starts lasts until stop, which is never nil: the
 // rest of the build shows on it.
 func loadForIndex(path string, o indexOptions, phase func(string)) (h *model.Heap, stop func(), err error) {
@@ -466,7 +470,7 @@ func loadForIndex(path string, o indexOptions, phase func(string)) (h *model.Hea
 		stop = o.Progress(f)
 	}
 	phase("reading")
-	h, err = model.Load(f, model.LoadOptions{Dump: -1, Objects: true, LeanGC: true, Phase: phase})
+	h, err = model.Load(f, model.LoadOptions{Dump: -1, Objects: true, LeanGC: true, Phase: phase, StringValues: true})
 	if err != nil {
 		return nil, stop, err
 	}
