@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -62,5 +63,65 @@ func TestDirectWriterContent(t *testing.T) {
 		if !bytes.Equal(got, want.Bytes()) {
 			t.Errorf("past the page cache %v: the file holds %d bytes, not the %d written (or not the same)", pastCache, len(got), want.Len())
 		}
+	}
+}
+
+// TestDirectSameFile: an index written past the page cache is the same
+// file, byte for byte, as one written through it, with sections that
+// span several buffers and a writeback started between them.
+func TestDirectSameFile(t *testing.T) {
+	dir := t.TempDir()
+	big := make([]uint64, 3*directBufferSize/8+5)
+	for i := range big {
+		big[i] = uint64(i) * 0x9E3779B97F4A7C15
+	}
+	write := func(name string, past bool) []byte {
+		defer func(was bool) { pastPageCache = was }(pastPageCache)
+		pastPageCache = past
+		path := filepath.Join(dir, name+Suffix)
+		w, err := Create(path, testID, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Abort()
+		if past && w.direct == nil {
+			t.Skip("no writes past the page cache on this system")
+		}
+		if !past && w.direct != nil {
+			t.Fatal("a writer told not to write past the page cache does")
+		}
+		steps := []func() error{
+			func() error { return WriteArray(w, "small", []uint16{1, 2, 3}) },
+			w.StartWriteback,
+			func() error { return WriteArray(w, "big", big) },
+			func() error { return w.WriteStrings("names", []string{"a", "bc", strings.Repeat("d", 5000)}) },
+			w.StartWriteback,
+			func() error { return WriteArray(w, "tail", big[:777]) },
+			w.Commit,
+		}
+		for i, step := range steps {
+			if err := step(); err != nil {
+				t.Fatalf("step %d: %v", i, err)
+			}
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	buffered := write("buffered", false)
+	direct := write("direct", true)
+	if !bytes.Equal(buffered, direct) {
+		t.Errorf("the index written past the page cache (%d bytes) differs from the one written through it (%d bytes)", len(direct), len(buffered))
+	}
+	ix, err := Open(filepath.Join(dir, "direct"+Suffix), testID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	got := mustArray[uint64](t, ix, "big")
+	if len(got) != len(big) || got[len(got)-1] != big[len(big)-1] {
+		t.Errorf("section big reads %d values, the last %d; want %d and %d", len(got), got[len(got)-1], len(big), big[len(big)-1])
 	}
 }
