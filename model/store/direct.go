@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -24,14 +25,37 @@ const directBufferSize = writeBufferSize
 // host, and the build does not read the index it writes. Whole blocks go
 // to the disk from an aligned buffer; a Flush writes the part block at
 // the end through the page cache (file), and keeps it to write again with
-// what follows. When the file system refuses a write past the cache, the
+// what follows. Such a write waits for the disk, where a buffered one
+// leaves the disk to the system's writeback: when the file system refuses
+// a write past the cache, or the disk takes them slowly (slowDirect), the
 // writer goes on through the page cache.
 type directWriter struct {
-	direct *os.File // the file opened past the page cache; nil once refused
+	direct *os.File // the file opened past the page cache; nil once given up
 	file   *os.File // the same file, through the page cache
 	buf    []byte   // directBufferSize bytes at a directBlock-aligned address
 	n      int      // bytes held in buf
 	off    int64    // the file offset of buf[0], a multiple of directBlock
+	// writes and took count the writes past the page cache and the time
+	// they took.
+	writes int
+	took   time.Duration
+}
+
+// The disk is slow for writes past the page cache when one write takes
+// longer than slowWrite, or when the first probeWrites or more took more
+// than slowPerBuffer each on average: a busy disk serves such writes,
+// one at a time, after the queue of the system's own writeback (seen:
+// 23 ms a buffer on average, up to 1.3 s, where an idle disk takes 1 ms).
+const (
+	slowWrite     = 100 * time.Millisecond
+	slowPerBuffer = 5 * time.Millisecond
+	probeWrites   = 8
+)
+
+// slowDirect says whether the writes past the page cache so far, the
+// last of which took last, were slow.
+func (d *directWriter) slowDirect(last time.Duration) bool {
+	return last > slowWrite || d.writes >= probeWrites && d.took > time.Duration(d.writes)*slowPerBuffer
 }
 
 // pastPageCache says whether Writers write past the page cache where they
@@ -85,10 +109,21 @@ func (d *directWriter) writeBlocks() error {
 }
 
 // writeAt writes b at off past the page cache, or through it once the
-// file system refused that.
+// file system refused that or the disk was slow.
 func (d *directWriter) writeAt(b []byte, off int64) error {
 	if d.direct != nil {
+		start := time.Now()
 		_, err := d.direct.WriteAt(b, off)
+		if err == nil {
+			took := time.Since(start)
+			d.writes++
+			d.took += took
+			if d.slowDirect(took) {
+				d.direct.Close()
+				d.direct = nil
+			}
+			return nil
+		}
 		if !errors.Is(err, syscall.EINVAL) {
 			return err
 		}

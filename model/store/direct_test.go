@@ -7,15 +7,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDirectWriterContent: what a directWriter is given lands in the file
 // in order, whatever the sizes of the writes and wherever a Flush falls
 // (a part block written through the page cache, then again with what
-// follows), past the page cache or, where the file system refuses that,
-// through it.
+// follows), past the page cache, through it where the file system
+// refuses that, or past it and then through it once the disk was slow.
 func TestDirectWriterContent(t *testing.T) {
-	for _, pastCache := range []bool{true, false} {
+	for _, mode := range []string{"past the page cache", "refused", "slow"} {
 		f, err := os.Create(filepath.Join(t.TempDir(), "direct"))
 		if err != nil {
 			t.Fatal(err)
@@ -24,9 +25,12 @@ func TestDirectWriterContent(t *testing.T) {
 		if d == nil {
 			t.Skip("no writes past the page cache on this system")
 		}
-		if !pastCache {
+		switch mode {
+		case "refused":
 			d.direct.Close()
 			d.direct = nil
+		case "slow":
+			d.writes, d.took = probeWrites, time.Hour // the next write gives up
 		}
 		rng := rand.New(rand.NewPCG(1, 2))
 		var want bytes.Buffer
@@ -61,7 +65,10 @@ func TestDirectWriterContent(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want.Bytes()) {
-			t.Errorf("past the page cache %v: the file holds %d bytes, not the %d written (or not the same)", pastCache, len(got), want.Len())
+			t.Errorf("%s: the file holds %d bytes, not the %d written (or not the same)", mode, len(got), want.Len())
+		}
+		if mode == "slow" && d.direct != nil {
+			t.Errorf("the writer went on past the page cache after slow writes")
 		}
 	}
 }
@@ -123,5 +130,31 @@ func TestDirectSameFile(t *testing.T) {
 	got := mustArray[uint64](t, ix, "big")
 	if len(got) != len(big) || got[len(got)-1] != big[len(big)-1] {
 		t.Errorf("section big reads %d values, the last %d; want %d and %d", len(got), got[len(got)-1], len(big), big[len(big)-1])
+	}
+}
+
+// TestSlowDirect: writes past the page cache are given up after one that
+// took very long, or once enough of them took long on average; a few
+// slow ones at the start, or an idle disk's pace, are not enough.
+func TestSlowDirect(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		writes int
+		took   time.Duration // all the writes so far, last included
+		last   time.Duration
+		slow   bool
+	}{
+		{1, 1 * ms, 1 * ms, false},
+		{1, 150 * ms, 150 * ms, true},
+		{3, 60 * ms, 20 * ms, false},
+		{probeWrites, probeWrites * ms, ms, false},
+		{probeWrites, probeWrites * 6 * ms, 6 * ms, true},
+		{1000, 1000 * ms, 2 * ms, false},
+		{1000, 1000 * 23 * ms, 23 * ms, true},
+	} {
+		d := &directWriter{writes: c.writes, took: c.took}
+		if got := d.slowDirect(c.last); got != c.slow {
+			t.Errorf("%d writes in %v, the last in %v: slow %v, want %v", c.writes, c.took, c.last, got, c.slow)
+		}
 	}
 }
