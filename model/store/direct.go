@@ -45,11 +45,12 @@ type directWriter struct {
 // longer than slowWrite, or when the first probeWrites or more took more
 // than slowPerBuffer each on average: a busy disk serves such writes,
 // one at a time, after the queue of the system's own writeback (seen:
-// 23 ms a buffer on average, up to 1.3 s, where an idle disk takes 1 ms).
+// 23 ms a buffer on average, up to 1.3 s, where an idle disk takes 1 to
+// 2 ms once the first few writes of a new file are done).
 const (
 	slowWrite     = 100 * time.Millisecond
 	slowPerBuffer = 5 * time.Millisecond
-	probeWrites   = 8
+	probeWrites   = 32
 )
 
 // slowDirect says whether the writes past the page cache so far, the
