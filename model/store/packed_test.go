@@ -299,6 +299,7 @@ func TestNarrowWriteFails(t *testing.T) {
 	err = WriteNarrow[uint16](w, "n16", 64*narrowStep, func(lo int, vals []uint64) {
 		if lo == narrowStep {
 			w.f.Close()
+			w.closeDirect()
 		}
 	})
 	if err == nil || !errors.Is(err, os.ErrClosed) {

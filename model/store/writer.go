@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -28,8 +29,9 @@ type Identity struct {
 // errClosed is returned for work asked of a Writer after Commit or Abort.
 var errClosed = errors.New("index writer is committed or aborted")
 
-// writeBufferSize is the Writer's buffer: small writes (padding, strings)
-// gather in it, large array chunks go to the file directly.
+// writeBufferSize is the Writer's buffer where it writes through the page
+// cache: small writes (padding, strings) gather in it, large array chunks
+// go to the file directly.
 const writeBufferSize = 1 << 20
 
 // Writer writes an index file one section at a time. Sections are streamed
@@ -47,10 +49,11 @@ type Writer struct {
 	dump    string // the dump's absolute path, recorded at Commit, or ""
 	id      Identity
 	f       *os.File
-	buf     *bufio.Writer
-	off     uint64 // bytes written so far
-	crc     uint32 // checksum of the open section so far
-	open    *entry // the section being written, or nil
+	buf     flushWriter   // a *directWriter where the system has one, else a *bufio.Writer
+	direct  *directWriter // buf when it is one, else nil
+	off     uint64        // bytes written so far
+	crc     uint32        // checksum of the open section so far
+	open    *entry        // the section being written, or nil
 	entries []entry
 	names   map[string]bool
 	err     error
@@ -77,13 +80,32 @@ func Create(path string, id Identity, perm fs.FileMode) (*Writer, error) {
 		group: -1,
 		id:    id,
 		f:     f,
-		buf:   bufio.NewWriterSize(f, writeBufferSize),
 		names: map[string]bool{},
+	}
+	if d := newDirectWriter(f); d != nil {
+		w.buf, w.direct = d, d
+	} else {
+		w.buf = bufio.NewWriterSize(f, writeBufferSize)
 	}
 	// The header is written last, at offset 0; until then it is zeros
 	// (in the buffer, so this cannot fail).
 	w.raw(make([]byte, headerSize))
 	return w, nil
+}
+
+// A flushWriter buffers what is written to it until Flush.
+type flushWriter interface {
+	io.Writer
+	Flush() error
+}
+
+// closeDirect closes the file the writer opened past the page cache, if
+// any.
+func (w *Writer) closeDirect() error {
+	if w.direct == nil {
+		return nil
+	}
+	return w.direct.Close()
 }
 
 // createLocked makes a new temporary file in dir named after pattern (as
@@ -490,6 +512,7 @@ func (w *Writer) Commit() error {
 		}
 	}
 	steps := []func() error{
+		w.closeDirect,
 		func() error { _, err := w.f.WriteAt(hb, 0); return err },
 		w.f.Sync,
 		w.setAccess,
@@ -536,6 +559,7 @@ func (w *Writer) Abort() {
 		return
 	}
 	w.done = true
+	w.closeDirect()
 	w.f.Close()
 	os.Remove(w.tmp)
 }
