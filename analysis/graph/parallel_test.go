@@ -16,18 +16,24 @@ func fixtureHeaps(t *testing.T) map[string]*model.Heap {
 	t.Helper()
 	out := map[string]*model.Heap{}
 	for _, name := range []string{"jvm/jdk17-default.hprof.gz", "jvm/jdk25-coh.hprof.gz", "agent/heap-binary.hprof.gz"} {
-		f, err := input.Open(filepath.Join("..", "..", "testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[name] = h
+		out[name] = loadFixture(t, name)
 	}
 	return out
+}
+
+// loadFixture loads the dump name of testdata with its objects.
+func loadFixture(t *testing.T, name string) *model.Heap {
+	t.Helper()
+	f, err := input.Open(filepath.Join("..", "..", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 // compareRetention checks every object of r against the serial reference.

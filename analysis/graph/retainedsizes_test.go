@@ -1,11 +1,9 @@
 package graph
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/model"
-	"github.com/hprofctl/hprofctl/parser/input"
 )
 
 // TestShallowSizerMatchesHeap: the sizes shallowSizer works out once per
@@ -21,15 +19,7 @@ func TestShallowSizerMatchesHeap(t *testing.T) {
 		"jvm/jdk17-default.hprof.gz", "jvm/jdk17-nocoops-noccp.hprof.gz", "jvm/jdk17-align16.hprof.gz",
 		"jvm/jdk25-coh.hprof.gz", "agent/heap-binary.hprof.gz",
 	} {
-		f, err := input.Open(filepath.Join("..", "..", "testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		h := loadFixture(t, name)
 		for _, mode := range []model.SizeMode{model.SizeJVM, model.SizeFields} {
 			z := newShallowSizer(h, mode)
 			n := h.NumObjects()
