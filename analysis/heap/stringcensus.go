@@ -69,16 +69,11 @@ func CountStrings(h *model.Heap, heaps model.HeapSelection) (StringCensus, error
 		}
 	}
 	defer table.free()
-	c.Groups = table.groups(func(k uint32) (s, array model.ObjectIndex) { return strs[k], valueOf[k] })
-	sortGroups(c.Groups)
+	c.Groups = table.groups(strs, valueOf)
+	// The hashes' seeds change at every run; the order by first String
+	// does not, so that an index is built the same every time.
+	slices.SortFunc(c.Groups, func(x, y StringGroup) int { return cmp.Compare(x.First, y.First) })
 	return c, nil
-}
-
-// sortGroups puts groups in the order of their first String: the
-// hashes' seeds change at every run, that order does not, so that an
-// index is built the same every time.
-func sortGroups(groups []StringGroup) {
-	slices.SortFunc(groups, func(x, y StringGroup) int { return cmp.Compare(x.First, y.First) })
 }
 
 // stringCandidates counts the Strings of the heaps selected into count

@@ -133,14 +133,14 @@ func (t *valueTable) addAll(words []uint64) {
 }
 
 // groups returns the values held by two Strings or more, in no set
-// order; holder gives the String k that t counted and its array.
-func (t *valueTable) groups(holder func(k uint32) (s, array model.ObjectIndex)) []StringGroup {
+// order, for the Strings strs and their arrays valueOf that t counted.
+func (t *valueTable) groups(strs, valueOf []model.ObjectIndex) []StringGroup {
 	var groups []StringGroup
 	for s := 0; s < len(t.words); s += slotWords {
 		slot := t.words[s : s+slotWords]
 		if count := uint32(slot[3]); slot[2] != 0 && count >= 2 {
-			first, array := holder(uint32(slot[3] >> 32))
-			groups = append(groups, StringGroup{First: first, Count: int64(count), Arrays: int64(slot[4]), Array: array})
+			first := slot[3] >> 32
+			groups = append(groups, StringGroup{First: strs[first], Count: int64(count), Arrays: int64(slot[4]), Array: valueOf[first]})
 		}
 	}
 	return groups
