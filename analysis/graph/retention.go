@@ -152,8 +152,8 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	g.rootChild = nil
 	o.phase("predecessors")
 	lowest, starts, preds, err := g.predecessors(order, parent)
-	defer bigmem.Free(g.leafReferrers)
 	if err != nil {
+		bigmem.Free(g.leafReferrers)
 		bigmem.Free(order)
 		bigmem.Free(parent)
 		return nil, err
@@ -169,8 +169,9 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 		o.phase("leaves")
 		g.leafDominators(order, idom, semi)
 	}
+	bigmem.Free(g.leafReferrers)
 	bigmem.Free(semi)
-	semi = nil
+	g.leafReferrers, semi = nil, nil
 	// The predecessor table and the work arrays are garbage now: collect
 	// them before the result arrays are allocated, so that these reuse
 	// their memory instead of growing the heap — for a graph big enough
