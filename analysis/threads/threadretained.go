@@ -252,9 +252,10 @@ func threadRetained(h *model.Heap, r *graph.Retention, given *ThreadEdgeList) ([
 // The pass over every object's references runs in chunks on every
 // processor. They share the memo of top-level dominators, whose entries
 // any chunk may fill in, always with the same value; each worker keeps
-// its own edges, and sorting them all makes the list the same whatever
-// the scheduling. The memo, the edges before they are sorted (by their
-// digits, in parallel) and the list returned are tables of the build
+// its own edges, by ranges of tops, and sorting them all makes the list
+// the same whatever the scheduling. The memo, the edges before they are
+// sorted (by their digits, in parallel) and the list returned are tables
+// of the build
 // (model/bigmem): the list grows with the references into inner objects
 // (73 M edges, 585 MB, for the 4 GiB synthetic dump of 80 M objects). A
 // build keeps the list with its heap, as it keeps the heap's tables;
@@ -303,42 +304,64 @@ func contractedEdges(h *model.Heap, idom []model.ObjectIndex, inner graph.Object
 		}
 	})
 	bigmem.Free(top.top)
-	edges := joinEdges(finders)
 	for _, err := range errs {
 		if err != nil {
-			bigmem.Free(edges)
+			for k := range edgeBuckets {
+				bigmem.Free(joinEdges(finders, k))
+			}
 			return nil, err
 		}
 	}
-	return sortEdges(edges), nil
+	// The buckets are sorted one at a time and appended in order (a
+	// bucket's tops all come before the next one's), each freed once it
+	// is in the list: the edges are held about once while sorted, plus
+	// the largest bucket.
+	var edges []uint64
+	for k := range edgeBuckets {
+		sorted := sortEdges(joinEdges(finders, k))
+		edges = bigmem.Append(edges, sorted...)
+		bigmem.Free(sorted)
+	}
+	return edges, nil
 }
 
-// joinEdges returns the edges the workers found, in one table: the
-// first worker's, grown (in its scratch file when it has one, without a
-// copy), the others' appended and freed one by one, so that the edges
-// are held about once, not twice.
-func joinEdges(finders []*edgeFinder) []uint64 {
+// edgeBuckets is how many ranges of tops the workers keep their edges in,
+// so that each range is sorted on its own.
+const edgeBuckets = 16
+
+// bucketShift is the shift that takes an object index of a heap of n
+// objects to its bucket, below edgeBuckets.
+func bucketShift(n int) uint {
+	var shift uint
+	for (n-1)>>shift >= edgeBuckets {
+		shift++
+	}
+	return shift
+}
+
+// joinEdges returns the edges the workers found in bucket k, in one
+// table: the first worker's, grown (in its scratch file when it has one,
+// without a copy), the others' appended and freed one by one, so that
+// the edges are held about once, not twice.
+func joinEdges(finders []*edgeFinder, k int) []uint64 {
 	var edges []uint64
 	for _, f := range finders {
 		if f == nil {
 			continue
 		}
 		if edges == nil {
-			edges = f.edges
+			edges = f.buckets[k]
 			continue
 		}
-		edges = bigmem.Append(edges, f.edges...)
-		bigmem.Free(f.edges)
+		edges = bigmem.Append(edges, f.buckets[k]...)
+		bigmem.Free(f.buckets[k])
 	}
 	return edges
 }
 
 // sortEdges sorts edges, a table from model/bigmem, and drops their
 // repeats, in the table itself or in the one the sort used as its
-// scratch, freeing the other: the list takes twice its size while it is
-// sorted, not four times. A list the repeats shrank by more than an
-// eighth is copied into a table of its size, so that the build does not
-// keep the room they took.
+// scratch, freeing the other.
 func sortEdges(edges []uint64) []uint64 {
 	scratch := bigmem.Make[uint64](len(edges))
 	sorted := slices.Compact(parallel.SortBits(edges, scratch, 0, 64))
@@ -347,13 +370,7 @@ func sortEdges(edges []uint64) []uint64 {
 	} else {
 		bigmem.Free(edges)
 	}
-	if len(sorted) >= cap(sorted)-cap(sorted)/8 {
-		return sorted
-	}
-	out := bigmem.Make[uint64](len(sorted))
-	copy(out, sorted)
-	bigmem.Free(sorted)
-	return out
+	return sorted
 }
 
 // topLevel is the dominator tree and the memo of top-level dominators
@@ -369,8 +386,10 @@ type topLevel struct {
 
 // edgeFinder is the state of one worker of contractedEdges.
 type edgeFinder struct {
-	top   *topLevel
-	edges []uint64
+	top *topLevel
+	// buckets hold the edges found, by their top's range: top>>shift.
+	buckets [edgeBuckets][]uint64
+	shift   uint
 	// recent remembers edges already listed, by a hash of the edge: the
 	// objects of one subtree mostly reference the same few tops (their
 	// class objects above all), so this keeps the list near its size
@@ -386,7 +405,7 @@ type edgeFinder struct {
 
 // newEdgeFinder is a worker's state with nothing handled yet.
 func newEdgeFinder(top *topLevel) *edgeFinder {
-	f := &edgeFinder{top: top}
+	f := &edgeFinder{top: top, shift: bucketShift(len(top.top))}
 	for k := range f.done {
 		f.done[k] = math.MaxUint64
 	}
@@ -414,7 +433,8 @@ func (f *edgeFinder) add(u, v model.ObjectIndex) error {
 	e := uint64(t)<<32 | uint64(v)
 	if slot := &f.recent[(e*0x9E3779B97F4A7C15)>>48]; *slot != e {
 		*slot = e
-		f.edges = bigmem.Append(f.edges, e)
+		k := t >> f.shift
+		f.buckets[k] = bigmem.Append(f.buckets[k], e)
 	}
 	return nil
 }

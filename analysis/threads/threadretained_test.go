@@ -8,6 +8,7 @@ import (
 	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
 	"github.com/hprofctl/hprofctl/internal/testload"
 	"github.com/hprofctl/hprofctl/model"
+	"github.com/hprofctl/hprofctl/model/bigmem"
 )
 
 // naiveThreadRetained computes what each thread retains by the
@@ -187,7 +188,7 @@ func naiveContractedEdges(h *model.Heap, r *graph.Retention, inner graph.ObjectB
 // TestContractedEdgesMatchesDefinition compares contractedEdges with its
 // definition on random heaps whose top-level objects are all taken for
 // inner ones (and some other objects besides), in one goroutine and in
-// four over chunks of 7 objects.
+// four over chunks of 7 objects, and in four under a one-byte budget.
 func TestContractedEdgesMatchesDefinition(t *testing.T) {
 	for seed := range uint64(20) {
 		h := analysistest.RandomHeap(t, seed)
@@ -213,6 +214,20 @@ func TestContractedEdgesMatchesDefinition(t *testing.T) {
 				}
 			})
 		}
+		// Under a one-byte budget every bucket and the list are
+		// scratch-file tables, grown and freed as they are joined.
+		restore := bigmem.SetBudget(1, t.TempDir())
+		analysistest.WithParallelism(4, func() {
+			got, err := contractedEdges(h, r.ImmediateDominators(), inner)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("seed %d, one-byte budget: %d edges, the definition gives %d", seed, len(got), len(want))
+			}
+			bigmem.Free(got)
+		})
+		restore()
 	}
 }
 
