@@ -28,8 +28,11 @@ bench: build
 # than most machines' memory) written into $$HPROFCTL_BENCH_DIR, indexed
 # under --memory $$HPROFCTL_HUGE_MEMORY (default 3GiB), then histo,
 # dominators, leaks and retainers from the index: each one's time and
-# peak RssAnon, the build's phases, and histo's instance counts checked
-# against the writer's. Needs about 2x the dump's size on disk; the dump
+# peak RssAnon and the disk it took, the build's phases, and histo's
+# instance counts checked against the writer's. The dump is written
+# gzipped as the JVM's -gz dumps are (1 MiB members) when the disk has
+# less than 2.4x its size free, or as HPROFCTL_HUGE_GZIP says (1 or 0): the
+# run then takes about 1.9x the dump's size on disk, not 2.4x. The dump
 # and its index are removed afterwards.
 HPROFCTL_HUGE_GIB ?= 32
 bench-huge:

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,9 +22,23 @@ import (
 // hugeEnv names the size in GiB of BenchmarkHugeDump's dump; the
 // benchmark is skipped without it (make bench-huge sets it, default 32).
 // hugeMemoryEnv is the --memory its build runs under (default 3GiB).
+// hugeGzipEnv says whether the dump is written as the JVM writes -gz
+// dumps ("1") or plain ("0"); unset, it is gzipped when the disk has too
+// little room for a plain one (hugePlainNeed).
 const (
 	hugeEnv       = "HPROFCTL_HUGE_GIB"
 	hugeMemoryEnv = "HPROFCTL_HUGE_MEMORY"
+	hugeGzipEnv   = "HPROFCTL_HUGE_GZIP"
+)
+
+// The disk a huge run takes at its peak, as multiples of the dump's
+// uncompressed size: the dump, plain or gzipped (the realistic writer's
+// dumps shrink to 0.49x at level 1), and the index and scratch files
+// while the index is written (1.3x at a tenth of the dump as --memory,
+// measured on the 1 and 4 GiB dumps).
+const (
+	hugePlainNeed = 2.4
+	hugeGzipNeed  = 1.9
 )
 
 // BenchmarkHugeDump writes a realistic synthetic dump of $HPROFCTL_HUGE_GIB
@@ -48,11 +63,20 @@ func BenchmarkHugeDump(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
+	size := int64(gib * (1 << 30))
+	gzipped := hugeGzipped(b, dir, size)
 	dump := filepath.Join(dir, "huge.hprof")
+	if gzipped {
+		dump += ".gz"
+	}
 	start := time.Now()
-	stats := writeHugeDump(b, dump, int64(gib*(1<<30)))
-	b.Logf("wrote %s: %d bytes, %d instances, %d object arrays, %d primitive arrays in %s", dump, stats.Bytes,
-		stats.Instances, stats.ObjectArrays, stats.PrimitiveArrays, time.Since(start).Round(time.Second))
+	stats := writeHugeDump(b, dump, size, gzipped)
+	stored := int64(0)
+	if st, err := os.Stat(dump); err == nil {
+		stored = st.Size()
+	}
+	b.Logf("wrote %s: %d bytes (%d on disk), %d instances, %d object arrays, %d primitive arrays in %s", dump, stats.Bytes,
+		stored, stats.Instances, stats.ObjectArrays, stats.PrimitiveArrays, time.Since(start).Round(time.Second))
 	questions := [][]string{
 		{"index", "--memory", memory},
 		{"histo", "-o", "json"},
@@ -63,8 +87,9 @@ func BenchmarkHugeDump(b *testing.B) {
 	b.ResetTimer()
 	for _, q := range questions {
 		args := append([]string{"--index-dir", filepath.Join(dir, "index")}, q...)
-		out, took, anon := runWatched(b, bin, append(args, dump))
-		b.Logf("%-12s %8.1fs  peak RssAnon %6.0f MiB", q[0], took.Seconds(), float64(anon)/(1<<20))
+		out, took, anon, disk := runWatched(b, bin, append(args, dump), dir)
+		b.Logf("%-12s %8.1fs  peak RssAnon %6.0f MiB  disk taken at the peak %6.0f MiB", q[0], took.Seconds(),
+			float64(anon)/(1<<20), float64(disk)/(1<<20))
 		b.ReportMetric(took.Seconds(), q[0]+"-s")
 		b.ReportMetric(float64(anon)/(1<<20), q[0]+"-RssAnon-MiB")
 		switch q[0] {
@@ -80,17 +105,54 @@ func BenchmarkHugeDump(b *testing.B) {
 	}
 }
 
-// writeHugeDump writes the realistic dump of about size bytes to path and
-// returns what the writer wrote.
-func writeHugeDump(b *testing.B, path string, size int64) hproftest.Stats {
+// hugeGzipped says whether the huge dump of size bytes is written
+// gzipped (hugeGzipEnv), and fails the benchmark when the disk under dir
+// has not room enough for the run.
+func hugeGzipped(b *testing.B, dir string, size int64) bool {
+	free, known := freeDisk(dir)
+	gzipped := known && float64(free) < hugePlainNeed*float64(size)
+	switch os.Getenv(hugeGzipEnv) {
+	case "1":
+		gzipped = true
+	case "0":
+		gzipped = false
+	}
+	need := hugePlainNeed
+	if gzipped {
+		need = hugeGzipNeed
+	}
+	b.Logf("disk: %.1f GB free, the run takes about %.1f GB with the dump %s", float64(free)/1e9,
+		need*float64(size)/1e9, map[bool]string{true: "gzipped (as -gz=1)", false: "plain"}[gzipped])
+	if known && float64(free) < need*float64(size) {
+		b.Fatalf("%.1f GB free under %s: too little for a %d-byte dump; set %s lower or %s to %s", float64(free)/1e9, dir, size,
+			hugeEnv, "HPROFCTL_BENCH_DIR", "a larger disk")
+	}
+	return gzipped
+}
+
+// writeHugeDump writes the realistic dump of about size bytes to path,
+// gzipped as the JVM writes -gz dumps or plain, and returns what the
+// writer wrote.
+func writeHugeDump(b *testing.B, path string, size int64, gzipped bool) hproftest.Stats {
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	w := bufio.NewWriterSize(f, 4<<20)
+	var packed *hproftest.JVMGzipWriter
+	var dst io.Writer = f
+	if gzipped {
+		packed = hproftest.NewJVMGzipWriter(f, 1)
+		dst = packed
+	}
+	w := bufio.NewWriterSize(dst, 4<<20)
 	stats, err := hproftest.WriteRealistic(w, size, 1, 8)
 	if err == nil {
 		err = w.Flush()
+	}
+	if packed != nil {
+		if cerr := packed.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -124,9 +186,10 @@ func checkHugeHisto(b *testing.B, out string, stats hproftest.Stats) {
 }
 
 // runWatched runs bin argv with HPROFCTL_BUILD_TRACE set and returns its
-// output (stdout, then stderr), its wall time and the highest RssAnon
-// seen while it ran, sampled every 20 ms.
-func runWatched(b *testing.B, bin string, argv []string) (string, time.Duration, int64) {
+// output (stdout, then stderr), its wall time, the highest RssAnon seen
+// while it ran and the most disk it took under dir (free space before,
+// less the least seen), both sampled every 20 ms.
+func runWatched(b *testing.B, bin string, argv []string, dir string) (string, time.Duration, int64, int64) {
 	cmd := exec.Command(bin, argv...)
 	cmd.Env = append(os.Environ(), buildTraceEnv+"=1")
 	var stdout, stderr strings.Builder
@@ -136,9 +199,10 @@ func runWatched(b *testing.B, bin string, argv []string) (string, time.Duration,
 		b.Fatal(err)
 	}
 	var (
-		peak int64
-		wg   sync.WaitGroup
+		peak, disk int64
+		wg         sync.WaitGroup
 	)
+	freeBefore, known := freeDisk(dir)
 	done := make(chan struct{})
 	wg.Add(1)
 	go func() {
@@ -148,6 +212,9 @@ func runWatched(b *testing.B, bin string, argv []string) (string, time.Duration,
 		defer tick.Stop()
 		for {
 			peak = max(peak, rssAnon(status))
+			if free, ok := freeDisk(dir); ok && known {
+				disk = max(disk, freeBefore-free)
+			}
 			select {
 			case <-done:
 				return
@@ -162,7 +229,7 @@ func runWatched(b *testing.B, bin string, argv []string) (string, time.Duration,
 	if err != nil {
 		b.Fatalf("%v: %v\n%s", argv, err, stderr.String())
 	}
-	return stdout.String() + stderr.String(), took, peak
+	return stdout.String() + stderr.String(), took, peak, disk
 }
 
 // rssAnon reads RssAnon from a /proc status file, in bytes; 0 when it
