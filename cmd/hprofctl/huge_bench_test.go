@@ -117,15 +117,15 @@ func hugeGzipped(b *testing.B, dir string, size int64) bool {
 	case "0":
 		gzipped = false
 	}
-	need := hugePlainNeed
+	need, how := hugePlainNeed, "plain"
 	if gzipped {
-		need = hugeGzipNeed
+		need, how = hugeGzipNeed, "gzipped (as -gz=1)"
 	}
 	b.Logf("disk: %.1f GB free, the run takes about %.1f GB with the dump %s", float64(free)/1e9,
-		need*float64(size)/1e9, map[bool]string{true: "gzipped (as -gz=1)", false: "plain"}[gzipped])
+		need*float64(size)/1e9, how)
 	if known && float64(free) < need*float64(size) {
-		b.Fatalf("%.1f GB free under %s: too little for a %d-byte dump; set %s lower or %s to %s", float64(free)/1e9, dir, size,
-			hugeEnv, "HPROFCTL_BENCH_DIR", "a larger disk")
+		b.Fatalf("%.1f GB free under %s: too little for a %d-byte dump; set %s lower, or HPROFCTL_BENCH_DIR to a larger disk",
+			float64(free)/1e9, dir, size, hugeEnv)
 	}
 	return gzipped
 }
