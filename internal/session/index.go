@@ -100,6 +100,9 @@ type indexed struct {
 	answers *keptAnswers
 	// uncap stops keeping ix's resident pages under residentIndex.
 	uncap func()
+	// unmapRefs, set for a heap just built, unmaps its references, read
+	// from the index written (useWrittenRefs).
+	unmapRefs func() error
 }
 
 // errNotIndexable is returned for a dump that has no index: standard
@@ -308,9 +311,16 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	// the trees they added to the trees' results at the build's peak.
 	w, werr := place.Create(id)
 	heapWritten := make(chan error, 1)
+	refsWritten := make(chan *model.WrittenRefs, 1)
 	if werr == nil {
 		defer w.Abort()
-		go func() { heapWritten <- startWriteback(w, h.WriteIndex(w)) }()
+		go func() {
+			err := startWriteback(w, h.WriteIndex(w))
+			refsWritten <- mapWrittenRefs(h, w, err)
+			heapWritten <- err
+		}()
+	} else {
+		refsWritten <- nil
 	}
 	phase("counting Strings")
 	census := stringCensus(h)
@@ -345,12 +355,23 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	phase("writing the index")
 	found := <-pathsDone
 	if err != nil {
+		(<-refsWritten).Drop()
 		if werr == nil {
 			<-heapWritten
 		}
 		return nil, err
 	}
 	x := &indexed{Heap: h, Built: true, Rebuilt: why, retention: r, paths: found.tree, strings: census}
+	// The references are read from the index from here on, their table
+	// freed, once the collections' sums, the last job reading it on
+	// another goroutine, are done. The scratch files of the tables freed
+	// so far go too: what follows makes few tables, while the index
+	// grows to its whole size.
+	collections := sums.wait()
+	if x.unmapRefs, err = useWrittenRefs(h, <-refsWritten); err != nil {
+		return nil, err
+	}
+	bigmem.DropSpare()
 	// The trees and the census are written while the other summaries
 	// are worked out; theirs are the last sections.
 	treesWritten := make(chan error, 1)
@@ -365,7 +386,7 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	}(werr)
 	x.summaries = summarize(h, r)
 	x.answers = keepAnswers(h, r, found.tree, found.chains, x.summaries.points)
-	x.summaries.chains, x.summaries.sums = found.chains, sums.wait()
+	x.summaries.chains, x.summaries.sums = found.chains, collections
 	if werr = <-treesWritten; werr == nil {
 		werr = x.commit(w)
 	}
@@ -586,11 +607,39 @@ func (x *indexed) retentionIn(size model.SizeMode, keepUnreachable bool) (*graph
 
 // close unmaps the index; the Heap and trees must not be used after it.
 func (x *indexed) close() error {
+	var err error
+	if x.unmapRefs != nil {
+		err, x.unmapRefs = x.unmapRefs(), nil
+	}
 	if x.ix == nil {
-		return nil
+		return err
 	}
 	x.uncap()
-	return x.ix.Close()
+	return errors.Join(err, x.ix.Close())
+}
+
+// mapWrittenRefs maps the references the heap's sections wrote into w
+// (model.Heap.MapWrittenRefs), on the goroutine that wrote them; nil
+// when writing failed or they cannot be mapped: the build then keeps its
+// own table.
+func mapWrittenRefs(h *model.Heap, w *store.Writer, written error) *model.WrittenRefs {
+	if written != nil {
+		return nil
+	}
+	refs, err := h.MapWrittenRefs(w)
+	if err != nil {
+		return nil
+	}
+	return refs
+}
+
+// useWrittenRefs puts refs, when mapped, in place of h's table of
+// references and returns what unmaps them.
+func useWrittenRefs(h *model.Heap, refs *model.WrittenRefs) (func() error, error) {
+	if refs == nil {
+		return nil, nil
+	}
+	return h.UseWrittenRefs(refs)
 }
 
 // BuildIndex makes sure the dump has a fresh index, building it when it

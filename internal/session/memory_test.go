@@ -4,9 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/bigmem"
 )
 
@@ -51,5 +53,37 @@ func TestBuildUnderTinyBudget(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Error("the histogram under a tiny budget differs from the dump's read in memory")
+	}
+}
+
+// TestBuildReadsReferencesFromIndex: once an index is built, the heap
+// the build leaves reads its references from the index written (its own
+// table freed), under a one-byte budget and without one, and every
+// object's references are those of the dump read in memory.
+func TestBuildReadsReferencesFromIndex(t *testing.T) {
+	direct := openFixture(t, Options{NoIndex: true})
+	want, err := direct.loadHeap(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, memory := range []int64{1, 0} {
+		built := openFixture(t, Options{Memory: memory})
+		if _, err := built.BuildIndex(true); err != nil {
+			t.Fatal(err)
+		}
+		if built.index.unmapRefs == nil {
+			t.Fatalf("memory %d: the built heap keeps its own references", memory)
+		}
+		got := built.heap
+		if got.NumObjects() != want.NumObjects() || got.NumRefs() != want.NumRefs() {
+			t.Fatalf("memory %d: %d objects, %d references; the dump has %d, %d", memory,
+				got.NumObjects(), got.NumRefs(), want.NumObjects(), want.NumRefs())
+		}
+		for i := range got.NumObjects() {
+			o := model.ObjectIndex(i)
+			if !slices.Equal(got.Refs(o), want.Refs(o)) {
+				t.Fatalf("memory %d: object %d references %v, the dump %v", memory, i, got.Refs(o), want.Refs(o))
+			}
+		}
 	}
 }

@@ -117,6 +117,15 @@ func SetBudget(bytes int64, scratchDir string) (restore func()) {
 	}
 }
 
+// DropSpare releases the scratch files of the tables freed so far, kept
+// for the next tables: where work that makes few tables follows, the disk
+// is worth more than the fresh pages the spare files would save those.
+func DropSpare() {
+	mu.Lock()
+	defer mu.Unlock()
+	releaseSpare()
+}
+
 // releaseSpare releases the spare scratch files, mu held. Unmapping
 // their dirty pages and deleting the files takes some time, which no one
 // waits for.

@@ -43,3 +43,9 @@ func MapRange(f *os.File, off, n int64) (data []byte, unmap func() error, err er
 // Release does nothing where this package reads files instead of mapping
 // them: the bytes read are the only copy.
 func Release(data []byte) error { return nil }
+
+// MapRangeLazy is MapRange: where this package reads files, it reads the
+// range at once.
+func MapRangeLazy(f *os.File, off, n int64) (data []byte, unmap func() error, err error) {
+	return MapRange(f, off, n)
+}

@@ -36,8 +36,26 @@ func MapRange(f *os.File, off, n int64) (data []byte, unmap func() error, err er
 	if n == 0 {
 		return nil, func() error { return nil }, nil
 	}
+	return mapRange(f, off, n, populate)
+}
+
+// MapRangeLazy is MapRange for a range read later, and maybe only in
+// part: its pages are read as they are first touched.
+func MapRangeLazy(f *os.File, off, n int64) (data []byte, unmap func() error, err error) {
+	if err := fits(n); err != nil {
+		return nil, nil, err
+	}
+	if n == 0 {
+		return nil, func() error { return nil }, nil
+	}
+	return mapRange(f, off, n, 0)
+}
+
+// mapRange maps n bytes of f from offset off, n above 0, with the extra
+// mmap flags given.
+func mapRange(f *os.File, off, n int64, flags int) ([]byte, func() error, error) {
 	start := off &^ int64(os.Getpagesize()-1)
-	whole, err := syscall.Mmap(int(f.Fd()), start, int(n+off-start), syscall.PROT_READ, syscall.MAP_SHARED|populate)
+	whole, err := syscall.Mmap(int(f.Fd()), start, int(n+off-start), syscall.PROT_READ, syscall.MAP_SHARED|flags)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -52,6 +52,7 @@ type Writer struct {
 	buf     flushWriter   // a *directWriter where the system has one, else a *bufio.Writer
 	direct  *directWriter // buf when it is one, else nil
 	off     uint64        // bytes written so far
+	flushed uint64        // bytes in the file by the last StartWriteback
 	crc     uint32        // checksum of the open section so far
 	open    *entry        // the section being written, or nil
 	entries []entry
@@ -467,6 +468,7 @@ func (w *Writer) StartWriteback() error {
 	if err := w.buf.Flush(); err != nil {
 		return w.fail(err) // an *os.PathError: it names the file
 	}
+	w.flushed = w.off
 	startWriteback(w.f)
 	return nil
 }
