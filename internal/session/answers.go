@@ -135,7 +135,10 @@ func keepAnswers(h *model.Heap, r *graph.Retention, t *graph.PathTree, chains *g
 // --class` shows for each class, from the class chains of h's shortest
 // path tree t, described as Session.Retainers describes them. nil for a
 // dump whose values are not read again at build (see stringCensus), or
-// cannot be, or without class chains.
+// cannot be, or without class chains. Unlike the leaks', these paths are
+// not kept for a dump the JVM gzipped: their labels are the values of
+// tens of thousands of objects (70 k on a 1 GiB synthetic dump), each a
+// gzip member decompressed, which made its build six times as long.
 func keepRetainers(h *model.Heap, t *graph.PathTree, chains *graph.ClassChains) *heap.KeptRetainers {
 	if chains == nil || h.Source.Compression != string(input.Plain) || h.Source.Lines > 0 {
 		return nil
@@ -157,10 +160,10 @@ func keepRetainers(h *model.Heap, t *graph.PathTree, chains *graph.ClassChains) 
 // keptLeakThreshold in the heaps leaks suspects by default, on the
 // dominator tree r and the shortest path tree t, with their paths
 // described as Session.Leaks describes them. nil for a dump whose
-// values are not read again at build (see stringCensus), or cannot be
-// (the question then says why).
+// objects cannot be read one by one (readsObjectsAtBuild), or whose
+// values cannot be read (the question then says why).
 func keepLeaks(h *model.Heap, r *graph.Retention, t *graph.PathTree, points *heap.AccumulationPoints) *heap.KeptLeaks {
-	if h.Source.Compression != string(input.Plain) || h.Source.Lines > 0 {
+	if !readsObjectsAtBuild(h) {
 		return nil
 	}
 	heaps, err := h.SelectHeaps(heap.LeakHeaps(h))
@@ -175,6 +178,19 @@ func keepLeaks(h *model.Heap, r *graph.Retention, t *graph.PathTree, points *hea
 	}
 	l.Describe(h, labels, names)
 	return &heap.KeptLeaks{Size: indexedSize, Classes: heap.KeptLeakClasses, Report: l, PathRetained: l.PathRetainedBytes(r)}
+}
+
+// readsObjectsAtBuild reports whether a build describes the leak
+// suspects it keeps (their paths' labels read from the dump): where each
+// object is read at its offset, in a plain binary dump or one the JVM
+// gzipped (-gz: a member per MiB, so an object costs at most a MiB
+// decompressed); a dump streamed again for every read is left to the
+// questions.
+func readsObjectsAtBuild(h *model.Heap) bool {
+	if h.Source.Lines > 0 {
+		return false
+	}
+	return h.Source.Compression == string(input.Plain) || h.ObjectReaderOptions().RandomAccess()
 }
 
 // classIndex is a fresh index opened for the heap's classes and the
