@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"sort"
 	"sync"
 
 	"github.com/hprofctl/hprofctl/model/bigmem"
@@ -55,7 +56,7 @@ func (t *objectTable) reset() {
 	t.lengths.free()
 	t.refStart.free()
 	t.offsets.free()
-	t.refs.packed.free()
+	t.refs.free()
 	t.arrayInfo.free()
 	t.strings.free()
 	*t = objectTable{refs: refStore{wide: t.refs.wide}, trackOffsets: t.trackOffsets}
@@ -103,13 +104,18 @@ func (t *objectTable) addRef(id uint64) {
 // half of what 8-byte ids take: 4-byte ids as they are; 8-byte ids, which
 // HotSpot writes as 8-aligned addresses, as their distance in 8-byte units
 // from a base near the first one (a 32 GB window); any other id as an
-// escape mark with the full id kept aside.
+// escape mark with the full id kept aside. The ids kept aside are tables
+// of the build as the packed ones are: in a heap of more than 32 GB a
+// third of the references can be, 16 bytes each.
 type refStore struct {
 	wide    bool // 8-byte ids
 	baseSet bool
 	base    uint64
 	packed  chunkList[uint32]
-	escaped []escapedRef
+	// escapedAt are the positions of the references kept aside,
+	// ascending, and escapedID their ids.
+	escapedAt chunkList[uint64]
+	escapedID chunkList[uint64]
 }
 
 type escapedRef struct {
@@ -124,10 +130,28 @@ func (s *refStore) len() int { return s.packed.len() }
 func (s *refStore) add(id uint64) {
 	v, ok := s.pack(id)
 	if !ok {
-		s.escaped = append(s.escaped, escapedRef{pos: uint64(s.packed.len()), id: id})
+		s.escape(uint64(s.packed.len()), id)
 		v = escapeMark
 	}
 	s.packed.append(v)
+}
+
+// escape keeps aside id, the reference at position pos, which follows
+// those kept aside so far.
+func (s *refStore) escape(pos, id uint64) {
+	s.escapedAt.append(pos)
+	s.escapedID.append(id)
+}
+
+// escapes returns how many references are kept aside.
+func (s *refStore) escapes() int { return s.escapedAt.len() }
+
+// free releases the tables and empties the store, keeping its kind.
+func (s *refStore) free() {
+	s.packed.free()
+	s.escapedAt.free()
+	s.escapedID.free()
+	*s = refStore{wide: s.wide}
 }
 
 func (s *refStore) pack(id uint64) (uint32, bool) {
@@ -152,16 +176,8 @@ func (s *refStore) pack(id uint64) (uint32, bool) {
 func (s *refStore) get(i int) uint64 {
 	v := s.packed.at(i)
 	if v == escapeMark {
-		k, _ := slices.BinarySearchFunc(s.escaped, uint64(i), func(e escapedRef, pos uint64) int {
-			switch {
-			case e.pos < pos:
-				return -1
-			case e.pos > pos:
-				return 1
-			}
-			return 0
-		})
-		return s.escaped[k].id
+		k := sort.Search(s.escapedAt.len(), func(k int) bool { return s.escapedAt.at(k) >= uint64(i) })
+		return s.escapedID.at(k)
 	}
 	if !s.wide {
 		return uint64(v)

@@ -20,8 +20,8 @@ func TestRefStoreRoundTrip(t *testing.T) {
 			t.Errorf("wide ref %d: got 0x%x, want 0x%x", i, got, id)
 		}
 	}
-	if len(wide.escaped) != 3 {
-		t.Errorf("%d escaped ids, want 3 (unaligned, far above, far above)", len(wide.escaped))
+	if wide.escapes() != 3 {
+		t.Errorf("%d escaped ids, want 3 (unaligned, far above, far above)", wide.escapes())
 	}
 	narrow := refStore{}
 	for _, id := range []uint64{1, 0xFFFFFFFE, 0xFFFFFFFF} {
@@ -200,8 +200,8 @@ func TestResolveRefs(t *testing.T) {
 		}
 	}
 	wantStart = append(wantStart, uint32(len(wantRefs)))
-	if wantDangling == 0 || len(tab.refs.escaped) == 0 || len(order) == objects {
-		t.Fatalf("the table lacks a case: %d dangling, %d escaped, %d duplicates", wantDangling, len(tab.refs.escaped), objects-len(order))
+	if wantDangling == 0 || tab.refs.escapes() == 0 || len(order) == objects {
+		t.Fatalf("the table lacks a case: %d dangling, %d escaped, %d duplicates", wantDangling, tab.refs.escapes(), objects-len(order))
 	}
 
 	h := &Heap{ids: gatherSplit(&tab.ids, order)}

@@ -188,7 +188,7 @@ func (b *builder) commit(p *splitPiece, prev *seenObject) {
 	}
 	t.refs.packed.appendSlice(p.refs)
 	for _, e := range p.escaped {
-		t.refs.escaped = append(t.refs.escaped, escapedRef{pos: e.pos + uint64(refs), id: e.id})
+		t.refs.escape(e.pos+uint64(refs), e.id)
 	}
 	for _, r := range p.referents {
 		t.referents = append(t.referents, pendingReferent{arrival: arrivals + r.arrival, id: r.id})
