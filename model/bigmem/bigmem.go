@@ -87,6 +87,11 @@ var (
 	// be made for them, spillErr why the first could not.
 	spilledBytes int64
 	spillErr     error
+	// heapMaking are the bytes of the tables Make is putting on the Go
+	// heap right now: counted until they are made, so that tables made
+	// side by side (the dominator tree's and the shortest paths' first
+	// ones) do not each find the budget free.
+	heapMaking int64
 )
 
 // mapping is a table mapped from a scratch file: the scratch file's
@@ -158,15 +163,25 @@ func Make[T Number](n int) []T {
 	var zero T
 	size := int64(n) * int64(unsafe.Sizeof(zero))
 	mu.Lock()
-	over := budget > 0 && size > 0 && (size >= minMapped || size > budget) && (heapBytes()+size)*(100+heapGrowth)/100 > budget
+	over := budget > 0 && size > 0 && (size >= minMapped || size > budget) && (heapBytes()+heapMaking+size)*(100+heapGrowth)/100 > budget
 	scratch := dir
+	making := !over && budget > 0 && size >= minMapped
+	if making {
+		heapMaking += size
+	}
 	mu.Unlock()
 	if over {
 		if data, ok := mapTable(scratch, size); ok {
 			return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(data))), n)
 		}
 	}
-	return make([]T, n)
+	table := make([]T, n)
+	if making {
+		mu.Lock()
+		heapMaking -= size
+		mu.Unlock()
+	}
+	return table
 }
 
 // mapTable returns size zeroed bytes of a scratch file, the spare one

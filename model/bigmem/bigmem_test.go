@@ -3,6 +3,7 @@ package bigmem
 import (
 	"os"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 	"unsafe"
@@ -263,5 +264,31 @@ func TestSpareBounded(t *testing.T) {
 	defer mu.Unlock()
 	if filesBytes != 0 || spareBytes > peakFiles || spareBytes == 0 {
 		t.Errorf("%d bytes of spare scratch files, %d of mapped tables; want some spare, none mapped and at most the %d the tables took at their most", spareBytes, filesBytes, peakFiles)
+	}
+}
+
+// TestMakeSideBySide: tables made at once on several goroutines share the
+// budget: of eight that each take more than half of what the budget has
+// left, at most one is put on the Go heap.
+func TestMakeSideBySide(t *testing.T) {
+	runtime.GC()
+	const size = 45 << 20
+	defer SetBudget(heapBytes()+100<<20, t.TempDir())()
+	tables := make([][]byte, 8)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for k := range tables {
+		wg.Go(func() {
+			<-start
+			tables[k] = Make[byte](size)
+		})
+	}
+	close(start)
+	wg.Wait()
+	if mapped := MappedBytes(); mapped < 7*size {
+		t.Errorf("%d MiB of the tables mapped, want at least %d: more than one went on the Go heap", mapped>>20, 7*size>>20)
+	}
+	for _, table := range tables {
+		Free(table)
 	}
 }
