@@ -29,16 +29,12 @@ func (h *Heap) MapWrittenRefs(w *store.Writer) (*WrittenRefs, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	if len(refs) != len(h.refs) {
-		unmap()
-		return nil, fmt.Errorf("the index's references are %d, the heap's %d", len(refs), len(h.refs))
-	}
 	return &WrittenRefs{refs: refs, unmap: unmap}, nil
 }
 
 // UseWrittenRefs puts r's references in place of h's own table and frees
-// that table; no other goroutine may read h meanwhile. The first and last
-// 64 Ki references are compared first, so that a section read from the
+// that table; no other goroutine may read h meanwhile. Their numbers and
+// the first and last 64 Ki references are compared first, so that a section read from the
 // wrong place is an error, not wrong answers. release unmaps r: h must not
 // be used after it.
 func (h *Heap) UseWrittenRefs(r *WrittenRefs) (release func() error, err error) {

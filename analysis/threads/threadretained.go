@@ -306,8 +306,12 @@ func contractedEdges(h *model.Heap, idom []model.ObjectIndex, inner graph.Object
 	bigmem.Free(top.top)
 	for _, err := range errs {
 		if err != nil {
-			for k := range edgeBuckets {
-				bigmem.Free(joinEdges(finders, k))
+			for _, f := range finders {
+				if f != nil {
+					for _, b := range f.buckets {
+						bigmem.Free(b)
+					}
+				}
 			}
 			return nil, err
 		}

@@ -30,30 +30,24 @@ func Map(f *os.File, size int64) (data []byte, unmap func() error, err error) {
 // lies (the mapping starts at the page that holds it). unmap releases
 // them; f stays open and belongs to the caller.
 func MapRange(f *os.File, off, n int64) (data []byte, unmap func() error, err error) {
-	if err := fits(n); err != nil {
-		return nil, nil, err
-	}
-	if n == 0 {
-		return nil, func() error { return nil }, nil
-	}
 	return mapRange(f, off, n, populate)
 }
 
 // MapRangeLazy is MapRange for a range read later, and maybe only in
 // part: its pages are read as they are first touched.
 func MapRangeLazy(f *os.File, off, n int64) (data []byte, unmap func() error, err error) {
+	return mapRange(f, off, n, 0)
+}
+
+// mapRange maps n bytes of f from offset off with the extra mmap flags
+// given.
+func mapRange(f *os.File, off, n int64, flags int) ([]byte, func() error, error) {
 	if err := fits(n); err != nil {
 		return nil, nil, err
 	}
 	if n == 0 {
 		return nil, func() error { return nil }, nil
 	}
-	return mapRange(f, off, n, 0)
-}
-
-// mapRange maps n bytes of f from offset off, n above 0, with the extra
-// mmap flags given.
-func mapRange(f *os.File, off, n int64, flags int) ([]byte, func() error, error) {
 	start := off &^ int64(os.Getpagesize()-1)
 	whole, err := syscall.Mmap(int(f.Fd()), start, int(n+off-start), syscall.PROT_READ, syscall.MAP_SHARED|flags)
 	if err != nil {
