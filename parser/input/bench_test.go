@@ -2,7 +2,6 @@ package input
 
 import (
 	"bufio"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/internal/benchdata"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
+	"github.com/klauspost/compress/gzip"
 )
 
 // syntheticGzSize is the decompressed size of the synthetic -gz file.
@@ -58,7 +58,7 @@ func syntheticJVMGzip(b *testing.B) string {
 }
 
 // BenchmarkDecompress reads compressed dumps to the end: with
-// compress/gzip on the reading goroutine (the reference), and through
+// klauspost/compress/gzip on the reading goroutine (the reference), and through
 // File at GOMAXPROCS 1, 2 and, where the machine has them, 4 to 16. The
 // JVM's -gz files (the fixture, the synthetic one, the real one of make
 // bench-dump) are inflated member by member in parallel; the single-member
@@ -115,7 +115,7 @@ func BenchmarkDecompress(b *testing.B) {
 	}
 }
 
-// decompressedSize reads path once through compress/gzip, which also puts
+// decompressedSize reads path once through klauspost/compress/gzip, which also puts
 // it in the page cache.
 func decompressedSize(b *testing.B, path string) int64 {
 	f, err := os.Open(path)

@@ -2,11 +2,12 @@ package input
 
 import (
 	"bufio"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"sort"
 	"sync"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // Checkpoint is where a member of a gzip file starts. Each member is a

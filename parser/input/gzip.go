@@ -2,12 +2,13 @@ package input
 
 import (
 	"bufio"
-	"compress/gzip"
 	"io"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // gzipMembers reads the members of a gzip stream one after the other as
-// one stream, with the bytes and errors of compress/gzip's multistream
+// one stream, with the bytes and errors of klauspost/compress/gzip's multistream
 // mode, and logs a checkpoint at the start of each member.
 type gzipMembers struct {
 	zr *gzip.Reader

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"compress/bzip2"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -18,6 +17,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // text returns n bytes of deterministic, compressible text.
@@ -118,7 +119,7 @@ func jvmGzip(t testing.TB, data []byte, block, level int) ([]byte, []Checkpoint)
 	return out.Bytes(), w.starts
 }
 
-// reference reads z as compress/gzip does on its own: all of it, then the
+// reference reads z as klauspost/compress/gzip does on its own: all of it, then the
 // error that ended it (nil at a clean end).
 func reference(z []byte) ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(z))
@@ -150,18 +151,18 @@ func readParallel(t *testing.T, z []byte, block, workers int) ([]byte, error, []
 }
 
 // sameAsReference reads z with 1 and 4 workers and checks that the bytes
-// and the error are those of compress/gzip.
+// and the error are those of klauspost/compress/gzip.
 func sameAsReference(t *testing.T, what string, z []byte, block int) {
 	t.Helper()
 	want, wantErr := reference(z)
 	for _, workers := range []int{1, 4} {
 		got, err, _ := readParallel(t, z, block, workers)
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s, %d workers: %d bytes, compress/gzip gives %d (first difference at %d)",
+			t.Errorf("%s, %d workers: %d bytes, klauspost/compress/gzip gives %d (first difference at %d)",
 				what, workers, len(got), len(want), firstDifference(got, want))
 		}
 		if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
-			t.Errorf("%s, %d workers: error %v, compress/gzip gives %v", what, workers, err, wantErr)
+			t.Errorf("%s, %d workers: error %v, klauspost/compress/gzip gives %v", what, workers, err, wantErr)
 		}
 	}
 }
@@ -236,7 +237,7 @@ func TestParallelGzipReadSizes(t *testing.T) {
 
 // TestParallelGzipTruncated cuts a JVM-style file around each member
 // boundary and inside members: the bytes before the cut and the error are
-// those of compress/gzip (io.ErrUnexpectedEOF inside a member or header, a
+// those of klauspost/compress/gzip (io.ErrUnexpectedEOF inside a member or header, a
 // clean end exactly at a member boundary).
 func TestParallelGzipTruncated(t *testing.T) {
 	const block = 64 << 10
@@ -252,12 +253,12 @@ func TestParallelGzipTruncated(t *testing.T) {
 	}
 	want, err := reference(z[:starts[2].Stored])
 	if err != nil || len(want) != 2*block {
-		t.Fatalf("cut at the third member: compress/gzip gives %d bytes, %v; want two whole members", len(want), err)
+		t.Fatalf("cut at the third member: klauspost/compress/gzip gives %d bytes, %v; want two whole members", len(want), err)
 	}
 }
 
 // TestParallelGzipCorrupt damages members in several ways: the bytes up to
-// the damage and the error are those of compress/gzip.
+// the damage and the error are those of klauspost/compress/gzip.
 func TestParallelGzipCorrupt(t *testing.T) {
 	const block = 64 << 10
 	data := text(400<<10, 7)
@@ -277,7 +278,7 @@ func TestParallelGzipCorrupt(t *testing.T) {
 	damage("member dropped", func(b []byte) []byte { return append(b[:third:third], b[fourth:]...) })
 	_, err := reference(func() []byte { b := bytes.Clone(z); b[fourth-8] ^= 1; return b }())
 	if !errors.Is(err, gzip.ErrChecksum) {
-		t.Errorf("compress/gzip on a flipped CRC: %v, want %v", err, gzip.ErrChecksum)
+		t.Errorf("klauspost/compress/gzip on a flipped CRC: %v, want %v", err, gzip.ErrChecksum)
 	}
 }
 
@@ -324,13 +325,13 @@ func TestParallelGzipIrregular(t *testing.T) {
 		sameAsReference(t, tc.name, file, block)
 		want, err := reference(file)
 		if err != nil || len(want) <= len(data) {
-			t.Fatalf("%s: compress/gzip gives %d bytes, %v", tc.name, len(want), err)
+			t.Fatalf("%s: klauspost/compress/gzip gives %d bytes, %v", tc.name, len(want), err)
 		}
 	}
 }
 
 // TestParallelGzipReadError: an error reading the file (other than its
-// end) comes after the same bytes as from compress/gzip, at several places.
+// end) comes after the same bytes as from klauspost/compress/gzip, at several places.
 func TestParallelGzipReadError(t *testing.T) {
 	const block = 64 << 10
 	z, starts := jvmGzip(t, text(300<<10, 21), block, gzip.BestSpeed)
@@ -346,7 +347,7 @@ func TestParallelGzipReadError(t *testing.T) {
 		got, err := io.ReadAll(p)
 		p.close()
 		if !errors.Is(wantErr, failure) || !errors.Is(err, failure) || !bytes.Equal(got, want) {
-			t.Errorf("failure after %d bytes: %d bytes, %v; compress/gzip gives %d bytes, %v", cut, len(got), err, len(want), wantErr)
+			t.Errorf("failure after %d bytes: %d bytes, %v; klauspost/compress/gzip gives %d bytes, %v", cut, len(got), err, len(want), wantErr)
 		}
 	}
 }
@@ -361,7 +362,7 @@ func TestJVMGzipFixture(t *testing.T) {
 	}
 	want, err := reference(z)
 	if err != nil || len(want) != 2_100_793 {
-		t.Fatalf("compress/gzip: %d bytes, %v", len(want), err)
+		t.Fatalf("klauspost/compress/gzip: %d bytes, %v", len(want), err)
 	}
 	f, err := Open(path)
 	if err != nil {
@@ -373,7 +374,7 @@ func TestJVMGzipFixture(t *testing.T) {
 	}
 	got, err := io.ReadAll(f)
 	if err != nil || !bytes.Equal(got, want) {
-		t.Fatalf("%d bytes, %v; want compress/gzip's %d bytes", len(got), err, len(want))
+		t.Fatalf("%d bytes, %v; want klauspost/compress/gzip's %d bytes", len(got), err, len(want))
 	}
 	wantCheckpoints := []Checkpoint{{0, 0}, {403_006, 1_048_467}, {651_776, 1_048_467 + 1_048_573}}
 	if c := f.Checkpoints(); !slicesEqual(c, wantCheckpoints) {
@@ -393,7 +394,7 @@ func TestJVMGzipFixture(t *testing.T) {
 
 // TestSequentialGzip reads gzip files the JVM did not write (gzip -9 -n of
 // a fixture, members concatenated by tools) through the pipe: the bytes
-// and error of compress/gzip, a checkpoint at each member.
+// and error of klauspost/compress/gzip, a checkpoint at each member.
 func TestSequentialGzip(t *testing.T) {
 	z, err := os.ReadFile(filepath.Join("..", "..", "testdata", "jvm", "jdk17-default.hprof.gz"))
 	if err != nil {
@@ -427,7 +428,7 @@ func TestSequentialGzip(t *testing.T) {
 		got, err := io.ReadAll(f)
 		f.Close()
 		if !bytes.Equal(got, want) || (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
-			t.Errorf("%s: %d bytes, %v; compress/gzip gives %d bytes, %v", tc.name, len(got), err, len(want), wantErr)
+			t.Errorf("%s: %d bytes, %v; klauspost/compress/gzip gives %d bytes, %v", tc.name, len(got), err, len(want), wantErr)
 		}
 		if tc.name == "two members" {
 			wantCheckpoints := []Checkpoint{{0, 0}, {int64(len(z)), int64(len(want) - len(second))}}

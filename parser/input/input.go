@@ -5,8 +5,8 @@
 // Decompression runs on goroutines of its own, beside the parser that reads
 // the File: gzip and bzip2 on one, and the JVM's multi-member -gz files on
 // up to GOMAXPROCS, one member each, delivered in order. The bytes and the
-// errors are those of compress/gzip and compress/bzip2 reading the file on
-// the parser's goroutine. The start of each gzip member is recorded as a
+// errors are those of klauspost/compress/gzip and compress/bzip2 reading
+// the file on the parser's goroutine. The start of each gzip member is recorded as a
 // Checkpoint, from which Resume decompresses the rest of the file.
 package input
 

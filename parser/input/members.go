@@ -3,7 +3,6 @@ package input
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"io"
 	"io/fs"
 	"slices"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // The JVM writes its -gz dumps (jcmd GC.heap_dump -gz=N,
@@ -23,9 +24,9 @@ import (
 // order. A member is delivered only when it inflated alone into exactly its
 // bytes, its checksum verified; at the first one that did not (the scan
 // was fooled, a member is cut, corrupt or bigger than expected, bytes
-// follow the last member) the rest of the file is read as compress/gzip
+// follow the last member) the rest of the file is read as klauspost/compress/gzip
 // reads it, from that member's start. So the bytes and the error are
-// always those of compress/gzip, only faster.
+// always those of klauspost/compress/gzip, only faster.
 
 const (
 	// blockSizeComment starts the first member's comment in the JVM's files.
@@ -128,7 +129,7 @@ func newParallelGzip(src *bufio.Reader, blockSize, workers int, log *checkpointL
 }
 
 // Read delivers the decompressed bytes in order; after the last, io.EOF or
-// the error compress/gzip would have returned there, and fs.ErrClosed
+// the error klauspost/compress/gzip would have returned there, and fs.ErrClosed
 // after Close.
 func (z *parallelGzip) Read(p []byte) (int, error) {
 	select {
@@ -191,7 +192,7 @@ func (z *parallelGzip) next() (*member, error) {
 	}
 }
 
-// fallBack reads the rest of the file as compress/gzip does, from region
+// fallBack reads the rest of the file as klauspost/compress/gzip does, from region
 // m on: the workers stop inflating, and the regions' bytes are read in
 // order as one stream.
 func (z *parallelGzip) fallBack(m *member) {
