@@ -118,14 +118,13 @@ func (a *keptAnswers) write(w *store.Writer) error {
 }
 
 // keepAnswers works out the answers a new index keeps for heap h, on
-// its dominator tree r, shortest path tree t with its class chains and
-// the accumulation points of its biggest objects.
-func keepAnswers(h *model.Heap, r *graph.Retention, t *graph.PathTree, chains *graph.ClassChains, points *heap.AccumulationPoints) *keptAnswers {
+// its dominator tree r, shortest path tree t and the accumulation points
+// of its biggest objects, with the paths of retainers --class worked out
+// before (keepRetainers).
+func keepAnswers(h *model.Heap, r *graph.Retention, t *graph.PathTree, retainers *heap.KeptRetainers, points *heap.AccumulationPoints) *keptAnswers {
 	var top *heap.KeptDominators
-	var retainers *heap.KeptRetainers
 	var wg sync.WaitGroup
 	wg.Go(func() { top = heap.KeepDominators(h, r, indexedSize) })
-	wg.Go(func() { retainers = keepRetainers(h, t, chains) })
 	leaks := keepLeaks(h, r, t, points)
 	wg.Wait()
 	return builtAnswers(top, leaks, retainers)
@@ -133,14 +132,14 @@ func keepAnswers(h *model.Heap, r *graph.Retention, t *graph.PathTree, chains *g
 
 // keepRetainers works out, for a new index, the paths `retainers
 // --class` shows for each class, from the class chains of h's shortest
-// path tree t, described as Session.Retainers describes them. nil for a
-// dump whose values are not read again at build (see stringCensus), or
-// cannot be, or without class chains. Unlike the leaks', these paths are
-// not kept for a dump the JVM gzipped: their labels are the values of
-// tens of thousands of objects (70 k on a 1 GiB synthetic dump), each a
-// gzip member decompressed, which made its build six times as long.
+// path tree t, described as Session.Retainers describes them. nil without
+// class chains, or for a dump whose objects cannot be read one by one
+// (readsObjectsAtBuild). Their labels are the values of tens of thousands
+// of objects (70 k on a 1 GiB synthetic dump): in a dump the JVM gzipped
+// they are read in the order of their offsets, so that each member is
+// decompressed once for all the objects it holds.
 func keepRetainers(h *model.Heap, t *graph.PathTree, chains *graph.ClassChains) *heap.KeptRetainers {
-	if chains == nil || h.Source.Compression != string(input.Plain) || h.Source.Lines > 0 {
+	if chains == nil || !readsObjectsAtBuild(h) {
 		return nil
 	}
 	k, err := heap.KeepRetainers(chains, t, func(p graph.RetainerPaths) (heap.Retainers, error) {

@@ -338,10 +338,18 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 		tree   *graph.PathTree
 		chains *graph.ClassChains
 	}
+	// The paths `retainers --class` keeps are described as soon as the
+	// shortest-path tree is found, while the dominator tree is still
+	// being worked out: in a dump the JVM gzipped, their labels are read
+	// from most of its members again (a pass as long as the dump's
+	// decompression on one processor), where the semidominators leave
+	// the other processor idle.
 	pathsDone := make(chan pathsAndChains, 1)
+	retainersDone := make(chan *heap.KeptRetainers, 1)
 	go func() {
 		t, c := graph.StrongPathsWithChains(h)
 		pathsDone <- pathsAndChains{t, c}
+		retainersDone <- keepRetainers(h, t, c)
 	}()
 	sums := newBackgroundSums(h)
 	retentionPhase := func(name string) {
@@ -354,6 +362,7 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 	sums.start() // when the dominator tree had no such phase
 	phase("writing the index")
 	found := <-pathsDone
+	retainers := <-retainersDone
 	if err != nil {
 		(<-refsWritten).Drop()
 		if werr == nil {
@@ -385,7 +394,7 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 		}
 	}(werr)
 	x.summaries = summarize(h, r)
-	x.answers = keepAnswers(h, r, found.tree, found.chains, x.summaries.points)
+	x.answers = keepAnswers(h, r, found.tree, retainers, x.summaries.points)
 	x.summaries.chains, x.summaries.sums = found.chains, collections
 	if werr = <-treesWritten; werr == nil {
 		werr = x.commit(w)

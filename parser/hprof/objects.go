@@ -117,6 +117,13 @@ func (x *ObjectReader) ReadObject(off int64, id uint64, fn func(Source, *Record)
 	if err != nil {
 		return err
 	}
+	return x.readRecord(body, off, id, fn)
+}
+
+// readRecord decodes the sub-record of object id that body, the
+// decompressed stream from record offset off on, starts with, and calls
+// fn with it as ReadObject does.
+func (x *ObjectReader) readRecord(body io.Reader, off int64, id uint64, fn func(Source, *Record) error) error {
 	r := newSubRecordReader(body, x.o.Header, off)
 	if !r.Next() {
 		if err := r.Err(); err != nil {

@@ -41,7 +41,7 @@ func streamObjects(t *testing.T, path string, step int) ([]streamedObject, hprof
 		if rec.ObjectID() == 0 {
 			continue
 		}
-		if n++; n%step != 1 {
+		if n++; (n-1)%step != 0 {
 			continue
 		}
 		o := streamedObject{rec: *rec}
@@ -108,6 +108,80 @@ func TestObjectReaderMatchesStream(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestObjectCursorMatchesStream reads objects through cursors, in the
+// plain dump and the JVM's -gz dump: every object in the order of their
+// offsets, every seventh from the last to the first (each read goes
+// back, so the cursor decompresses again what it no longer keeps), and
+// a few after the last gzip checkpoint with a cursor that may keep only a
+// KiB past it (it streams them instead); each equals the record and
+// payload the streaming Reader gave.
+func TestObjectCursorMatchesStream(t *testing.T) {
+	jvm := filepath.Join("..", "..", "testdata", "jvm")
+	for _, path := range []string{testshared.Gunzip(t, filepath.Join(jvm, "jdk17-default.hprof.gz")), filepath.Join(jvm, "jdk17-gz.hprof.gz")} {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			all, hdr, f := streamObjects(t, path, 1)
+			o := hprof.ObjectReaderOptions{Header: hdr, Compression: f.Compression, Checkpoints: f.Checkpoints()}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := hprof.NewObjectReader(bytes.NewReader(data), int64(len(data)), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var backwards []streamedObject
+			for i := len(all) - 1; i >= 0; i -= 7 {
+				backwards = append(backwards, all[i])
+			}
+			readThrough(t, r.Cursor(), all)
+			readThrough(t, r.Cursor(), backwards)
+			if f.Compression != input.Gzip {
+				return
+			}
+			// The file's last member holds no object: without its
+			// checkpoint, the member before it is a long tail.
+			o.Checkpoints = o.Checkpoints[:len(o.Checkpoints)-1]
+			if r, err = hprof.NewObjectReader(bytes.NewReader(data), int64(len(data)), o); err != nil {
+				t.Fatal(err)
+			}
+			var tail []streamedObject
+			for _, w := range all {
+				if w.rec.Offset >= o.Checkpoints[len(o.Checkpoints)-1].Offset {
+					tail = append(tail, w)
+				}
+			}
+			if len(tail) < 4 {
+				t.Fatalf("%d objects after the checkpoint of member %d", len(tail), len(o.Checkpoints))
+			}
+			defer hprof.SetKeptTail(1 << 10)()
+			readThrough(t, r.Cursor(), append(tail[:3:3], tail[len(tail)-1]))
+		})
+	}
+}
+
+// readThrough reads each of want through cursor c and compares it with
+// the streamed record.
+func readThrough(t *testing.T, c *hprof.ObjectCursor, want []streamedObject) {
+	t.Helper()
+	for _, w := range want {
+		err := c.ReadObject(w.rec.Offset, w.rec.ObjectID(), func(src hprof.Source, rec *hprof.Record) error {
+			var payload []byte
+			if rec.Sub != hprof.SubClassDump {
+				if err := src.PayloadChunks(func(b []byte) error { payload = append(payload, b...); return nil }); err != nil {
+					return err
+				}
+			}
+			if rec.Sub != w.rec.Sub || rec.Offset != w.rec.Offset || !sameObject(rec, &w.rec) || !bytes.Equal(payload, w.payload) {
+				t.Errorf("object 0x%x at offset %d: read through a cursor a %s, streamed a %s, or they differ", w.rec.ObjectID(), w.rec.Offset, rec.Sub, w.rec.Sub)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
