@@ -172,17 +172,44 @@ func (s *refStore) pack(id uint64) (uint32, bool) {
 	return uint32(d), d < uint64(escapeMark)
 }
 
-// get returns the id stored at position i.
-func (s *refStore) get(i int) uint64 {
+// escapeCursor is where one goroutine reading a refStore found the last
+// reference kept aside: a read further on searches forward from there,
+// in steps that double, rather than through the whole list (resolve reads
+// the objects in the order of their ids, mostly that of their records,
+// so most of its reads move forward a little).
+type escapeCursor struct{ k int }
+
+// get returns the id stored at position i, finding a reference kept
+// aside from where c found the last one.
+func (s *refStore) get(i int, c *escapeCursor) uint64 {
 	v := s.packed.at(i)
 	if v == escapeMark {
-		k := sort.Search(s.escapedAt.len(), func(k int) bool { return s.escapedAt.at(k) >= uint64(i) })
-		return s.escapedID.at(k)
+		return s.escapedID.at(s.escapeIndex(uint64(i), c))
 	}
 	if !s.wide {
 		return uint64(v)
 	}
 	return s.base + uint64(v)<<3
+}
+
+// escapeIndex returns the index in escapedAt of position pos, searching
+// forward from c when pos lies at or after the escape c found last.
+func (s *refStore) escapeIndex(pos uint64, c *escapeCursor) int {
+	at := &s.escapedAt
+	n := at.len()
+	lo := 0
+	hi := n
+	if c.k < n && at.at(c.k) <= pos {
+		lo = c.k
+		step := 1
+		for lo+step < n && at.at(lo+step) < pos {
+			lo += step
+			step *= 2
+		}
+		hi = min(lo+step, n)
+	}
+	c.k = lo + sort.Search(hi-lo, func(j int) bool { return at.at(lo+j) >= pos })
+	return c.k
 }
 
 // resolveResult reports what resolve found.
@@ -350,13 +377,14 @@ func (t *objectTable) resolveRefs(h *Heap, order []uint32, late map[int][]uint64
 			}
 		}
 		var pacer bigmem.Pacer
+		var escapes escapeCursor
 		for i := lo; i < hi; i++ {
 			pacer.Step()
 			holder = ObjectIndex(i)
 			a := int(order[i])
 			h.refStart[i] = uint32(out)
 			for r := t.refStart.at(a); r < t.refStart.at(a+1); r++ {
-				resolve(t.refs.get(int(r)))
+				resolve(t.refs.get(int(r), &escapes))
 			}
 			for _, id := range late[a] {
 				resolve(id)

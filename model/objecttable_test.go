@@ -15,9 +15,17 @@ func TestRefStoreRoundTrip(t *testing.T) {
 	for _, id := range ids {
 		wide.add(id)
 	}
-	for i, id := range ids {
-		if got := wide.get(i); got != id {
-			t.Errorf("wide ref %d: got 0x%x, want 0x%x", i, got, id)
+	// Read forward, backward and forward again through one cursor, and
+	// each with a cursor of its own.
+	var c escapeCursor
+	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6}, {6, 5, 4, 3, 2, 1, 0}, {0, 2, 4, 6}, {3, 6, 0, 4}} {
+		for _, i := range order {
+			if got := wide.get(i, &c); got != ids[i] {
+				t.Errorf("wide ref %d: got 0x%x, want 0x%x", i, got, ids[i])
+			}
+			if got := wide.get(i, &escapeCursor{}); got != ids[i] {
+				t.Errorf("wide ref %d, a cursor of its own: got 0x%x, want 0x%x", i, got, ids[i])
+			}
 		}
 	}
 	if wide.escapes() != 3 {
@@ -28,8 +36,44 @@ func TestRefStoreRoundTrip(t *testing.T) {
 		narrow.add(id)
 	}
 	for i, id := range []uint64{1, 0xFFFFFFFE, 0xFFFFFFFF} {
-		if got := narrow.get(i); got != id {
+		if got := narrow.get(i, &escapeCursor{}); got != id {
 			t.Errorf("narrow ref %d: got 0x%x, want 0x%x", i, got, id)
+		}
+	}
+}
+
+// TestRefStoreEscapeCursor reads a store with thousands of references
+// kept aside (one in three beyond the 32 GB window, some runs of them)
+// through one cursor in an order that mostly moves forward, now and then
+// jumps back or far ahead: each read gives the id stored.
+func TestRefStoreEscapeCursor(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const base = 0x7_0000_0000
+	s := refStore{wide: true}
+	var ids []uint64
+	for i := range 20000 {
+		id := base + 8*uint64(i)
+		if rng.IntN(3) == 0 || i%1000 < 20 {
+			id += 1 << 40
+		}
+		s.add(id)
+		ids = append(ids, id)
+	}
+	if s.escapes() < 5000 {
+		t.Fatalf("%d escapes", s.escapes())
+	}
+	var c escapeCursor
+	for i, n := 0, 0; n < 40000; n++ {
+		switch r := rng.IntN(100); {
+		case r < 3:
+			i = rng.IntN(len(ids))
+		case r < 6:
+			i = max(0, i-rng.IntN(50))
+		default:
+			i = min(len(ids)-1, i+rng.IntN(4))
+		}
+		if got := s.get(i, &c); got != ids[i] {
+			t.Fatalf("read %d, position %d: got 0x%x, want 0x%x", n, i, got, ids[i])
 		}
 	}
 }
