@@ -13,3 +13,7 @@ func freeDisk(dir string) (int64, bool) {
 	}
 	return int64(st.Bavail) * int64(st.Bsize), true
 }
+
+// writeBack writes every file's dirty pages to disk and waits for it
+// (sync(2)), so that what is measured next does not wait behind them.
+func writeBack() { unix.Sync() }
