@@ -90,23 +90,7 @@ func TestObjectReaderMatchesStream(t *testing.T) {
 			if r.Plain() != (f.Compression == input.Plain) {
 				t.Errorf("Plain() = %v for a %s file", r.Plain(), f.Compression)
 			}
-			for _, w := range want {
-				err := r.ReadObject(w.rec.Offset, w.rec.ObjectID(), func(src hprof.Source, rec *hprof.Record) error {
-					var payload []byte
-					if rec.Sub != hprof.SubClassDump {
-						if err := src.PayloadChunks(func(b []byte) error { payload = append(payload, b...); return nil }); err != nil {
-							return err
-						}
-					}
-					if rec.Sub != w.rec.Sub || rec.Offset != w.rec.Offset || !sameObject(rec, &w.rec) || !bytes.Equal(payload, w.payload) {
-						t.Errorf("object 0x%x at offset %d: read at its offset a %s, streamed a %s, or they differ", w.rec.ObjectID(), w.rec.Offset, rec.Sub, w.rec.Sub)
-					}
-					return nil
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
+			readThrough(t, r, want)
 		})
 	}
 }
@@ -162,12 +146,18 @@ func TestObjectCursorMatchesStream(t *testing.T) {
 	}
 }
 
-// readThrough reads each of want through cursor c and compares it with
-// the streamed record.
-func readThrough(t *testing.T, c *hprof.ObjectCursor, want []streamedObject) {
+// objectReading is what reads objects at their record offsets: an
+// ObjectReader or an ObjectCursor.
+type objectReading interface {
+	ReadObject(off int64, id uint64, fn func(hprof.Source, *hprof.Record) error) error
+}
+
+// readThrough reads each of want through r and compares it with the
+// streamed record and payload.
+func readThrough(t *testing.T, r objectReading, want []streamedObject) {
 	t.Helper()
 	for _, w := range want {
-		err := c.ReadObject(w.rec.Offset, w.rec.ObjectID(), func(src hprof.Source, rec *hprof.Record) error {
+		err := r.ReadObject(w.rec.Offset, w.rec.ObjectID(), func(src hprof.Source, rec *hprof.Record) error {
 			var payload []byte
 			if rec.Sub != hprof.SubClassDump {
 				if err := src.PayloadChunks(func(b []byte) error { payload = append(payload, b...); return nil }); err != nil {
@@ -175,7 +165,7 @@ func readThrough(t *testing.T, c *hprof.ObjectCursor, want []streamedObject) {
 				}
 			}
 			if rec.Sub != w.rec.Sub || rec.Offset != w.rec.Offset || !sameObject(rec, &w.rec) || !bytes.Equal(payload, w.payload) {
-				t.Errorf("object 0x%x at offset %d: read through a cursor a %s, streamed a %s, or they differ", w.rec.ObjectID(), w.rec.Offset, rec.Sub, w.rec.Sub)
+				t.Errorf("object 0x%x at offset %d: read at its offset a %s, streamed a %s, or they differ", w.rec.ObjectID(), w.rec.Offset, rec.Sub, w.rec.Sub)
 			}
 			return nil
 		})
