@@ -18,6 +18,8 @@ import (
 // cost each member once. In a plain file it reads as ReadObject does.
 type ObjectCursor struct {
 	x *ObjectReader
+	// z inflates the stretches, with one decompressor for all.
+	z *input.Resumer
 	// kept are the stretches decompressed last; older is the one the
 	// next stretch replaces.
 	kept  [2]stretch
@@ -42,7 +44,7 @@ type stretch struct {
 // stretches between checkpoints decompressed (at most 64 MiB each, as
 // RandomAccess bounds them), and is for one goroutine.
 func (x *ObjectReader) Cursor() *ObjectCursor {
-	return &ObjectCursor{x: x, kept: [2]stretch{{at: -1}, {at: -1}}}
+	return &ObjectCursor{x: x, z: input.NewResumer(x.at, x.size), kept: [2]stretch{{at: -1}, {at: -1}}}
 }
 
 // ReadObject is ObjectReader.ReadObject, through the stretches c keeps.
@@ -75,7 +77,7 @@ func (c *ObjectCursor) stretchOf(at int) (*stretch, error) {
 	s := &c.kept[c.older]
 	c.older = 1 - c.older
 	s.at = -1
-	z, err := input.Resume(c.x.at, c.x.size, cps[at])
+	z, err := c.z.Resume(cps[at])
 	if err != nil {
 		return nil, err
 	}

@@ -80,12 +80,46 @@ func CheckpointBefore(checkpoints []Checkpoint, offset int64) (Checkpoint, bool)
 // of the file. r is read with ReadAt only, so several streams may share
 // one open file.
 func Resume(r io.ReaderAt, size int64, c Checkpoint) (io.Reader, error) {
-	if c.Stored < 0 || c.Stored >= size {
-		return nil, fmt.Errorf("gzip checkpoint at offset %d: the file has %d bytes", c.Stored, size)
+	return NewResumer(r, size).Resume(c)
+}
+
+// Resumer resumes the decompression of one gzip file at its checkpoints
+// again and again, as Resume does, with one decompressor and read buffer
+// for all (about 100 KiB that Resume makes anew each time): for reading
+// many objects one after the other.
+type Resumer struct {
+	at   io.ReaderAt
+	size int64
+	br   *bufio.Reader
+	zr   *gzip.Reader
+}
+
+// NewResumer returns a Resumer of the gzip file r, size bytes long.
+func NewResumer(r io.ReaderAt, size int64) *Resumer {
+	return &Resumer{at: r, size: size}
+}
+
+// Resume is the package's Resume through the decompressor z keeps: the
+// stream it returns ends at the next call.
+func (z *Resumer) Resume(c Checkpoint) (io.Reader, error) {
+	if c.Stored < 0 || c.Stored >= z.size {
+		return nil, fmt.Errorf("gzip checkpoint at offset %d: the file has %d bytes", c.Stored, z.size)
 	}
-	zr, err := gzip.NewReader(bufio.NewReaderSize(io.NewSectionReader(r, c.Stored, size-c.Stored), 1<<16))
+	src := io.NewSectionReader(z.at, c.Stored, z.size-c.Stored)
+	if z.br == nil {
+		z.br = bufio.NewReaderSize(src, 1<<16)
+	} else {
+		z.br.Reset(src)
+	}
+	var err error
+	if z.zr == nil {
+		z.zr, err = gzip.NewReader(z.br)
+	} else {
+		err = z.zr.Reset(z.br)
+	}
 	if err != nil {
+		z.zr = nil
 		return nil, fmt.Errorf("gzip member at offset %d: %w", c.Stored, err)
 	}
-	return zr, nil
+	return z.zr, nil
 }
