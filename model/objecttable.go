@@ -118,11 +118,6 @@ type refStore struct {
 	escapedID chunkList[uint64]
 }
 
-type escapedRef struct {
-	pos uint64
-	id  uint64
-}
-
 const escapeMark = ^uint32(0)
 
 func (s *refStore) len() int { return s.packed.len() }

@@ -77,6 +77,13 @@ type pieceObservation struct {
 	gap    int64
 }
 
+// escapedRef is a reference a piece keeps aside (refStore.escape): its
+// position among the piece's references and its full id.
+type escapedRef struct {
+	pos uint64
+	id  uint64
+}
+
 // splitPiece is what a worker parsed of one batch: the objects with their
 // references and everything else that must join the builder's tables in
 // dump order. Arrivals, reference positions and deferred data starts

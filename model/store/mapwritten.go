@@ -2,7 +2,6 @@ package store
 
 import (
 	"os"
-	"unsafe"
 
 	"github.com/hprofctl/hprofctl/model/mmap"
 )
@@ -41,6 +40,5 @@ func MappedArray[T Integer](w *Writer, name string) (arr []T, unmap func() error
 	if err != nil {
 		return nil, nil, false, err
 	}
-	size := int(unsafe.Sizeof(T(0)))
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(data))), len(data)/size), unmap, true, nil
+	return view[T](data), unmap, true, nil
 }

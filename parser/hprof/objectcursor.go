@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 
 	"github.com/hprofctl/hprofctl/parser/input"
 )
@@ -52,10 +51,9 @@ func (c *ObjectCursor) ReadObject(off int64, id uint64, fn func(Source, *Record)
 	if c.x.Plain() {
 		return c.x.ReadObject(off, id, fn)
 	}
-	cps := c.x.o.Checkpoints
-	at := sort.Search(len(cps), func(i int) bool { return cps[i].Offset > off }) - 1
-	if at < 0 {
-		return fmt.Errorf("object 0x%x: no gzip checkpoint before offset %d", id, off)
+	at, err := c.x.checkpointBefore(off, id)
+	if err != nil {
+		return err
 	}
 	return c.x.readRecord(&stretchStream{c: c, id: id, at: at, pos: off}, off, id, fn)
 }

@@ -146,10 +146,11 @@ func (x *ObjectReader) from(off int64, id uint64) (io.Reader, error) {
 		}
 		return io.NewSectionReader(x.at, off, x.size-off), nil
 	}
-	cp, ok := input.CheckpointBefore(x.o.Checkpoints, off)
-	if !ok {
-		return nil, fmt.Errorf("object 0x%x: no gzip checkpoint before offset %d", id, off)
+	at, err := x.checkpointBefore(off, id)
+	if err != nil {
+		return nil, err
 	}
+	cp := x.o.Checkpoints[at]
 	z, err := input.Resume(x.at, x.size, cp)
 	if err != nil {
 		return nil, err
@@ -158,6 +159,16 @@ func (x *ObjectReader) from(off int64, id uint64) (io.Reader, error) {
 		return nil, fmt.Errorf("object 0x%x: decompressing to offset %d: %w", id, off, err)
 	}
 	return z, nil
+}
+
+// checkpointBefore returns the index of the gzip checkpoint from which
+// object id, at record offset off, is decompressed.
+func (x *ObjectReader) checkpointBefore(off int64, id uint64) (int, error) {
+	at, ok := input.CheckpointBefore(x.o.Checkpoints, off)
+	if !ok {
+		return 0, fmt.Errorf("object 0x%x: no gzip checkpoint before offset %d", id, off)
+	}
+	return at, nil
 }
 
 // subRecordWindow is the size the read buffer of ReadObject starts at:

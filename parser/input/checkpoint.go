@@ -63,15 +63,12 @@ func (f *File) Checkpoints() []Checkpoint {
 	return f.checkpoints.snapshot()
 }
 
-// CheckpointBefore returns the last of the checkpoints (in file order, as
-// Checkpoints returns them) whose Offset is at most offset, and false when
-// there is none.
-func CheckpointBefore(checkpoints []Checkpoint, offset int64) (Checkpoint, bool) {
+// CheckpointBefore returns the index of the last of the checkpoints (in
+// file order, as Checkpoints returns them) whose Offset is at most offset,
+// and false when there is none.
+func CheckpointBefore(checkpoints []Checkpoint, offset int64) (int, bool) {
 	i := sort.Search(len(checkpoints), func(i int) bool { return checkpoints[i].Offset > offset })
-	if i == 0 {
-		return Checkpoint{}, false
-	}
-	return checkpoints[i-1], true
+	return i - 1, i > 0
 }
 
 // Resume returns the decompressed stream of the gzip file r (size bytes

@@ -474,8 +474,8 @@ func TestCheckpointBefore(t *testing.T) {
 		offset int64
 		want   Checkpoint
 	}{{0, list[0]}, {999, list[0]}, {1000, list[1]}, {1999, list[1]}, {5000, list[2]}} {
-		if got, ok := CheckpointBefore(list, tc.offset); !ok || got != tc.want {
-			t.Errorf("offset %d: %+v %v, want %+v", tc.offset, got, ok, tc.want)
+		if i, ok := CheckpointBefore(list, tc.offset); !ok || list[i] != tc.want {
+			t.Errorf("offset %d: checkpoint %d %v, want %+v", tc.offset, i, ok, tc.want)
 		}
 	}
 	if _, ok := CheckpointBefore(list[1:], 10); ok {
