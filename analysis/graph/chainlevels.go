@@ -124,6 +124,10 @@ func (c *chainLevels) add(prev, level []model.ObjectIndex) {
 	if m == 0 {
 		return
 	}
+	if m <= smallLevel {
+		c.addSmall(prev, level)
+		return
+	}
 	if over, pairs := bits.Mul64(max(c.chains, 1), uint64(c.others+1)); over == 0 && pairs <= uint64(m)/countedPairsPer {
 		c.countPairs(prev, level, pairs)
 		return
@@ -157,6 +161,53 @@ func (c *chainLevels) add(prev, level []model.ObjectIndex) {
 		o = c.sortTwice(m, posBits, chainBits)
 	}
 	c.numberRuns(level, o)
+}
+
+// smallLevel is the largest level that addSmall keys, at most
+// smallLevelMost: a long linked list makes a level of one object per
+// node, millions of them, where the parallel steps' set-up (their
+// closures and tables) would cost more than the level's own work. Tests
+// set it to 0.
+var smallLevel = smallLevelMost
+
+// smallLevelMost bounds smallLevel: addSmall sorts on its stack.
+const smallLevelMost = 64
+
+// addSmall is add for a level of at most smallLevelMost objects, on the
+// calling goroutine and without allocating: the objects are keyed by
+// (parent chain, link), insertion-sorted with their positions, and
+// each run of equal keys numbered and offered as add numbers them.
+func (c *chainLevels) addSmall(prev, level []model.ObjectIndex) {
+	type keyed struct {
+		key uint64 // the parent's chain above the link
+		pos int
+	}
+	var sorted [smallLevelMost]keyed
+	m := len(level)
+	p := 0
+	for j, x := range level {
+		k := keyed{key: uint64(c.parentChain(prev, &p, x))<<32 | uint64(c.link(x)), pos: j}
+		i := j
+		for ; i > 0 && sorted[i-1].key > k.key; i-- {
+			sorted[i] = sorted[i-1]
+		}
+		sorted[i] = k
+	}
+	c.chainOf = grow(c.chainOf, m)
+	chain := uint32(0)
+	for i := 0; i < m; chain++ {
+		key := sorted[i].key
+		first, count := level[sorted[i].pos], int64(0)
+		for ; i < m && sorted[i].key == key; i++ {
+			c.chainOf[sorted[i].pos] = chain
+			first = min(first, level[sorted[i].pos])
+			count++
+		}
+		if link := uint32(key); link != c.others && link%2 == 0 {
+			c.offer(0, int(link/2), chainGroup{example: first, count: count})
+		}
+	}
+	c.chains = uint64(chain)
 }
 
 // parentChain is the chain number of object x's parent, found in prev,

@@ -124,12 +124,12 @@ func wideHeap(t *testing.T, seed uint64) *model.Heap {
 }
 
 // withSmallSteps runs fn with every level sorted by its digits and worked
-// out in parallel ranges, down to the smallest.
+// out in parallel ranges, down to the smallest (none keyed by addSmall).
 func withSmallSteps(fn func()) {
-	defer func(least, par, level int) {
-		parallel.RadixLeast, parallel.RadixParallel, levelParallel = least, par, level
-	}(parallel.RadixLeast, parallel.RadixParallel, levelParallel)
-	parallel.RadixLeast, parallel.RadixParallel, levelParallel = 2, 2, 2
+	defer func(least, par, level, small int) {
+		parallel.RadixLeast, parallel.RadixParallel, levelParallel, smallLevel = least, par, level, small
+	}(parallel.RadixLeast, parallel.RadixParallel, levelParallel, smallLevel)
+	parallel.RadixLeast, parallel.RadixParallel, levelParallel, smallLevel = 2, 2, 2, 0
 	fn()
 }
 
@@ -152,7 +152,8 @@ func checkClassChains(t *testing.T, what string, h *model.Heap) {
 // worked out level by level, are those of the definition, on random
 // heaps (chains, class objects held by their instances, big arrays), on
 // linked lists thousands deep with more chains per class than are kept,
-// on wide levels of few chains, and on the JVM's dumps; with one goroutine and four, with levels
+// on wide levels of few chains, and on the JVM's dumps; with the small
+// levels keyed on their own (addSmall), with one goroutine and four, with levels
 // searched and sorted in parallel down to the smallest, with keys too
 // wide to sort once, and with every level sorted rather than counted.
 func TestClassChainsMatchDefinition(t *testing.T) {

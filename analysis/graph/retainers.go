@@ -586,8 +586,7 @@ func (p *pathSearch) markReached(s model.ObjectIndex) {
 // that references s, which is the queue's parent, and the kept objects in
 // part order are in the order the queue took them.
 func (p *pathSearch) searchLevel(level, next []model.ObjectIndex) []model.ObjectIndex {
-	workers := parallel.Workers()
-	if workers == 1 || len(level) < parallelLevel {
+	if len(level) < parallelLevel || parallel.Workers() == 1 {
 		var pacer bigmem.Pacer
 		for _, u := range level {
 			pacer.Step()
@@ -604,7 +603,7 @@ func (p *pathSearch) searchLevel(level, next []model.ObjectIndex) []model.Object
 		}
 		return next
 	}
-	parts := min(workers*levelParts, len(level))
+	parts := min(parallel.Workers()*levelParts, len(level))
 	for len(p.found) < parts {
 		p.found = append(p.found, nil)
 	}

@@ -135,7 +135,7 @@ func NewRandomGraph(seed uint64) RandomGraph {
 // besides the nodes the heap holds the array class's object, a system
 // class, so one more object the virtual root immediately dominates, which
 // has no statics, so 0 field bytes.
-func (g RandomGraph) Load(t *testing.T) (h *model.Heap, objs, mirrors []model.ObjectIndex) {
+func (g RandomGraph) Load(t testing.TB) (h *model.Heap, objs, mirrors []model.ObjectIndex) {
 	ids := make([]hproftest.ID, len(g.Succ))
 	h = LoadSynthetic(t, func(w *hproftest.Writer) {
 		arrays := w.Class("[Ljava/lang/Object;", nil)
