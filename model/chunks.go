@@ -49,6 +49,29 @@ func (c *chunkList[T]) appendSlice(vs []T) {
 	}
 }
 
+// room returns the unused part of the tail, after making one when the
+// tail is full.
+func (c *chunkList[T]) room() []T {
+	if c.n-c.tailStart == len(c.tail) {
+		c.grow()
+	}
+	return c.tail[c.n-c.tailStart:]
+}
+
+// appendShifted appends every value of vs plus delta (wrapping as uint32
+// does), a chunk's room at a time.
+func appendShifted(c *chunkList[uint32], vs []uint32, delta uint32) {
+	for len(vs) > 0 {
+		room := c.room()
+		m := min(len(room), len(vs))
+		for i, v := range vs[:m] {
+			room[i] = v + delta
+		}
+		c.n += m
+		vs = vs[m:]
+	}
+}
+
 // grow makes room for one more element once the tail is full: the first
 // chunk doubles until it has a whole chunk's size, then a chunk follows.
 func (c *chunkList[T]) grow() {
@@ -104,10 +127,25 @@ func (l *splitList[T]) append(v T) {
 	l.low.append(uint32(v))
 }
 
-// appendSlice appends every value of vs.
+// appendSlice appends every value of vs: a run at a time, its low bits
+// a chunk's room at a time.
 func (l *splitList[T]) appendSlice(vs []T) {
-	for _, v := range vs {
-		l.append(v)
+	for len(vs) > 0 {
+		high := uint32(uint64(vs[0]) >> 32)
+		l.startRun(l.low.len(), high)
+		for len(vs) > 0 {
+			room := l.low.room()
+			m := 0
+			for m < min(len(room), len(vs)) && uint32(uint64(vs[m])>>32) == high {
+				room[m] = uint32(vs[m])
+				m++
+			}
+			l.low.n += m
+			vs = vs[m:]
+			if m < len(room) {
+				break // a new run, or none left
+			}
+		}
 	}
 }
 

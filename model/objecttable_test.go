@@ -356,14 +356,15 @@ func TestSplitList(t *testing.T) {
 		t.Errorf("a freed list holds %d values in %d runs", one.len(), len(one.runStart))
 	}
 
-	var offsets splitList[int64]
 	want := []int64{-1, 0, 1 << 32, 5<<32 + 7, -(3 << 40), 4<<32 - 1}
+	var offsets, offsetsBatched splitList[int64]
 	for _, v := range want {
 		offsets.append(v)
 	}
+	offsetsBatched.appendSlice(want)
 	for i, v := range want {
-		if got := offsets.at(i); got != v {
-			t.Errorf("offset %d reads %d, want %d", i, got, v)
+		if got, batched := offsets.at(i), offsetsBatched.at(i); got != v || batched != v {
+			t.Errorf("offset %d reads %d (appended one by one) and %d (as a slice), want %d", i, got, batched, v)
 		}
 	}
 }

@@ -179,13 +179,11 @@ func (b *builder) commit(p *splitPiece, prev *seenObject) {
 	if t.trackOffsets {
 		t.offsets.appendSlice(p.offsets)
 	}
-	for _, r := range p.refStart {
-		n := refs + int(r)
-		if n >= int(None) {
-			t.tooMany = true
-		}
-		t.refStart.append(uint32(n))
+	// A piece's reference starts ascend: its last is its greatest.
+	if k := len(p.refStart); k > 0 && refs+int(p.refStart[k-1]) >= int(None) {
+		t.tooMany = true
 	}
+	appendShifted(&t.refStart, p.refStart, uint32(refs))
 	t.refs.packed.appendSlice(p.refs)
 	for _, e := range p.escaped {
 		t.refs.escape(e.pos+uint64(refs), e.id)
