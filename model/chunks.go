@@ -38,12 +38,7 @@ func (c *chunkList[T]) append(v T) {
 // appendSlice appends every value of vs, a chunk's worth at a time.
 func (c *chunkList[T]) appendSlice(vs []T) {
 	for len(vs) > 0 {
-		k := c.n - c.tailStart
-		if k == len(c.tail) {
-			c.grow()
-			k = c.n - c.tailStart
-		}
-		m := copy(c.tail[k:], vs)
+		m := copy(c.room(), vs)
 		c.n += m
 		vs = vs[m:]
 	}
@@ -127,25 +122,26 @@ func (l *splitList[T]) append(v T) {
 	l.low.append(uint32(v))
 }
 
-// appendSlice appends every value of vs: a run at a time, its low bits
-// a chunk's room at a time.
+// appendSlice appends every value of vs: a run of values that share
+// their high bits at a time, its low bits a chunk's room at a time.
 func (l *splitList[T]) appendSlice(vs []T) {
 	for len(vs) > 0 {
 		high := uint32(uint64(vs[0]) >> 32)
+		n := 1
+		for n < len(vs) && uint32(uint64(vs[n])>>32) == high {
+			n++
+		}
 		l.startRun(l.low.len(), high)
-		for len(vs) > 0 {
+		for run := vs[:n]; len(run) > 0; {
 			room := l.low.room()
-			m := 0
-			for m < min(len(room), len(vs)) && uint32(uint64(vs[m])>>32) == high {
-				room[m] = uint32(vs[m])
-				m++
+			m := min(len(room), len(run))
+			for i, v := range run[:m] {
+				room[i] = uint32(v)
 			}
 			l.low.n += m
-			vs = vs[m:]
-			if m < len(room) {
-				break // a new run, or none left
-			}
+			run = run[m:]
 		}
+		vs = vs[n:]
 	}
 }
 
