@@ -38,81 +38,168 @@ func ReadLabelsTo(h *Heap, from []ObjectIndex, next map[ObjectIndex][]ObjectInde
 	}
 	out := make(map[ObjectIndex][]LabeledRef, len(from))
 	add := func(from ObjectIndex, id uint64, label string, weak bool) {
-		if id == 0 {
-			return
-		}
 		if to, ok := h.Lookup(id); ok {
 			out[from] = append(out[from], LabeledRef{To: to, Label: label, Weak: weak})
 		}
 	}
 	err := h.visitObjects(from, func(r hprof.Source, rec *hprof.Record) error {
-		switch rec.Sub {
-		case hprof.SubInstanceDump:
-			obj, ok := want[rec.Instance.ID]
-			if !ok {
-				return nil
+		obj, ok := want[recordID(rec)]
+		if !ok {
+			return nil
+		}
+		var keep func(uint64) bool
+		if targets, only := next[obj]; only && rec.Sub == hprof.SubObjArrayDump {
+			keep = listedIDs(h, targets)
+		}
+		return h.labelRefs(r, rec, h.ClassOf(obj), keep, func(id uint64, label string, weak bool) {
+			add(obj, id, label, weak)
+		})
+	})
+	return out, err
+}
+
+// recordID is the id of the object a heap sub-record dumps, 0 for one
+// that dumps none this package labels.
+func recordID(rec *hprof.Record) uint64 {
+	switch rec.Sub {
+	case hprof.SubInstanceDump:
+		return rec.Instance.ID
+	case hprof.SubObjArrayDump:
+		return rec.ObjArray.ID
+	case hprof.SubClassDump:
+		return rec.Class.ID
+	}
+	return 0
+}
+
+// labelRefs calls add with each non-null reference of the object that
+// rec, read from r, dumps (an instance of class, an object array or a
+// class), labeled as LabeledRef says, in the order the record holds
+// them; of an object array only the elements whose ids keep holds, when
+// it is set: labeling every element of a big array would cost a string
+// each.
+func (h *Heap) labelRefs(r hprof.Source, rec *hprof.Record, class ClassIndex, keep func(uint64) bool, add func(id uint64, label string, weak bool)) error {
+	some := func(id uint64, label string, weak bool) {
+		if id != 0 {
+			add(id, label, weak)
+		}
+	}
+	switch rec.Sub {
+	case hprof.SubInstanceDump:
+		// An ASCII OBJ names its references itself.
+		if r.Traits().NamedReferences {
+			isReference := h.isReference(class)
+			for _, ref := range r.Object().Refs {
+				some(ref.ID, ref.Name, isReference && ref.Name == "referent")
 			}
-			// An ASCII OBJ names its references itself.
-			if r.Traits().NamedReferences {
-				isReference := h.isReference(h.ClassOf(obj))
-				for _, ref := range r.Object().Refs {
-					add(obj, ref.ID, ref.Name, isReference && ref.Name == "referent")
+			return nil
+		}
+		data, err := r.Payload()
+		if err != nil {
+			return err
+		}
+		h.eachField(class, data, func(f *Field, isReference bool, value []byte) {
+			if f.Type == TypeObject {
+				some(r.ID(value), f.Name, isReference && f.Name == "referent")
+			}
+		})
+	case hprof.SubObjArrayDump:
+		ids, k := r.IDSize(), 0
+		return r.PayloadChunks(func(chunk []byte) error {
+			for p := 0; p+ids <= len(chunk); p += ids {
+				if id := r.ID(chunk[p:]); keep == nil || keep(id) {
+					some(id, fmt.Sprintf("[%d]", k), false)
 				}
-				return nil
+				k++
 			}
-			data, err := r.Payload()
-			if err != nil {
-				return err
-			}
-			h.eachField(h.ClassOf(obj), data, func(f *Field, isReference bool, value []byte) {
-				if f.Type == TypeObject {
-					add(obj, r.ID(value), f.Name, isReference && f.Name == "referent")
+			return nil
+		})
+	case hprof.SubClassDump:
+		cd := &rec.Class
+		some(cd.SuperID, "super", false)
+		some(cd.LoaderID, "loader", false)
+		some(cd.SignersID, "signers", false)
+		some(cd.ProtectionDomainID, "protection domain", false)
+		c, _ := h.ClassByID(cd.ID)
+		for k, st := range cd.Statics {
+			if st.Type == hprof.TypeObject {
+				name := "?"
+				if k < len(h.Classes[c].Statics) {
+					name = h.Classes[c].Statics[k].Name
 				}
-			})
-		case hprof.SubObjArrayDump:
-			obj, ok := want[rec.ObjArray.ID]
-			if !ok {
-				return nil
-			}
-			ids, k := r.IDSize(), 0
-			targets, only := next[obj]
-			listed := listedIDs(h, targets)
-			return r.PayloadChunks(func(chunk []byte) error {
-				for p := 0; p+ids <= len(chunk); p += ids {
-					if id := r.ID(chunk[p:]); !only || listed(id) {
-						add(obj, id, fmt.Sprintf("[%d]", k), false)
-					}
-					k++
-				}
-				return nil
-			})
-		case hprof.SubClassDump:
-			cd := &rec.Class
-			obj, ok := want[cd.ID]
-			if !ok {
-				return nil
-			}
-			add(obj, cd.SuperID, "super", false)
-			add(obj, cd.LoaderID, "loader", false)
-			add(obj, cd.SignersID, "signers", false)
-			add(obj, cd.ProtectionDomainID, "protection domain", false)
-			c, _ := h.ClassByID(cd.ID)
-			for k, s := range cd.Statics {
-				if s.Type == hprof.TypeObject {
-					name := "?"
-					if k < len(h.Classes[c].Statics) {
-						name = h.Classes[c].Statics[k].Name
-					}
-					add(obj, s.Value, "static "+name, false)
-				}
-			}
-			for _, k := range cd.Constants {
-				if k.Type == hprof.TypeObject {
-					add(obj, k.Value, "<constant pool>", false)
-				}
+				some(st.Value, "static "+name, false)
 			}
 		}
-		return nil
+		for _, k := range cd.Constants {
+			if k.Type == hprof.TypeObject {
+				some(k.Value, "<constant pool>", false)
+			}
+		}
+	}
+	return nil
+}
+
+// StepAt is a step of a path from a GC root, for ReadStepLabels: the
+// object From, whose record lies at Offset in the dump, references the
+// object To.
+type StepAt struct {
+	Offset   int64
+	From, To uint64
+}
+
+// RecordOffsets are the offsets of the records of objs in the
+// decompressed dump, where ReadStepLabels reads them; the heap must have
+// its objects' offsets.
+func RecordOffsets(h *Heap, objs []ObjectIndex) []int64 {
+	out := make([]int64, len(objs))
+	for k, i := range objs {
+		out[k] = h.recordOffset(i)
+	}
+	return out
+}
+
+// StepLabel is how a step's reference goes, as LabeledRef says; Label is
+// "" where the record of the step's From holds no reference to its To.
+type StepLabel struct {
+	Label string
+	Weak  bool
+}
+
+// ReadStepLabels labels each of steps as ReadLabelsTo labels its From's
+// first reference to its To, reading the records at the steps' offsets
+// (streaming the dump where it cannot be read at offsets). h needs only
+// its classes (ReadIndexClasses): the steps say where their objects are.
+func ReadStepLabels(h *Heap, steps []StepAt) ([]StepLabel, error) {
+	out := make([]StepLabel, len(steps))
+	of := make(map[uint64][]int, len(steps))
+	var at []recordAt
+	for k, st := range steps {
+		if _, seen := of[st.From]; !seen {
+			at = append(at, recordAt{offset: st.Offset, id: st.From})
+		}
+		of[st.From] = append(of[st.From], k)
+	}
+	err := h.visitRecords(at, func(r hprof.Source, rec *hprof.Record) error {
+		mine, ok := of[recordID(rec)]
+		if !ok {
+			return nil
+		}
+		class := NoClass
+		if rec.Sub == hprof.SubInstanceDump {
+			if class, ok = h.ClassByID(rec.Instance.ClassID); !ok {
+				return nil
+			}
+		}
+		targeted := func(id uint64) bool {
+			return slices.ContainsFunc(mine, func(k int) bool { return steps[k].To == id })
+		}
+		return h.labelRefs(r, rec, class, targeted, func(id uint64, label string, weak bool) {
+			for _, k := range mine {
+				if steps[k].To == id && out[k].Label == "" {
+					out[k] = StepLabel{Label: label, Weak: weak}
+				}
+			}
+		})
 	})
 	return out, err
 }

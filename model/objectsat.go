@@ -25,20 +25,37 @@ func (h *Heap) visitObjects(objs []ObjectIndex, fn func(hprof.Source, *hprof.Rec
 	if h.offsets == nil {
 		return rereadDump(h, fn)
 	}
-	byOffset := slices.Clone(objs)
-	slices.SortFunc(byOffset, func(a, b ObjectIndex) int { return cmp.Compare(h.recordOffset(a), h.recordOffset(b)) })
+	at := make([]recordAt, len(objs))
+	for k, obj := range objs {
+		at[k] = recordAt{offset: h.recordOffset(obj), id: h.ObjectID(obj)}
+	}
+	return h.visitRecords(at, fn)
+}
+
+// recordAt is where visitRecords reads an object: the offset of its
+// record in the dump and its id.
+type recordAt struct {
+	offset int64
+	id     uint64
+}
+
+// visitRecords is visitObjects for the records at, which it sorts: the
+// heap's own object tables are not used, so that a heap read without them
+// (ReadIndexClasses) reads the objects an index names by offset.
+func (h *Heap) visitRecords(at []recordAt, fn func(hprof.Source, *hprof.Record) error) error {
+	slices.SortFunc(at, func(a, b recordAt) int { return cmp.Compare(a.offset, b.offset) })
 	err := h.dumpReader().Objects(h.ObjectReaderOptions(), func(r *hprof.ObjectReader) error {
 		workers := 1
 		if !r.Plain() {
-			workers = max(1, min(runtime.GOMAXPROCS(0), len(byOffset)/minObjectsRead))
+			workers = max(1, min(runtime.GOMAXPROCS(0), len(at)/minObjectsRead))
 		}
 		var one sync.Mutex
 		var failed atomic.Bool
 		errs := make([]error, workers)
-		forRanges(len(byOffset), workers, func(w, lo, hi int) {
+		forRanges(len(at), workers, func(w, lo, hi int) {
 			c := r.Cursor()
-			for _, obj := range byOffset[lo:hi] {
-				err := c.ReadObject(h.recordOffset(obj), h.ObjectID(obj), func(src hprof.Source, rec *hprof.Record) error {
+			for _, a := range at[lo:hi] {
+				err := c.ReadObject(a.offset, a.id, func(src hprof.Source, rec *hprof.Record) error {
 					one.Lock()
 					defer one.Unlock()
 					return fn(src, rec)

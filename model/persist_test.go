@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/hprofctl/hprofctl/model/store"
 )
@@ -64,6 +66,12 @@ func TestIndexRoundTrip(t *testing.T) {
 // roundTrip writes h into an index and returns what ReadIndex reads back.
 func roundTrip(t *testing.T, h *Heap) (*Heap, error) {
 	t.Helper()
+	return ReadIndex(indexOf(t, h))
+}
+
+// indexOf writes h into an index and opens it.
+func indexOf(t *testing.T, h *Heap) *store.Index {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "x"+store.Suffix)
 	id := store.Identity{Content: 1}
 	w, err := store.Create(path, id, 0o600)
@@ -82,7 +90,7 @@ func roundTrip(t *testing.T, h *Heap) (*Heap, error) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
-	return ReadIndex(ix)
+	return ix
 }
 
 // TestIndexOffsetsRunPerObject keeps record offsets whose high 32 bits
@@ -171,9 +179,7 @@ func TestIndexInconsistent(t *testing.T) {
 // offset, in a plain file and in the JVM's multi-member -gz file, and by
 // streaming the dump: they are the same.
 func TestLabelsAtOffsets(t *testing.T) {
-	plain := filepath.Join(t.TempDir(), "heap.hprof")
-	unzip(t, filepath.Join("..", "testdata", "jvm", "jdk17-default.hprof.gz"), plain)
-	for _, path := range []string{plain, filepath.Join("..", "testdata", "jvm", "jdk17-gz.hprof.gz")} {
+	for _, path := range readAtOffsets(t) {
 		h, err := loadPath(t, path)
 		if err != nil {
 			t.Fatal(err)
@@ -206,6 +212,89 @@ func TestLabelsAtOffsets(t *testing.T) {
 			t.Errorf("%s: labels at offsets differ from the streamed ones (%d and %d objects)", path, len(at), len(want))
 		}
 	}
+}
+
+// TestStepLabelsFromClasses: the steps of paths, labeled by
+// ReadStepLabels on the heap an index gives without its objects
+// (ReadIndexClasses), reading the records at the steps' offsets, are
+// labeled as ReadLabels labels each object's first reference to the
+// step's target, in a plain file and in the JVM's -gz file; a step whose
+// object holds no reference to its target gets no label.
+func TestStepLabelsFromClasses(t *testing.T) {
+	for _, path := range readAtOffsets(t) {
+		h, err := loadPath(t, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sample []ObjectIndex
+		for i := 0; i < h.NumObjects(); i += 53 {
+			sample = append(sample, ObjectIndex(i))
+		}
+		labels, err := ReadLabels(h, sample)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var steps []StepAt
+		var want []StepLabel
+		kinds := map[string]bool{}
+		for _, u := range sample {
+			for _, l := range labels[u] {
+				step := StepAt{Offset: RecordOffsets(h, []ObjectIndex{u})[0], From: h.ObjectID(u), To: h.ObjectID(l.To)}
+				if slices.Contains(steps, step) {
+					continue // a later reference to the same object: the first one names the step
+				}
+				steps = append(steps, step)
+				want = append(want, StepLabel{Label: l.Label, Weak: l.Weak})
+				kinds[strings.Map(func(r rune) rune {
+					if unicode.IsDigit(r) {
+						return -1
+					}
+					return r
+				}, l.Label)] = true
+			}
+		}
+		if len(steps) < 100 || !kinds["[]"] || !kinds["super"] {
+			t.Fatalf("%s: %d steps, %d kinds of label: the comparison shows less than it should", path, len(steps), len(kinds))
+		}
+		// No reference from the first sampled object to itself.
+		steps = append(steps, StepAt{Offset: h.recordOffset(sample[1]), From: h.ObjectID(sample[1]), To: h.ObjectID(sample[1])})
+		want = append(want, StepLabel{})
+		classes := classesOnly(t, h)
+		attachDump(t, classes, path)
+		got, err := ReadStepLabels(classes, steps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			for k := range want {
+				if got[k] != want[k] {
+					t.Fatalf("%s: step %d (%+v): %+v, want %+v", path, k, steps[k], got[k], want[k])
+				}
+			}
+		}
+	}
+}
+
+// classesOnly writes h into an index and returns what ReadIndexClasses
+// reads back: the heap without its objects.
+func classesOnly(t *testing.T, h *Heap) *Heap {
+	t.Helper()
+	classes, _, err := ReadIndexClasses(indexOf(t, h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if classes.HasObjects || classes.offsets != nil {
+		t.Fatal("the heap read for its classes holds objects")
+	}
+	return classes
+}
+
+// readAtOffsets are the dumps whose objects are read at their offsets:
+// a plain one and one the JVM wrote with -gz.
+func readAtOffsets(t *testing.T) []string {
+	plain := filepath.Join(t.TempDir(), "heap.hprof")
+	unzip(t, filepath.Join("..", "testdata", "jvm", "jdk17-default.hprof.gz"), plain)
+	return []string{plain, filepath.Join("..", "testdata", "jvm", "jdk17-gz.hprof.gz")}
 }
 
 func unzip(t *testing.T, src, dst string) {

@@ -406,8 +406,26 @@ func (p RetainerPaths) Sources(h *model.Heap) []model.ObjectIndex {
 		for _, x := range c[:len(c)-1] {
 			add(x)
 		}
-		if rt, ok := RootOf(h, c[0]); ok && rt.Thread >= 0 {
-			add(h.Threads[rt.Thread].Object)
+	}
+	for _, t := range p.RootThreadObjects(h) {
+		add(t)
+	}
+	return out
+}
+
+// RootThreadObjects lists the thread objects of the roots the chains
+// start at, each once: the Sources that name the paths' root threads.
+func (p RetainerPaths) RootThreadObjects(h *model.Heap) []model.ObjectIndex {
+	seen := map[model.ObjectIndex]bool{}
+	var out []model.ObjectIndex
+	for _, c := range p.Chains {
+		rt, ok := RootOf(h, c[0])
+		if !ok || rt.Thread < 0 {
+			continue
+		}
+		if t := h.Threads[rt.Thread].Object; t != model.NoObject && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
 		}
 	}
 	return out

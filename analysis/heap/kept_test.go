@@ -159,23 +159,30 @@ func TestKeptLeaksAnswerAsComputed(t *testing.T) {
 // paths as the search over the whole shortest path tree finds them, pass
 // their own checks against the classes, and decline more paths and the
 // patterns that match a class whose paths are too long to keep (the
-// random heaps' long chains).
+// random heaps' long chains). Kept with their steps, for the question to
+// label (a compressed dump), the answers take each step's label from
+// what reads them, in place: each step labeled with its two ids here.
 func TestKeptRetainersAnswerAsComputed(t *testing.T) {
 	patterns := []string{`.`, `^App1$`, `App`, `Object`, `^java\.lang\.String$`, `java\.lang\.(String|Thread)`, `nothing matches`}
-	answered, declined := 0, 0
+	answered, declined, tampered := 0, 0, 0
 	for name, h := range keptHeaps(t) {
 		tree, chains := graph.StrongPathsWithChains(h)
 		describe := func(p graph.RetainerPaths) (Retainers, error) { return DescribePaths(h, p, true, nil, nil), nil }
 		for _, steps := range []int{keptRetainerSteps, 6} {
-			k, err := keepRetainers(chains, tree, describe, steps)
-			if err != nil {
-				t.Fatal(err)
+			for _, offsets := range []func([]model.ObjectIndex) []int64{nil, func(objs []model.ObjectIndex) []int64 { return model.RecordOffsets(h, objs) }} {
+				k, err := keepRetainers(chains, tree, describe, offsets, steps)
+				if err != nil {
+					t.Fatal(err)
+				}
+				k = roundTrip(t, k)
+				if err := k.check(h); err != nil {
+					t.Fatalf("%s: the kept paths fail their checks: %v", name, err)
+				}
+				if offsets != nil && checkOffsetsChecked(t, name, h, k) {
+					tampered++
+				}
+				answered, declined = compareKeptRetainers(t, name, h, k, tree, patterns, offsets != nil, answered, declined)
 			}
-			k = roundTrip(t, k)
-			if err := k.check(h); err != nil {
-				t.Fatalf("%s: the kept paths fail their checks: %v", name, err)
-			}
-			answered, declined = compareKeptRetainers(t, name, h, k, tree, patterns, answered, declined)
 		}
 	}
 	if answered == 0 || declined == 0 {
@@ -183,17 +190,69 @@ func TestKeptRetainersAnswerAsComputed(t *testing.T) {
 	}
 }
 
+// checkOffsetsChecked fails t when the checks of k pass with the
+// offsets of a path of one step or more cut short, or one of them
+// negative; false when no path has a step.
+func checkOffsetsChecked(t *testing.T, name string, h *model.Heap, k *KeptRetainers) bool {
+	t.Helper()
+	for c := range k.Classes {
+		for p, offsets := range k.Classes[c].Offsets {
+			if len(offsets) == 0 {
+				continue
+			}
+			short, negative := roundTrip(t, k), roundTrip(t, k)
+			short.Classes[c].Offsets[p] = offsets[1:]
+			negative.Classes[c].Offsets[p][len(offsets)-1] = -1
+			if short.check(h) == nil || negative.check(h) == nil {
+				t.Fatalf("%s: offsets cut short or negative pass the checks", name)
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// stepLabel is the label TestKeptRetainersAnswerAsComputed gives the
+// step from the object of id from to that of id to.
+func stepLabel(from, to uint64) string { return fmt.Sprintf("%x>%x", from, to) }
+
+// stepLabels labels steps with stepLabel, as model.ReadStepLabels would
+// read them.
+func stepLabels(steps []model.StepAt) ([]model.StepLabel, error) {
+	out := make([]model.StepLabel, len(steps))
+	for k, st := range steps {
+		out[k] = model.StepLabel{Label: stepLabel(st.From, st.To)}
+	}
+	return out, nil
+}
+
+// pathStepLabels labels the steps of p's chains with stepLabel, as
+// model.ReadLabelsTo labels references.
+func pathStepLabels(h *model.Heap, p graph.RetainerPaths) map[model.ObjectIndex][]model.LabeledRef {
+	labels := map[model.ObjectIndex][]model.LabeledRef{}
+	for _, c := range p.Chains {
+		for s := 1; s < len(c); s++ {
+			labels[c[s-1]] = append(labels[c[s-1]], model.LabeledRef{To: c[s], Label: stepLabel(h.ObjectID(c[s-1]), h.ObjectID(c[s]))})
+		}
+	}
+	return labels
+}
+
 // compareKeptRetainers compares the answers of k for patterns with
-// those the search over the shortest path tree gives, adding to the
+// those the search over the shortest path tree gives (with the steps
+// labeled by stepLabel where k keeps steps to label), adding to the
 // counts of answers and of patterns declined.
-func compareKeptRetainers(t *testing.T, name string, h *model.Heap, k *KeptRetainers, tree *graph.PathTree, patterns []string, answered, declined int) (int, int) {
+func compareKeptRetainers(t *testing.T, name string, h *model.Heap, k *KeptRetainers, tree *graph.PathTree, patterns []string, labeled bool, answered, declined int) (int, int) {
 	t.Helper()
 	for _, pattern := range patterns {
 		re := regexp.MustCompile(pattern)
 		match := graph.MatchingClasses(h, re)
 		left := slices.ContainsFunc(k.Left, func(c int32) bool { return match[c] })
 		for _, paths := range []int{0, 1, 3, KeptRetainerPaths} {
-			got, ok := k.Answer(match, paths)
+			got, ok, err := k.Answer(match, paths, stepLabels)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if ok == left {
 				t.Fatalf("%s: %s with %d paths answered: %v, matching a class left out: %v", name, pattern, paths, ok, left)
 			}
@@ -203,11 +262,15 @@ func compareKeptRetainers(t *testing.T, name string, h *model.Heap, k *KeptRetai
 			}
 			answered++
 			p := graph.ShortestPaths(h, graph.RetainerOptions{Class: re, Paths: paths, Strong: tree})
-			if want := DescribePaths(h, p, true, nil, nil); !sameJSON(t, got, want) {
-				t.Fatalf("%s: %s with %d paths: the kept answer differs from the computed one", name, pattern, paths)
+			var labels map[model.ObjectIndex][]model.LabeledRef
+			if labeled {
+				labels = pathStepLabels(h, p)
+			}
+			if want := DescribePaths(h, p, true, labels, nil); !sameJSON(t, got, want) {
+				t.Fatalf("%s: %s with %d paths (steps labeled by the question: %v): the kept answer differs from the computed one", name, pattern, paths, labeled)
 			}
 		}
-		if _, ok := k.Answer(match, KeptRetainerPaths+1); ok {
+		if _, ok, _ := k.Answer(match, KeptRetainerPaths+1, stepLabels); ok {
 			t.Errorf("%s: %d paths answered, more than kept", name, KeptRetainerPaths+1)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/model"
@@ -49,25 +51,35 @@ type KeptClassRetainers struct {
 	// Paths are the described paths of the chains holding most
 	// instances, most first; each path's Objects counts them.
 	Paths []RetainerPath `json:"paths"`
+	// Offsets, when set, are for each path the offsets in the dump of
+	// the records of its objects but the last, whose references the
+	// question labels (model.ReadStepLabels) where the build did not: in
+	// a compressed dump those objects lie all over it, and reading them
+	// at the build decompressed it all a second time (a seventh of the
+	// CPU time of a 4 GiB -gz dump's build). Their paths' Via then say
+	// only what the heap knows without the dump ("<class>" or "?").
+	Offsets [][]int64 `json:"offsets,omitempty"`
 }
 
 // Answer is what `retainers --class` answers with paths merged paths for
-// the classes match marks, from what k keeps; false when k keeps fewer
+// the classes match marks, from what k keeps, the labels of the steps
+// the build left to the question read by label; false when k keeps fewer
 // paths per class, or leaves out a class match marks.
-func (k *KeptRetainers) Answer(match []bool, paths int) (Retainers, bool) {
+func (k *KeptRetainers) Answer(match []bool, paths int, label func([]model.StepAt) ([]model.StepLabel, error)) (Retainers, bool, error) {
 	paths = max(paths, 1)
 	if k == nil || paths > k.Paths {
-		return Retainers{}, false
+		return Retainers{}, false, nil
 	}
 	for _, c := range k.Left {
 		if int(c) < len(match) && match[c] {
-			return Retainers{}, false
+			return Retainers{}, false, nil
 		}
 	}
 	out := Retainers{Paths: []RetainerPath{}, Merged: true}
 	type ranked struct {
 		first int64
 		path  RetainerPath
+		steps []model.StepAt
 	}
 	var all []ranked
 	for _, c := range k.Classes {
@@ -77,16 +89,45 @@ func (k *KeptRetainers) Answer(match []bool, paths int) (Retainers, bool) {
 		out.Targets += c.Targets
 		out.Unreached += c.Unreached
 		for i, p := range c.Paths {
-			all = append(all, ranked{c.First[i], p})
+			r := ranked{first: c.First[i], path: p}
+			if c.Offsets != nil {
+				r.steps = pathSteps(c.Offsets[i], p.Chain)
+			}
+			all = append(all, r)
 		}
 	}
 	slices.SortFunc(all, func(a, b ranked) int {
 		return cmp.Or(cmp.Compare(b.path.Objects, a.path.Objects), cmp.Compare(a.first, b.first))
 	})
-	for _, r := range all[:min(paths, len(all))] {
-		out.Paths = append(out.Paths, r.path)
+	all = all[:min(paths, len(all))]
+	var steps []model.StepAt
+	for _, r := range all {
+		steps = append(steps, r.steps...)
 	}
-	return out, true
+	var labels []model.StepLabel
+	if len(steps) > 0 {
+		var err error
+		if labels, err = label(steps); err != nil {
+			return Retainers{}, false, err
+		}
+		if len(labels) != len(steps) {
+			return Retainers{}, false, fmt.Errorf("%d labels for %d steps", len(labels), len(steps))
+		}
+	}
+	for _, r := range all {
+		p := r.path
+		if len(r.steps) > 0 {
+			p.Chain = slices.Clone(p.Chain)
+			for s, l := range labels[:len(r.steps)] {
+				if l.Label != "" {
+					p.Chain[s+1].Via = viaLabel(l.Label, l.Weak)
+				}
+			}
+			labels = labels[len(r.steps):]
+		}
+		out.Paths = append(out.Paths, p)
+	}
+	return out, true, nil
 }
 
 // WriteKeptRetainers writes k into the index w.
@@ -129,8 +170,8 @@ func (k *KeptRetainers) check(h *model.Heap) error {
 // checkKeptClass reports what in c cannot be the paths of class cl, with
 // at most paths of them.
 func checkKeptClass(c KeptClassRetainers, cl model.Class, paths int) error {
-	held := int64(0)
-	if c.Unreached < 0 || c.Targets > cl.Instances || len(c.Paths) > paths || len(c.First) != len(c.Paths) {
+	held, steps := int64(0), 0
+	if c.Unreached < 0 || c.Targets > cl.Instances || len(c.Paths) > paths || len(c.First) != len(c.Paths) || c.Offsets != nil && len(c.Offsets) != len(c.Paths) {
 		return fmt.Errorf("%d instances, %d unreached, %d paths", c.Targets, c.Unreached, len(c.Paths))
 	}
 	for j, p := range c.Paths {
@@ -140,6 +181,12 @@ func checkKeptClass(c KeptClassRetainers, cl model.Class, paths int) error {
 			return fmt.Errorf("path %d does not end at one of its %d instances", j, p.Objects)
 		}
 		held += p.Objects
+		if steps += len(p.Chain); steps > keptRetainerSteps {
+			return fmt.Errorf("its paths take more than %d steps", keptRetainerSteps)
+		}
+		if c.Offsets != nil && !stepsOf(c.Offsets[j], p.Chain) {
+			return fmt.Errorf("path %d: its offsets are not those of its objects", j)
+		}
 	}
 	if held > c.Targets-c.Unreached {
 		return fmt.Errorf("its paths hold %d instances of %d reached", held, c.Targets-c.Unreached)
@@ -149,13 +196,17 @@ func checkKeptClass(c KeptClassRetainers, cl model.Class, paths int) error {
 
 // KeepRetainers works out the KeptRetainers of the class chains of a
 // heap's strong shortest path tree t, whose paths describe describes.
-func KeepRetainers(chains *graph.ClassChains, t *graph.PathTree, describe func(graph.RetainerPaths) (Retainers, error)) (*KeptRetainers, error) {
-	return keepRetainers(chains, t, describe, keptRetainerSteps)
+// Where offsets is set, describe leaves the paths' labels to the
+// questions, and offsets gives the offsets of the records of objects
+// (model.RecordOffsets): those of each path's objects but its last are
+// kept beside it.
+func KeepRetainers(chains *graph.ClassChains, t *graph.PathTree, describe func(graph.RetainerPaths) (Retainers, error), offsets func([]model.ObjectIndex) []int64) (*KeptRetainers, error) {
+	return keepRetainers(chains, t, describe, offsets, keptRetainerSteps)
 }
 
 // keepRetainers is KeepRetainers leaving out the classes whose paths
 // take more than most steps together.
-func keepRetainers(chains *graph.ClassChains, t *graph.PathTree, describe func(graph.RetainerPaths) (Retainers, error), most int) (*KeptRetainers, error) {
+func keepRetainers(chains *graph.ClassChains, t *graph.PathTree, describe func(graph.RetainerPaths) (Retainers, error), offsets func([]model.ObjectIndex) []int64, most int) (*KeptRetainers, error) {
 	k := &KeptRetainers{Paths: KeptRetainerPaths, Classes: []KeptClassRetainers{}, Left: []int32{}}
 	var p graph.RetainerPaths
 	chains.EachClass(func(c model.ClassIndex, targets, unreached int64, groups [][2]int64) {
@@ -175,6 +226,9 @@ func keepRetainers(chains *graph.ClassChains, t *graph.PathTree, describe func(g
 		for i, ch := range found {
 			p.Chains = append(p.Chains, ch)
 			p.Objects = append(p.Objects, groups[i][1])
+			if offsets != nil {
+				kc.Offsets = append(kc.Offsets, offsets(ch[:len(ch)-1]))
+			}
 		}
 		k.Classes = append(k.Classes, kc)
 	})
@@ -189,4 +243,41 @@ func keepRetainers(chains *graph.ClassChains, t *graph.PathTree, describe func(g
 		next += n
 	}
 	return k, nil
+}
+
+// stepsOf reports whether offsets can be those of the objects of chain
+// but its last: one each, in a file, the objects' ids written as
+// ObjectID writes them.
+func stepsOf(offsets []int64, chain []PathStep) bool {
+	if len(offsets) != len(chain)-1 {
+		return false
+	}
+	for s, step := range chain {
+		if _, ok := parseObjectID(step.ObjectID); !ok || s < len(offsets) && offsets[s] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// pathSteps are the steps of chain, whose objects but the last have
+// their records at offsets (checked by stepsOf).
+func pathSteps(offsets []int64, chain []PathStep) []model.StepAt {
+	steps := make([]model.StepAt, len(offsets))
+	for s, at := range offsets {
+		from, _ := parseObjectID(chain[s].ObjectID)
+		to, _ := parseObjectID(chain[s+1].ObjectID)
+		steps[s] = model.StepAt{Offset: at, From: from, To: to}
+	}
+	return steps
+}
+
+// parseObjectID reads an id as ObjectID writes it.
+func parseObjectID(s string) (uint64, bool) {
+	hex, ok := strings.CutPrefix(s, "0x")
+	if !ok {
+		return 0, false
+	}
+	id, err := strconv.ParseUint(hex, 16, 64)
+	return id, err == nil
 }

@@ -108,16 +108,22 @@ func DescribePaths(h *model.Heap, p graph.RetainerPaths, merged bool, labels map
 func via(h *model.Heap, a, b model.ObjectIndex, labels map[model.ObjectIndex][]model.LabeledRef) string {
 	for _, l := range labels[a] {
 		if l.To == b {
-			if l.Weak {
-				return l.Label + " (weak)"
-			}
-			return l.Label
+			return viaLabel(l.Label, l.Weak)
 		}
 	}
 	if c := h.ClassOf(a); c != model.NoClass && h.Classes[c].Object == b {
 		return "<class>"
 	}
 	return "?"
+}
+
+// viaLabel is how a step's Via names a reference labeled label, weak
+// for a Reference's referent.
+func viaLabel(label string, weak bool) string {
+	if weak {
+		return label + " (weak)"
+	}
+	return label
 }
 
 // FrameString formats a stack frame as Java prints one.

@@ -135,20 +135,30 @@ func keepAnswers(h *model.Heap, r *graph.Retention, t *graph.PathTree, retainers
 // path tree t, described as Session.Retainers describes them. nil without
 // class chains, or for a dump whose objects cannot be read one by one
 // (readsObjectsAtBuild). Their labels are the values of tens of thousands
-// of objects (70 k on a 1 GiB synthetic dump): in a dump the JVM gzipped
-// they are read in the order of their offsets, so that each member is
-// decompressed once for all the objects it holds.
+// of objects (38 k on a 4 GiB synthetic dump), read from a plain dump at
+// their offsets; in a compressed one they lie in nearly every member, and
+// reading them took as much CPU time as decompressing the dump again
+// (26.5 of the 197 CPU-s of that dump's build, gzipped as -gz), so there
+// the paths keep the offsets of their objects' records and the question
+// reads the labels of the few paths it shows (model.ReadStepLabels),
+// only the names of their root threads read here.
 func keepRetainers(h *model.Heap, t *graph.PathTree, chains *graph.ClassChains) *heap.KeptRetainers {
 	if chains == nil || !readsObjectsAtBuild(h) {
 		return nil
 	}
+	sources := func(p graph.RetainerPaths) []model.ObjectIndex { return p.Sources(h) }
+	var offsets func([]model.ObjectIndex) []int64
+	if h.Source.Compression != string(input.Plain) {
+		sources = func(p graph.RetainerPaths) []model.ObjectIndex { return p.RootThreadObjects(h) }
+		offsets = func(objs []model.ObjectIndex) []int64 { return model.RecordOffsets(h, objs) }
+	}
 	k, err := heap.KeepRetainers(chains, t, func(p graph.RetainerPaths) (heap.Retainers, error) {
-		labels, names, err := pathLabels(h, p)
+		labels, names, err := labelsOf(h, p, sources(p))
 		if err != nil {
 			return heap.Retainers{}, err
 		}
 		return heap.DescribePaths(h, p, true, labels, names), nil
-	})
+	}, offsets)
 	if err != nil {
 		return nil
 	}
@@ -309,7 +319,14 @@ func (s *Session) keptRetainers(o graph.RetainerOptions) (heap.Retainers, bool) 
 	if a == nil {
 		return heap.Retainers{}, false
 	}
-	return a.retainerPaths(h, s.noteln).Answer(graph.MatchingClasses(h, o.Class), o.Paths)
+	r, ok, err := a.retainerPaths(h, s.noteln).Answer(graph.MatchingClasses(h, o.Class), o.Paths, func(steps []model.StepAt) ([]model.StepLabel, error) {
+		return model.ReadStepLabels(h, steps)
+	})
+	if err != nil {
+		s.noteln("warning: the paths the index keeps could not be labeled (%v): computing them", err)
+		return heap.Retainers{}, false
+	}
+	return r, ok
 }
 
 // keptLeaks answers Leaks for o from the answers the index keeps; false

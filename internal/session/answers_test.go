@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -67,8 +68,10 @@ func askDump(t *testing.T, path, index string) (answers []string, said string, s
 // holds no heap with objects after them), and equal those computed from
 // the dump itself. The index of a file gzipped whole keeps neither leak
 // suspects nor retainers of classes (those questions read the index's
-// objects); that of a dump the JVM gzipped keeps both, their paths'
-// objects read from their gzip members.
+// objects); that of a dump the JVM gzipped keeps both, the leak
+// suspects' paths read from their gzip members, the retainers' paths
+// with their records' offsets, labeled by the question from the members
+// it shows.
 func TestKeptAnswersAsComputed(t *testing.T) {
 	dumps := []string{fixture, filepath.Join("..", "..", "testdata", "jvm", "jdk17-gz.hprof.gz")}
 	for _, name := range []string{"jdk17-default", "jdk17-oom", "jdk17-nocoops-noccp", "jdk25-default"} {
@@ -99,6 +102,17 @@ func TestKeptAnswersAsComputed(t *testing.T) {
 		}
 		if _, ok := s.classes.ix.Section(heap.SectionKeptRetainers); ok != keeps {
 			t.Errorf("%s: the index keeps retainers of classes: %v, want %v", name, ok, keeps)
+		}
+		if !keeps {
+			continue
+		}
+		k, err := heap.ReadKeptRetainers(s.classes.ix, s.classes.heap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		offsets := slices.ContainsFunc(k.Classes, func(c heap.KeptClassRetainers) bool { return len(c.Offsets) > 0 })
+		if gz := strings.HasSuffix(dump, ".gz"); offsets != gz {
+			t.Errorf("%s: the kept paths hold offsets for the question to label: %v, want %v", name, offsets, gz)
 		}
 	}
 }

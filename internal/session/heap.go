@@ -293,7 +293,13 @@ func (s *Session) classPathsFromIndex(h *model.Heap, o graph.RetainerOptions) (p
 // labeled references of their objects and the names of their root
 // threads.
 func pathLabels(h *model.Heap, p graph.RetainerPaths) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error) {
-	labels, err := model.ReadLabelsTo(h, p.Sources(h), p.Steps())
+	return labelsOf(h, p, p.Sources(h))
+}
+
+// labelsOf is pathLabels reading the labeled references of sources
+// alone, some of p's objects.
+func labelsOf(h *model.Heap, p graph.RetainerPaths, sources []model.ObjectIndex) (map[model.ObjectIndex][]model.LabeledRef, map[model.ObjectIndex]string, error) {
+	labels, err := model.ReadLabelsTo(h, sources, p.Steps())
 	if err != nil {
 		return nil, nil, err
 	}
