@@ -169,7 +169,19 @@ func TestKeptRetainersAnswerAsComputed(t *testing.T) {
 		tree, chains := graph.StrongPathsWithChains(h)
 		describe := func(p graph.RetainerPaths) (Retainers, error) { return DescribePaths(h, p, true, nil, nil), nil }
 		for _, steps := range []int{keptRetainerSteps, 6} {
-			for _, offsets := range []func([]model.ObjectIndex) []int64{nil, func(objs []model.ObjectIndex) []int64 { return model.RecordOffsets(h, objs) }} {
+			for _, labeledAtBuild := range []func(model.ObjectIndex) bool{nil, func(model.ObjectIndex) bool { return false }, func(x model.ObjectIndex) bool { return x%2 == 1 }} {
+				var offsets func([]model.ObjectIndex) []int64
+				if labeledAtBuild != nil {
+					offsets = func(objs []model.ObjectIndex) []int64 {
+						at := model.RecordOffsets(h, objs)
+						for k, x := range objs {
+							if labeledAtBuild(x) {
+								at[k] = -1
+							}
+						}
+						return at
+					}
+				}
 				k, err := keepRetainers(chains, tree, describe, offsets, steps)
 				if err != nil {
 					t.Fatal(err)
@@ -181,7 +193,7 @@ func TestKeptRetainersAnswerAsComputed(t *testing.T) {
 				if offsets != nil && checkOffsetsChecked(t, name, h, k) {
 					tampered++
 				}
-				answered, declined = compareKeptRetainers(t, name, h, k, tree, patterns, offsets != nil, answered, declined)
+				answered, declined = compareKeptRetainers(t, name, h, k, tree, patterns, labeledAtBuild, answered, declined)
 			}
 		}
 	}
@@ -191,8 +203,9 @@ func TestKeptRetainersAnswerAsComputed(t *testing.T) {
 }
 
 // checkOffsetsChecked fails t when the checks of k pass with the
-// offsets of a path of one step or more cut short, or one of them
-// negative; false when no path has a step.
+// offsets of a path of one step or more cut short, or one of them below
+// -1 (the mark of a step the build labeled); false when no path has a
+// step.
 func checkOffsetsChecked(t *testing.T, name string, h *model.Heap, k *KeptRetainers) bool {
 	t.Helper()
 	for c := range k.Classes {
@@ -202,9 +215,9 @@ func checkOffsetsChecked(t *testing.T, name string, h *model.Heap, k *KeptRetain
 			}
 			short, negative := roundTrip(t, k), roundTrip(t, k)
 			short.Classes[c].Offsets[p] = offsets[1:]
-			negative.Classes[c].Offsets[p][len(offsets)-1] = -1
+			negative.Classes[c].Offsets[p][len(offsets)-1] = -2
 			if short.check(h) == nil || negative.check(h) == nil {
-				t.Fatalf("%s: offsets cut short or negative pass the checks", name)
+				t.Fatalf("%s: offsets cut short or below -1 pass the checks", name)
 			}
 			return true
 		}
@@ -227,11 +240,15 @@ func stepLabels(steps []model.StepAt) ([]model.StepLabel, error) {
 }
 
 // pathStepLabels labels the steps of p's chains with stepLabel, as
-// model.ReadLabelsTo labels references.
-func pathStepLabels(h *model.Heap, p graph.RetainerPaths) map[model.ObjectIndex][]model.LabeledRef {
+// model.ReadLabelsTo labels references, but those from the objects
+// labeled at build.
+func pathStepLabels(h *model.Heap, p graph.RetainerPaths, labeledAtBuild func(model.ObjectIndex) bool) map[model.ObjectIndex][]model.LabeledRef {
 	labels := map[model.ObjectIndex][]model.LabeledRef{}
 	for _, c := range p.Chains {
 		for s := 1; s < len(c); s++ {
+			if labeledAtBuild(c[s-1]) {
+				continue
+			}
 			labels[c[s-1]] = append(labels[c[s-1]], model.LabeledRef{To: c[s], Label: stepLabel(h.ObjectID(c[s-1]), h.ObjectID(c[s]))})
 		}
 	}
@@ -240,9 +257,10 @@ func pathStepLabels(h *model.Heap, p graph.RetainerPaths) map[model.ObjectIndex]
 
 // compareKeptRetainers compares the answers of k for patterns with
 // those the search over the shortest path tree gives (with the steps
-// labeled by stepLabel where k keeps steps to label), adding to the
-// counts of answers and of patterns declined.
-func compareKeptRetainers(t *testing.T, name string, h *model.Heap, k *KeptRetainers, tree *graph.PathTree, patterns []string, labeled bool, answered, declined int) (int, int) {
+// labeled by stepLabel where k keeps steps to label, but those from the
+// objects labeledAtBuild), adding to the counts of answers and of
+// patterns declined.
+func compareKeptRetainers(t *testing.T, name string, h *model.Heap, k *KeptRetainers, tree *graph.PathTree, patterns []string, labeledAtBuild func(model.ObjectIndex) bool, answered, declined int) (int, int) {
 	t.Helper()
 	for _, pattern := range patterns {
 		re := regexp.MustCompile(pattern)
@@ -263,11 +281,11 @@ func compareKeptRetainers(t *testing.T, name string, h *model.Heap, k *KeptRetai
 			answered++
 			p := graph.ShortestPaths(h, graph.RetainerOptions{Class: re, Paths: paths, Strong: tree})
 			var labels map[model.ObjectIndex][]model.LabeledRef
-			if labeled {
-				labels = pathStepLabels(h, p)
+			if labeledAtBuild != nil {
+				labels = pathStepLabels(h, p, labeledAtBuild)
 			}
 			if want := DescribePaths(h, p, true, labels, nil); !sameJSON(t, got, want) {
-				t.Fatalf("%s: %s with %d paths (steps labeled by the question: %v): the kept answer differs from the computed one", name, pattern, paths, labeled)
+				t.Fatalf("%s: %s with %d paths (steps labeled by the question: %v): the kept answer differs from the computed one", name, pattern, paths, labeledAtBuild != nil)
 			}
 		}
 		if _, ok, _ := k.Answer(match, KeptRetainerPaths+1, stepLabels); ok {

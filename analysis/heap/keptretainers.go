@@ -56,8 +56,12 @@ type KeptClassRetainers struct {
 	// question labels (model.ReadStepLabels) where the build did not: in
 	// a compressed dump those objects lie all over it, and reading them
 	// at the build decompressed it all a second time (a seventh of the
-	// CPU time of a 4 GiB -gz dump's build). Their paths' Via then say
-	// only what the heap knows without the dump ("<class>" or "?").
+	// CPU time of a 4 GiB -gz dump's build). Their steps' Via then say
+	// only what the heap knows without the dump ("<class>" or "?"),
+	// except where the offset is -1: the build labeled that step (its
+	// object is an array big enough that reading it whole, to the
+	// element, would cost the question more than the paths' other steps
+	// together).
 	Offsets [][]int64 `json:"offsets,omitempty"`
 }
 
@@ -79,7 +83,10 @@ func (k *KeptRetainers) Answer(match []bool, paths int, label func([]model.StepA
 	type ranked struct {
 		first int64
 		path  RetainerPath
+		// steps are the path's steps the question labels, the object
+		// of each at chain position at.
 		steps []model.StepAt
+		at    []int
 	}
 	var all []ranked
 	for _, c := range k.Classes {
@@ -91,7 +98,7 @@ func (k *KeptRetainers) Answer(match []bool, paths int, label func([]model.StepA
 		for i, p := range c.Paths {
 			r := ranked{first: c.First[i], path: p}
 			if c.Offsets != nil {
-				r.steps = pathSteps(c.Offsets[i], p.Chain)
+				r.steps, r.at = pathSteps(c.Offsets[i], p.Chain)
 			}
 			all = append(all, r)
 		}
@@ -118,9 +125,9 @@ func (k *KeptRetainers) Answer(match []bool, paths int, label func([]model.StepA
 		p := r.path
 		if len(r.steps) > 0 {
 			p.Chain = slices.Clone(p.Chain)
-			for s, l := range labels[:len(r.steps)] {
+			for k, l := range labels[:len(r.steps)] {
 				if l.Label != "" {
-					p.Chain[s+1].Via = viaLabel(l.Label, l.Weak)
+					p.Chain[r.at[k]+1].Via = viaLabel(l.Label, l.Weak)
 				}
 			}
 			labels = labels[len(r.steps):]
@@ -246,14 +253,14 @@ func keepRetainers(chains *graph.ClassChains, t *graph.PathTree, describe func(g
 }
 
 // stepsOf reports whether offsets can be those of the objects of chain
-// but its last: one each, in a file, the objects' ids written as
+// but its last: one each, in a file or -1, the objects' ids written as
 // ObjectID writes them.
 func stepsOf(offsets []int64, chain []PathStep) bool {
 	if len(offsets) != len(chain)-1 {
 		return false
 	}
 	for s, step := range chain {
-		if _, ok := parseObjectID(step.ObjectID); !ok || s < len(offsets) && offsets[s] < 0 {
+		if _, ok := parseObjectID(step.ObjectID); !ok || s < len(offsets) && offsets[s] < -1 {
 			return false
 		}
 	}
@@ -261,15 +268,20 @@ func stepsOf(offsets []int64, chain []PathStep) bool {
 }
 
 // pathSteps are the steps of chain, whose objects but the last have
-// their records at offsets (checked by stepsOf).
-func pathSteps(offsets []int64, chain []PathStep) []model.StepAt {
-	steps := make([]model.StepAt, len(offsets))
-	for s, at := range offsets {
+// their records at offsets (checked by stepsOf), that the question
+// labels, and the position in chain of the object of each: those of the
+// offsets not -1.
+func pathSteps(offsets []int64, chain []PathStep) (steps []model.StepAt, at []int) {
+	for s, off := range offsets {
+		if off < 0 {
+			continue
+		}
 		from, _ := parseObjectID(chain[s].ObjectID)
 		to, _ := parseObjectID(chain[s+1].ObjectID)
-		steps[s] = model.StepAt{Offset: at, From: from, To: to}
+		steps = append(steps, model.StepAt{Offset: off, From: from, To: to})
+		at = append(at, s)
 	}
-	return steps
+	return steps, at
 }
 
 // parseObjectID reads an id as ObjectID writes it.

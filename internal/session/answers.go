@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
@@ -141,7 +142,8 @@ func keepAnswers(h *model.Heap, r *graph.Retention, t *graph.PathTree, retainers
 // (26.5 of the 197 CPU-s of that dump's build, gzipped as -gz), so there
 // the paths keep the offsets of their objects' records and the question
 // reads the labels of the few paths it shows (model.ReadStepLabels),
-// only the names of their root threads read here.
+// only the names of their root threads and the steps from big arrays
+// (labeledAtBuild) read here.
 func keepRetainers(h *model.Heap, t *graph.PathTree, chains *graph.ClassChains) *heap.KeptRetainers {
 	if chains == nil || !readsObjectsAtBuild(h) {
 		return nil
@@ -149,8 +151,18 @@ func keepRetainers(h *model.Heap, t *graph.PathTree, chains *graph.ClassChains) 
 	sources := func(p graph.RetainerPaths) []model.ObjectIndex { return p.Sources(h) }
 	var offsets func([]model.ObjectIndex) []int64
 	if h.Source.Compression != string(input.Plain) {
-		sources = func(p graph.RetainerPaths) []model.ObjectIndex { return p.RootThreadObjects(h) }
-		offsets = func(objs []model.ObjectIndex) []int64 { return model.RecordOffsets(h, objs) }
+		sources = func(p graph.RetainerPaths) []model.ObjectIndex {
+			return append(p.RootThreadObjects(h), slices.DeleteFunc(p.Sources(h), func(x model.ObjectIndex) bool { return !labeledAtBuild(h, x) })...)
+		}
+		offsets = func(objs []model.ObjectIndex) []int64 {
+			at := model.RecordOffsets(h, objs)
+			for k, x := range objs {
+				if labeledAtBuild(h, x) {
+					at[k] = -1
+				}
+			}
+			return at
+		}
 	}
 	k, err := heap.KeepRetainers(chains, t, func(p graph.RetainerPaths) (heap.Retainers, error) {
 		labels, names, err := labelsOf(h, p, sources(p))
@@ -164,6 +176,24 @@ func keepRetainers(h *model.Heap, t *graph.PathTree, chains *graph.ClassChains) 
 	}
 	return k
 }
+
+// labeledAtBuild reports whether the build of the index of a compressed
+// dump labels the step from object x of a kept path, where it leaves the
+// others to the question (keepRetainers): an object array of a gzip
+// member's worth of elements or more, which the question would read to
+// the element, through as many members: on a 12 GiB synthetic dump
+// the paths of java.lang.String start at a root's array of 8.05 M
+// elements (61 MiB of ids), whose reading took 0.60 s of the question's
+// 1.1 s.
+func labeledAtBuild(h *model.Heap, x model.ObjectIndex) bool {
+	c := h.ClassOf(x)
+	return c != model.NoClass && h.Classes[c].Elem == model.TypeObject && int64(h.ArrayLength(x))*int64(h.Source.IDSize) >= bigArrayBytes
+}
+
+// bigArrayBytes is the size of an object array's elements from which the
+// build labels the steps from it (labeledAtBuild): the JVM's -gz member
+// holds about a MiB. A variable for the tests.
+var bigArrayBytes int64 = 1 << 20
 
 // keepLeaks finds, for a new index, the leak suspects of h above
 // keptLeakThreshold in the heaps leaks suspects by default, on the

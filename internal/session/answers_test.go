@@ -117,6 +117,42 @@ func TestKeptAnswersAsComputed(t *testing.T) {
 	}
 }
 
+// TestKeptRetainersLabeledAtBuild: where the build of a -gz dump's index
+// labels the steps from every object array (labeledAtBuild with no size
+// too small), leaving the others to the question, the retainers of
+// classes the index keeps still equal those computed from the dump.
+func TestKeptRetainersLabeledAtBuild(t *testing.T) {
+	defer func(was int64) { bigArrayBytes = was }(bigArrayBytes)
+	bigArrayBytes = 0
+	dump := filepath.Join("..", "..", "testdata", "jvm", "jdk17-gz.hprof.gz")
+	direct, _, _ := askDump(t, dump, "")
+	index := filepath.Join(t.TempDir(), "gz"+store.Suffix)
+	askDump(t, dump, index)
+	got, _, s := askDump(t, dump, index)
+	if !equalAnswers(got, direct) {
+		t.Error("from the index, the answers differ from the dump's")
+	}
+	k, err := heap.ReadKeptRetainers(s.classes.ix, s.classes.heap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, asked := 0, 0
+	for _, c := range k.Classes {
+		for _, offsets := range c.Offsets {
+			for _, at := range offsets {
+				if at < 0 {
+					built++
+				} else {
+					asked++
+				}
+			}
+		}
+	}
+	if built == 0 || asked == 0 {
+		t.Errorf("%d steps labeled by the build, %d left to the question: the comparison shows less than it should", built, asked)
+	}
+}
+
 // equalAnswers reports whether two lists of answers are the same.
 func equalAnswers(a, b []string) bool {
 	if len(a) != len(b) {
