@@ -25,8 +25,12 @@ import (
 // the process's anonymous resident memory (from /proc/self/status) and
 // its peak as sampled (bigmem.PeakAnonymous), the peak of the whole
 // resident memory, which counts the mapped tables' pages (VmHWM), and the
-// tables mapped from scratch files. For measuring builds; the lines are
-// no interface.
+// tables mapped from scratch files, and what the phase made the disk do:
+// the bytes it read from storage and first dirtied in the page cache
+// (read_bytes and write_bytes of /proc/self/io; a mapped table's page
+// counts once each time it is dirtied after being written back) and its
+// major page faults (pages a mapping had to wait for the disk for). For
+// measuring builds; the lines are no interface.
 const buildTraceEnv = "HPROFCTL_BUILD_TRACE"
 
 // buildDisplay shows an index build: the progress bar while one is drawn,
@@ -38,6 +42,7 @@ type buildDisplay struct {
 	phase string
 	began time.Time
 	cpu   time.Duration // the process's processor time as the phase began
+	disk  procDisk      // the process's disk traffic as the phase began
 }
 
 // setBar makes bar the one phases are shown on (nil: none).
@@ -58,16 +63,46 @@ func (d *buildDisplay) enter(name string, before float64) {
 	if d.trace == nil {
 		return
 	}
-	now, cpu := time.Now(), procCPU()
+	now, cpu, disk := time.Now(), procCPU(), readProcDisk()
 	if d.phase != "" {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		anon, peak := procMemory()
-		fmt.Fprintf(d.trace, "phase %-22s %6.2fs  cpu %6.2fs  go-heap %9s  rss-anon %9s  peak-anon %9s  peak-rss %9s  mapped %9s\n", d.phase,
+		fmt.Fprintf(d.trace, "phase %-22s %6.2fs  cpu %6.2fs  go-heap %9s  rss-anon %9s  peak-anon %9s  peak-rss %9s  mapped %9s  disk-read %9s  disk-dirtied %9s  major-faults %d\n", d.phase,
 			now.Sub(d.began).Seconds(), (cpu - d.cpu).Seconds(), humanize.IBytes(ms.HeapInuse), humanize.IBytes(anon),
-			humanize.IBytes(uint64(bigmem.PeakAnonymous())), humanize.IBytes(peak), humanize.IBytes(uint64(bigmem.MappedBytes())))
+			humanize.IBytes(uint64(bigmem.PeakAnonymous())), humanize.IBytes(peak), humanize.IBytes(uint64(bigmem.MappedBytes())),
+			humanize.IBytes(disk.read-d.disk.read), humanize.IBytes(disk.dirtied-d.disk.dirtied), disk.majorFaults-d.disk.majorFaults)
 	}
-	d.phase, d.began, d.cpu = name, now, cpu
+	d.phase, d.began, d.cpu, d.disk = name, now, cpu, disk
+}
+
+// procDisk is the disk traffic of the process so far: bytes read from
+// storage, bytes of page-cache pages it dirtied, and its major page
+// faults; zero where the system does not say.
+type procDisk struct {
+	read, dirtied, majorFaults uint64
+}
+
+// readProcDisk reads the process's disk traffic from /proc/self/io and
+// /proc/self/stat.
+func readProcDisk() procDisk {
+	var d procDisk
+	if io, err := os.ReadFile("/proc/self/io"); err == nil {
+		for _, line := range strings.Split(string(io), "\n") {
+			name, value, _ := strings.Cut(line, ": ")
+			n, _ := strconv.ParseUint(value, 10, 64)
+			switch name {
+			case "read_bytes":
+				d.read = n
+			case "write_bytes":
+				d.dirtied = n
+			}
+		}
+	}
+	if fields := procStatFields(); len(fields) > 9 {
+		d.majorFaults, _ = strconv.ParseUint(fields[9], 10, 64)
+	}
+	return d
 }
 
 // procMemory returns the process's anonymous resident memory (RssAnon)
@@ -98,13 +133,8 @@ const clockTicks = 100
 // procCPU returns the processor time the process has spent, user and
 // system, all threads together; 0 where the system does not say.
 func procCPU() time.Duration {
-	stat, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
-		return 0
-	}
-	// The fields after the command's name, which is in parentheses and
-	// may hold spaces: utime and stime are the 12th and 13th.
-	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	// utime and stime are the 12th and 13th fields after the name.
+	fields := procStatFields()
 	if len(fields) < 13 {
 		return 0
 	}
@@ -117,6 +147,17 @@ func procCPU() time.Duration {
 		ticks += t
 	}
 	return time.Duration(ticks) * time.Second / clockTicks
+}
+
+// procStatFields returns the fields of /proc/self/stat after the
+// command's name, which is in parentheses and may hold spaces (majflt is
+// the 10th of them); nil where the system does not say.
+func procStatFields() []string {
+	stat, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
 }
 
 // memoryBudget returns --memory in bytes, 0 for the default.
