@@ -13,8 +13,9 @@ import (
 // TestPredecessorsByDefinition: on random heaps, with one and four
 // goroutines, in memory and with every table a scratch file (a one-byte
 // budget), the least predecessor numbered below each vertex and the
-// list of those numbered above are what going through every edge of the
-// retention graph once, one edge at a time, gives: every reference and
+// list of those numbered above, gathered in one window of vertices or in
+// windows of four, are what going through every edge of the retention
+// graph once, one edge at a time, gives: every reference and
 // class edge from a numbered object to a numbered one, as often as it
 // is there; nothing for the virtual root's children, whose lowest is 0,
 // nor for the edges to leaves. The objects marked as referencing a leaf
@@ -25,20 +26,30 @@ func TestPredecessorsByDefinition(t *testing.T) {
 		h := analysistest.RandomHeap(t, seed)
 		for _, procs := range []int{1, 4} {
 			for _, budget := range []int64{0, 1} {
-				name := fmt.Sprintf("seed %d, %d procs, budget %d", seed, procs, budget)
-				withParallelism(procs, func() {
-					restore := bigmem.SetBudget(budget, t.TempDir())
-					defer restore()
-					l, f := checkPredecessors(t, name, h)
-					listed += l
-					leaves += f
-				})
+				for _, shift := range []uint{windowShift, 2} {
+					name := fmt.Sprintf("seed %d, %d procs, budget %d, windows of 2^%d", seed, procs, budget, shift)
+					withParallelism(procs, func() {
+						restore := bigmem.SetBudget(budget, t.TempDir())
+						defer restore()
+						defer withWindowShift(shift)()
+						l, f := checkPredecessors(t, name, h)
+						listed += l
+						leaves += f
+					})
+				}
 			}
 		}
 	}
 	if listed == 0 || leaves == 0 {
 		t.Errorf("the heaps had %d predecessors listed and %d leaves: the test checks nothing", listed, leaves)
 	}
+}
+
+// withWindowShift sets windowShift to shift and returns what restores it.
+func withWindowShift(shift uint) (restore func()) {
+	old := windowShift
+	windowShift = shift
+	return func() { windowShift = old }
 }
 
 // checkPredecessors checks the predecessors of h's retention graph

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync/atomic"
 	"unsafe"
 
-	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/bigmem"
 	"github.com/hprofctl/hprofctl/model/store"
@@ -111,8 +109,10 @@ var errGraphTooLarge = errors.New("retention: more than 4 billion references")
 // the tree built so far. Every traversal is iterative, so chains millions
 // of objects deep are fine. The passes over every reference run in
 // parallel. Memory: about six 32-bit words per object and one per
-// reference while the tree is built; three words per object remain (the
-// immediate dominator, the retained count and size).
+// reference while the tree is built, and two per reference that lowers or
+// joins a predecessor list while those are gathered (see predecessors);
+// three words per object remain (the immediate dominator, the retained
+// count and size).
 func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	if !h.HasObjects {
 		return nil, errors.New("retention: the heap was loaded without its objects")
@@ -420,132 +420,6 @@ func (g *retentionGraph) unreachableTops(order []uint32) []model.ObjectIndex {
 		}
 	}
 	return tops
-}
-
-// predecessors prepares the reversed graph over preorder numbers for
-// semidominators. A predecessor v of w numbered below w counts only
-// through its number, so lowest[w] keeps the least of them (the tree
-// parent included: it is one) and only the predecessors numbered above w
-// are listed, in CSR form: w's list ends at starts[2w], where w+1's
-// begins, preds[starts[2w-2]:starts[2w]]. That leaves out the tree edges
-// and most others, a large part of the table. The virtual root's children
-// get the virtual root as lowest and nothing else: their semidominator
-// and immediate dominator are the virtual root whatever else references
-// them.
-//
-// The list ends take the even words of starts, and leave the odd ones to
-// semidominators: there the word after the end of w+1's list holds w's
-// label, beside its forest parent (see semidominators), so that a
-// vertex's two words share a cache line.
-//
-// The first pass (countPredecessors) goes through every reference; the
-// second fills the lists from the objects it marked as having a
-// reference to list, a small share of all on a heap, each list from its
-// start on, which leaves the start at the list's end. Both run on ranges
-// of objects in parallel, the counts, least numbers and list positions
-// taken atomically. Which range gets to a target first decides the order
-// of its list: see semidominators for why that order does not matter.
-func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, preds []uint32, err error) {
-	numbered := len(parent)
-	lowest = bigmem.Make[uint32](numbered)
-	copy(lowest, parent)
-	for _, s := range g.rootRefs {
-		lowest[order[s]] = 0
-	}
-	starts = bigmem.Make[uint32](2*numbered + 2)
-	// listing has the bit of every object with a reference to list.
-	listing := bigmem.Make[uint64]((len(order) + 63) / 64)
-	defer bigmem.Free(listing)
-	g.leafReferrers = bigmem.Make[uint64]((len(order) + 63) / 64)
-	total := g.countPredecessors(order, lowest, starts, listing)
-	if total > math.MaxUint32 {
-		bigmem.Free(lowest)
-		bigmem.Free(starts)
-		return nil, nil, nil, errGraphTooLarge
-	}
-	for w := 2; w <= 2*numbered; w += 2 {
-		starts[w] += starts[w-2]
-	}
-	preds = bigmem.Make[uint32](int(total))
-	fill := func(from uint32, s model.ObjectIndex) {
-		if w := order[s]; from > w && w != leafMark && lowest[w] != 0 {
-			preds[atomic.AddUint32(&starts[2*w], 1)-1] = from
-		}
-	}
-	forEachMarked(listing, func(_, k int) {
-		i := model.ObjectIndex(k)
-		from := order[i]
-		for _, s := range g.h.Refs(i) {
-			fill(from, s)
-		}
-		if c := g.classObject(i); c != model.NoObject {
-			fill(from, c)
-		}
-	})
-	return lowest, starts, preds, nil
-}
-
-// countPredecessors goes through the references of every numbered
-// object once, on every processor: it lowers lowest, counts each
-// vertex's predecessors to list (numbered above it) in starts[2w+2],
-// and marks the objects with a reference to list in listing, and those
-// with a reference to a leaf in g.leafReferrers (for leafDominators). It
-// returns how many predecessors are to be listed.
-func (g *retentionGraph) countPredecessors(order, lowest, starts []uint32, listing []uint64) uint64 {
-	totals := make([]uint64, parallel.Workers())
-	parallel.ForChunks(len(order), parallel.ObjectChunk, func(worker, lo, hi int) {
-		var total uint64
-		var pacer bigmem.Pacer
-		listed, referrers := objectMarks{bits: listing}, objectMarks{bits: g.leafReferrers}
-		// lowest[w] is 0 for the virtual root's children only, whatever
-		// else runs: the numbers compared with it are at least 1. count
-		// tells a reference listed and one to a leaf.
-		const list, toLeaf = 1, 2
-		count := func(from uint32, s model.ObjectIndex) uint8 {
-			w := order[s]
-			switch {
-			case w == leafMark:
-				// A leaf has no number: leafDominators finds its
-				// immediate dominator.
-				return toLeaf
-			case from < w:
-				parallel.LowerTo(&lowest[w], from)
-			case from > w && atomic.LoadUint32(&lowest[w]) != 0:
-				atomic.AddUint32(&starts[2*(w+1)], 1)
-				total++
-				return list
-			}
-			return 0
-		}
-		for i := lo; i < hi; i++ {
-			pacer.Step()
-			from := order[i]
-			if from == 0 || from == leafMark {
-				continue
-			}
-			var met uint8
-			for _, s := range g.h.Refs(model.ObjectIndex(i)) {
-				met |= count(from, s)
-			}
-			if c := g.classObject(model.ObjectIndex(i)); c != model.NoObject {
-				met |= count(from, c)
-			}
-			if met&list != 0 {
-				listed.mark(i)
-			}
-			if met&toLeaf != 0 {
-				referrers.mark(i)
-			}
-		}
-		listed.flush()
-		referrers.flush()
-		totals[worker] += total
-	})
-	var total uint64
-	for _, t := range totals {
-		total += t
-	}
-	return total
 }
 
 // semidominators computes the semidominator of every vertex, as a preorder
