@@ -48,7 +48,7 @@ func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, p
 	edges := g.gatherEdges(order, lowest)
 	defer edges.free()
 	windows := edges.windows()
-	starts = bigmem.Make[uint32](2*numbered + 2)
+	starts = bigmem.MakeRandom[uint32](2*numbered + 2)
 	listed := make([]uint64, windows)
 	parallel.ForChunks(windows, 1, func(_, k, _ int) {
 		listed[k] = edges.count(k, lowest, starts)

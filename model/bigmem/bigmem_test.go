@@ -253,6 +253,44 @@ func TestFreedScratchReused(t *testing.T) {
 	}
 }
 
+// TestMakeRandomZeroed: a table MakeRandom maps reads zeros, both in a
+// new scratch file and in a freed table's file whose pages the page
+// cache holds written over (dropped, not cleared), and that file serves
+// Make again once freed.
+func TestMakeRandomZeroed(t *testing.T) {
+	defer SetBudget(1, t.TempDir())()
+	n := 2 * minMapped
+	fresh := MakeRandom[uint64](n)
+	checkZero(t, "a new random table", fresh)
+	for i := range fresh {
+		fresh[i] = ^uint64(i)
+	}
+	at := unsafe.SliceData(fresh)
+	Free(fresh)
+	reused := MakeRandom[uint64](n - 3)
+	if unsafe.SliceData(reused) != at {
+		t.Errorf("the random table was mapped anew, not in the freed table's scratch file")
+	}
+	checkZero(t, "a random table in a freed table's file", reused)
+	for i := range reused {
+		reused[i] = uint64(i) | 1
+	}
+	Free(reused)
+	again := Make[uint64](n)
+	checkZero(t, "a table in a freed random table's file", again)
+	Free(again)
+}
+
+// checkZero fails the test when table holds anything but zeros.
+func checkZero(t *testing.T, what string, table []uint64) {
+	t.Helper()
+	for i, v := range table {
+		if v != 0 {
+			t.Fatalf("%s: entry %d is %#x, want 0", what, i, v)
+		}
+	}
+}
+
 // TestSpareBounded: the spare scratch files take no more than the mapped
 // tables' files took at their most.
 func TestSpareBounded(t *testing.T) {

@@ -20,6 +20,10 @@ func (s *scratch) release() error { return nil }
 
 func (s *scratch) rest() {}
 
+func (s *scratch) adviseRandom() {}
+
+func (s *scratch) drop(n int) { clear(s.data[:n]) }
+
 func (s *scratch) zero(n int) { clear(s.data[:n]) }
 
 func (s *scratch) grow(int) error { return errors.ErrUnsupported }

@@ -61,7 +61,16 @@ func (s *scratch) release() error {
 // the page cache keeps them, so that the next table given s finds them
 // there (zero).
 func (s *scratch) rest() {
-	// Pages that stay only cost resident memory until the next drop:
-	// nothing to do but go on.
-	_ = syscall.Madvise(s.data, syscall.MADV_DONTNEED)
+	// Pages that stay only cost resident memory until the next drop, and
+	// advice that stays only the next table's read-ahead: nothing to do
+	// but go on.
+	_ = unix.Madvise(s.data, unix.MADV_DONTNEED)
+	_ = unix.Madvise(s.data, unix.MADV_NORMAL)
+}
+
+// adviseRandom tells the system that the mapping is used at random, so
+// that its faults read no pages ahead and make no large folios.
+func (s *scratch) adviseRandom() {
+	// Without the advice the table is only slower: nothing to do but go on.
+	_ = unix.Madvise(s.data, unix.MADV_RANDOM)
 }

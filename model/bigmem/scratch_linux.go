@@ -45,6 +45,20 @@ func (s *scratch) zero(n int) {
 
 // mincore sets vec[i]'s lowest bit when the page cache holds page i of
 // data, which is page-aligned (mincore(2)).
+// drop makes the first n bytes of s zero for a table written at random
+// (MakeRandom): the whole range is zeroed in the file
+// (FALLOC_FL_ZERO_RANGE), which drops the pages the page cache holds, in
+// whatever folios it holds them, instead of clearing them in place; the
+// random faults that follow make single pages. Where the file system
+// cannot zero a range, the pages are cleared.
+func (s *scratch) drop(n int) {
+	page := os.Getpagesize()
+	length := (n + page - 1) / page * page
+	if unix.Fallocate(int(s.file.Fd()), unix.FALLOC_FL_ZERO_RANGE|unix.FALLOC_FL_KEEP_SIZE, 0, int64(length)) != nil {
+		clear(s.data[:n])
+	}
+}
+
 func mincore(data, vec []byte) error {
 	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(unsafe.SliceData(data))), uintptr(len(data)), uintptr(unsafe.Pointer(unsafe.SliceData(vec))))
 	if errno != 0 {
