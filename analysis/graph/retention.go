@@ -126,7 +126,7 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 	// order and parent are freed by hand, not deferred, as soon as the
 	// tree no longer needs them: a deferred call would hold them to the
 	// end, under the result arrays.
-	order := bigmem.MakeRandom[uint32](n)
+	order := bigmem.Make[uint32](n)
 	parent := bigmem.Make[uint32](n + 1)[:1]
 	o.phase("depth-first search")
 	g.rootRefs = g.gcRoots()

@@ -164,7 +164,7 @@ func Make[T Number](n int) []T {
 }
 
 // MakeRandom is Make for a table that will be written at random all over
-// (the numbers a depth-first search gives, a forest that path compression
+// after it was first filled in runs (a forest that path compression
 // rewrites). Where it is mapped, the system is told so (madvise
 // MADV_RANDOM) before the table is touched, and the pages a spare scratch
 // file held are dropped rather than cleared: the page cache then holds
