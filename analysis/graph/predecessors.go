@@ -34,9 +34,10 @@ import (
 // objects on every processor, and gathers the edges that lower a
 // vertex's least predecessor or join its list, by the window of their
 // target (gatherEdges); then each window's edges are counted, placed
-// and listed by one goroutine, windows side by side (listWindow). Which
-// worker gathered an edge first decides the order of its list: see
-// semidominators for why that order does not matter.
+// and listed by one goroutine, windows side by side (windowedEdges'
+// count and list). Which worker gathered an edge first decides the
+// order of its list: see semidominators for why that order does not
+// matter.
 func (g *retentionGraph) predecessors(order, parent []uint32) (lowest, starts, preds []uint32, err error) {
 	numbered := len(parent)
 	lowest = bigmem.Make[uint32](numbered)
