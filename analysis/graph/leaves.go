@@ -28,11 +28,12 @@ import (
 const leafMark = math.MaxUint32
 
 // markRootChildren sets the bit of every object of rootRefs in rootChild,
-// and makes the bitset of the leaves, empty.
+// and makes the bitsets of the leaves and of the objects seen, empty.
 func (g *retentionGraph) markRootChildren() {
 	words := (g.h.NumObjects() + 63) / 64
 	g.rootChild = bigmem.Make[uint64](words)
 	g.leaf = bigmem.Make[uint64](words)
+	g.seen = bigmem.Make[uint64](words)
 	for _, s := range g.rootRefs {
 		g.rootChild[s/64] |= 1 << (s % 64)
 	}
@@ -58,13 +59,13 @@ func (g *retentionGraph) classObjectOrRoot(i model.ObjectIndex) model.ObjectInde
 	return g.rootRefs[0]
 }
 
-// markLeaf marks object s, which has no order yet, as a reached leaf when
-// it is one, and reports whether it was.
-func (g *retentionGraph) markLeaf(order []uint32, s model.ObjectIndex) bool {
+// markLeaf marks object s, not seen yet, as a reached leaf (and seen)
+// when it is one, and reports whether it was.
+func (g *retentionGraph) markLeaf(s model.ObjectIndex) bool {
 	if len(g.rootRefs) == 0 || !g.isLeaf(s) {
 		return false
 	}
-	order[s] = leafMark
+	g.markSeen(s)
 	g.leaf[s/64] |= 1 << (s % 64)
 	g.leaves++
 	return true

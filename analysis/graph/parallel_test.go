@@ -64,7 +64,8 @@ func compareRetention(t *testing.T, what string, h *model.Heap, r *Retention, wa
 // TestRetentionMatchesSerial compares the dominator tree and retained
 // sizes with those of the serial implementation they replaced, object by
 // object, on random heaps and the JVM's fixtures, with one and four
-// goroutines.
+// goroutines, and with four scattering the depth-first numbering in
+// windows of 8 words (see inWindows).
 func TestRetentionMatchesSerial(t *testing.T) {
 	heaps := map[string]*model.Heap{}
 	for seed := range uint64(40) {
@@ -78,13 +79,14 @@ func TestRetentionMatchesSerial(t *testing.T) {
 	for name, h := range heaps {
 		for _, o := range []RetentionOptions{{Size: model.SizeJVM}, {Size: model.SizeFields, KeepUnreachable: true}} {
 			want := serialComputeRetention(h, o)
-			for _, procs := range []int{1, 4} {
-				withParallelism(procs, func() {
+			for _, run := range []struct{ procs, window int }{{1, scatterWindow}, {4, scatterWindow}, {4, 8}} {
+				withParallelism(run.procs, func() {
+					defer withScatterWindow(run.window)()
 					r, err := ComputeRetention(h, o)
 					if err != nil {
 						t.Fatal(err)
 					}
-					compareRetention(t, fmt.Sprintf("%s, %+v, %d procs", name, o, procs), h, r, want)
+					compareRetention(t, fmt.Sprintf("%s, %+v, %d procs, windows of %d", name, o, run.procs, run.window), h, r, want)
 				})
 			}
 		}

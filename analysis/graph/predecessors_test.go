@@ -62,7 +62,9 @@ func checkPredecessors(t *testing.T, name string, h *model.Heap) (listed, leaves
 	parent := make([]uint32, n+1)[:1]
 	g.rootRefs = g.gcRoots()
 	g.markRootChildren()
-	g.depthFirst(order, &parent, g.rootRefs)
+	vertices := []model.ObjectIndex{VirtualRoot}
+	g.depthFirst(&vertices, &parent, g.rootRefs)
+	numberObjects(order, vertices, g.leaf)
 	lowest, starts, preds, err := g.predecessors(order, parent)
 	if err != nil {
 		t.Fatal(err)

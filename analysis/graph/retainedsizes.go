@@ -21,14 +21,7 @@ func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 	n := r.heap.NumObjects()
 	vertex := bigmem.Make[model.ObjectIndex](len(idom))
 	defer bigmem.Free(vertex)
-	vertex[0] = VirtualRoot
-	parallel.ForChunks(n, parallel.ObjectChunk, func(_, lo, hi int) {
-		for i, p := range order[lo:hi] {
-			if p != 0 && !isLeafObject(leaf, lo+i) {
-				vertex[p] = model.ObjectIndex(lo + i)
-			}
-		}
-	})
+	numberedVertices(vertex, order, leaf)
 	// Each object's immediate dominator depends on its own order only, so
 	// it replaces that in place.
 	parallel.ForChunks(n, parallel.ObjectChunk, func(_, lo, hi int) {

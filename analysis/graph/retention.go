@@ -123,31 +123,37 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 		return nil, fmt.Errorf("retention: %d objects: at most %d are supported (32-bit object numbers, two kept as marks)", n, math.MaxUint32-2)
 	}
 	r := &Retention{heap: h, size: o.Size}
-	// order and parent are freed by hand, not deferred, as soon as the
-	// tree no longer needs them: a deferred call would hold them to the
-	// end, under the result arrays.
-	order := bigmem.Make[uint32](n)
+	// vertices and parent are freed by hand, not deferred, as soon as
+	// the tree no longer needs them: a deferred call would hold them to
+	// the end, under the result arrays.
+	vertices := objectIndexes(bigmem.Make[uint32](n + 1))[:1]
+	vertices[0] = VirtualRoot
 	parent := bigmem.Make[uint32](n + 1)[:1]
 	o.phase("depth-first search")
 	g.rootRefs = g.gcRoots()
 	g.markRootChildren()
 	defer bigmem.Free(g.leaf)
-	g.depthFirst(order, &parent, g.rootRefs)
+	g.depthFirst(&vertices, &parent, g.rootRefs)
 	reached := len(parent) - 1 + g.leaves
 	r.Unreachable = int64(n - reached)
-	r.UnreachableBytes = unreachableBytes(h, order, 0, o.Size)
+	r.UnreachableBytes = g.unseenBytes(o.Size)
 	if o.KeepUnreachable && r.Unreachable > 0 {
 		r.KeptUnreachable = true
-		extra := g.unreachableTops(order)
-		g.depthFirst(order, &parent, extra)
+		extra := g.unreachableTops()
+		g.depthFirst(&vertices, &parent, extra)
 		g.rootRefs = append(g.rootRefs, extra...)
 		for i := range n {
-			if order[i] == 0 {
+			if !g.isSeen(model.ObjectIndex(i)) {
 				g.rootRefs = append(g.rootRefs, model.ObjectIndex(i))
-				g.depthFirst(order, &parent, []model.ObjectIndex{model.ObjectIndex(i)})
+				g.depthFirst(&vertices, &parent, []model.ObjectIndex{model.ObjectIndex(i)})
 			}
 		}
 	}
+	bigmem.Free(g.seen)
+	g.seen = nil
+	order := bigmem.Make[uint32](n)
+	numberObjects(order, vertices, g.leaf)
+	bigmem.Free(vertices)
 	bigmem.Free(g.rootChild)
 	g.rootChild = nil
 	o.phase("predecessors")
@@ -236,9 +242,11 @@ type retentionGraph struct {
 	// objects the depth-first walks marked as leaves (markLeaf).
 	rootChild []uint64
 	leaves    int
-	// leaf has the bit of every object marked a leaf, leafReferrers
-	// that of every numbered object that references one (predecessors
-	// marks them).
+	// seen has the bit of every object the depth-first walks numbered
+	// or marked a leaf, while they run (see numbering.go); leaf that of
+	// every object marked a leaf, leafReferrers that of every numbered
+	// object that references one (predecessors marks them).
+	seen          []uint64
 	leaf          []uint64
 	leafReferrers []uint64
 }
@@ -288,33 +296,35 @@ func (g *retentionGraph) forEachSucc(i model.ObjectIndex, fn func(model.ObjectIn
 }
 
 // depthFirst numbers the objects reachable from starts (as children of the
-// virtual root) that have no number yet, in depth-first preorder after the
-// numbers already given, recording each one's tree parent. The leaves it
-// meets (see markLeaf) are marked reached instead of numbered.
-func (g *retentionGraph) depthFirst(order []uint32, parent *[]uint32, starts []model.ObjectIndex) {
+// virtual root) that are not seen yet, in depth-first preorder after the
+// numbers already given: it marks each one seen and appends it to
+// vertices and its tree parent's number to parent. The leaves it meets
+// (see markLeaf) are marked seen and reached instead of numbered.
+func (g *retentionGraph) depthFirst(vertices *[]model.ObjectIndex, parent *[]uint32, starts []model.ObjectIndex) {
 	var stack frameStack
 	defer stack.free()
 	var pacer bigmem.Pacer
 	visit := func(obj model.ObjectIndex, from uint32) {
 		pacer.Step()
 		num := uint32(len(*parent))
-		order[obj] = num
+		g.markSeen(obj)
+		*vertices = append(*vertices, obj)
 		*parent = append(*parent, from)
 		stack.push(dfsFrame{obj: obj, num: num})
 	}
 	for _, s := range starts {
-		if order[s] != 0 {
+		if g.isSeen(s) {
 			continue
 		}
 		visit(s, 0)
 		for stack.depth > 0 {
-			// Descend to the top frame's next unnumbered successor, or
-			// leave the frame when it has none left. The cursor counts
-			// the references looked at, and one more for the class object.
+			// Descend to the top frame's next unseen successor, or leave
+			// the frame when it has none left. The cursor counts the
+			// references looked at, and one more for the class object.
 			f := stack.top()
 			refs := g.h.Refs(f.obj)
 			k := int(f.cursor)
-			for k < len(refs) && (order[refs[k]] != 0 || g.markLeaf(order, refs[k])) {
+			for k < len(refs) && (g.isSeen(refs[k]) || g.markLeaf(refs[k])) {
 				k++
 			}
 			if k < len(refs) {
@@ -324,7 +334,7 @@ func (g *retentionGraph) depthFirst(order []uint32, parent *[]uint32, starts []m
 			}
 			if k == len(refs) {
 				f.cursor = uint32(k + 1)
-				if c := g.classObject(f.obj); c != model.NoObject && order[c] == 0 && !g.markLeaf(order, c) {
+				if c := g.classObject(f.obj); c != model.NoObject && !g.isSeen(c) && !g.markLeaf(c) {
 					visit(c, f.num)
 					continue
 				}
@@ -400,22 +410,23 @@ func (s *frameStack) free() {
 
 func (s *frameStack) pop() { s.depth-- }
 
-// unreachableTops lists the unnumbered objects that no other unnumbered
-// object references.
-func (g *retentionGraph) unreachableTops(order []uint32) []model.ObjectIndex {
-	referenced := make([]uint64, (len(order)+63)/64)
-	for i, p := range order {
-		if p == 0 {
-			g.forEachSucc(model.ObjectIndex(i), func(s model.ObjectIndex) {
-				if model.ObjectIndex(i) != s {
+// unreachableTops lists the objects not seen that no other object not
+// seen references.
+func (g *retentionGraph) unreachableTops() []model.ObjectIndex {
+	n := g.h.NumObjects()
+	referenced := make([]uint64, (n+63)/64)
+	for i := range n {
+		if u := model.ObjectIndex(i); !g.isSeen(u) {
+			g.forEachSucc(u, func(s model.ObjectIndex) {
+				if u != s {
 					referenced[s/64] |= 1 << (s % 64)
 				}
 			})
 		}
 	}
 	var tops []model.ObjectIndex
-	for i, p := range order {
-		if p == 0 && referenced[i/64]&(1<<(i%64)) == 0 {
+	for i := range n {
+		if !g.isSeen(model.ObjectIndex(i)) && referenced[i/64]&(1<<(i%64)) == 0 {
 			tops = append(tops, model.ObjectIndex(i))
 		}
 	}

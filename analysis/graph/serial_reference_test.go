@@ -42,7 +42,7 @@ func serialComputeRetention(h *model.Heap, o RetentionOptions) serialRetention {
 	rootRefs := g.gcRoots()
 	serialDepthFirst(h, order, &parent, rootRefs)
 	if o.KeepUnreachable && len(parent)-1 < n {
-		extra := g.unreachableTops(order)
+		extra := serialUnreachableTops(h, order)
 		serialDepthFirst(h, order, &parent, extra)
 		rootRefs = append(rootRefs, extra...)
 		for i := range n {
@@ -153,6 +153,28 @@ func serialComputeRetention(h *model.Heap, o RetentionOptions) serialRetention {
 		}
 	}
 	return out
+}
+
+// serialUnreachableTops lists the objects order has no number for that
+// no other such object references.
+func serialUnreachableTops(h *model.Heap, order []uint32) []model.ObjectIndex {
+	referenced := make([]bool, len(order))
+	for i, p := range order {
+		if p == 0 {
+			for _, s := range serialSuccessors(h, model.ObjectIndex(i)) {
+				if s != model.ObjectIndex(i) {
+					referenced[s] = true
+				}
+			}
+		}
+	}
+	var tops []model.ObjectIndex
+	for i, p := range order {
+		if p == 0 && !referenced[i] {
+			tops = append(tops, model.ObjectIndex(i))
+		}
+	}
+	return tops
 }
 
 // serialDepthFirst numbers the objects reachable from starts that have no
