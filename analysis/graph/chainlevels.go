@@ -29,9 +29,15 @@ import (
 // Each step runs in parallel ranges: the keys of the objects, their
 // sort (parallel.SortBits), and the runs.
 type chainLevels struct {
-	h       *model.Heap
-	parent  []uint32
-	classes *classObjects
+	h *model.Heap
+	// parent is each object's parent in the tree: an object, or with
+	// positions, while the breadth-first search runs, the parent's
+	// position in the search's queue, prevAt that of the level before
+	// the one added.
+	parent    []uint32
+	positions bool
+	prevAt    uint32
+	classes   *classObjects
 	// others is the link of the objects without a class; 2c is class
 	// c's, 2c+1 that of the class object of class c. linkBits holds
 	// any link.
@@ -118,8 +124,10 @@ func levelRanges(n int) (ranges int, at func(k int) int) {
 // add keys the objects of level, the level after prev (nil for the
 // roots) in a breadth-first search: each object's parent is in prev, and
 // the objects with the same parent follow each other in the order of
-// their parents in prev.
-func (c *chainLevels) add(prev, level []model.ObjectIndex) {
+// their parents in prev. The parents are positions in the search's
+// queue, prev[i] at prevAt+i.
+func (c *chainLevels) add(prevAt uint32, prev, level []model.ObjectIndex) {
+	c.prevAt = prevAt
 	m := len(level)
 	if m == 0 {
 		return
@@ -211,15 +219,20 @@ func (c *chainLevels) addSmall(prev, level []model.ObjectIndex) {
 }
 
 // parentChain is the chain number of object x's parent, found in prev,
-// the level before x's, from position *p on, where it leaves *p: the
-// objects of a level come in the order of their parents. It is 0 for an
-// object of the first level (prev nil).
+// the level before x's, at its position there, or from position *p on,
+// where it leaves *p: the objects of a level come in the order of their
+// parents. It is 0 for an object of the first level (prev nil).
 func (c *chainLevels) parentChain(prev []model.ObjectIndex, p *int, x model.ObjectIndex) uint32 {
 	if prev == nil {
 		return 0
 	}
-	for uint32(prev[*p]) != c.parent[x] {
-		*p++
+	want := c.parent[x]
+	if c.positions {
+		*p = int(want - c.prevAt)
+	} else {
+		for uint32(prev[*p]) != want {
+			*p++
+		}
 	}
 	return c.chainOf[*p]
 }

@@ -56,7 +56,7 @@ func SummarizeClassChains(h *model.Heap, t *PathTree) *ClassChains {
 		}
 	}
 	c := newChainLevels(h, parent)
-	treeLevels(parent, c.add)
+	treeLevels(parent, func(prev, level []model.ObjectIndex) { c.add(0, prev, level) })
 	return c.summary(t)
 }
 

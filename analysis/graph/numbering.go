@@ -29,13 +29,14 @@ var scatterWindow = 1 << 27
 
 // inWindows calls fill for every window [lo, hi) of targets words of a
 // table written at random, and within it for every chunk [from, to) of
-// the items of the source, on every processor: fill writes the targets
-// of the chunk's items that fall in the window. One window takes one pass
-// over the source; a table of at most scatterWindow words, one window.
-func inWindows(items, targets int, fill func(lo, hi uint32, from, to int)) {
+// the items of the source, chunk items long, on every processor: fill
+// writes the targets of the chunk's items that fall in the window. One
+// window takes one pass over the source; a table of at most scatterWindow
+// words, one window.
+func inWindows(items, chunk, targets int, fill func(lo, hi uint32, from, to int)) {
 	for lo := 0; lo < targets; lo += scatterWindow {
 		hi := min(targets, lo+scatterWindow)
-		parallel.ForChunks(items, parallel.ObjectChunk, func(_, from, to int) {
+		parallel.ForChunks(items, chunk, func(_, from, to int) {
 			fill(uint32(lo), uint32(hi), from, to)
 		})
 	}
@@ -46,7 +47,7 @@ func inWindows(items, targets int, fill func(lo, hi uint32, from, to int)) {
 // virtual root) and the leaves they marked: each numbered object gets its
 // number, each leaf leafMark, the others stay 0.
 func numberObjects(order []uint32, vertices []model.ObjectIndex, leaf []uint64) {
-	inWindows(len(vertices), len(order), func(lo, hi uint32, from, to int) {
+	inWindows(len(vertices), parallel.ObjectChunk, len(order), func(lo, hi uint32, from, to int) {
 		for k, obj := range vertices[from:to] {
 			// The virtual root, VirtualRoot, is in no window.
 			if uint32(obj)-lo < hi-lo {
@@ -69,7 +70,7 @@ func numberObjects(order []uint32, vertices []model.ObjectIndex, leaf []uint64) 
 // by then (leafDominators), are left out by their bit in leaf.
 func numberedVertices(vertices []model.ObjectIndex, order []uint32, leaf []uint64) {
 	vertices[0] = VirtualRoot
-	inWindows(len(order), len(vertices), func(lo, hi uint32, from, to int) {
+	inWindows(len(order), parallel.ObjectChunk, len(vertices), func(lo, hi uint32, from, to int) {
 		for k, p := range order[from:to] {
 			if p-lo < hi-lo && p != 0 && !isLeafObject(leaf, from+k) {
 				vertices[p] = model.ObjectIndex(from + k)

@@ -95,7 +95,8 @@ func TestRetentionMatchesSerial(t *testing.T) {
 
 // TestShortestPathTreeMatchesSerial compares the breadth-first tree with
 // the one of the serial first-in first-out search it replaced, with and
-// without referents, with one and four goroutines.
+// without referents, with one and four goroutines, and with four giving
+// each level's parents in windows of 8 words (see inWindows).
 func TestShortestPathTreeMatchesSerial(t *testing.T) {
 	heaps := map[string]*model.Heap{}
 	for seed := range uint64(40) {
@@ -109,15 +110,16 @@ func TestShortestPathTreeMatchesSerial(t *testing.T) {
 	for name, h := range heaps {
 		for _, weak := range []bool{false, true} {
 			want := serialShortestPathTree(h, weak)
-			for _, procs := range []int{1, 4} {
-				withParallelism(procs, func() {
+			for _, run := range []struct{ procs, window int }{{1, scatterWindow}, {4, scatterWindow}, {4, 8}} {
+				withParallelism(run.procs, func() {
+					defer withScatterWindow(run.window)()
 					got := shortestPathTree(h, weak)
 					if !slices.Equal(got, want) {
 						k := 0
 						for got[k] == want[k] {
 							k++
 						}
-						t.Errorf("%s, weak %v, %d procs: object %d has parent %d, want %d", name, weak, procs, k, got[k], want[k])
+						t.Errorf("%s, weak %v, %d procs, windows of %d: object %d has parent %d, want %d", name, weak, run.procs, run.window, k, got[k], want[k])
 					}
 				})
 			}

@@ -5,11 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"sync/atomic"
 
-	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
-	"github.com/hprofctl/hprofctl/model/bigmem"
 	"github.com/hprofctl/hprofctl/model/store"
 )
 
@@ -53,11 +50,12 @@ func StrongPaths(h *model.Heap) *PathTree {
 // worked out level by level as the search finds them (chainLevels).
 func StrongPathsWithChains(h *model.Heap) (*PathTree, *ClassChains) {
 	var c *chainLevels
-	parent := searchPaths(h, false, func(parent []uint32, prev, level []model.ObjectIndex) {
+	parent := searchPaths(h, false, func(parent []uint32, prevAt uint32, prev, level []model.ObjectIndex) {
 		if c == nil {
 			c = newChainLevels(h, parent)
+			c.positions = true
 		}
-		c.add(prev, level)
+		c.add(prevAt, prev, level)
 	})
 	t := &PathTree{parent: plainParents(parent)}
 	if c == nil {
@@ -481,211 +479,6 @@ func RootOf(h *model.Heap, i model.ObjectIndex) (model.Root, bool) {
 		}
 	}
 	return model.Root{}, false
-}
-
-// shortestPathTree is the breadth-first tree of the retention graph from
-// the GC roots and system classes (with includeWeak, referents count as
-// edges too): the parent of an object is the one before it on a shortest
-// path, rootParent for the roots, noParent for the objects no root
-// reaches.
-//
-// The tree is the one a first-in first-out queue gives, taking the roots
-// in gcRoots order and each object's successors in forEachSucc order, then
-// its referents: the parent of an object is the first object in queue
-// order that references it. The search goes one level (one distance from
-// the roots) at a time, which is that queue cut where its distance grows,
-// so only two levels are held at once, not the queue; the big levels are
-// searched in parallel (see searchLevel).
-func shortestPathTree(h *model.Heap, includeWeak bool) []uint32 {
-	return searchPaths(h, includeWeak, nil)
-}
-
-// searchPaths is shortestPathTree, calling onLevel, when set, with each
-// level of the search once its objects have their parents (in parent),
-// and the level before it (nil for the roots).
-func searchPaths(h *model.Heap, includeWeak bool, onLevel func(parent []uint32, prev, level []model.ObjectIndex)) []uint32 {
-	p := pathSearch{g: retentionGraph{h: h}, parent: bigmem.Make[uint32](h.NumObjects())}
-	if includeWeak {
-		p.weak = h.Referents()
-	}
-	for i := range p.parent {
-		p.parent[i] = noParent
-	}
-	if parallel.Workers() > 1 {
-		p.reached = bigmem.Make[uint64]((len(p.parent) + 63) / 64)
-		defer bigmem.Free(p.reached)
-	}
-	// The levels, which on a big heap hold millions of objects, are
-	// tables within the memory budget (bigmem.Append).
-	var level, next []model.ObjectIndex
-	for _, s := range p.g.gcRoots() {
-		p.parent[s] = rootParent
-		p.markReached(s)
-		level = bigmem.Append(level, s)
-	}
-	if onLevel != nil {
-		onLevel(p.parent, nil, level)
-	}
-	for len(level) > 0 {
-		next = p.searchLevel(level, next[:0])
-		if onLevel != nil && len(next) > 0 {
-			onLevel(p.parent, level, next)
-		}
-		level, next = next, level
-	}
-	bigmem.Free(level)
-	bigmem.Free(next)
-	for _, found := range p.found {
-		bigmem.Free(found)
-	}
-	return p.parent
-}
-
-// pathSearch is the state of shortestPathTree's search.
-type pathSearch struct {
-	g retentionGraph
-	// weak are the referent edges the search follows, nil for none.
-	weak   []model.WeakRef
-	parent []uint32
-	// reached has a bit per object, set once the object has its parent;
-	// nil when every level is searched serially. It tells the parents
-	// that earlier levels set from the claims that a parallel level makes
-	// meanwhile in parent.
-	reached []uint64
-	// found are the objects each part of a parallel level found, kept
-	// from level to level for their memory (tables of bigmem.Append).
-	found [][]model.ObjectIndex
-}
-
-// parallelLevel is the least level size searched in parallel: on smaller
-// ones handing out the work costs more than it saves.
-var parallelLevel = 1 << 13
-
-// levelParts is how many parts per goroutine a level searched in
-// parallel is cut into, so that parts with objects of many references do
-// not hold the others up.
-const levelParts = 8
-
-// successors returns u's successors in the order the search takes them:
-// its references, its class object (model.NoObject when it has none),
-// then, when the search follows them, its referents. The search's loops
-// run over them directly, without a call per successor.
-func (p *pathSearch) successors(u model.ObjectIndex) (refs []model.ObjectIndex, class model.ObjectIndex, weak []model.WeakRef) {
-	refs, class = p.g.h.Refs(u), p.g.classObject(u)
-	if p.weak != nil {
-		from := sort.Search(len(p.weak), func(w int) bool { return p.weak[w].From >= u })
-		to := from
-		for to < len(p.weak) && p.weak[to].From == u {
-			to++
-		}
-		weak = p.weak[from:to]
-	}
-	return refs, class, weak
-}
-
-func (p *pathSearch) markReached(s model.ObjectIndex) {
-	if p.reached != nil {
-		p.reached[s/64] |= 1 << (s % 64)
-	}
-}
-
-// searchLevel gives a parent to every object that the objects of level
-// reference and that has none, and appends those objects to next in the
-// order a first-in first-out queue would have taken them.
-//
-// A big level is searched in parallel, in parts of consecutive objects,
-// in two passes. First each part claims the objects its objects reference
-// that have no parent yet: parent[s] becomes the least position in level
-// of an object referencing s, lowered atomically, and each part notes in
-// order the objects for which it lowered the claim. Then each part keeps,
-// of what it noted, the objects whose final claim lies in the part, each
-// once: the first time noted, which is the first reference of the
-// claiming object to it. The claiming object is the first one of level
-// that references s, which is the queue's parent, and the kept objects in
-// part order are in the order the queue took them.
-func (p *pathSearch) searchLevel(level, next []model.ObjectIndex) []model.ObjectIndex {
-	if len(level) < parallelLevel || parallel.Workers() == 1 {
-		var pacer bigmem.Pacer
-		for _, u := range level {
-			pacer.Step()
-			refs, class, weak := p.successors(u)
-			for _, s := range refs {
-				next = p.adopt(s, u, next)
-			}
-			if class != model.NoObject {
-				next = p.adopt(class, u, next)
-			}
-			for _, w := range weak {
-				next = p.adopt(w.To, u, next)
-			}
-		}
-		return next
-	}
-	parts := min(parallel.Workers()*levelParts, len(level))
-	for len(p.found) < parts {
-		p.found = append(p.found, nil)
-	}
-	partStart := func(k int) int { return k * len(level) / parts }
-	parallel.ForChunks(parts, 1, func(_, k, _ int) {
-		found := p.found[k][:0]
-		var pacer bigmem.Pacer
-		for pos := partStart(k); pos < partStart(k+1); pos++ {
-			pacer.Step()
-			refs, class, weak := p.successors(level[pos])
-			for _, s := range refs {
-				if p.claims(s, uint32(pos)) {
-					found = bigmem.Append(found, s)
-				}
-			}
-			if class != model.NoObject && p.claims(class, uint32(pos)) {
-				found = bigmem.Append(found, class)
-			}
-			for _, w := range weak {
-				if p.claims(w.To, uint32(pos)) {
-					found = bigmem.Append(found, w.To)
-				}
-			}
-		}
-		p.found[k] = found
-	})
-	parallel.ForChunks(parts, 1, func(_, k, _ int) {
-		lo, hi := uint32(partStart(k)), uint32(partStart(k+1))
-		kept := p.found[k][:0]
-		for _, s := range p.found[k] {
-			// Once the claim's owner has set s's bit it turns the claim
-			// into s's parent, which may look like a position of this
-			// part: the bit, set first, tells.
-			claim := atomic.LoadUint32(&p.parent[s])
-			bit := uint64(1) << (s % 64)
-			if claim >= lo && claim < hi && atomic.OrUint64(&p.reached[s/64], bit)&bit == 0 {
-				atomic.StoreUint32(&p.parent[s], uint32(level[claim]))
-				kept = append(kept, s)
-			}
-		}
-		p.found[k] = kept
-	})
-	for _, found := range p.found[:parts] {
-		next = bigmem.Append(next, found...)
-	}
-	return next
-}
-
-// adopt makes u the parent of s, and appends s to next, when s has no
-// parent yet: a step of the serial search.
-func (p *pathSearch) adopt(s, u model.ObjectIndex, next []model.ObjectIndex) []model.ObjectIndex {
-	if p.parent[s] != noParent {
-		return next
-	}
-	p.parent[s] = uint32(u)
-	p.markReached(s)
-	return bigmem.Append(next, s)
-}
-
-// claims lowers s's claim to pos, the position in its level of an object
-// referencing s, unless an earlier level reached s, and reports whether
-// it did: a step of the first pass of a parallel level.
-func (p *pathSearch) claims(s model.ObjectIndex, pos uint32) bool {
-	return p.reached[s/64]&(1<<(s%64)) == 0 && parallel.LowerTo(&p.parent[s], pos)
 }
 
 // chainTo is the path of the shortest path tree from a root to obj, nil
