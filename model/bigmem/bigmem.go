@@ -213,7 +213,7 @@ func mapTable(dir string, size int64, random bool) ([]byte, bool) {
 	switch {
 	case s != nil && random:
 		s.adviseRandom()
-		s.drop(int(size))
+		s.drop(0, int(size))
 	case s != nil:
 		s.zero(int(size))
 	default:

@@ -22,7 +22,7 @@ func (s *scratch) rest() {}
 
 func (s *scratch) adviseRandom() {}
 
-func (s *scratch) drop(n int) { clear(s.data[:n]) }
+func (s *scratch) drop(from, n int) { clear(s.data[from:n]) }
 
 func (s *scratch) zero(n int) { clear(s.data[:n]) }
 

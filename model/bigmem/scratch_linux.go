@@ -10,55 +10,71 @@ import (
 // zeroChunk is how many pages zero asks the page cache about at a time.
 const zeroChunk = 1 << 14
 
-// zero makes the first n bytes of s zero for its next table. The pages
-// the page cache still holds are cleared in place, at a minor fault and a
-// clear each, a twentieth of what the first write to a page of a new
-// scratch file costs; runs of pages it no longer holds (written back and
-// reclaimed) are zeroed in the file instead (FALLOC_FL_ZERO_RANGE), so
-// that nothing is read back from the disk only to be overwritten. Where
-// the file system cannot zero a range, or the system does not say which
-// pages it holds, the pages are cleared.
+// clearHeld is how many bytes at the start of a spare scratch file zero
+// may clear in place. Past it the file is zeroed with its pages dropped
+// (drop): the pages of a table far larger than the dirty pages the
+// kernel lets the page cache hold (a tenth of memory by default) would
+// be written back, zeros, before the table's own writes reach them and
+// dirty them again (at 32 GiB, half the pages the predecessor lists
+// dirtied, and a third of those of the depth-first search's tables).
+// Tests lower it.
+var clearHeld = 256 << 20
+
+// zero makes the first n bytes of s zero for its next table. In the
+// first clearHeld bytes, the pages the page cache still holds are
+// cleared in place, at a minor fault and a clear each, a twentieth of
+// what the first write to a page of a new scratch file costs; runs of
+// pages it no longer holds (written back and reclaimed) are zeroed in the
+// file instead (FALLOC_FL_ZERO_RANGE), so that nothing is read back from
+// the disk only to be overwritten. The rest is dropped. Where the file
+// system cannot zero a range, or the system does not say which pages it
+// holds, the pages are cleared.
 func (s *scratch) zero(n int) {
 	page := os.Getpagesize()
+	held := min(n, clearHeld/page*page)
 	vec := make([]byte, zeroChunk)
-	for from := 0; from < n; from += zeroChunk * page {
-		to := min(n, from+zeroChunk*page)
+	for from := 0; from < held; from += zeroChunk * page {
+		to := min(held, from+zeroChunk*page)
 		pages := (to - from + page - 1) / page
 		if mincore(s.data[from:from+pages*page], vec[:pages]) != nil {
 			clear(s.data[from:to])
 			continue
 		}
 		for lo := 0; lo < pages; {
-			held := vec[lo]&1 != 0
+			cached := vec[lo]&1 != 0
 			hi := lo + 1
-			for hi < pages && (vec[hi]&1 != 0) == held {
+			for hi < pages && (vec[hi]&1 != 0) == cached {
 				hi++
 			}
 			a, b := from+lo*page, min(to, from+hi*page)
-			if held || unix.Fallocate(int(s.file.Fd()), unix.FALLOC_FL_ZERO_RANGE|unix.FALLOC_FL_KEEP_SIZE, int64(a), int64((hi-lo)*page)) != nil {
+			if cached || unix.Fallocate(int(s.file.Fd()), unix.FALLOC_FL_ZERO_RANGE|unix.FALLOC_FL_KEEP_SIZE, int64(a), int64((hi-lo)*page)) != nil {
 				clear(s.data[a:b])
 			}
 			lo = hi
 		}
 	}
+	s.drop(held, n)
+}
+
+// drop makes bytes [from, n) of s zero, from a multiple of the page
+// size, for a table written at random (MakeRandom) or past clearHeld: the
+// range is zeroed in the file (FALLOC_FL_ZERO_RANGE), which drops the
+// pages the page cache holds, in whatever folios it holds them, instead
+// of clearing them in place; the faults that follow make new pages. Where
+// the file system cannot zero a range, the pages are cleared.
+func (s *scratch) drop(from, n int) {
+	if n <= from {
+		return
+	}
+	page := os.Getpagesize()
+	length := (n+page-1)/page*page - from
+	if unix.Fallocate(int(s.file.Fd()), unix.FALLOC_FL_ZERO_RANGE|unix.FALLOC_FL_KEEP_SIZE, int64(from), int64(length)) != nil {
+		clear(s.data[from:n])
+	}
 }
 
 // mincore sets vec[i]'s lowest bit when the page cache holds page i of
 // data, which is page-aligned (mincore(2)).
-// drop makes the first n bytes of s zero for a table written at random
-// (MakeRandom): the whole range is zeroed in the file
-// (FALLOC_FL_ZERO_RANGE), which drops the pages the page cache holds, in
-// whatever folios it holds them, instead of clearing them in place; the
-// random faults that follow make single pages. Where the file system
-// cannot zero a range, the pages are cleared.
-func (s *scratch) drop(n int) {
-	page := os.Getpagesize()
-	length := (n + page - 1) / page * page
-	if unix.Fallocate(int(s.file.Fd()), unix.FALLOC_FL_ZERO_RANGE|unix.FALLOC_FL_KEEP_SIZE, 0, int64(length)) != nil {
-		clear(s.data[:n])
-	}
-}
-
 func mincore(data, vec []byte) error {
 	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(unsafe.SliceData(data))), uintptr(len(data)), uintptr(unsafe.Pointer(unsafe.SliceData(vec))))
 	if errno != 0 {

@@ -88,3 +88,44 @@ func TestSpilledWhenNoScratchFile(t *testing.T) {
 		t.Errorf("after SetBudget, Spilled() = %d, %v; want 0, nil", bytes, why)
 	}
 }
+
+// TestZeroDropsPastClearHeld: zero clears in place only the first
+// clearHeld bytes of a scratch file whose pages the page cache holds; it
+// drops the pages past them, which read as zeros and are no longer held.
+func TestZeroDropsPastClearHeld(t *testing.T) {
+	const size = 4 << 20
+	defer func(held int) { clearHeld = held }(clearHeld)
+	clearHeld = size / 4
+	s, err := mapScratch(t.TempDir(), size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.release()
+	if unix.Fallocate(int(s.file.Fd()), unix.FALLOC_FL_ZERO_RANGE|unix.FALLOC_FL_KEEP_SIZE, 0, 4096) != nil {
+		t.Skip("the file system zeroes no range: zero clears every page")
+	}
+	for i := range s.data {
+		s.data[i] = byte(i | 1)
+	}
+	s.zero(size)
+	for i, b := range s.data {
+		if b != 0 {
+			t.Fatalf("byte %d is %#x after zero, want 0", i, b)
+		}
+	}
+	// Reading the pages above faulted the dropped ones in again, as
+	// zeros: drop them from the process and look before touching them.
+	for i := range s.data {
+		s.data[i] = byte(i | 1)
+	}
+	s.zero(size)
+	vec := make([]byte, size/4096)
+	if err := mincore(s.data, vec); err != nil {
+		t.Fatal(err)
+	}
+	for p, v := range vec {
+		if held := v&1 != 0; held != (p < len(vec)/4) {
+			t.Fatalf("page %d held: %v after zero, want %v (cleared in place below clearHeld, dropped past it)", p, held, p < len(vec)/4)
+		}
+	}
+}
