@@ -73,9 +73,6 @@ func searchPaths(h *model.Heap, includeWeak bool, onLevel func(parent []uint32, 
 	for _, found := range p.found {
 		bigmem.Free(found)
 	}
-	for _, kept := range p.kept {
-		bigmem.Free(kept)
-	}
 	parallel.ForChunks(n, parallel.ObjectChunk, func(_, lo, hi int) {
 		for i, at := range p.parent[lo:hi] {
 			if at < rootParent {
@@ -101,11 +98,10 @@ type pathSearch struct {
 	queue []model.ObjectIndex
 	// found are, per part of a parallel level, the references of its
 	// objects to objects not reached before the level, as s<<32|at (s
-	// referenced by the object at position at of the queue), and kept
-	// the objects each part reached; both tables of bigmem.Append, kept
-	// from level to level for their memory.
+	// referenced by the object at position at of the queue), then only
+	// those that reached s; tables of bigmem.Append, kept from level to
+	// level for their memory.
 	found [][]uint64
-	kept  [][]model.ObjectIndex
 }
 
 // parallelLevel is the least level size searched in parallel: on smaller
@@ -180,7 +176,6 @@ func (p *pathSearch) searchLevel(at, end int) {
 	parts := min(parallel.Workers()*levelParts, end-at)
 	for len(p.found) < parts {
 		p.found = append(p.found, nil)
-		p.kept = append(p.kept, nil)
 	}
 	partStart := func(k int) int { return at + k*(end-at)/parts }
 	parallel.ForChunks(parts, 1, func(_, k, _ int) {
@@ -216,18 +211,21 @@ func (p *pathSearch) searchLevel(at, end int) {
 		}
 	})
 	parallel.ForChunks(parts, 1, func(_, k, _ int) {
-		kept := p.kept[k][:0]
-		for _, note := range p.found[k] {
+		found, kept := p.found[k], 0
+		for _, note := range found {
 			s := model.ObjectIndex(note >> 32)
 			bit := uint64(1) << (s % 64)
 			if p.parent[s] == uint32(note) && atomic.OrUint64(&p.reached[s/64], bit)&bit == 0 {
-				kept = bigmem.Append(kept, s)
+				found[kept] = note
+				kept++
 			}
 		}
-		p.kept[k] = kept
+		p.found[k] = found[:kept]
 	})
-	for _, kept := range p.kept[:parts] {
-		p.queue = append(p.queue, kept...)
+	for _, kept := range p.found[:parts] {
+		for _, note := range kept {
+			p.queue = append(p.queue, model.ObjectIndex(note>>32))
+		}
 	}
 }
 
