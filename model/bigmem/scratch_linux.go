@@ -15,9 +15,10 @@ const zeroChunk = 1 << 14
 // (drop): the pages of a table far larger than the dirty pages the
 // kernel lets the page cache hold (a tenth of memory by default) would
 // be written back, zeros, before the table's own writes reach them and
-// dirty them again (at 32 GiB, half the pages the predecessor lists
-// dirtied, and a third of those of the depth-first search's tables).
-// Tests lower it.
+// dirty them again (at 32 GiB, perf's samples of the pages dirtied
+// while the predecessor lists were filled, and of those the depth-first
+// walk's tables dirtied, found about half of each dirtied again after
+// such a write-back). Tests lower it.
 var clearHeld = 256 << 20
 
 // zero makes the first n bytes of s zero for its next table. In the
