@@ -124,8 +124,8 @@ func levelRanges(n int) (ranges int, at func(k int) int) {
 // add keys the objects of level, the level after prev (nil for the
 // roots) in a breadth-first search: each object's parent is in prev, and
 // the objects with the same parent follow each other in the order of
-// their parents in prev. The parents are positions in the search's
-// queue, prev[i] at prevAt+i.
+// their parents in prev. With c.positions the parents are positions in
+// the search's queue, prev[i] at prevAt+i.
 func (c *chainLevels) add(prevAt uint32, prev, level []model.ObjectIndex) {
 	c.prevAt = prevAt
 	m := len(level)

@@ -65,7 +65,7 @@ func (g *retentionGraph) markLeaf(s model.ObjectIndex) bool {
 	if len(g.rootRefs) == 0 || !g.isLeaf(s) {
 		return false
 	}
-	g.markSeen(s)
+	g.seen.Add(s)
 	g.leaf[s/64] |= 1 << (s % 64)
 	g.leaves++
 	return true

@@ -55,13 +55,7 @@ func numberObjects(order []uint32, vertices []model.ObjectIndex, leaf []uint64) 
 			}
 		}
 	})
-	parallel.ForChunks(len(leaf), max(1, parallel.ObjectChunk/64), func(_, lo, hi int) {
-		for w := lo; w < hi; w++ {
-			for word := leaf[w]; word != 0; word &= word - 1 {
-				order[w*64+bits.TrailingZeros64(word)] = leafMark
-			}
-		}
-	})
+	forEachMarked(leaf, func(_, i int) { order[i] = leafMark })
 }
 
 // numberedVertices fills vertices, of the numbered objects and the
@@ -77,17 +71,6 @@ func numberedVertices(vertices []model.ObjectIndex, order []uint32, leaf []uint6
 			}
 		}
 	})
-}
-
-// isSeen reports whether the depth-first walks numbered object i or
-// marked it a leaf.
-func (g *retentionGraph) isSeen(i model.ObjectIndex) bool {
-	return g.seen[i/64]&(1<<(i%64)) != 0
-}
-
-// markSeen marks object i numbered or a leaf.
-func (g *retentionGraph) markSeen(i model.ObjectIndex) {
-	g.seen[i/64] |= 1 << (i % 64)
 }
 
 // unseenBytes sums the shallow sizes of the objects the walks neither

@@ -56,7 +56,7 @@ func searchPaths(h *model.Heap, includeWeak bool, onLevel func(parent []uint32, 
 	}
 	for _, s := range p.g.gcRoots() {
 		p.parent[s] = rootParent
-		p.markReached(s)
+		p.reached.Add(s)
 		p.queue = append(p.queue, s)
 	}
 	if onLevel != nil {
@@ -92,7 +92,7 @@ type pathSearch struct {
 	// for a root, noParent while it has none.
 	parent []uint32
 	// reached has a bit per object, set once the object has its parent.
-	reached []uint64
+	reached ObjectBits
 	// queue holds the objects reached, in the order a first-in first-out
 	// queue takes them, level after level.
 	queue []model.ObjectIndex
@@ -128,15 +128,6 @@ func (p *pathSearch) successors(u model.ObjectIndex) (refs []model.ObjectIndex, 
 		weak = p.weak[from:to]
 	}
 	return refs, class, weak
-}
-
-func (p *pathSearch) markReached(s model.ObjectIndex) {
-	p.reached[s/64] |= 1 << (s % 64)
-}
-
-// isReached reports whether object s has its parent.
-func (p *pathSearch) isReached(s model.ObjectIndex) bool {
-	return p.reached[s/64]&(1<<(s%64)) != 0
 }
 
 // searchLevel gives a parent to every object that the objects of the
@@ -182,7 +173,7 @@ func (p *pathSearch) searchLevel(at, end int) {
 		found := p.found[k][:0]
 		var pacer bigmem.Pacer
 		note := func(s model.ObjectIndex, pos int) {
-			if !p.isReached(s) {
+			if !p.reached.Has(s) {
 				found = bigmem.Append(found, uint64(s)<<32|uint64(pos))
 			}
 		}
@@ -237,6 +228,6 @@ func (p *pathSearch) adopt(s model.ObjectIndex, pos uint32) {
 		return
 	}
 	p.parent[s] = pos
-	p.markReached(s)
+	p.reached.Add(s)
 	p.queue = append(p.queue, s)
 }

@@ -143,7 +143,7 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 		g.depthFirst(&vertices, &parent, extra)
 		g.rootRefs = append(g.rootRefs, extra...)
 		for i := range n {
-			if !g.isSeen(model.ObjectIndex(i)) {
+			if !g.seen.Has(model.ObjectIndex(i)) {
 				g.rootRefs = append(g.rootRefs, model.ObjectIndex(i))
 				g.depthFirst(&vertices, &parent, []model.ObjectIndex{model.ObjectIndex(i)})
 			}
@@ -246,7 +246,7 @@ type retentionGraph struct {
 	// or marked a leaf, while they run (see numbering.go); leaf that of
 	// every object marked a leaf, leafReferrers that of every numbered
 	// object that references one (predecessors marks them).
-	seen          []uint64
+	seen          ObjectBits
 	leaf          []uint64
 	leafReferrers []uint64
 }
@@ -307,13 +307,13 @@ func (g *retentionGraph) depthFirst(vertices *[]model.ObjectIndex, parent *[]uin
 	visit := func(obj model.ObjectIndex, from uint32) {
 		pacer.Step()
 		num := uint32(len(*parent))
-		g.markSeen(obj)
+		g.seen.Add(obj)
 		*vertices = append(*vertices, obj)
 		*parent = append(*parent, from)
 		stack.push(dfsFrame{obj: obj, num: num})
 	}
 	for _, s := range starts {
-		if g.isSeen(s) {
+		if g.seen.Has(s) {
 			continue
 		}
 		visit(s, 0)
@@ -324,7 +324,7 @@ func (g *retentionGraph) depthFirst(vertices *[]model.ObjectIndex, parent *[]uin
 			f := stack.top()
 			refs := g.h.Refs(f.obj)
 			k := int(f.cursor)
-			for k < len(refs) && (g.isSeen(refs[k]) || g.markLeaf(refs[k])) {
+			for k < len(refs) && (g.seen.Has(refs[k]) || g.markLeaf(refs[k])) {
 				k++
 			}
 			if k < len(refs) {
@@ -334,7 +334,7 @@ func (g *retentionGraph) depthFirst(vertices *[]model.ObjectIndex, parent *[]uin
 			}
 			if k == len(refs) {
 				f.cursor = uint32(k + 1)
-				if c := g.classObject(f.obj); c != model.NoObject && !g.isSeen(c) && !g.markLeaf(c) {
+				if c := g.classObject(f.obj); c != model.NoObject && !g.seen.Has(c) && !g.markLeaf(c) {
 					visit(c, f.num)
 					continue
 				}
@@ -416,7 +416,7 @@ func (g *retentionGraph) unreachableTops() []model.ObjectIndex {
 	n := g.h.NumObjects()
 	referenced := make([]uint64, (n+63)/64)
 	for i := range n {
-		if u := model.ObjectIndex(i); !g.isSeen(u) {
+		if u := model.ObjectIndex(i); !g.seen.Has(u) {
 			g.forEachSucc(u, func(s model.ObjectIndex) {
 				if u != s {
 					referenced[s/64] |= 1 << (s % 64)
@@ -426,7 +426,7 @@ func (g *retentionGraph) unreachableTops() []model.ObjectIndex {
 	}
 	var tops []model.ObjectIndex
 	for i := range n {
-		if !g.isSeen(model.ObjectIndex(i)) && referenced[i/64]&(1<<(i%64)) == 0 {
+		if !g.seen.Has(model.ObjectIndex(i)) && referenced[i/64]&(1<<(i%64)) == 0 {
 			tops = append(tops, model.ObjectIndex(i))
 		}
 	}
