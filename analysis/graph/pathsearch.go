@@ -2,7 +2,6 @@ package graph
 
 import (
 	"sort"
-	"sync/atomic"
 
 	"github.com/hprofctl/hprofctl/analysis/internal/parallel"
 	"github.com/hprofctl/hprofctl/model"
@@ -205,8 +204,7 @@ func (p *pathSearch) searchLevel(at, end int) {
 		found, kept := p.found[k], 0
 		for _, note := range found {
 			s := model.ObjectIndex(note >> 32)
-			bit := uint64(1) << (s % 64)
-			if p.parent[s] == uint32(note) && atomic.OrUint64(&p.reached[s/64], bit)&bit == 0 {
+			if p.parent[s] == uint32(note) && p.reached.AddFirst(s) {
 				found[kept] = note
 				kept++
 			}

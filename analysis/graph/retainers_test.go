@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 	"testing"
 
 	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
@@ -164,5 +165,37 @@ func TestTreePathsCorrupt(t *testing.T) {
 	if err != nil || got.Targets != 3 || got.Unreached != 1 || len(got.Chains) != 2 ||
 		!slices.Equal(got.Chains[0], []model.ObjectIndex{0, 1, 3}) || !slices.Equal(got.Chains[1], []model.ObjectIndex{0}) {
 		t.Errorf("paths %+v, %v; want 0-1-3 and 0 of 3 targets, 1 unreached", got, err)
+	}
+}
+
+// TestObjectBitsAddFirstOnce adds the same objects from several
+// goroutines at once: each object is reported first exactly once, and is
+// in the set afterwards.
+func TestObjectBitsAddFirstOnce(t *testing.T) {
+	const n, adders = 1000, 8
+	bits := NewObjectBits(n)
+	firsts := make([][]int, adders)
+	var wg sync.WaitGroup
+	for a := range adders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			firsts[a] = make([]int, n)
+			for i := range n {
+				if bits.AddFirst(model.ObjectIndex(i)) {
+					firsts[a][i]++
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range n {
+		count := 0
+		for a := range adders {
+			count += firsts[a][i]
+		}
+		if count != 1 || !bits.Has(model.ObjectIndex(i)) {
+			t.Errorf("object %d: first %d times, in the set %v; want once, true", i, count, bits.Has(model.ObjectIndex(i)))
+		}
 	}
 }

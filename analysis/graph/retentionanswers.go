@@ -1,6 +1,10 @@
 package graph
 
-import "github.com/hprofctl/hprofctl/model"
+import (
+	"sync/atomic"
+
+	"github.com/hprofctl/hprofctl/model"
+)
 
 // Reachable reports whether object i is in the dominator tree.
 func (r *Retention) Reachable(i model.ObjectIndex) bool { return r.idom[i] != NotReached }
@@ -164,3 +168,11 @@ func (b ObjectBits) Add(i model.ObjectIndex) { b[i/64] |= 1 << (i % 64) }
 
 // Has reports whether object i is in the set.
 func (b ObjectBits) Has(i model.ObjectIndex) bool { return b[i/64]&(1<<(i%64)) != 0 }
+
+// AddFirst puts object i in the set atomically, safe beside other
+// goroutines' AddFirst, and reports whether it was not in it before: of
+// goroutines adding the same object, exactly one is first.
+func (b ObjectBits) AddFirst(i model.ObjectIndex) bool {
+	bit := uint64(1) << (i % 64)
+	return atomic.OrUint64(&b[i/64], bit)&bit == 0
+}
