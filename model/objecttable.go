@@ -235,8 +235,14 @@ func (t *objectTable) resolve(h *Heap, late map[int][]uint64, phase func(string)
 	t.refStart.append(uint32(t.refs.len()))
 
 	order := sortOrder(&t.ids)
-	if t.hasDuplicates(order) {
+	// The ids are gathered in order, then looked at for repeats in
+	// turn: a dump seldom repeats one, and reading them in order is
+	// cheaper than through order.
+	h.ids = gatherSplit(&t.ids, order)
+	if h.ids.hasRepeats() {
+		bigmem.Free(h.ids.low)
 		order, res.duplicates, res.firstDup = t.dropDuplicates(order)
+		h.ids = gatherSplit(&t.ids, order)
 	}
 	n = len(order)
 
@@ -251,7 +257,6 @@ func (t *objectTable) resolve(h *Heap, late map[int][]uint64, phase func(string)
 		}
 	}
 	defer bigmem.Free(order)
-	h.ids = gatherSplit(&t.ids, order)
 	t.ids.free()
 	collect()
 	h.classOf = gather(&t.classOf, order)
@@ -281,22 +286,6 @@ func (t *objectTable) resolve(h *Heap, late map[int][]uint64, phase func(string)
 	t.reset()
 	collect()
 	return res, nil
-}
-
-// hasDuplicates reports whether two objects in order (sorted by id) have
-// the same id; ranges of order are looked at side by side.
-func (t *objectTable) hasDuplicates(order []uint32) bool {
-	workers := workersFor(len(order))
-	found := make([]bool, workers)
-	forRanges(len(order), workers, func(k, lo, hi int) {
-		for i := max(lo, 1); i < hi; i++ {
-			if t.ids.at(int(order[i])) == t.ids.at(int(order[i-1])) {
-				found[k] = true
-				return
-			}
-		}
-	})
-	return slices.Contains(found, true)
 }
 
 // dropDuplicates drops the objects of order (sorted by id, then arrival)
@@ -339,11 +328,17 @@ func (t *objectTable) resolveRefs(h *Heap, order []uint32, late map[int][]uint64
 		holders         []danglingHolder
 	}
 	parts := make([]part, workers)
+	// Most dumps have no late references: the map is then not looked
+	// up once per object.
+	anyLate := len(late) > 0
 	if workers > 1 {
 		forRanges(n, workers, func(k, lo, hi int) {
 			raw := 0
 			for _, a := range order[lo:hi] {
-				raw += int(t.refStart.at(int(a)+1)-t.refStart.at(int(a))) + len(late[int(a)])
+				raw += int(t.refStart.at(int(a)+1) - t.refStart.at(int(a)))
+				if anyLate {
+					raw += len(late[int(a)])
+				}
 			}
 			parts[k].raw = raw
 		})
@@ -381,8 +376,10 @@ func (t *objectTable) resolveRefs(h *Heap, order []uint32, late map[int][]uint64
 			for r := t.refStart.at(a); r < t.refStart.at(a+1); r++ {
 				resolve(t.refs.get(int(r), &escapes))
 			}
-			for _, id := range late[a] {
-				resolve(id)
+			if anyLate {
+				for _, id := range late[a] {
+					resolve(id)
+				}
 			}
 		}
 		p.kept = out - p.from
@@ -535,6 +532,24 @@ func gatherSplit[T uint64 | int64](src *splitList[T], order []uint32) splitTable
 		}
 	}
 	return t
+}
+
+// hasRepeats reports whether two entries side by side are equal, as
+// those of a sorted table with an id twice are; ranges are looked at
+// side by side.
+func (t *splitTable) hasRepeats() bool {
+	n := t.len()
+	workers := workersFor(n)
+	found := make([]bool, workers)
+	forRanges(n, workers, func(k, lo, hi int) {
+		for i := max(lo, 1); i < hi; i++ {
+			if t.low[i] == t.low[i-1] && t.at(i) == t.at(i-1) {
+				found[k] = true
+				return
+			}
+		}
+	})
+	return slices.Contains(found, true)
 }
 
 // set stores entry i; entries must be set in the order of i, from 0.

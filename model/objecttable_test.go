@@ -368,3 +368,75 @@ func TestSplitList(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveKeepsFirstOfRepeatedIDs resolves a table shaped as a dump's
+// (a few arrivals at random places, then the heap in ascending order)
+// whose ids now and then arrive twice, before and within the ascending
+// run: each id is kept once, with the references of its first arrival,
+// and the others are counted, the least of their ids named.
+func TestResolveKeepsFirstOfRepeatedIDs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	base := uint64(0x7_0000_0000)
+	var ids []uint64
+	for range 50 {
+		ids = append(ids, base+8*uint64(rng.IntN(20000)))
+	}
+	next := base
+	for range 5000 {
+		next += 8 * uint64(1+rng.IntN(3))
+		ids = append(ids, next)
+	}
+	for range 40 {
+		a := rng.IntN(len(ids))
+		ids[a+rng.IntN(len(ids)-a)] = ids[a]
+	}
+	var tab objectTable
+	tab.refs.wide = true
+	refsOf := map[uint64][]uint64{} // the first arrival's references, by id
+	dropped := 0
+	leastDropped := uint64(0)
+	for a, id := range ids {
+		tab.add(id, 1, 0)
+		var refs []uint64
+		for k := range a % 4 {
+			r := ids[(a*7+k)%len(ids)]
+			tab.addRef(r)
+			refs = append(refs, r)
+		}
+		if _, seen := refsOf[id]; seen {
+			dropped++
+			if leastDropped == 0 || id < leastDropped {
+				leastDropped = id
+			}
+			continue
+		}
+		refsOf[id] = refs
+	}
+	if dropped == 0 {
+		t.Fatal("no id arrives twice")
+	}
+	h := Heap{Classes: benchClasses()}
+	res, err := tab.resolve(&h, map[int][]uint64{}, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.duplicates != int64(dropped) || res.firstDup != leastDropped {
+		t.Errorf("%d duplicates, first 0x%x; want %d, 0x%x", res.duplicates, res.firstDup, dropped, leastDropped)
+	}
+	if h.NumObjects() != len(refsOf) {
+		t.Fatalf("%d objects, want %d distinct ids", h.NumObjects(), len(refsOf))
+	}
+	for i := range h.NumObjects() {
+		id := h.ids.at(i)
+		if i > 0 && id <= h.ids.at(i-1) {
+			t.Fatalf("object %d has id 0x%x after 0x%x", i, id, h.ids.at(i-1))
+		}
+		var got []uint64
+		for _, r := range h.Refs(ObjectIndex(i)) {
+			got = append(got, h.ids.at(int(r)))
+		}
+		if want := refsOf[id]; !slices.Equal(got, want) {
+			t.Fatalf("object 0x%x references %x, want %x (its first arrival's)", id, got, want)
+		}
+	}
+}

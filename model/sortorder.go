@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/hprofctl/hprofctl/model/bigmem"
@@ -108,35 +109,98 @@ type arrivalOrder struct {
 }
 
 func (o arrivalOrder) less(a, b uint32) bool {
-	x, y := o.ids.at(int(a)), o.ids.at(int(b))
+	return before(a, o.ids.at(int(a)), b, o.ids.at(int(b)))
+}
+
+// compare orders a and b, reading each one's id once.
+func (o arrivalOrder) compare(a, b uint32) int {
+	if c := cmp.Compare(o.ids.at(int(a)), o.ids.at(int(b))); c != 0 {
+		return c
+	}
+	return cmp.Compare(a, b)
+}
+
+// before reports whether arrival a, of id x, goes before arrival b, of
+// id y.
+func before(a uint32, x uint64, b uint32, y uint64) bool {
 	return x < y || (x == y && a < b)
 }
 
-func (o arrivalOrder) compare(a, b uint32) int {
-	switch {
-	case o.less(a, b):
-		return -1
-	case o.less(b, a):
-		return 1
-	}
-	return 0
+// mergeCursor walks a sorted list of arrivals for a merge, holding the
+// arrival it is at and its id, so that a merge reads each id once.
+type mergeCursor struct {
+	o       arrivalOrder
+	list    []uint32 // the list; nil for the arrivals from, from+1, ...
+	from    uint32
+	n, i    int    // the list's length and the position the cursor is at
+	arrival uint32 // the arrival at i, when i < n
+	id      uint64 // its id
 }
 
-// sort sorts arrivals: workers ranges side by side, then merged pairwise,
-// each merge in ranges side by side.
-func (o arrivalOrder) sort(arrivals []uint32, workers int) {
-	parts := max(1, min(workers, len(arrivals)/minRange))
-	if parts == 1 {
-		slices.SortFunc(arrivals, o.compare)
+// listCursor is a cursor at position i of list.
+func listCursor(o arrivalOrder, list []uint32, i int) mergeCursor {
+	c := mergeCursor{o: o, list: list, n: len(list), i: i}
+	c.load()
+	return c
+}
+
+// runCursor is a cursor at position i of the n arrivals from, from+1, ...
+func runCursor(o arrivalOrder, from uint32, n, i int) mergeCursor {
+	c := mergeCursor{o: o, from: from, n: n, i: i}
+	c.load()
+	return c
+}
+
+func (c *mergeCursor) load() {
+	if c.i >= c.n {
 		return
 	}
-	bounds := make([]int, parts+1)
-	for k := range parts {
-		bounds[k], bounds[k+1] = rangeOf(len(arrivals), parts, k)
+	if c.list != nil {
+		c.arrival = c.list[c.i]
+	} else {
+		c.arrival = c.from + uint32(c.i)
 	}
-	forRanges(len(arrivals), parts, func(_, lo, hi int) {
-		slices.SortFunc(arrivals[lo:hi], o.compare)
-	})
+	c.id = c.o.ids.at(int(c.arrival))
+}
+
+// takeFirst reports whether the next element of the merge of c and d
+// comes from c.
+func (c *mergeCursor) takeFirst(d *mergeCursor) bool {
+	return c.i < c.n && (d.i == d.n || before(c.arrival, c.id, d.arrival, d.id))
+}
+
+// take returns the arrival c is at and moves c on to the next.
+func (c *mergeCursor) take() uint32 {
+	a := c.arrival
+	c.i++
+	c.load()
+	return a
+}
+
+// minNaturalRun is the least average length of the ascending runs of
+// arrivals that sort merges as they are; shorter runs are sorted first.
+const minNaturalRun = 256
+
+// sort sorts arrivals, then merges them pairwise, each merge in ranges
+// side by side. The arrivals not in a dump's longest run mostly come in a
+// few long ascending runs too (HotSpot's class objects, the other
+// segments of a parallel dump): when the runs are that long they are
+// merged as they are, else workers ranges are sorted side by side first.
+func (o arrivalOrder) sort(arrivals []uint32, workers int) {
+	bounds, ok := o.ascendingRuns(arrivals, workers)
+	if !ok {
+		parts := max(1, min(workers, len(arrivals)/minRange))
+		bounds = make([]int, parts+1)
+		for k := range parts {
+			bounds[k], bounds[k+1] = rangeOf(len(arrivals), parts, k)
+		}
+		forRanges(len(arrivals), parts, func(_, lo, hi int) {
+			slices.SortFunc(arrivals[lo:hi], o.compare)
+		})
+	}
+	if len(bounds) <= 2 {
+		return
+	}
 	merged := bigmem.Make[uint32](len(arrivals))
 	defer bigmem.Free(merged)
 	src, dst := arrivals, merged
@@ -161,20 +225,55 @@ func (o arrivalOrder) sort(arrivals []uint32, workers int) {
 	}
 }
 
+// ascendingRuns returns where the ascending runs of arrivals start,
+// then len(arrivals), when they are on average minNaturalRun arrivals
+// long or longer; ok is false when they are shorter. The arrivals are
+// scanned in workers ranges side by side.
+func (o arrivalOrder) ascendingRuns(arrivals []uint32, workers int) (bounds []int, ok bool) {
+	n := len(arrivals)
+	workers = max(1, min(workers, n/minRange))
+	starts := make([][]int, workers)
+	short := make([]bool, workers)
+	forRanges(n, workers, func(k, lo, hi int) {
+		most := (hi-lo)/minNaturalRun + 1
+		prev := uint64(0)
+		if lo > 0 {
+			prev = o.ids.at(int(arrivals[lo-1]))
+		}
+		for i := lo; i < hi; i++ {
+			id := o.ids.at(int(arrivals[i]))
+			if i > 0 && id < prev {
+				if len(starts[k]) == most {
+					short[k] = true
+					return
+				}
+				starts[k] = append(starts[k], i)
+			}
+			prev = id
+		}
+	})
+	if slices.Contains(short, true) {
+		return nil, false
+	}
+	bounds = []int{0}
+	for _, s := range starts {
+		bounds = append(bounds, s...)
+	}
+	return append(bounds, n), true
+}
+
 // merge merges the sorted lists a and b into dst, in workers ranges of
 // dst side by side: each range starts where as many elements of a and b
 // precede it as its start (mergeSplit).
 func (o arrivalOrder) merge(dst, a, b []uint32, workers int) {
 	forRanges(len(dst), workers, func(_, lo, hi int) {
 		i := mergeSplit(lo, len(a), len(b), func(i, j int) bool { return o.less(b[j], a[i]) })
-		j := lo - i
+		fromA, fromB := listCursor(o, a, i), listCursor(o, b, lo-i)
 		for k := lo; k < hi; k++ {
-			if j < len(b) && (i == len(a) || o.less(b[j], a[i])) {
-				dst[k] = b[j]
-				j++
+			if fromB.takeFirst(&fromA) {
+				dst[k] = fromB.take()
 			} else {
-				dst[k] = a[i]
-				i++
+				dst[k] = fromA.take()
 			}
 		}
 	})
@@ -186,14 +285,12 @@ func (o arrivalOrder) merge(dst, a, b []uint32, workers int) {
 func (o arrivalOrder) mergeRun(dst []uint32, runStart, runLen int, rest []uint32, workers int) {
 	forRanges(len(dst), workers, func(_, lo, hi int) {
 		i := mergeSplit(lo, runLen, len(rest), func(i, j int) bool { return o.less(rest[j], uint32(runStart+i)) })
-		j := lo - i
+		fromRun, fromRest := runCursor(o, uint32(runStart), runLen, i), listCursor(o, rest, lo-i)
 		for k := lo; k < hi; k++ {
-			if j < len(rest) && (i == runLen || o.less(rest[j], uint32(runStart+i))) {
-				dst[k] = rest[j]
-				j++
+			if fromRest.takeFirst(&fromRun) {
+				dst[k] = fromRest.take()
 			} else {
-				dst[k] = uint32(runStart + i)
-				i++
+				dst[k] = fromRun.take()
 			}
 		}
 	})
