@@ -87,7 +87,7 @@ func treeLevels(parent []uint32, fn func(prev, level []model.ObjectIndex)) {
 	for x, p := range parent {
 		switch {
 		case p == rootParent:
-			level = bigmem.Append(level, model.ObjectIndex(x))
+			level = bigmem.AppendOne(level, model.ObjectIndex(x))
 		case p < uint32(n):
 			children[fill[p]] = model.ObjectIndex(x)
 			fill[p]++

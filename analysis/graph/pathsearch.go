@@ -173,7 +173,7 @@ func (p *pathSearch) searchLevel(at, end int) {
 		var pacer bigmem.Pacer
 		note := func(s model.ObjectIndex, pos int) {
 			if !p.reached.Has(s) {
-				found = bigmem.Append(found, uint64(s)<<32|uint64(pos))
+				found = bigmem.AppendOne(found, uint64(s)<<32|uint64(pos))
 			}
 		}
 		for pos := partStart(k); pos < partStart(k+1); pos++ {

@@ -438,7 +438,7 @@ func (f *edgeFinder) add(u, v model.ObjectIndex) error {
 	if slot := &f.recent[(e*0x9E3779B97F4A7C15)>>48]; *slot != e {
 		*slot = e
 		k := t >> f.shift
-		f.buckets[k] = bigmem.Append(f.buckets[k], e)
+		f.buckets[k] = bigmem.AppendOne(f.buckets[k], e)
 	}
 	return nil
 }

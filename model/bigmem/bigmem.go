@@ -320,19 +320,35 @@ func Free[T Number](table []T) {
 func Append[T Number](table []T, values ...T) []T {
 	n := len(table)
 	if n+len(values) > cap(table) {
-		newCap := growCap(cap(table), n+len(values))
-		if grown, ok := growMapped(table, newCap); ok {
-			table = grown
-		} else {
-			grown := Make[T](newCap)[:n]
-			copy(grown, table)
-			Free(table)
-			table = grown
-		}
+		table = grow(table, n+len(values))
 	}
 	table = table[:n+len(values)]
 	copy(table[n:], values)
 	return table
+}
+
+// AppendOne is Append of one value, for the loops that append values one
+// at a time: it is inlined where it is called, all but the growth, and
+// stores the value without a call to copy memory.
+func AppendOne[T Number](table []T, value T) []T {
+	if len(table) == cap(table) {
+		table = grow(table, len(table)+1)
+	}
+	return append(table, value)
+}
+
+// grow returns table moved to a table with room for at least size
+// values, its length unchanged.
+func grow[T Number](table []T, size int) []T {
+	n := len(table)
+	newCap := growCap(cap(table), size)
+	if grown, ok := growMapped(table, newCap); ok {
+		return grown
+	}
+	grown := Make[T](newCap)[:n]
+	copy(grown, table)
+	Free(table)
+	return grown
 }
 
 // growMapped returns table, a mapped table, grown to capacity newCap in

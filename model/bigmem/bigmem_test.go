@@ -57,15 +57,19 @@ func TestMakeWithinBudget(t *testing.T) {
 	Free(table)
 }
 
-// TestAppendOverBudget: a list grown by Append past the budget moves to
-// a mapped table, which grows in its scratch file, keeps every value in
-// order, and leaves only its last table mapped.
+// TestAppendOverBudget: a list grown by Append and AppendOne past the
+// budget moves to a mapped table, which grows in its scratch file, keeps
+// every value in order, and leaves only its last table mapped.
 func TestAppendOverBudget(t *testing.T) {
 	defer SetBudget(1, t.TempDir())()
 	var list []uint32
 	n := minMapped // 4 MiB of uint32: grown through mapped tables
 	for i := range n {
-		list = Append(list, uint32(i*3))
+		if i%2 == 0 {
+			list = Append(list, uint32(i*3))
+		} else {
+			list = AppendOne(list, uint32(i*3))
+		}
 	}
 	list = Append(list, 1, 2)
 	if len(list) != n+2 || list[n] != 1 || list[n+1] != 2 {
