@@ -597,6 +597,12 @@ type idLookup struct {
 	bucket []uint32 // bucket b covers the ids at bucket[b] to bucket[b+1]-1
 }
 
+// maxLookupBuckets bounds the buckets of an idLookup: 256 MiB of them,
+// which a heap of more than 2^28 objects fills, at four objects a bucket
+// or more. (At 2^24, the 644 M objects of a 32 GiB heap had 38 a bucket:
+// each lookup a binary search of five or six steps over 152 bytes.)
+const maxLookupBuckets = 1 << 26
+
 func newIDLookup(ids splitTable) *idLookup {
 	l := &idLookup{ids: ids}
 	n := ids.len()
@@ -606,7 +612,7 @@ func newIDLookup(ids splitTable) *idLookup {
 	l.min = ids.at(0)
 	span := ids.at(n-1) - l.min
 	buckets := uint64(1)
-	for buckets < uint64(n)/4 && buckets < 1<<24 {
+	for buckets < uint64(n)/4 && buckets < maxLookupBuckets {
 		buckets <<= 1
 	}
 	for span>>l.shift >= buckets {
