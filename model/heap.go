@@ -352,6 +352,31 @@ func (h *Heap) Refs(i ObjectIndex) []ObjectIndex {
 	return h.refs[h.refStart[i]:h.refStart[i+1]]
 }
 
+// eachRefsRun is how many objects EachRefs takes the reference starts of
+// at a time from an index.
+const eachRefsRun = 256
+
+// EachRefs calls fn with each object of [lo, hi) in order and the objects
+// it references, as Refs returns them: for a pass over many objects,
+// where reference starts read from an index are unpacked a run of
+// objects at a time rather than looked up for each.
+func (h *Heap) EachRefs(lo, hi ObjectIndex, fn func(i ObjectIndex, refs []ObjectIndex)) {
+	if h.refStartPacked == nil {
+		for i := lo; i < hi; i++ {
+			fn(i, h.refs[h.refStart[i]:h.refStart[i+1]])
+		}
+		return
+	}
+	var starts [eachRefsRun + 1]uint64
+	for at := lo; at < hi; at += eachRefsRun {
+		m := min(eachRefsRun, int(hi-at))
+		h.refStartPacked.Values(int(at), starts[:m+1])
+		for k := range m {
+			fn(at+ObjectIndex(k), h.refs[starts[k]:starts[k+1]])
+		}
+	}
+}
+
 // packedRefs is Refs for reference starts read from an index; kept out
 // of line so that Refs itself stays small enough to be inlined.
 //

@@ -39,6 +39,21 @@ func TestIndexRoundTrip(t *testing.T) {
 					t.Fatalf("Lookup(0x%x) = %d, %v; want %d", h.ObjectID(o), k, ok, o)
 				}
 			}
+			n := ObjectIndex(h.NumObjects())
+			for _, r := range [][2]ObjectIndex{{0, n}, {3, 700}, {n - 5, n}} {
+				for _, heap := range []*Heap{got, h} {
+					next := r[0]
+					heap.EachRefs(r[0], r[1], func(i ObjectIndex, refs []ObjectIndex) {
+						if i != next || !slices.Equal(refs, h.Refs(i)) {
+							t.Fatalf("EachRefs(%d, %d) gave object %d with %v; want object %d with %v", r[0], r[1], i, refs, next, h.Refs(next))
+						}
+						next++
+					})
+					if next != r[1] {
+						t.Fatalf("EachRefs(%d, %d) stopped at %d", r[0], r[1], next)
+					}
+				}
+			}
 			if _, ok := got.Lookup(h.ObjectID(ObjectIndex(h.NumObjects()-1)) + 1); ok {
 				t.Error("Lookup finds an id past the last object")
 			}

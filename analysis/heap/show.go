@@ -127,9 +127,8 @@ func Referrers(h *model.Heap, targets []model.ObjectIndex, limit int, from model
 	found := make([]*chunkReferrers, (n+parallel.ObjectChunk-1)/parallel.ObjectChunk)
 	parallel.ForChunks(n, parallel.ObjectChunk, func(_, lo, hi int) {
 		var f *chunkReferrers
-		for i := lo; i < hi; i++ {
-			u := model.ObjectIndex(i)
-			for _, r := range h.Refs(u) {
+		h.EachRefs(model.ObjectIndex(lo), model.ObjectIndex(hi), func(u model.ObjectIndex, refs []model.ObjectIndex) {
+			for _, r := range refs {
 				if !isTarget.Has(r) || !from.Has(u) {
 					continue
 				}
@@ -142,7 +141,7 @@ func Referrers(h *model.Heap, targets []model.ObjectIndex, limit int, from model
 					f.first[s] = append(f.first[s], u)
 				}
 			}
-		}
+		})
 		found[lo/parallel.ObjectChunk] = f
 	})
 	for t, s := range slot {

@@ -226,6 +226,18 @@ func (p *Packed) EachBlock(fn func(lo int, vals []uint64) error) error {
 	return nil
 }
 
+// Values sets vals to the values from lo on (lo+len(vals) ≤ Len), a
+// block at a time: faster than At for a run of them.
+func (p *Packed) Values(lo int, vals []uint64) {
+	var block [packedBlock]uint64
+	for len(vals) > 0 {
+		b := lo / packedBlock
+		p.unpack(b, &block)
+		k := copy(vals, block[lo%packedBlock:min(packedBlock, p.n-b*packedBlock)])
+		vals, lo = vals[k:], lo+k
+	}
+}
+
 // unpack sets vals to the values of block b.
 func (p *Packed) unpack(b int, vals *[packedBlock]uint64) {
 	first, base := p.start[b], p.base[b]

@@ -91,6 +91,17 @@ func TestPackedRoundTrip(t *testing.T) {
 				}
 			}
 		}
+		n := len(vals)
+		for _, r := range [][2]int{{0, n}, {1, 63}, {63, 2}, {5, 200}, {n - 3, 3}, {n, 0}} {
+			if r[0] < 0 || r[0]+r[1] > n {
+				continue
+			}
+			got := make([]uint64, r[1])
+			p.Values(r[0], got)
+			if !slices.Equal(got, vals[r[0]:r[0]+r[1]]) {
+				t.Fatalf("%s: Values(%d, %d values) differ from At", name, r[0], r[1])
+			}
+		}
 		k := 0
 		if err := p.EachBlock(func(lo int, got []uint64) error {
 			for j, v := range got {
