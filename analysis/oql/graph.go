@@ -50,22 +50,23 @@ func (e *evaluator) buildReferrers() {
 	h := e.h
 	n := h.NumObjects()
 	e.referStart = make([]uint32, n+1)
-	for i := range n {
-		for _, r := range h.Refs(model.ObjectIndex(i)) {
+	all := model.ObjectIndex(n)
+	h.EachRefs(0, all, func(_ model.ObjectIndex, refs []model.ObjectIndex) {
+		for _, r := range refs {
 			e.referStart[r+1]++
 		}
-	}
+	})
 	for i := range n {
 		e.referStart[i+1] += e.referStart[i]
 	}
 	e.referrers = make([]uint32, e.referStart[n])
 	fill := slices.Clone(e.referStart[:n])
-	for i := range n {
-		for _, r := range h.Refs(model.ObjectIndex(i)) {
+	h.EachRefs(0, all, func(i model.ObjectIndex, refs []model.ObjectIndex) {
+		for _, r := range refs {
 			e.referrers[fill[r]] = uint32(i)
 			fill[r]++
 		}
-	}
+	})
 }
 
 // retainedSet is what the objects retain one by one: every object each
