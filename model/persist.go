@@ -278,7 +278,7 @@ func (h *Heap) readObjects(ix *store.Index, m heapMeta) error {
 	if err := h.checkSwitches(); err != nil {
 		return err
 	}
-	if err := h.adoptTables(bucket, from, to, m); err != nil {
+	if err := h.adoptTables(bucket, from, to, m, !ix.Written()); err != nil {
 		return err
 	}
 	return nil
@@ -287,11 +287,12 @@ func (h *Heap) readObjects(ix *store.Index, m heapMeta) error {
 // adoptTables checks that the per-object tables read from an index agree
 // with each other in length and with the classes, and makes them the
 // Heap's. What the code indexes with was checked element by element as
-// it was read (ReadIndex), or is here (the reference starts): a checksum
-// only says the bytes are those written, not that whoever wrote them
-// wrote sense. The other large tables' elements are not checked one by
-// one.
-func (h *Heap) adoptTables(bucket []uint32, from, to []ObjectIndex, m heapMeta) error {
+// it was read (ReadIndex), or is here when checkStarts (the reference
+// starts): a checksum only says the bytes are those written, not that
+// whoever wrote them wrote sense. The other large tables' elements are
+// not checked one by one. An index this user's hprofctl wrote, unchanged
+// since (store.Index.Written), needs no checkStarts.
+func (h *Heap) adoptTables(bucket []uint32, from, to []ObjectIndex, m heapMeta, checkStarts bool) error {
 	n := h.ids.len()
 	if !h.HasObjects {
 		if n != 0 {
@@ -308,8 +309,10 @@ func (h *Heap) adoptTables(bucket []uint32, from, to []ObjectIndex, m heapMeta) 
 	if err := h.contents.check(len(h.arrays.lengths)); err != nil {
 		return err
 	}
-	if err := checkRefStarts(h.refStartPacked, len(h.refs)); err != nil {
-		return err
+	if checkStarts {
+		if err := checkRefStarts(h.refStartPacked, len(h.refs)); err != nil {
+			return err
+		}
 	}
 	if len(from) != len(to) {
 		return indexError("%d referent sources but %d targets", len(from), len(to))

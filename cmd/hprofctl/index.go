@@ -32,7 +32,10 @@ trusted. Nor is an index of another user, or one in a directory another user
 could write in or replace (one with the sticky bit, as /tmp, excepted): it is
 ignored with a warning, and the cache is used instead. A fresh index is used
 as it is unless --force. Processes started at once on one dump build one
-index: the others wait for it.
+index: the others wait for it. An index is checked as it is read (checksums,
+ids in range, trees whose chains end), except one this user's hprofctl built
+that no process has changed since, by its entry in the user cache
+directory's hprofctl/written (Linux): its questions skip that work.
 
 --list shows the indexes in the cache directory (or --index-dir) with what
 became of their dumps: fresh, stale, dump gone, no record (made by an older

@@ -569,6 +569,7 @@ func (x *indexed) commit(w *store.Writer) error {
 	if err := x.answers.write(w); err != nil {
 		return err
 	}
+	w.Vouch() // every section is this build's own
 	if err := w.Commit(); err != nil {
 		return err
 	}
@@ -578,9 +579,11 @@ func (x *indexed) commit(w *store.Writer) error {
 
 // checkRetention checks, before its first use, the dominator tree read
 // from the index: that its counts add up and its chains end
-// (graph.Retention.CheckIndexed). A tree just built needs no check.
+// (graph.Retention.CheckIndexed). A tree just built needs no check, nor
+// one from an index this user's hprofctl wrote, unchanged since
+// (store.Index.Written).
 func (x *indexed) checkRetention() error {
-	if x.ix == nil || x.retention == nil {
+	if x.ix == nil || x.ix.Written() || x.retention == nil {
 		return nil
 	}
 	if err := x.retention.CheckIndexed(); err != nil {
@@ -590,9 +593,10 @@ func (x *indexed) checkRetention() error {
 }
 
 // checkPaths checks, before its first use, the shortest path tree read
-// from the index: that its chains end (graph.PathTree.CheckIndexed).
+// from the index: that its chains end (graph.PathTree.CheckIndexed),
+// unless the index is one this user's hprofctl wrote, unchanged since.
 func (x *indexed) checkPaths() error {
-	if x.ix == nil || x.paths == nil {
+	if x.ix == nil || x.ix.Written() || x.paths == nil {
 		return nil
 	}
 	if err := x.paths.CheckIndexed(); err != nil {

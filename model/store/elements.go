@@ -131,7 +131,7 @@ type elementChecks struct {
 // done with its checksum or before: a section read with other Elements
 // than at first is read again once for each.
 func (ix *Index) checkElements(s *section, want Elements) error {
-	if s.checkedWith != nil && *s.checkedWith == want {
+	if ix.written || s.checkedWith != nil && *s.checkedWith == want {
 		return nil
 	}
 	s.extra.mu.Lock()

@@ -49,8 +49,10 @@ type sample struct {
 	chunked []uint32
 	names   []string
 	none    []string
-	blob    []byte
-	meta    sampleMeta
+	// vouch has the writer vouch for the index (Writer.Vouch).
+	vouch bool
+	blob  []byte
+	meta  sampleMeta
 }
 
 func newSample() sample {
@@ -111,6 +113,9 @@ func (s sample) write(t testing.TB, path string, id Identity) {
 	check(w.WriteStrings("none", s.none))
 	check(w.WriteBlob("blob", s.blob))
 	check(w.WriteJSON("meta", s.meta))
+	if s.vouch {
+		w.Vouch()
+	}
 	check(w.Commit())
 }
 
