@@ -79,7 +79,10 @@ func lockPath(rp heap.RetainerPath) string {
 	steps := []string{root}
 	for _, st := range rp.Chain {
 		step := st.Class + " " + st.ObjectID
-		if st.Via != "" {
+		switch {
+		case st.Elided > 0:
+			step = st.Via + " " + st.Class // the objects left out
+		case st.Via != "":
 			step = "." + st.Via + " " + step
 		}
 		steps = append(steps, step)

@@ -3,6 +3,7 @@
 #
 #   bash testdata/gen.sh            (from the repository root, or from anywhere)
 #   bash testdata/gen.sh inspect    (only the jdk*-inspect-* fixtures)
+#   bash testdata/gen.sh chain      (only jdk17-chain: a path through 1,000 links)
 #
 # Needs a JDK 17 (java, javac, jcmd, jmap). Optional extra JDKs are used when
 # found: JDK21_HOME / JDK25_HOME, or /usr/lib/jvm/*-21-* / *-25-*. Set e.g.
@@ -42,8 +43,8 @@ die() { log "ERROR: $*"; exit 1; }
 
 SECTION="${1:-all}"
 case "$SECTION" in
-all | inspect) ;;
-*) die "usage: gen.sh [all|inspect]" ;;
+all | inspect | chain) ;;
+*) die "usage: gen.sh [all|inspect|chain]" ;;
 esac
 
 # --- locate JDKs -----------------------------------------------------------
@@ -332,6 +333,13 @@ check_inspect() { # NAME : NAME-before and NAME-after
     log "$1: histogram counts OK, InspectGrowth $initial -> $((initial + added))"
 }
 
+check_chain() { # NAME
+    local h="$STAGE/$1.histo.txt"
+    expect_count "$h" fixture.ChainLink 1000
+    expect_count "$h" fixture.ChainTail 1
+    log "$1: histogram counts OK"
+}
+
 # --- fixtures -----------------------------------------------------------------
 
 BASE=(-Xshare:off -Xmx64m -XX:+UseSerialGC -XX:-UseTLAB)
@@ -381,21 +389,41 @@ heapshapes_fixtures() {
     fi
 }
 
-if [[ "$SECTION" == all ]]; then
+# fixture.LongChain, once its chain is built: a plain jcmd dump.
+chain_fixture() {
+    start_fixture jdk17-chain "$JDK17" fixture.LongChain "${BASE[@]}"
+    snapshot_jcmd jdk17-chain "$JDK17" fixture.LongChain \
+        "fixture.LongChain after READY: 1,000 ChainLink objects, then the ChainTail" "${BASE[@]}"
+    stop_fixture
+    check_chain jdk17-chain
+}
+
+case "$SECTION" in
+all)
     PREFIXES=(jdk17-)
     [[ -n "$JDK21" ]] && PREFIXES+=(jdk21-)
     [[ -n "$JDK25" ]] && PREFIXES+=(jdk25-)
     heapshapes_fixtures
-else
+    ;;
+inspect)
     PREFIXES=(jdk17-inspect-)
     [[ -n "$JDK25" ]] && PREFIXES+=(jdk25-inspect-)
-fi
+    ;;
+chain)
+    PREFIXES=(jdk17-chain)
+    ;;
+esac
 
-dump_inspect jdk17-inspect "$JDK17" "${INSPECT[@]}"
-check_inspect jdk17-inspect
-if [[ -n "$JDK25" ]]; then
-    dump_inspect jdk25-inspect "$JDK25" "${INSPECT[@]}"
-    check_inspect jdk25-inspect
+if [[ "$SECTION" != chain ]]; then
+    dump_inspect jdk17-inspect "$JDK17" "${INSPECT[@]}"
+    check_inspect jdk17-inspect
+    if [[ -n "$JDK25" ]]; then
+        dump_inspect jdk25-inspect "$JDK25" "${INSPECT[@]}"
+        check_inspect jdk25-inspect
+    fi
+fi
+if [[ "$SECTION" != inspect ]]; then
+    chain_fixture
 fi
 
 # Per-fixture table of fixture.* classes from the histograms (all generated fixtures).

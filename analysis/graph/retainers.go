@@ -388,9 +388,47 @@ func (d *treeDepths) of(u model.ObjectIndex) int {
 	return known + steps
 }
 
+// MaxShownObjects is the most objects a chain is shown with; a longer one
+// (a path along a long linked list) shows its first and last
+// ShownEnds objects, and the objects between are counted by class
+// (Shown). Kept answers never hold a chain that long.
+const (
+	MaxShownObjects = 256
+	ShownEnds       = 64
+)
+
+// Shown splits chain c into what is shown of it: all of it as head when
+// it has at most MaxShownObjects objects; else its first and last
+// ShownEnds objects as head and tail and those between as left.
+func Shown(c []model.ObjectIndex) (head, left, tail []model.ObjectIndex) {
+	if len(c) <= MaxShownObjects {
+		return c, nil, nil
+	}
+	return c[:ShownEnds], c[ShownEnds : len(c)-ShownEnds], c[len(c)-ShownEnds:]
+}
+
+// eachShownStep calls fn with the references from one object to the next
+// that describing what is shown of chain c needs (Shown): between the
+// objects of its head, from the last object left out to the tail's first,
+// and between the objects of its tail.
+func eachShownStep(c []model.ObjectIndex, fn func(from, to model.ObjectIndex)) {
+	head, left, tail := Shown(c)
+	for s := 1; s < len(head); s++ {
+		fn(head[s-1], head[s])
+	}
+	if len(left) == 0 {
+		return
+	}
+	fn(left[len(left)-1], tail[0])
+	for s := 1; s < len(tail); s++ {
+		fn(tail[s-1], tail[s])
+	}
+}
+
 // Sources lists the objects whose labeled references and root threads
-// describing the paths needs: every chain element but the last, and the
-// thread objects of the roots the chains start at.
+// describing the paths needs: the sources of the steps shown of each
+// chain (eachShownStep), and the thread objects of the roots the chains
+// start at.
 func (p RetainerPaths) Sources(h *model.Heap) []model.ObjectIndex {
 	seen := map[model.ObjectIndex]bool{}
 	var out []model.ObjectIndex
@@ -401,9 +439,7 @@ func (p RetainerPaths) Sources(h *model.Heap) []model.ObjectIndex {
 		}
 	}
 	for _, c := range p.Chains {
-		for _, x := range c[:len(c)-1] {
-			add(x)
-		}
+		eachShownStep(c, func(from, _ model.ObjectIndex) { add(from) })
 	}
 	for _, t := range p.RootThreadObjects(h) {
 		add(t)
@@ -429,17 +465,17 @@ func (p RetainerPaths) RootThreadObjects(h *model.Heap) []model.ObjectIndex {
 	return out
 }
 
-// Steps maps each object of the chains but their last to the objects
-// that follow it in them: the references whose labels describing the
-// paths needs (see model.ReadLabelsTo).
+// Steps maps the source of each step shown of the chains
+// (eachShownStep) to the objects it leads to: the references whose labels
+// describing the paths needs (see model.ReadLabelsTo).
 func (p RetainerPaths) Steps() map[model.ObjectIndex][]model.ObjectIndex {
 	next := map[model.ObjectIndex][]model.ObjectIndex{}
 	for _, c := range p.Chains {
-		for s := 1; s < len(c); s++ {
-			if !slices.Contains(next[c[s-1]], c[s]) {
-				next[c[s-1]] = append(next[c[s-1]], c[s])
+		eachShownStep(c, func(from, to model.ObjectIndex) {
+			if !slices.Contains(next[from], to) {
+				next[from] = append(next[from], to)
 			}
-		}
+		})
 	}
 	return next
 }

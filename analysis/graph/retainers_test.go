@@ -199,3 +199,36 @@ func TestObjectBitsAddFirstOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestShown splits chains around MaxShownObjects: whole up to it, else
+// the first and last ShownEnds objects around those left out; the steps
+// and sources named for labeling are those of what is shown, the step
+// into the tail coming from the last object left out.
+func TestShown(t *testing.T) {
+	chain := func(n int) []model.ObjectIndex {
+		c := make([]model.ObjectIndex, n)
+		for i := range c {
+			c[i] = model.ObjectIndex(i)
+		}
+		return c
+	}
+	for _, n := range []int{1, 2, MaxShownObjects, MaxShownObjects + 1, 1000} {
+		c := chain(n)
+		head, left, tail := Shown(c)
+		if n <= MaxShownObjects {
+			if len(head) != n || left != nil || tail != nil {
+				t.Errorf("%d objects: %d, %d, %d shown, left, tail; want all shown", n, len(head), len(left), len(tail))
+			}
+			continue
+		}
+		if len(head) != ShownEnds || len(tail) != ShownEnds || !slices.Equal(slices.Concat(head, left, tail), c) {
+			t.Errorf("%d objects: %d, %d, %d; want %d at each end around the rest, in order", n, len(head), len(left), len(tail), ShownEnds)
+		}
+		p := RetainerPaths{Chains: [][]model.ObjectIndex{c}, Objects: []int64{1}}
+		steps := p.Steps()
+		last := model.ObjectIndex(n - ShownEnds - 1) // the last object left out
+		if len(steps) != 2*ShownEnds-1 || !slices.Equal(steps[last], []model.ObjectIndex{last + 1}) || steps[ShownEnds-1] != nil {
+			t.Errorf("%d objects: steps from %d sources, from %d: %v, from %d: %v; want %d, the tail's first, none", n, len(steps), last, steps[last], ShownEnds-1, steps[ShownEnds-1], 2*ShownEnds-1)
+		}
+	}
+}

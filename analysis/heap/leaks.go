@@ -718,12 +718,18 @@ func (l *LeakReport) Paths() graph.RetainerPaths {
 // PathRetainedBytes returns what each step of each suspect's Path
 // retains in r, the retention FindLeaks ran on: one slice per suspect, in
 // the order of Suspects and of their steps, nil for a suspect without a
-// path. A report shows it beside each step, as MAT does, so that the
-// object where the memory gathers stands out along the path.
+// path; for the step standing for the objects a long path leaves out
+// (graph.Shown), what the first of them retains. A report shows it
+// beside each step, as MAT does, so that the object where the memory
+// gathers stands out along the path.
 func (l *LeakReport) PathRetainedBytes(r *graph.Retention) [][]int64 {
 	out := make([][]int64, len(l.chains))
 	for s, c := range l.chains {
-		for _, obj := range c {
+		head, left, tail := graph.Shown(c)
+		if len(left) > 0 {
+			head = slices.Concat(head, left[:1], tail)
+		}
+		for _, obj := range head {
 			out[s] = append(out[s], r.RetainedBytes(obj))
 		}
 	}

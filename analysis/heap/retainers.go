@@ -1,7 +1,12 @@
 package heap
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/dustin/go-humanize"
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/model"
@@ -45,6 +50,47 @@ type PathStep struct {
 	// "<class>" when it is the previous object's class, empty for the
 	// first step, "?" when unknown.
 	Via string `json:"via"`
+	// Elided, when not 0, makes the step stand for that many objects left
+	// out of the middle of a long path (graph.Shown): it has no object,
+	// its Via is "…", its Class names their classes with their counts,
+	// and ElidedClasses lists them, most first.
+	Elided        int64         `json:"elided,omitempty"`
+	ElidedClasses []ElidedClass `json:"elided_classes,omitempty"`
+}
+
+// ElidedClass is a class of the objects a path leaves out, with their
+// number.
+type ElidedClass struct {
+	Class string `json:"class"`
+	Count int64  `json:"count"`
+}
+
+// elidedNames is how many classes an elided step's Class names.
+const elidedNames = 3
+
+// elidedStep is the step that stands for the objects left of a path.
+func elidedStep(h *model.Heap, left []model.ObjectIndex) PathStep {
+	counts := map[string]int64{}
+	var classes []ElidedClass
+	for _, x := range left {
+		name := ClassName(h, x)
+		if counts[name] == 0 {
+			classes = append(classes, ElidedClass{Class: name})
+		}
+		counts[name]++
+	}
+	for k := range classes {
+		classes[k].Count = counts[classes[k].Class]
+	}
+	slices.SortStableFunc(classes, func(a, b ElidedClass) int { return cmp.Compare(b.Count, a.Count) })
+	var names []string
+	for _, c := range classes[:min(len(classes), elidedNames)] {
+		names = append(names, fmt.Sprintf("%s ×%s", c.Class, humanize.Comma(c.Count)))
+	}
+	if more := len(classes) - elidedNames; more > 0 {
+		names = append(names, fmt.Sprintf("%d more classes", more))
+	}
+	return PathStep{Via: "…", Class: strings.Join(names, ", "), Elided: int64(len(left)), ElidedClasses: classes}
 }
 
 // RetainerPath is one path from a GC root to a target.
@@ -92,16 +138,30 @@ func DescribePaths(h *model.Heap, p graph.RetainerPaths, merged bool, labels map
 			})
 			rp.RootThreadAllocator = rt.Thread >= 0 && h.RootThreadsAreAllocators() && (rt.Kind == model.RootJavaFrame || rt.Kind == model.RootJNILocal)
 		}
-		for s, x := range c {
-			step := PathStep{ObjectID: ObjectID(h, x), Class: ClassName(h, x), Heap: HeapName(h, x)}
-			if s > 0 {
-				step.Via = via(h, c[s-1], x, labels)
-			}
-			rp.Chain = append(rp.Chain, step)
+		head, left, tail := graph.Shown(c)
+		rp.Chain = describeSteps(h, rp.Chain, model.NoObject, head, labels)
+		if len(left) > 0 {
+			rp.Chain = append(rp.Chain, elidedStep(h, left))
+			rp.Chain = describeSteps(h, rp.Chain, left[len(left)-1], tail, labels)
 		}
 		out.Paths = append(out.Paths, rp)
 	}
 	return out
+}
+
+// describeSteps appends to steps those of the objects of part, each with
+// how the one before references it; prev is the object before the first,
+// or NoObject at the root.
+func describeSteps(h *model.Heap, steps []PathStep, prev model.ObjectIndex, part []model.ObjectIndex, labels map[model.ObjectIndex][]model.LabeledRef) []PathStep {
+	for _, x := range part {
+		step := PathStep{ObjectID: ObjectID(h, x), Class: ClassName(h, x), Heap: HeapName(h, x)}
+		if prev != model.NoObject {
+			step.Via = via(h, prev, x, labels)
+		}
+		steps = append(steps, step)
+		prev = x
+	}
+	return steps
 }
 
 // via names the reference from object a to object b.

@@ -30,7 +30,9 @@ the thread and frame.
 to --paths paths each through different last retainers. --class targets every
 instance of the matching classes and merges their shortest paths by class
 chain, with the number of instances on each (Eclipse MAT's "merge shortest
-paths to GC roots").
+paths to GC roots"). A path of more than 256 objects (along a long linked list)
+shows its first and last 64; one step stands for those between, with their
+classes and counts ("elided" and "elided_classes" in JSON).
 
 Weak, soft, phantom and final references are not followed (--exclude-weak, the
 default); --include-weak follows them too. Field names come from a second read

@@ -30,7 +30,7 @@ import (
 // IndexContent is the version of what the index's sections hold
 // (store.Identity.Content). Change it whenever a section is added, removed
 // or changes meaning, so that indexes of older builds are rebuilt.
-const IndexContent = 11
+const IndexContent = 12
 
 // buildGCPercent is the garbage collector's growth target while a build
 // works on a loaded heap (debug.SetGCPercent).
