@@ -69,25 +69,45 @@ type ElidedClass struct {
 const elidedNames = 3
 
 // elidedStep is the step that stands for the objects left of a path.
+// They are counted by class, an instance of a class that class objects
+// are instances of by its own name (ClassName), so that an object costs
+// a look-up of its class and not of its name.
 func elidedStep(h *model.Heap, left []model.ObjectIndex) PathStep {
-	counts := map[string]int64{}
+	ofClassObjects := map[model.ClassIndex]bool{}
+	for _, c := range h.Classes {
+		if c.Object != model.NoObject {
+			ofClassObjects[h.ClassOf(c.Object)] = true
+		}
+	}
+	byClass := map[model.ClassIndex]int{} // index in classes
+	byName := map[string]int{}
 	var classes []ElidedClass
 	for _, x := range left {
-		name := ClassName(h, x)
-		if counts[name] == 0 {
-			classes = append(classes, ElidedClass{Class: name})
+		c := h.ClassOf(x)
+		at, ok := byClass[c]
+		if ofClassObjects[c] {
+			at, ok = byName[ClassName(h, x)]
 		}
-		counts[name]++
-	}
-	for k := range classes {
-		classes[k].Count = counts[classes[k].Class]
+		if !ok {
+			at = len(classes)
+			classes = append(classes, ElidedClass{Class: ClassName(h, x)})
+			if ofClassObjects[c] {
+				byName[classes[at].Class] = at
+			} else {
+				byClass[c] = at
+			}
+		}
+		classes[at].Count++
 	}
 	slices.SortStableFunc(classes, func(a, b ElidedClass) int { return cmp.Compare(b.Count, a.Count) })
 	var names []string
 	for _, c := range classes[:min(len(classes), elidedNames)] {
 		names = append(names, fmt.Sprintf("%s ×%s", c.Class, humanize.Comma(c.Count)))
 	}
-	if more := len(classes) - elidedNames; more > 0 {
+	switch more := len(classes) - elidedNames; {
+	case more == 1:
+		names = append(names, "1 more class")
+	case more > 1:
 		names = append(names, fmt.Sprintf("%d more classes", more))
 	}
 	return PathStep{Via: "…", Class: strings.Join(names, ", "), Elided: int64(len(left)), ElidedClasses: classes}
