@@ -70,6 +70,10 @@ type IndexSummary struct {
 	Classes    int64   `json:"classes"`
 	// Unsaved says why the index could not be written, if so.
 	Unsaved string `json:"unsaved,omitempty"`
+	// Checked reports that a fresh index that this user's hprofctl had
+	// not built (or that changed since) was checked whole and entered
+	// into the ledger, so that questions take it without checks.
+	Checked bool `json:"checked,omitempty"`
 }
 
 // Index renders what `hprofctl index` did.
@@ -98,8 +102,9 @@ func (s indexSummary) CSV(w io.Writer, o Options) error {
 		{"references", s.References},
 		{"classes", s.Classes},
 		{"unsaved", s.Unsaved},
+		{"checked", strconv.FormatBool(s.Checked)},
 	} {
-		if r[0] == "unsaved" && s.Unsaved == "" {
+		if r[0] == "unsaved" && s.Unsaved == "" || r[0] == "checked" && !s.Checked {
 			continue
 		}
 		g.rows = append(g.rows, []any{r[0], o.cell(count, r[1], true)})
@@ -110,6 +115,9 @@ func (s indexSummary) CSV(w io.Writer, o Options) error {
 // Table writes the summary, sizes made readable.
 func (s indexSummary) Table(w io.Writer, o Options) error {
 	state := "fresh: used as it was"
+	if s.Checked {
+		state = "fresh: checked whole, used as it was"
+	}
 	if s.Built {
 		state = "built in " + seconds(time.Duration(s.Seconds*float64(time.Second)))
 	}

@@ -35,7 +35,9 @@ as it is unless --force. Processes started at once on one dump build one
 index: the others wait for it. An index is checked as it is read (checksums,
 ids in range, trees whose chains end), except one this user's hprofctl built
 that no process has changed since, by its entry in the user cache
-directory's hprofctl/written (Linux): its questions skip that work.
+directory's hprofctl/written (Linux): its questions skip that work. Run on a
+fresh index that has no entry (a copy, say), index checks it whole and gives
+it one, or builds it again if it is damaged.
 
 --list shows the indexes in the cache directory (or --index-dir) with what
 became of their dumps: fresh, stale, dump gone, no record (made by an older

@@ -161,8 +161,8 @@ func (e *contentError) Error() string { return e.err.Error() }
 func (e *contentError) Unwrap() error { return e.err }
 
 // rebuildIndex builds the index of the dump at path, replacing any index
-// there.
-func rebuildIndex(path string, o indexOptions) (*indexed, error) {
+// there; why, when not empty, says what was wrong with it.
+func rebuildIndex(path string, o indexOptions, why string) (*indexed, error) {
 	place, id, err := locate(path, o)
 	if err != nil {
 		return nil, err
@@ -172,7 +172,7 @@ func rebuildIndex(path string, o indexOptions) (*indexed, error) {
 			o.Waiting()
 		}
 	})()
-	return buildIndex(path, o, place, id, "")
+	return buildIndex(path, o, place, id, why)
 }
 
 // freshIndex returns the heap of the dump at path from its index when a fresh
@@ -577,6 +577,18 @@ func (x *indexed) commit(w *store.Writer) error {
 	return nil
 }
 
+// vouch checks the whole of an index this user's hprofctl did not build,
+// or that changed since it did: every section, the dominator and path
+// trees' chains (what the heap's readers check was checked as it opened).
+// When all are sound, it enters the index into the ledger
+// (store.Index.Vouch), so that later questions take it without checks.
+func (x *indexed) vouch() error {
+	if err := errors.Join(x.checkRetention(), x.checkPaths()); err != nil {
+		return err
+	}
+	return x.ix.Vouch()
+}
+
 // checkRetention checks, before its first use, the dominator tree read
 // from the index: that its counts add up and its chains end
 // (graph.Retention.CheckIndexed). A tree just built needs no check, nor
@@ -663,7 +675,7 @@ func (s *Session) BuildIndex(rebuild bool) (report.IndexSummary, error) {
 	}
 	build := openIndex
 	if rebuild {
-		build = rebuildIndex
+		build = func(path string, o indexOptions) (*indexed, error) { return rebuildIndex(path, o, "") }
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -671,6 +683,17 @@ func (s *Session) BuildIndex(rebuild bool) (report.IndexSummary, error) {
 	x, err := build(s.path, s.indexOptions())
 	if err != nil {
 		return report.IndexSummary{}, err
+	}
+	checked := false
+	if x.ix != nil && !x.Built && !x.ix.Written() {
+		if err := x.vouch(); err != nil {
+			x.close()
+			if x, err = rebuildIndex(s.path, s.indexOptions(), err.Error()); err != nil {
+				return report.IndexSummary{}, err
+			}
+		} else {
+			checked = true
+		}
 	}
 	if x.Unsaved != "" {
 		report.BudgetNote(s.o.Notes, x.OverBudget)
@@ -685,7 +708,7 @@ func (s *Session) BuildIndex(rebuild bool) (report.IndexSummary, error) {
 	sum := report.IndexSummary{
 		Dump: s.path, Index: x.Path, Built: x.Built, Seconds: x.Took.Seconds(),
 		Objects: int64(x.Heap.NumObjects()), References: int64(x.Heap.NumRefs()),
-		Classes: int64(len(x.Heap.Classes)), Unsaved: x.Unsaved,
+		Classes: int64(len(x.Heap.Classes)), Unsaved: x.Unsaved, Checked: checked,
 	}
 	if st, err := os.Stat(s.path); err == nil {
 		sum.DumpBytes = st.Size()

@@ -199,3 +199,40 @@ func TestLedgerPrune(t *testing.T) {
 		t.Errorf("ledger after removing %s and changing %s: %v, want %v", removed, changed, got, want)
 	}
 }
+
+// TestVouchVerifies: Vouch enters an index no writer vouched for into the
+// ledger once every section is sound, and not when one is not.
+func TestVouchVerifies(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := t.TempDir()
+	vouch := func(path string) error {
+		ix, err := Open(path, testID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		return ix.Vouch()
+	}
+	sound := filepath.Join(dir, "sound")
+	newSample().write(t, sound, testID)
+	if err := vouch(sound); err != nil || !isWritten(t, sound) {
+		t.Errorf("a sound index vouched for: %v, Written %v; want it entered", err, isWritten(t, sound))
+	}
+	damaged := filepath.Join(dir, "damaged")
+	newSample().write(t, damaged, testID)
+	ix, err := Open(damaged, testID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, _ := ix.Section("names")
+	ix.Close()
+	f, err := os.OpenFile(damaged, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte{0xFF}, int64(names.Offset))
+	f.Close()
+	if err := vouch(damaged); !errors.Is(err, ErrCorrupt) || isWritten(t, damaged) {
+		t.Errorf("a damaged index vouched for: %v, Written %v; want ErrCorrupt, not entered", err, isWritten(t, damaged))
+	}
+}

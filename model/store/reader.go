@@ -44,6 +44,9 @@ type Index struct {
 	// written says the ledger has the file as it is: this user's
 	// hprofctl wrote it and no one changed it since.
 	written bool
+	// state is the file's as opened, when stated (for Vouch).
+	state  fileState
+	stated bool
 	// closeMu keeps Close from unmapping the file under a release.
 	closeMu sync.RWMutex
 }
@@ -148,6 +151,8 @@ func open(f *os.File, path string, want Identity) (*Index, error) {
 		sections: make([]section, len(entries)),
 		byName:   make(map[string]*section, len(entries)),
 		written:  stated && inLedger(state),
+		state:    state,
+		stated:   stated,
 	}
 	for i, e := range entries {
 		ix.sections[i].entry = e
@@ -442,6 +447,23 @@ func (ix *Index) adopt(s *section) error {
 // sections are then taken without their checks, and readers may skip
 // checks of their own over what the build wrote.
 func (ix *Index) Written() bool { return ix.written }
+
+// Vouch checks every section not checked yet (Verify) and, when all are
+// sound, enters the file as it was opened into the ledger, as the build
+// does for the indexes it writes: a later Open of it unchanged is
+// Written. The caller vouches that it has checked, and found sound, what
+// its readers check beyond the sections (the trees' chains and the
+// like). Where the ledger is not kept, or cannot be written, it only
+// verifies.
+func (ix *Index) Vouch() error {
+	if err := ix.Verify(); err != nil {
+		return err
+	}
+	if ix.stated && !ix.written {
+		recordWritten(ix.path, ix.state)
+	}
+	return nil
+}
 
 // errNotZero is the fault of padding that is not zero.
 var errNotZero = errors.New("not zero")
