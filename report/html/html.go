@@ -108,6 +108,21 @@ var funcs = template.FuncMap{
 	"int64":    func(n int) int64 { return int64(n) },
 	"plural":   plural,
 	"states":   threads.ThreadStates,
+	"step":     stepNumber,
+}
+
+// stepNumber is how a page numbers step i of path: its depth, the root's
+// step 0, counting the objects a step before it stands for
+// (heap.PathStep.Elided); such a step shows the depths it stands for.
+func stepNumber(path []heap.PathStep, i int) string {
+	depth := int64(i)
+	for _, s := range path[:i] {
+		depth += max(s.Elided-1, 0)
+	}
+	if n := path[i].Elided; n > 1 {
+		return humanize.Comma(depth) + "–" + humanize.Comma(depth+n-1)
+	}
+	return humanize.Comma(depth)
 }
 
 // Write writes r as one HTML page to w.
