@@ -427,8 +427,7 @@ func (ix *Index) adopt(s *section) error {
 	if s.kind != KindStrings {
 		return nil
 	}
-	width := uint64(s.elemSize)
-	offStart := s.length - (s.count+1)*width
+	width, offStart := uint64(s.elemSize), s.offsetsStart()
 	b := make([]byte, width)
 	if _, err := ix.src.ReadAt(b, int64(s.offset+s.length-width)); err != nil {
 		return ix.check(s, nil)
@@ -439,6 +438,12 @@ func (ix *Index) adopt(s *section) error {
 	}
 	s.stringsEnd = end
 	return nil
+}
+
+// offsetsStart is where the offsets of string table s start in it: its
+// count and one more, each of its element size, end the section.
+func (s *section) offsetsStart() uint64 {
+	return s.length - (s.count+1)*uint64(s.elemSize)
 }
 
 // Written reports whether the index is, as it opened, a file this user's
@@ -486,8 +491,7 @@ func (ix *Index) zeroAt(off, n uint64) error {
 // strings' bytes end, or the offset in the section of a fault and a
 // description.
 func (ix *Index) checkStrings(s *section) (end, at uint64, detail string) {
-	width := uint64(s.elemSize)
-	offStart := s.length - (s.count+1)*width
+	width, offStart := uint64(s.elemSize), s.offsetsStart()
 	if offStart%width != 0 {
 		return 0, offStart, fmt.Sprintf("the offsets start at %d, not a multiple of their width %d", offStart, width)
 	}
@@ -640,7 +644,7 @@ func (ix *Index) Strings(name string) (Strings, error) {
 		return Strings{}, err
 	}
 	data := ix.bytes(s)
-	offStart := s.length - (s.count+1)*uint64(s.elemSize)
+	offStart := s.offsetsStart()
 	st := Strings{data: data[:s.stringsEnd:s.stringsEnd]}
 	if s.elemSize == 4 {
 		st.off32 = view[uint32](data[offStart:])
