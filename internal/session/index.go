@@ -103,6 +103,8 @@ type indexed struct {
 	// unmapRefs, set for a heap just built, unmaps its references, read
 	// from the index written (useWrittenRefs).
 	unmapRefs func() error
+	// vouched says vouch found the whole index sound, its trees too.
+	vouched bool
 }
 
 // errNotIndexable is returned for a dump that has no index: standard
@@ -586,16 +588,25 @@ func (x *indexed) vouch() error {
 	if err := errors.Join(x.checkRetention(), x.checkPaths()); err != nil {
 		return err
 	}
-	return x.ix.Vouch()
+	if err := x.ix.Vouch(); err != nil {
+		return err
+	}
+	x.vouched = true
+	return nil
 }
+
+// checked reports whether the trees read from the index need no check
+// before use: this user's hprofctl wrote the index, unchanged since, or
+// vouch checked it whole.
+func (x *indexed) checked() bool { return x.ix.Written() || x.vouched }
 
 // checkRetention checks, before its first use, the dominator tree read
 // from the index: that its counts add up and its chains end
 // (graph.Retention.CheckIndexed). A tree just built needs no check, nor
 // one from an index this user's hprofctl wrote, unchanged since
-// (store.Index.Written).
+// (store.Index.Written), or one vouch checked.
 func (x *indexed) checkRetention() error {
-	if x.ix == nil || x.ix.Written() || x.retention == nil {
+	if x.ix == nil || x.checked() || x.retention == nil {
 		return nil
 	}
 	if err := x.retention.CheckIndexed(); err != nil {
@@ -606,9 +617,10 @@ func (x *indexed) checkRetention() error {
 
 // checkPaths checks, before its first use, the shortest path tree read
 // from the index: that its chains end (graph.PathTree.CheckIndexed),
-// unless the index is one this user's hprofctl wrote, unchanged since.
+// unless the index is one this user's hprofctl wrote, unchanged since, or
+// one vouch checked.
 func (x *indexed) checkPaths() error {
-	if x.ix == nil || x.ix.Written() || x.paths == nil {
+	if x.ix == nil || x.checked() || x.paths == nil {
 		return nil
 	}
 	if err := x.paths.CheckIndexed(); err != nil {
