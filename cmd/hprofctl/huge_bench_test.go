@@ -94,11 +94,7 @@ func BenchmarkHugeDump(b *testing.B) {
 		b.ReportMetric(float64(anon)/(1<<20), q[0]+"-RssAnon-MiB")
 		switch q[0] {
 		case "index":
-			for _, line := range strings.Split(out, "\n") {
-				if strings.HasPrefix(line, "phase ") {
-					b.Log(line)
-				}
-			}
+			logPhases(b, out)
 			// The index's last sections may still be on their way to
 			// disk when the build ends (it starts their writing and
 			// does not wait), and a question's reads wait behind them:
@@ -171,6 +167,16 @@ func writeHugeDump(b *testing.B, path string, size int64, gzipped bool) hproftes
 		b.Fatal(err)
 	}
 	return stats
+}
+
+// logPhases logs the lines of an index build's output that give its
+// phases (HPROFCTL_BUILD_TRACE).
+func logPhases(b *testing.B, out string) {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "phase ") {
+			b.Log(line)
+		}
+	}
 }
 
 // checkHugeHisto compares the instance counts of histo's JSON with the
