@@ -1,6 +1,10 @@
 package model
 
-import "github.com/hprofctl/hprofctl/model/bigmem"
+import (
+	"slices"
+
+	"github.com/hprofctl/hprofctl/model/bigmem"
+)
 
 // chunkBits sets the chunk size of chunkList: 1 Mi elements.
 const chunkBits = 20
@@ -95,6 +99,15 @@ func (c *chunkList[T]) free() {
 
 func (c *chunkList[T]) at(i int) T { return c.chunks[i>>chunkBits][i&(1<<chunkBits-1)] }
 
+// copyOut copies the values at from, from+1, ... into dst, a chunk's part
+// at a time.
+func (c *chunkList[T]) copyOut(dst []T, from int) {
+	for len(dst) > 0 {
+		k := copy(dst, c.chunks[from>>chunkBits][from&(1<<chunkBits-1):])
+		dst, from = dst[k:], from+k
+	}
+}
+
 func (c *chunkList[T]) len() int { return c.n }
 
 // each calls fn with every chunk's used part, in order.
@@ -173,6 +186,22 @@ func (l *splitList[T]) at(i int) T {
 }
 
 func (l *splitList[T]) len() int { return l.low.len() }
+
+// copyOut sets entries at, at+1, ... of t to the n values of l from
+// position from on: their low bits copied a chunk's part at a time, their
+// high bits once per run of l they lie in.
+func (l *splitList[T]) copyOut(t *splitTable, at, from, n int) {
+	l.low.copyOut(t.low[at:at+n], from)
+	r, _ := slices.BinarySearch(l.runStart, from+1)
+	for r--; n > 0; r++ {
+		end := from + n
+		if r+1 < len(l.runStart) {
+			end = min(end, l.runStart[r+1])
+		}
+		t.startRun(at, l.runHigh[r])
+		at, n, from = at+end-from, n-(end-from), end
+	}
+}
 
 // free releases the list's chunks and empties it.
 func (l *splitList[T]) free() {

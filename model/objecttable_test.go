@@ -440,3 +440,69 @@ func TestResolveKeepsFirstOfRepeatedIDs(t *testing.T) {
 		}
 	}
 }
+
+// set stores entry i; entries must be set in the order of i, from 0.
+func (t *splitTable) set(i int, v uint64) {
+	t.startRun(i, uint32(v>>32))
+	t.low[i] = uint32(v)
+}
+
+// TestGatherStretches gathers a list of values whose high bits change at
+// and around chunk edges in orders of every shape: as they are, in
+// stretches of consecutive positions shuffled (stretches of one
+// included), and shuffled whole. Each gathered entry must be the value
+// at its position of the order, and the gathered table must start a run
+// of high bits exactly where they change.
+func TestGatherStretches(t *testing.T) {
+	const chunk = 1 << chunkBits
+	const n = 2*chunk + 5
+	changes := []int{1, 2, chunk - 1, chunk, chunk + 1, 2*chunk + 3}
+	high := make([]uint64, n)
+	for i, h, next := 0, uint64(5), 0; i < n; i++ {
+		if next < len(changes) && changes[next] == i {
+			h, next = h*3+1, next+1
+		}
+		high[i] = h
+	}
+	value := func(i uint32) uint64 { return high[i]<<32 | uint64(i)*2654435761&0xffffffff }
+	var values splitList[uint64]
+	var lows chunkList[uint32]
+	for i := range uint32(n) {
+		values.append(value(i))
+		lows.append(uint32(value(i)))
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	identity := make([]uint32, n)
+	for i := range identity {
+		identity[i] = uint32(i)
+	}
+	var stretches [][]uint32
+	for at := 0; at < n; {
+		k := min(n-at, 1+rng.IntN(3)*rng.IntN(chunk/2))
+		stretches = append(stretches, identity[at:at+k])
+		at += k
+	}
+	rng.Shuffle(len(stretches), func(i, j int) { stretches[i], stretches[j] = stretches[j], stretches[i] })
+	shuffled := slices.Clone(identity)
+	rng.Shuffle(n, func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	orders := map[string][]uint32{"identity": identity, "stretches": slices.Concat(stretches...), "shuffled": shuffled}
+	for name, order := range orders {
+		table := gatherSplit(&values, order)
+		low := gather(&lows, order)
+		runs := 0
+		for i, a := range order {
+			if got := table.at(i); got != value(a) {
+				t.Fatalf("%s: entry %d reads 0x%x, want 0x%x (position %d)", name, i, got, value(a), a)
+			}
+			if low[i] != uint32(value(a)) {
+				t.Fatalf("%s: gathered low bits %d read 0x%x, want 0x%x", name, i, low[i], uint32(value(a)))
+			}
+			if i == 0 || high[a] != high[order[i-1]] {
+				runs++
+			}
+		}
+		if len(table.runStart) != runs {
+			t.Errorf("%s: %d runs of high bits, the order has %d", name, len(table.runStart), runs)
+		}
+	}
+}

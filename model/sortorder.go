@@ -169,12 +169,50 @@ func (c *mergeCursor) takeFirst(d *mergeCursor) bool {
 	return c.i < c.n && (d.i == d.n || before(c.arrival, c.id, d.arrival, d.id))
 }
 
-// take returns the arrival c is at and moves c on to the next.
-func (c *mergeCursor) take() uint32 {
-	a := c.arrival
-	c.i++
+// arrivalAt is the arrival at position j of c's list.
+func (c *mergeCursor) arrivalAt(j int) uint32 {
+	if c.list != nil {
+		return c.list[j]
+	}
+	return c.from + uint32(j)
+}
+
+// takeRun writes into dst, up to its length, the arrivals of c from where
+// it is that go before the one d is at (all of them when d is done), and
+// returns how many it wrote. It gallops: it finds how many there are in
+// a number of steps that grows with the logarithm of that count, then
+// copies them without comparing each; a merge of long stretches, which
+// most dumps make, takes a few steps a stretch.
+func (c *mergeCursor) takeRun(dst []uint32, d *mergeCursor) int {
+	limit := min(len(dst), c.n-c.i)
+	goesFirst := func(m int) bool { // whether the m-th arrival from c.i goes before d's
+		a := c.arrivalAt(c.i + m)
+		return d.i == d.n || before(a, c.o.ids.at(int(a)), d.arrival, d.id)
+	}
+	// The arrival at c.i goes first (the caller's takeFirst); find the
+	// least m where one does not, doubling, then halving.
+	lo, hi := 1, 1
+	for hi < limit && goesFirst(hi) {
+		lo, hi = hi+1, min(2*hi, limit)
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if goesFirst(m) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if c.list != nil {
+		copy(dst[:lo], c.list[c.i:])
+	} else {
+		for j := range lo {
+			dst[j] = c.from + uint32(c.i+j)
+		}
+	}
+	c.i += lo
 	c.load()
-	return a
+	return lo
 }
 
 // minNaturalRun is the least average length of the ascending runs of
@@ -269,11 +307,11 @@ func (o arrivalOrder) merge(dst, a, b []uint32, workers int) {
 	forRanges(len(dst), workers, func(_, lo, hi int) {
 		i := mergeSplit(lo, len(a), len(b), func(i, j int) bool { return o.less(b[j], a[i]) })
 		fromA, fromB := listCursor(o, a, i), listCursor(o, b, lo-i)
-		for k := lo; k < hi; k++ {
+		for k := lo; k < hi; {
 			if fromB.takeFirst(&fromA) {
-				dst[k] = fromB.take()
+				k += fromB.takeRun(dst[k:hi], &fromA)
 			} else {
-				dst[k] = fromA.take()
+				k += fromA.takeRun(dst[k:hi], &fromB)
 			}
 		}
 	})
@@ -286,11 +324,11 @@ func (o arrivalOrder) mergeRun(dst []uint32, runStart, runLen int, rest []uint32
 	forRanges(len(dst), workers, func(_, lo, hi int) {
 		i := mergeSplit(lo, runLen, len(rest), func(i, j int) bool { return o.less(rest[j], uint32(runStart+i)) })
 		fromRun, fromRest := runCursor(o, uint32(runStart), runLen, i), listCursor(o, rest, lo-i)
-		for k := lo; k < hi; k++ {
+		for k := lo; k < hi; {
 			if fromRest.takeFirst(&fromRun) {
-				dst[k] = fromRest.take()
+				k += fromRest.takeRun(dst[k:hi], &fromRun)
 			} else {
-				dst[k] = fromRun.take()
+				k += fromRun.takeRun(dst[k:hi], &fromRest)
 			}
 		}
 	})

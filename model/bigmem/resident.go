@@ -94,6 +94,16 @@ func (p *Pacer) Step() {
 	}
 }
 
+// Advance counts n steps at once, for a loop that takes them in bulk (a
+// copy).
+func (p *Pacer) Advance(n int) {
+	before := p.steps
+	p.steps += uint32(n)
+	if before/paceSteps != p.steps/paceSteps {
+		pace()
+	}
+}
+
 func pace() {
 	limit := boundLimit.Load()
 	if limit == 0 {
