@@ -187,6 +187,25 @@ func (l *splitList[T]) at(i int) T {
 
 func (l *splitList[T]) len() int { return l.low.len() }
 
+// eachPart calls fn with the values of l at positions [lo, hi) in order,
+// in parts that share their high bits and lie in one chunk: the part's
+// first position, its low bits and its high bits.
+func (l *splitList[T]) eachPart(lo, hi int, fn func(at int, low []uint32, high uint32)) {
+	r, _ := slices.BinarySearch(l.runStart, lo+1)
+	for r--; lo < hi; r++ {
+		end := hi
+		if r+1 < len(l.runStart) {
+			end = min(end, l.runStart[r+1])
+		}
+		for lo < end {
+			chunk := l.low.chunks[lo>>chunkBits][lo&(1<<chunkBits-1):]
+			part := chunk[:min(len(chunk), end-lo)]
+			fn(lo, part, l.runHigh[r])
+			lo += len(part)
+		}
+	}
+}
+
 // copyOut sets entries at, at+1, ... of t to the n values of l from
 // position from on: their low bits copied a chunk's part at a time, their
 // high bits once per run of l they lie in.

@@ -447,8 +447,9 @@ func (t *splitTable) set(i int, v uint64) {
 	t.low[i] = uint32(v)
 }
 
-// TestGatherStretches gathers a list of values whose high bits change at
-// and around chunk edges in orders of every shape: as they are, in
+// TestGatherStretches reads a list of values whose high bits change at
+// and around chunk edges in parts (splitList.eachPart), then gathers it
+// in orders of every shape: as they are, in
 // stretches of consecutive positions shuffled (stretches of one
 // included), and shuffled whole. Each gathered entry must be the value
 // at its position of the order, and the gathered table must start a run
@@ -470,6 +471,23 @@ func TestGatherStretches(t *testing.T) {
 	for i := range uint32(n) {
 		values.append(value(i))
 		lows.append(uint32(value(i)))
+	}
+	for _, r := range [][2]int{{0, n}, {chunk - 3, chunk + 5}, {1, 2}, {2, 3}, {n - 1, n}, {5, 5}} {
+		next := r[0]
+		values.eachPart(r[0], r[1], func(at int, low []uint32, high uint32) {
+			if at != next || len(low) == 0 {
+				t.Fatalf("[%d, %d): a part of %d values at %d, after the parts up to %d", r[0], r[1], len(low), at, next)
+			}
+			for j, l := range low {
+				if got := uint64(high)<<32 | uint64(l); got != value(uint32(at+j)) {
+					t.Fatalf("[%d, %d): value %d reads 0x%x, want 0x%x", r[0], r[1], at+j, got, value(uint32(at+j)))
+				}
+			}
+			next += len(low)
+		})
+		if next != r[1] {
+			t.Errorf("[%d, %d): the parts end at %d", r[0], r[1], next)
+		}
 	}
 	rng := rand.New(rand.NewPCG(7, 11))
 	identity := make([]uint32, n)

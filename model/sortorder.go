@@ -63,19 +63,21 @@ func longestRun(ids *splitList[uint64], workers int) (start, length int) {
 	forRanges(n, workers, func(k, lo, hi int) {
 		s := runScan{firstEnd: hi, lastStart: lo}
 		prev := uint64(0)
-		for a := lo; a < hi; a++ {
-			id := ids.at(a)
-			if a > lo && id < prev {
-				if s.firstEnd == hi {
-					s.firstEnd = a
+		ids.eachPart(lo, hi, func(at int, low []uint32, high uint32) {
+			for j, l := range low {
+				id, a := uint64(high)<<32|uint64(l), at+j
+				if a > lo && id < prev {
+					if s.firstEnd == hi {
+						s.firstEnd = a
+					}
+					if a-s.lastStart > s.bestLen {
+						s.bestStart, s.bestLen = s.lastStart, a-s.lastStart
+					}
+					s.lastStart = a
 				}
-				if a-s.lastStart > s.bestLen {
-					s.bestStart, s.bestLen = s.lastStart, a-s.lastStart
-				}
-				s.lastStart = a
+				prev = id
 			}
-			prev = id
-		}
+		})
 		if hi-s.lastStart > s.bestLen {
 			s.bestStart, s.bestLen = s.lastStart, hi-s.lastStart
 		}
