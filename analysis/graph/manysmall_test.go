@@ -2,12 +2,11 @@ package graph
 
 import (
 	"bytes"
-	"io"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/analysis/internal/analysistest"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/parser/hprof/hproftest"
-	"github.com/hprofctl/hprofctl/parser/input"
 )
 
 // TestManySmallDump reads the dump that make bench-many writes past 2^31
@@ -26,14 +25,7 @@ func TestManySmallDump(t *testing.T) {
 	if st.Small != small || st.Leaves != 4 || st.Tops != 1 {
 		t.Fatalf("wrote %+v", st)
 	}
-	f, err := input.NewFile("many-small", io.NopCloser(&buf), int64(buf.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := model.Load(f, model.LoadOptions{Dump: -1, Objects: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := analysistest.LoadDump(t, "many-small", buf.Bytes())
 	if h.NumObjects() != int(st.Objects) {
 		t.Fatalf("%d objects, the writer wrote %d", h.NumObjects(), st.Objects)
 	}

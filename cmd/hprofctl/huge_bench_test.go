@@ -85,14 +85,8 @@ func BenchmarkHugeDump(b *testing.B) {
 		{"retainers", "--class", `^java\.lang\.String$`},
 	}
 	b.ResetTimer()
-	for _, q := range questions {
-		args := append([]string{"--index-dir", filepath.Join(dir, "index")}, q...)
-		out, took, anon, disk := runWatched(b, bin, append(args, dump), dir)
-		b.Logf("%-12s %8.1fs  peak RssAnon %6.0f MiB  disk taken at the peak %6.0f MiB", q[0], took.Seconds(),
-			float64(anon)/(1<<20), float64(disk)/(1<<20))
-		b.ReportMetric(took.Seconds(), q[0]+"-s")
-		b.ReportMetric(float64(anon)/(1<<20), q[0]+"-RssAnon-MiB")
-		switch q[0] {
+	askTimed(b, bin, dir, dump, questions, func(name, out string) {
+		switch name {
 		case "index":
 			logPhases(b, out)
 			// The index's last sections may still be on their way to
@@ -108,6 +102,23 @@ func BenchmarkHugeDump(b *testing.B) {
 		case "histo":
 			checkHugeHisto(b, out, stats)
 		}
+	})
+}
+
+// askTimed asks each of questions (an hprofctl command line but the
+// dump) of dump, with its index in dir/index, one after the other; logs
+// and reports each one's time, its peak anonymous memory and the disk it
+// took at its peak; and gives each one's output to check, with the
+// question's name.
+func askTimed(b *testing.B, bin, dir, dump string, questions [][]string, check func(name, out string)) {
+	for _, q := range questions {
+		args := append([]string{"--index-dir", filepath.Join(dir, "index")}, q...)
+		out, took, anon, disk := runWatched(b, bin, append(args, dump), dir)
+		b.Logf("%-12s %8.1fs  peak RssAnon %6.0f MiB  disk taken at the peak %6.0f MiB", q[0], took.Seconds(),
+			float64(anon)/(1<<20), float64(disk)/(1<<20))
+		b.ReportMetric(took.Seconds(), q[0]+"-s")
+		b.ReportMetric(float64(anon)/(1<<20), q[0]+"-RssAnon-MiB")
+		check(q[0], out)
 	}
 }
 
@@ -140,6 +151,18 @@ func hugeGzipped(b *testing.B, dir string, size int64) bool {
 // gzipped as the JVM writes -gz dumps or plain, and returns what the
 // writer wrote.
 func writeHugeDump(b *testing.B, path string, size int64, gzipped bool) hproftest.Stats {
+	var stats hproftest.Stats
+	writeDumpFile(b, path, gzipped, func(w io.Writer) (err error) {
+		stats, err = hproftest.WriteRealistic(w, size, 1, 8)
+		return err
+	})
+	return stats
+}
+
+// writeDumpFile creates path and has write write a dump into it, gzipped
+// as the JVM writes -gz dumps or plain; it fails the benchmark on any
+// error.
+func writeDumpFile(b *testing.B, path string, gzipped bool, write func(io.Writer) error) {
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
@@ -151,7 +174,7 @@ func writeHugeDump(b *testing.B, path string, size int64, gzipped bool) hproftes
 		dst = packed
 	}
 	w := bufio.NewWriterSize(dst, 4<<20)
-	stats, err := hproftest.WriteRealistic(w, size, 1, 8)
+	err = write(w)
 	if err == nil {
 		err = w.Flush()
 	}
@@ -166,7 +189,6 @@ func writeHugeDump(b *testing.B, path string, size int64, gzipped bool) hproftes
 	if err != nil {
 		b.Fatal(err)
 	}
-	return stats
 }
 
 // logPhases logs the lines of an index build's output that give its
@@ -182,6 +204,18 @@ func logPhases(b *testing.B, out string) {
 // checkHugeHisto compares the instance counts of histo's JSON with the
 // writer's, class by class.
 func checkHugeHisto(b *testing.B, out string, stats hproftest.Stats) {
+	got, _ := histoCounts(b, out)
+	for name, want := range stats.PerClass {
+		if n := got[model.JavaClassName(name)]; n != want.Instances {
+			b.Errorf("%s: %d instances in histo, the writer wrote %d", name, n, want.Instances)
+		}
+	}
+	b.Logf("histo: the %d classes' instance counts are the writer's", len(stats.PerClass))
+}
+
+// histoCounts reads histo's JSON: the instances of each class, and of
+// all of them.
+func histoCounts(b *testing.B, out string) (byClass map[string]int64, total int64) {
 	var rows []struct {
 		Class     string `json:"class"`
 		Instances int64  `json:"instances"`
@@ -189,16 +223,12 @@ func checkHugeHisto(b *testing.B, out string, stats hproftest.Stats) {
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		b.Fatalf("histo: %v\n%.400s", err, out)
 	}
-	got := map[string]int64{}
+	byClass = map[string]int64{}
 	for _, r := range rows {
-		got[r.Class] = r.Instances
+		byClass[r.Class] += r.Instances
+		total += r.Instances
 	}
-	for name, want := range stats.PerClass {
-		if n := got[model.JavaClassName(name)]; n != want.Instances {
-			b.Errorf("%s: %d instances in histo, the writer wrote %d", name, n, want.Instances)
-		}
-	}
-	b.Logf("histo: the %d classes' instance counts are the writer's", len(stats.PerClass))
+	return byClass, total
 }
 
 // runWatched runs bin argv with HPROFCTL_BUILD_TRACE set and returns its

@@ -1,9 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -69,45 +68,25 @@ func BenchmarkManyObjects(b *testing.B) {
 		{"retainers", "--class", `^com\.example\.Small$`},
 	}
 	b.ResetTimer()
-	for _, q := range questions {
-		args := append([]string{"--index-dir", filepath.Join(dir, "index")}, q...)
-		out, took, anon, disk := runWatched(b, bin, append(args, dump), dir)
-		b.Logf("%-12s %8.1fs  peak RssAnon %6.0f MiB  disk taken at the peak %6.0f MiB", q[0], took.Seconds(),
-			float64(anon)/(1<<20), float64(disk)/(1<<20))
-		b.ReportMetric(took.Seconds(), q[0]+"-s")
-		b.ReportMetric(float64(anon)/(1<<20), q[0]+"-RssAnon-MiB")
-		switch q[0] {
+	askTimed(b, bin, dir, dump, questions, func(name, out string) {
+		switch name {
 		case "index":
 			logPhases(b, out)
 			writeBack()
 		case "histo":
 			checkManyHisto(b, out, stats)
 		}
-	}
+	})
 }
 
 // writeManyDump writes WriteManySmall's dump of small instances to path,
 // gzipped as the JVM writes -gz dumps, and returns what the writer wrote.
 func writeManyDump(b *testing.B, path string, small int64) hproftest.ManySmall {
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	packed := hproftest.NewJVMGzipWriter(f, 1)
-	w := bufio.NewWriterSize(packed, 4<<20)
-	stats, err := hproftest.WriteManySmall(w, small)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := packed.Close(); err == nil {
-		err = cerr
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
+	var stats hproftest.ManySmall
+	writeDumpFile(b, path, true, func(w io.Writer) (err error) {
+		stats, err = hproftest.WriteManySmall(w, small)
+		return err
+	})
 	return stats
 }
 
@@ -115,19 +94,7 @@ func writeManyDump(b *testing.B, path string, small int64) hproftest.ManySmall {
 // the small instances, their arrays and the roots' arrays, counted by
 // class.
 func checkManyHisto(b *testing.B, out string, stats hproftest.ManySmall) {
-	var rows []struct {
-		Class     string `json:"class"`
-		Instances int64  `json:"instances"`
-	}
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
-		b.Fatalf("histo: %v\n%.400s", err, out)
-	}
-	got := map[string]int64{}
-	total := int64(0)
-	for _, r := range rows {
-		got[r.Class] = r.Instances
-		total += r.Instances
-	}
+	got, total := histoCounts(b, out)
 	want := map[string]int64{"com.example.Small": stats.Small, "com.example.Small[]": stats.Leaves,
 		"java.lang.Object[]": stats.Tops, "java.lang.Class": stats.Classes}
 	for class, n := range want {

@@ -28,7 +28,13 @@ func LoadSynthetic(t testing.TB, write func(w *hproftest.Writer)) *model.Heap {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := input.NewFile("synthetic", io.NopCloser(&buf), int64(buf.Len()))
+	return LoadDump(t, "synthetic", buf.Bytes())
+}
+
+// LoadDump loads the dump in data, named name, with its objects.
+func LoadDump(t testing.TB, name string, data []byte) *model.Heap {
+	t.Helper()
+	f, err := input.NewFile(name, io.NopCloser(bytes.NewReader(data)), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
