@@ -154,7 +154,8 @@ func checkClassChains(t *testing.T, what string, h *model.Heap) {
 // linked lists thousands deep with more chains per class than are kept,
 // on wide levels of few chains, and on the JVM's dumps; with the small
 // levels keyed on their own (addSmall), with one goroutine and four, with levels
-// searched and sorted in parallel down to the smallest, with keys too
+// searched (parents in windows) and sorted in parallel down to the
+// smallest, with keys too
 // wide to sort once, and with every level sorted rather than counted.
 func TestClassChainsMatchDefinition(t *testing.T) {
 	heaps := map[string]*model.Heap{}
@@ -184,6 +185,12 @@ func TestClassChainsMatchDefinition(t *testing.T) {
 							checkClassChains(t, fmt.Sprintf("%s, %d procs, small steps", what, procs), h)
 						})
 					}
+					// Parents beyond one window: levels searched in
+					// parallel rather than in turn (searchPathsOn).
+					withParallelism(4, func() {
+						defer withScatterWindow(8)()
+						checkClassChains(t, fmt.Sprintf("%s, 4 procs, small steps, windows of 8", what), h)
+					})
 				})
 			}
 		}
