@@ -41,20 +41,21 @@ func searchPaths(h *model.Heap, includeWeak bool, onLevel func(parent []uint32, 
 	return searchPathsOn(h, includeWeak, false, onLevel)
 }
 
-// searchPathsOn is searchPaths, on one processor when beside is set and
-// the parent table is at most one window of inWindows: the search then
-// runs beside the dominator tree's depth-first walk, which holds a
-// processor of its own, then beside its phases on every processor, and
-// a level searched in parallel takes more processor time than one
-// searched in turn (its notes, and two more reads of the parents at
-// random), to finish sooner only while a processor is free: on 2
-// processors the bigdump's build took 3.3 CPU-s (9%) less with its search
-// in turn. The windows keep a parent table bigger than one window from
-// being written at random all over, which a search in turn would do.
+// searchPathsOn is searchPaths, on one processor when beside is set, the
+// parent table is at most one window of inWindows and there are at most
+// besideProcessors: the search then runs beside the dominator tree's
+// depth-first walk, which holds a processor of its own, then beside its
+// phases, which keep the others busy, and a level searched in parallel
+// takes more processor time than one searched in turn (its notes, and two
+// more reads of the parents at random), to finish sooner only while a
+// processor is free: on 2 processors the bigdump's build took 3.3 CPU-s
+// (9%) less with its search in turn. The windows keep a parent table
+// bigger than one window from being written at random all over, which a
+// search in turn would do.
 func searchPathsOn(h *model.Heap, includeWeak, beside bool, onLevel func(parent []uint32, prevAt uint32, prev, level []model.ObjectIndex)) []uint32 {
 	n := h.NumObjects()
 	p := pathSearch{
-		serial:  beside && n <= scatterWindow,
+		serial:  beside && n <= scatterWindow && parallel.Workers() <= besideProcessors,
 		g:       retentionGraph{h: h},
 		parent:  bigmem.Make[uint32](n),
 		reached: bigmem.Make[uint64]((n + 63) / 64),
@@ -96,6 +97,12 @@ func searchPathsOn(h *model.Heap, includeWeak, beside bool, onLevel func(parent 
 	})
 	return p.parent
 }
+
+// besideProcessors is the most processors with which searchPathsOn
+// searches beside the dominator tree in turn: with more, the dominator
+// tree's phases leave processors idle that a search in parallel takes
+// (not measured: the machines here have 2).
+const besideProcessors = 2
 
 // pathSearch is the state of shortestPathTree's search.
 type pathSearch struct {
