@@ -186,7 +186,7 @@ func TestClassChainsMatchDefinition(t *testing.T) {
 						})
 					}
 					// Parents beyond one window: levels searched in
-					// parallel rather than in turn (searchPathsOn).
+					// parallel rather than in turn (searchPaths).
 					withParallelism(4, func() {
 						defer withScatterWindow(8)()
 						checkClassChains(t, fmt.Sprintf("%s, 4 procs, small steps, windows of 8", what), h)

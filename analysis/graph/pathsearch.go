@@ -30,29 +30,25 @@ import (
 // table is a scratch file, and a page of one written to at random is
 // written back to the disk and dirtied again many times over.
 func shortestPathTree(h *model.Heap, includeWeak bool) []uint32 {
-	return searchPaths(h, includeWeak, nil)
+	return searchPaths(h, includeWeak, false, nil)
 }
 
 // searchPaths is shortestPathTree, calling onLevel, when set, with each
 // level of the search once its objects have their parents (in parent, as
 // positions in the queue: the object at prevAt+i of the queue is
 // prev[i]), and the level before it (nil for the roots).
-func searchPaths(h *model.Heap, includeWeak bool, onLevel func(parent []uint32, prevAt uint32, prev, level []model.ObjectIndex)) []uint32 {
-	return searchPathsOn(h, includeWeak, false, onLevel)
-}
-
-// searchPathsOn is searchPaths, on one processor when beside is set, the
-// parent table is at most one window of inWindows and there are at most
-// besideProcessors: the search then runs beside the dominator tree's
-// depth-first walk, which holds a processor of its own, then beside its
-// phases, which keep the others busy, and a level searched in parallel
-// takes more processor time than one searched in turn (its notes, and two
-// more reads of the parents at random), to finish sooner only while a
-// processor is free: on 2 processors the bigdump's build took 3.3 CPU-s
-// (9%) less with its search in turn. The windows keep a parent table
-// bigger than one window from being written at random all over, which a
-// search in turn would do.
-func searchPathsOn(h *model.Heap, includeWeak, beside bool, onLevel func(parent []uint32, prevAt uint32, prev, level []model.ObjectIndex)) []uint32 {
+//
+// It searches on one processor when beside is set, the parent table is at
+// most one window of inWindows and there are at most besideProcessors:
+// the search then runs beside the dominator tree's depth-first walk,
+// which holds a processor of its own, then beside its phases, which keep
+// the others busy, and a level searched in parallel takes more processor
+// time than one searched in turn (its notes, and two more reads of the
+// parents at random), to finish sooner only while a processor is free: on
+// 2 processors the bigdump's build took 3.3 CPU-s (9%) less with its
+// search in turn. The windows keep a parent table bigger than one window
+// from being written at random all over, which a search in turn would do.
+func searchPaths(h *model.Heap, includeWeak, beside bool, onLevel func(parent []uint32, prevAt uint32, prev, level []model.ObjectIndex)) []uint32 {
 	n := h.NumObjects()
 	p := pathSearch{
 		serial:  beside && n <= scatterWindow && parallel.Workers() <= besideProcessors,
@@ -98,7 +94,7 @@ func searchPathsOn(h *model.Heap, includeWeak, beside bool, onLevel func(parent 
 	return p.parent
 }
 
-// besideProcessors is the most processors with which searchPathsOn
+// besideProcessors is the most processors with which searchPaths
 // searches beside the dominator tree in turn: with more, the dominator
 // tree's phases leave processors idle that a search in parallel takes
 // (not measured: the machines here have 2).

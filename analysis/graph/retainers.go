@@ -49,10 +49,10 @@ func StrongPaths(h *model.Heap) *PathTree {
 // StrongPathsWithChains is StrongPaths with the tree's class chains,
 // worked out level by level as the search finds them (chainLevels). It is
 // meant to run beside the dominator tree (ComputeRetention), and searches
-// on one processor where that costs less (searchPathsOn).
+// on one processor where that costs less (searchPaths).
 func StrongPathsWithChains(h *model.Heap) (*PathTree, *ClassChains) {
 	var c *chainLevels
-	parent := searchPathsOn(h, false, true, func(parent []uint32, prevAt uint32, prev, level []model.ObjectIndex) {
+	parent := searchPaths(h, false, true, func(parent []uint32, prevAt uint32, prev, level []model.ObjectIndex) {
 		if c == nil {
 			c = newChainLevels(h, parent)
 			c.positions = true
