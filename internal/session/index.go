@@ -388,15 +388,12 @@ func (s *Session) BuildIndex(rebuild bool) (report.IndexSummary, error) {
 	if err != nil {
 		return report.IndexSummary{}, err
 	}
-	checked := false
 	if x.ix != nil && !x.Built && !x.ix.Written() {
 		if err := x.vouch(); err != nil {
 			x.close()
 			if x, err = rebuildIndex(s.path, s.indexOptions(), err.Error()); err != nil {
 				return report.IndexSummary{}, err
 			}
-		} else {
-			checked = true
 		}
 	}
 	if x.Unsaved != "" {
@@ -412,7 +409,7 @@ func (s *Session) BuildIndex(rebuild bool) (report.IndexSummary, error) {
 	sum := report.IndexSummary{
 		Dump: s.path, Index: x.Path, Built: x.Built, Seconds: x.Took.Seconds(),
 		Objects: int64(x.Heap.NumObjects()), References: int64(x.Heap.NumRefs()),
-		Classes: int64(len(x.Heap.Classes)), Unsaved: x.Unsaved, Checked: checked,
+		Classes: int64(len(x.Heap.Classes)), Unsaved: x.Unsaved, Checked: x.vouched,
 	}
 	if st, err := os.Stat(s.path); err == nil {
 		sum.DumpBytes = st.Size()
