@@ -79,25 +79,24 @@ func elidedStep(h *model.Heap, left []model.ObjectIndex) PathStep {
 			ofClassObjects[h.ClassOf(c.Object)] = true
 		}
 	}
-	byClass := map[model.ClassIndex]int{} // index in classes
-	byName := map[string]int{}
+	type key struct {
+		class model.ClassIndex
+		name  string // a class object's own name, else ""
+	}
+	at := map[key]int{} // index in classes
 	var classes []ElidedClass
 	for _, x := range left {
-		c := h.ClassOf(x)
-		at, ok := byClass[c]
-		if ofClassObjects[c] {
-			at, ok = byName[ClassName(h, x)]
+		k := key{class: h.ClassOf(x)}
+		if ofClassObjects[k.class] {
+			k.name = ClassName(h, x)
 		}
+		i, ok := at[k]
 		if !ok {
-			at = len(classes)
+			i = len(classes)
+			at[k] = i
 			classes = append(classes, ElidedClass{Class: ClassName(h, x)})
-			if ofClassObjects[c] {
-				byName[classes[at].Class] = at
-			} else {
-				byClass[c] = at
-			}
 		}
-		classes[at].Count++
+		classes[i].Count++
 	}
 	slices.SortStableFunc(classes, func(a, b ElidedClass) int { return cmp.Compare(b.Count, a.Count) })
 	var names []string
