@@ -207,19 +207,13 @@ func (l *splitList[T]) eachPart(lo, hi int, fn func(at int, low []uint32, high u
 }
 
 // copyOut sets entries at, at+1, ... of t to the n values of l from
-// position from on: their low bits copied a chunk's part at a time, their
-// high bits once per run of l they lie in.
+// position from on, a part of eachPart at a time: its low bits copied,
+// its high bits starting a run of t where they change.
 func (l *splitList[T]) copyOut(t *splitTable, at, from, n int) {
-	l.low.copyOut(t.low[at:at+n], from)
-	r, _ := slices.BinarySearch(l.runStart, from+1)
-	for r--; n > 0; r++ {
-		end := from + n
-		if r+1 < len(l.runStart) {
-			end = min(end, l.runStart[r+1])
-		}
-		t.startRun(at, l.runHigh[r])
-		at, n, from = at+end-from, n-(end-from), end
-	}
+	l.eachPart(from, from+n, func(pos int, low []uint32, high uint32) {
+		t.startRun(at+pos-from, high)
+		copy(t.low[at+pos-from:], low)
+	})
 }
 
 // free releases the list's chunks and empties it.
