@@ -9,10 +9,12 @@
 // disk space), the table is an ordinary slice.
 //
 // A mapped table that is freed leaves its scratch file mapped, its pages
-// in the page cache, for the next table that fits in it: clearing a page
-// the page cache holds costs a twentieth of the first write to a page of
-// a new file (whose blocks were reserved), and unmapping and deleting a
-// file of dirty pages costs as much again. The scratch files left are
+// in the page cache, for the next tables: clearing a page the page cache
+// holds costs a twentieth of the first write to a page of a new file
+// (whose blocks were reserved), and unmapping and deleting a file of
+// dirty pages costs as much again. A table that no spare file holds alone
+// takes several, mapped one after the other, and a new file only for
+// what they lack. The scratch files left are
 // released when the budget is set again (the build's end).
 //
 // The budget is process-wide, like the garbage collector's settings: for
@@ -94,12 +96,12 @@ var (
 	heapMaking int64
 )
 
-// mapping is a table mapped from a scratch file: the scratch file's
-// bytes (the table's and those past it up to a page, or up to the end of
-// a spare scratch file it was given) and the file.
+// mapping is a table mapped from scratch files: their bytes (the
+// table's and those past it up to a page, or up to the end of the spare
+// scratch files it was given) and the files, mapped in data in turn.
 type mapping struct {
-	data    []byte
-	scratch *scratch
+	data  []byte
+	parts []*scratch
 }
 
 // SetBudget bounds the Go heap that tables may take to bytes (0: no
@@ -203,61 +205,109 @@ func makeTable[T Number](n int, random bool) []T {
 	return table
 }
 
-// mapTable returns size zeroed bytes of a scratch file, the spare one
-// that fits best or else a new one in dir; false when no file could be
-// mapped. random is MakeRandom's.
+// mapTable returns size zeroed bytes of scratch files: the spare one
+// that fits best, else the largest spare ones joined and a new one in dir
+// for what they lack; false when no file could be mapped. random is
+// MakeRandom's.
 func mapTable(dir string, size int64, random bool) ([]byte, bool) {
 	mu.Lock()
-	s := takeSpare(size)
+	parts, held := takeSpare(size)
 	mu.Unlock()
-	switch {
-	case s != nil && random:
-		s.adviseRandom()
-		s.drop(0, int(size))
-	case s != nil:
-		s.zero(int(size))
-	default:
+	reused := len(parts)
+	if held < size {
 		page := int64(os.Getpagesize())
-		var err error
-		if s, err = mapScratch(dir, (size+page-1)/page*page); err != nil {
+		s, err := mapScratch(dir, (size-held+page-1)/page*page)
+		if err != nil {
 			mu.Lock()
 			defer mu.Unlock()
+			for _, p := range parts {
+				keepSpare(p)
+			}
 			if !errors.Is(err, errors.ErrUnsupported) {
 				spilledBytes += size
 				spillErr = cmp.Or(spillErr, err)
 			}
 			return nil, false
 		}
-		if random {
-			s.adviseRandom()
-		}
+		parts = append(parts, s)
 	}
+	data := parts[0].data
+	if len(parts) > 1 {
+		joined, err := joinScratch(parts)
+		if err != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, p := range parts {
+				keepSpare(p)
+			}
+			return nil, false
+		}
+		data = joined
+	}
+	clearParts(parts, reused, int(size), random)
 	mu.Lock()
 	defer mu.Unlock()
-	mapped[uintptr(unsafe.Pointer(unsafe.SliceData(s.data)))] = mapping{s.data, s}
+	mapped[uintptr(unsafe.Pointer(unsafe.SliceData(data)))] = mapping{data, parts}
 	mappedBytes += size
-	filesBytes += int64(len(s.data))
+	filesBytes += int64(len(data))
 	peakFiles = max(peakFiles, filesBytes)
 	trimSpare()
-	return s.data[:size], true
+	return data[:size], true
 }
 
-// takeSpare takes the smallest spare scratch file of at least size
-// bytes out of the spare ones, mu held; nil when none is that large.
-func takeSpare(size int64) *scratch {
+// clearParts readies parts, mapped in turn, for a table of size bytes:
+// the first reused of them were spare, and what the table takes of them
+// is zeroed (dropped, for a table written at random); the new file that
+// may follow reads zeros already. random is MakeRandom's.
+func clearParts(parts []*scratch, reused, size int, random bool) {
+	at := 0
+	for k, p := range parts {
+		n := min(len(p.data), size-at)
+		switch {
+		case n <= 0:
+		case k < reused && random:
+			p.adviseRandom()
+			p.drop(0, n)
+		case k < reused:
+			p.zero(n, at)
+		case random:
+			p.adviseRandom()
+		}
+		at += len(p.data)
+	}
+}
+
+// maxParts is the most spare scratch files a table is given: each is a
+// mapping of its own, and the system bounds their number (65,530 by
+// default on Linux).
+const maxParts = 1 << 12
+
+// takeSpare takes spare scratch files for a table of size bytes out of
+// the spare ones, mu held, and returns them and their size: the smallest
+// one of at least size bytes, else the largest ones (at most maxParts)
+// until they hold size bytes or none is left.
+func takeSpare(size int64) (parts []*scratch, held int64) {
 	best := -1
 	for i, s := range spare {
 		if int64(len(s.data)) >= size && (best < 0 || len(s.data) < len(spare[best].data)) {
 			best = i
 		}
 	}
-	if best < 0 {
-		return nil
+	if best >= 0 {
+		s := spare[best]
+		spare = slices.Delete(spare, best, best+1)
+		spareBytes -= int64(len(s.data))
+		return []*scratch{s}, int64(len(s.data))
 	}
-	s := spare[best]
-	spare = slices.Delete(spare, best, best+1)
-	spareBytes -= int64(len(s.data))
-	return s
+	k := 0
+	for k < len(spare) && k < maxParts && held < size {
+		held += int64(len(spare[k].data))
+		k++
+	}
+	parts = slices.Clone(spare[:k])
+	spare = slices.Delete(spare, 0, k)
+	spareBytes -= held
+	return parts, held
 }
 
 // keepSpare keeps s, whose table was freed, for the tables made next,
@@ -306,9 +356,13 @@ func Free[T Number](table []T) {
 	if !ok {
 		return
 	}
-	m.scratch.rest()
+	for _, p := range m.parts {
+		p.rest()
+	}
 	mu.Lock()
-	keepSpare(m.scratch)
+	for _, p := range m.parts {
+		keepSpare(p)
+	}
 	mu.Unlock()
 }
 
@@ -353,8 +407,9 @@ func grow[T Number](table []T, size int) []T {
 
 // growMapped returns table, a mapped table, grown to capacity newCap in
 // its scratch file, which grows with it (its pages are neither copied
-// nor written for the first time again); false when table is no mapped
-// table or its file could not grow, table then unchanged. What lies past
+// nor written for the first time again); false when table is no table
+// mapped from one scratch file or its file could not grow, table then
+// unchanged. What lies past
 // len(table) is not zeroed.
 func growMapped[T Number](table []T, newCap int) ([]T, bool) {
 	if cap(table) == 0 {
@@ -366,12 +421,12 @@ func growMapped[T Number](table []T, newCap int) ([]T, bool) {
 	mu.Lock()
 	defer mu.Unlock()
 	m, ok := mapped[key]
-	if !ok || m.scratch.grow(int(newSize)) != nil {
+	if !ok || len(m.parts) != 1 || m.parts[0].grow(int(newSize)) != nil {
 		return nil, false
 	}
 	delete(mapped, key)
-	data := m.scratch.data
-	mapped[uintptr(unsafe.Pointer(unsafe.SliceData(data)))] = mapping{data, m.scratch}
+	data := m.parts[0].data
+	mapped[uintptr(unsafe.Pointer(unsafe.SliceData(data)))] = mapping{data, m.parts}
 	mappedBytes += newSize - oldSize
 	filesBytes += int64(len(data) - len(m.data))
 	peakFiles = max(peakFiles, filesBytes)

@@ -257,6 +257,93 @@ func TestFreedScratchReused(t *testing.T) {
 	}
 }
 
+// TestFreedScratchJoined: a table that no freed table's scratch file
+// holds alone is mapped in the freed files, joined one after the other,
+// and a new file for what they lack; it reads zeros where they held
+// values, keeps what is written to it across the files' seams, and its
+// files serve the next tables one by one once it is freed.
+func TestFreedScratchJoined(t *testing.T) {
+	restore := SetBudget(1, t.TempDir())
+	defer restore()
+	page := os.Getpagesize()
+	sizes := []int{3 * minMapped, 2 * minMapped, minMapped + page, minMapped}
+	spares := 0
+	tables := make([][]byte, len(sizes))
+	for k, size := range sizes {
+		tables[k] = Make[byte](size)
+		for i := range tables[k] {
+			tables[k][i] = byte(i) | 1
+		}
+		spares += size
+	}
+	for _, table := range tables {
+		Free(table)
+	}
+	mu.Lock()
+	peak, kept := peakFiles, spareBytes
+	mu.Unlock()
+	if kept != int64(spares) {
+		t.Fatalf("%d bytes of spare scratch files after the tables were freed, want %d", kept, spares)
+	}
+
+	// Three of the four files hold more than 5 MiB; the fourth is left.
+	n := 5*minMapped + page
+	joined := Make[uint64](n / 8)
+	checkZero(t, "a table joined from freed files", joined)
+	for i := range joined {
+		joined[i] = uint64(i) * 0x9E3779B97F4A7C15
+	}
+	for i, v := range joined {
+		if v != uint64(i)*0x9E3779B97F4A7C15 {
+			t.Fatalf("entry %d of the joined table is %#x after it was written, want %#x", i, v, uint64(i)*0x9E3779B97F4A7C15)
+		}
+	}
+	mu.Lock()
+	after, left, live := peakFiles, len(spare), len(mapped)
+	mu.Unlock()
+	if after != peak || left != 1 || live != 1 {
+		t.Errorf("joined table: the files took %d bytes at their most (before: %d), %d spare files left, %d tables mapped; want no new file, 1 spare, 1 table", after, peak, left, live)
+	}
+
+	// Past every spare file: all of them and a new file for the rest.
+	Free(joined)
+	big := MakeRandom[uint64]((spares + 3*minMapped) / 8)
+	checkZero(t, "a random table joined from freed files and a new one", big)
+	for i := range big {
+		big[i] = ^uint64(i)
+	}
+	mu.Lock()
+	grown, left := peakFiles, len(spare)
+	mu.Unlock()
+	if left != 0 || grown != peak+3*minMapped {
+		t.Errorf("table past the spare files: %d spare files left, the files took %d bytes at their most; want 0 and %d (the spares and a new file of the rest)", left, grown, peak+3*minMapped)
+	}
+	Free(big)
+
+	// One by one again: each file serves a table of its own size.
+	for _, size := range sizes {
+		table := Make[byte](size)
+		checkZero8(t, "a table in a file freed from a joined table", table)
+		Free(table)
+	}
+	mu.Lock()
+	last := peakFiles
+	mu.Unlock()
+	if last != grown {
+		t.Errorf("the files took %d bytes at their most after the joined table was freed, want %d: a table of a freed part's size made a new file", last, grown)
+	}
+}
+
+// checkZero8 fails the test when table holds anything but zeros.
+func checkZero8(t *testing.T, what string, table []byte) {
+	t.Helper()
+	for i, v := range table {
+		if v != 0 {
+			t.Fatalf("%s: byte %d is %#x, want 0", what, i, v)
+		}
+	}
+}
+
 // TestMakeRandomZeroed: a table MakeRandom maps reads zeros, both in a
 // new scratch file and in a freed table's file whose pages the page
 // cache holds written over (dropped, not cleared), and that file serves

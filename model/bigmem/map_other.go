@@ -16,6 +16,8 @@ func mapScratch(string, int64) (*scratch, error) {
 	return nil, fmt.Errorf("bigmem: no file mappings on this system: %w", errors.ErrUnsupported)
 }
 
+func joinScratch([]*scratch) ([]byte, error) { return nil, errors.ErrUnsupported }
+
 func (s *scratch) release() error { return nil }
 
 func (s *scratch) rest() {}
@@ -24,6 +26,6 @@ func (s *scratch) adviseRandom() {}
 
 func (s *scratch) drop(from, n int) { clear(s.data[from:n]) }
 
-func (s *scratch) zero(n int) { clear(s.data[:n]) }
+func (s *scratch) zero(n, _ int) { clear(s.data[:n]) }
 
 func (s *scratch) grow(int) error { return errors.ErrUnsupported }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -45,16 +46,73 @@ func mapScratch(dir string, size int64) (*scratch, error) {
 	if err := reserve(f, size); err != nil {
 		return fail(err)
 	}
-	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-	if err != nil {
+	s := &scratch{file: f}
+	if err := s.mapAt(nil, int(size)); err != nil {
 		return fail(err)
 	}
-	return &scratch{data: data, file: f}, nil
+	return s, nil
+}
+
+// mapAt maps the first size bytes of s's file at addr, in place of what
+// was mapped there, or where the system chooses when addr is nil, and
+// makes that s's data. s's data is unchanged when it fails. The mappings
+// are made and unmapped through pointers, not the unix package's
+// bookkeeping of the slices it mapped: a scratch file's data moves, and
+// is unmapped a part of a larger range at a time (joinScratch).
+func (s *scratch) mapAt(addr unsafe.Pointer, size int) error {
+	flags := unix.MAP_SHARED
+	if addr != nil {
+		flags |= unix.MAP_FIXED
+	}
+	p, err := unix.MmapPtr(int(s.file.Fd()), 0, addr, uintptr(size), unix.PROT_READ|unix.PROT_WRITE, flags)
+	if err != nil {
+		return err
+	}
+	s.data = unsafe.Slice((*byte)(p), size)
+	return nil
+}
+
+// unmap unmaps data, a range of addresses mapped whole by mmap.
+func unmap(data []byte) error {
+	return unix.MunmapPtr(unsafe.Pointer(unsafe.SliceData(data)), uintptr(len(data)))
+}
+
+// joinScratch maps the files of parts one after the other in one range
+// of addresses, which it returns: a table larger than any of them in
+// pages that the page cache holds already (the first write to a page of
+// a new file costs about twenty times the clearing of a held one). Each
+// part's data becomes its piece of the range, its own mapping still, so
+// that the parts can go their own ways once the table is freed. On an
+// error every part is mapped whole somewhere, as before or in the range.
+func joinScratch(parts []*scratch) ([]byte, error) {
+	total := 0
+	for _, p := range parts {
+		total += len(p.data)
+	}
+	base, err := unix.MmapPtr(-1, 0, nil, uintptr(total), unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	if err != nil {
+		return nil, err
+	}
+	at := 0
+	for _, p := range parts {
+		old := p.data
+		if err := p.mapAt(unsafe.Add(base, at), len(old)); err != nil {
+			// The range's part that no file took goes back: nothing
+			// else to do if it cannot.
+			_ = unix.MunmapPtr(unsafe.Add(base, at), uintptr(total-at))
+			return nil, err
+		}
+		// The old mapping only holds addresses now: nothing to do if
+		// it cannot go.
+		_ = unmap(old)
+		at += len(old)
+	}
+	return unsafe.Slice((*byte)(base), total), nil
 }
 
 // release unmaps s and closes its file, which gives its disk space back.
 func (s *scratch) release() error {
-	return errors.Join(unix.Munmap(s.data), s.file.Close())
+	return errors.Join(unmap(s.data), s.file.Close())
 }
 
 // rest takes the pages of s, whose table was freed, out of the process:

@@ -5,7 +5,7 @@ package bigmem
 import "errors"
 
 // zero makes the first n bytes of s zero for its next table.
-func (s *scratch) zero(n int) { clear(s.data[:n]) }
+func (s *scratch) zero(n, _ int) { clear(s.data[:n]) }
 
 // drop makes bytes [from, n) of s zero for a table written at random
 // (MakeRandom): these systems keep no large folios to drop.

@@ -10,8 +10,9 @@ import (
 // zeroChunk is how many pages zero asks the page cache about at a time.
 const zeroChunk = 1 << 14
 
-// clearHeld is how many bytes at the start of a spare scratch file zero
-// may clear in place. Past it the file is zeroed with its pages dropped
+// clearHeld is how many bytes at the start of a table zero may clear in
+// place, in the spare scratch files it was given. Past it the files are
+// zeroed with their pages dropped
 // (drop): the pages of a table far larger than the dirty pages the
 // kernel lets the page cache hold (a tenth of memory by default) would
 // be written back, zeros, before the table's own writes reach them and
@@ -21,18 +22,19 @@ const zeroChunk = 1 << 14
 // such a write-back). Tests lower it.
 var clearHeld = 256 << 20
 
-// zero makes the first n bytes of s zero for its next table. In the
-// first clearHeld bytes, the pages the page cache still holds are
-// cleared in place, at a minor fault and a clear each, a twentieth of
-// what the first write to a page of a new scratch file costs; runs of
+// zero makes the first n bytes of s zero for its next table, s mapped at
+// offset at of the table. In the table's first clearHeld bytes, the
+// pages the page cache still holds are cleared in place, at a minor
+// fault and a clear each, a twentieth of what the first write to a page
+// of a new scratch file costs; runs of
 // pages it no longer holds (written back and reclaimed) are zeroed in the
 // file instead (FALLOC_FL_ZERO_RANGE), so that nothing is read back from
 // the disk only to be overwritten. The rest is dropped. Where the file
 // system cannot zero a range, or the system does not say which pages it
 // holds, the pages are cleared.
-func (s *scratch) zero(n int) {
+func (s *scratch) zero(n, at int) {
 	page := os.Getpagesize()
-	held := min(n, clearHeld/page*page)
+	held := min(n, max(0, clearHeld-at)/page*page)
 	vec := make([]byte, zeroChunk)
 	for from := 0; from < held; from += zeroChunk * page {
 		to := min(held, from+zeroChunk*page)
@@ -97,10 +99,10 @@ func (s *scratch) grow(size int) error {
 	if err := reserve(s.file, int64(size)); err != nil {
 		return err
 	}
-	data, err := unix.Mremap(s.data, size, unix.MREMAP_MAYMOVE)
+	data, err := unix.MremapPtr(unsafe.Pointer(unsafe.SliceData(s.data)), uintptr(len(s.data)), nil, uintptr(size), unix.MREMAP_MAYMOVE)
 	if err != nil {
 		return err
 	}
-	s.data = data
+	s.data = unsafe.Slice((*byte)(data), size)
 	return nil
 }

@@ -39,7 +39,7 @@ func TestZeroEvicted(t *testing.T) {
 	if vec[0]&1 == 0 || vec[len(vec)-1]&1 != 0 {
 		t.Logf("the page cache holds the first page: %v, the last: %v (wanted yes and no)", vec[0]&1 != 0, vec[len(vec)-1]&1 != 0)
 	}
-	s.zero(size - 100)
+	s.zero(size-100, 0)
 	for i, b := range s.data[:size-100] {
 		if b != 0 {
 			t.Fatalf("byte %d is %#x after zero, want 0", i, b)
@@ -107,7 +107,7 @@ func TestZeroDropsPastClearHeld(t *testing.T) {
 	for i := range s.data {
 		s.data[i] = byte(i | 1)
 	}
-	s.zero(size)
+	s.zero(size, 0)
 	for i, b := range s.data {
 		if b != 0 {
 			t.Fatalf("byte %d is %#x after zero, want 0", i, b)
@@ -118,7 +118,7 @@ func TestZeroDropsPastClearHeld(t *testing.T) {
 	for i := range s.data {
 		s.data[i] = byte(i | 1)
 	}
-	s.zero(size)
+	s.zero(size, 0)
 	vec := make([]byte, size/4096)
 	if err := mincore(s.data, vec); err != nil {
 		t.Fatal(err)
