@@ -277,6 +277,19 @@ func clearParts(parts []*scratch, reused, size int, random bool) {
 	}
 }
 
+// clearHeld is how many bytes at the start of a table the spare scratch
+// files it is given are cleared in place, where the system says which of
+// their pages the page cache holds (zero). Past it their pages are
+// dropped: the pages of a table far larger than the dirty pages the
+// kernel lets the page cache hold (a tenth of memory by default) would
+// be written back, zeros, before the table's own writes reach them and
+// dirty them again (at 32 GiB, perf's samples of the pages dirtied while
+// the predecessor lists were filled, and of those the depth-first walk's
+// tables dirtied, found about half of each dirtied again after such a
+// write-back). Spare files are joined for a table only up to it: past
+// it they would spare no first write to a page. Tests lower it.
+var clearHeld = 256 << 20
+
 // maxParts is the most spare scratch files a table is given: each is a
 // mapping of its own, and the system bounds their number (65,530 by
 // default on Linux).
@@ -285,7 +298,7 @@ const maxParts = 1 << 12
 // takeSpare takes spare scratch files for a table of size bytes out of
 // the spare ones, mu held, and returns them and their size: the smallest
 // one of at least size bytes, else the largest ones (at most maxParts)
-// until they hold size bytes or none is left.
+// until they hold size bytes, or clearHeld, or none is left.
 func takeSpare(size int64) (parts []*scratch, held int64) {
 	best := -1
 	for i, s := range spare {
@@ -300,7 +313,7 @@ func takeSpare(size int64) (parts []*scratch, held int64) {
 		return []*scratch{s}, int64(len(s.data))
 	}
 	k := 0
-	for k < len(spare) && k < maxParts && held < size {
+	for k < len(spare) && k < maxParts && held < min(size, int64(clearHeld)) {
 		held += int64(len(spare[k].data))
 		k++
 	}

@@ -334,6 +334,30 @@ func TestFreedScratchJoined(t *testing.T) {
 	}
 }
 
+// TestJoinedUpToClearHeld: spare scratch files are joined for a table's
+// first clearHeld bytes only; a new file holds the rest.
+func TestJoinedUpToClearHeld(t *testing.T) {
+	defer SetBudget(1, t.TempDir())()
+	defer func(was int) { clearHeld = was }(clearHeld)
+	clearHeld = 2 * minMapped
+	tables := make([][]byte, 4)
+	for k := range tables {
+		tables[k] = Make[byte](minMapped)
+	}
+	for _, table := range tables {
+		Free(table)
+	}
+	table := Make[byte](6 * minMapped)
+	checkZero8(t, "a table joined up to clearHeld", table)
+	mu.Lock()
+	parts := len(mapped[uintptr(unsafe.Pointer(unsafe.SliceData(table)))].parts)
+	mu.Unlock()
+	if parts != 3 {
+		t.Errorf("the table is mapped from %d files, want 3: two spare ones for its first clearHeld bytes, a new one for the rest", parts)
+	}
+	Free(table)
+}
+
 // checkZero8 fails the test when table holds anything but zeros.
 func checkZero8(t *testing.T, what string, table []byte) {
 	t.Helper()

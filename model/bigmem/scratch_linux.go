@@ -10,18 +10,6 @@ import (
 // zeroChunk is how many pages zero asks the page cache about at a time.
 const zeroChunk = 1 << 14
 
-// clearHeld is how many bytes at the start of a table zero may clear in
-// place, in the spare scratch files it was given. Past it the files are
-// zeroed with their pages dropped
-// (drop): the pages of a table far larger than the dirty pages the
-// kernel lets the page cache hold (a tenth of memory by default) would
-// be written back, zeros, before the table's own writes reach them and
-// dirty them again (at 32 GiB, perf's samples of the pages dirtied
-// while the predecessor lists were filled, and of those the depth-first
-// walk's tables dirtied, found about half of each dirtied again after
-// such a write-back). Tests lower it.
-var clearHeld = 256 << 20
-
 // zero makes the first n bytes of s zero for its next table, s mapped at
 // offset at of the table. In the table's first clearHeld bytes, the
 // pages the page cache still holds are cleared in place, at a minor
