@@ -14,8 +14,8 @@
 // (whose blocks were reserved), and unmapping and deleting a file of
 // dirty pages costs as much again. A table that no spare file holds alone
 // takes several, mapped one after the other, and a new file only for
-// what they lack. The scratch files left are
-// released when the budget is set again (the build's end).
+// what they lack. The scratch files left are released when the budget is
+// set again (the build's end).
 //
 // The budget is process-wide, like the garbage collector's settings: for
 // a program whose main work is one build at a time.
@@ -218,15 +218,7 @@ func mapTable(dir string, size int64, random bool) ([]byte, bool) {
 		page := int64(os.Getpagesize())
 		s, err := mapScratch(dir, (size-held+page-1)/page*page)
 		if err != nil {
-			mu.Lock()
-			defer mu.Unlock()
-			for _, p := range parts {
-				keepSpare(p)
-			}
-			if !errors.Is(err, errors.ErrUnsupported) {
-				spilledBytes += size
-				spillErr = cmp.Or(spillErr, err)
-			}
+			spill(size, parts, err)
 			return nil, false
 		}
 		parts = append(parts, s)
@@ -235,11 +227,7 @@ func mapTable(dir string, size int64, random bool) ([]byte, bool) {
 	if len(parts) > 1 {
 		joined, err := joinScratch(parts)
 		if err != nil {
-			mu.Lock()
-			defer mu.Unlock()
-			for _, p := range parts {
-				keepSpare(p)
-			}
+			spill(size, parts, err)
 			return nil, false
 		}
 		data = joined
@@ -253,6 +241,21 @@ func mapTable(dir string, size int64, random bool) ([]byte, bool) {
 	peakFiles = max(peakFiles, filesBytes)
 	trimSpare()
 	return data[:size], true
+}
+
+// spill records that a table of size bytes goes to the Go heap because
+// its scratch files could not be mapped (err), and keeps the spare ones
+// it was given, parts, for the next tables.
+func spill(size int64, parts []*scratch, err error) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range parts {
+		keepSpare(p)
+	}
+	if !errors.Is(err, errors.ErrUnsupported) {
+		spilledBytes += size
+		spillErr = cmp.Or(spillErr, err)
+	}
 }
 
 // clearParts readies parts, mapped in turn, for a table of size bytes:
@@ -422,8 +425,7 @@ func grow[T Number](table []T, size int) []T {
 // its scratch file, which grows with it (its pages are neither copied
 // nor written for the first time again); false when table is no table
 // mapped from one scratch file or its file could not grow, table then
-// unchanged. What lies past
-// len(table) is not zeroed.
+// unchanged. What lies past len(table) is not zeroed.
 func growMapped[T Number](table []T, newCap int) ([]T, bool) {
 	if cap(table) == 0 {
 		return nil, false
