@@ -265,6 +265,8 @@ func TestFreedScratchReused(t *testing.T) {
 func TestFreedScratchJoined(t *testing.T) {
 	restore := SetBudget(1, t.TempDir())
 	defer restore()
+	defer func(was int64) { joinedFiles = was }(joinedFiles)
+	joinedFiles = 1 << 40
 	page := os.Getpagesize()
 	sizes := []int{3 * minMapped, 2 * minMapped, minMapped + page, minMapped}
 	spares := 0
@@ -340,6 +342,8 @@ func TestJoinedUpToClearHeld(t *testing.T) {
 	defer SetBudget(1, t.TempDir())()
 	defer func(was int) { clearHeld = was }(clearHeld)
 	clearHeld = 2 * minMapped
+	defer func(was int64) { joinedFiles = was }(joinedFiles)
+	joinedFiles = 1 << 40
 	tables := make([][]byte, 4)
 	for k := range tables {
 		tables[k] = Make[byte](minMapped)
@@ -356,6 +360,37 @@ func TestJoinedUpToClearHeld(t *testing.T) {
 		t.Errorf("the table is mapped from %d files, want 3: two spare ones for its first clearHeld bytes, a new one for the rest", parts)
 	}
 	Free(table)
+}
+
+// TestNotJoinedPastJoinedFiles: a build whose scratch files would pass
+// joinedFiles with a table's gives the table a new file of its own;
+// within it, the same spare files are joined.
+func TestNotJoinedPastJoinedFiles(t *testing.T) {
+	defer SetBudget(1, t.TempDir())()
+	defer func(was int64) { joinedFiles = was }(joinedFiles)
+	joinedFiles = 4 * minMapped
+	tables := [][]byte{Make[byte](minMapped), Make[byte](minMapped)}
+	for _, table := range tables {
+		Free(table)
+	}
+	table := Make[byte](3 * minMapped) // 2 MiB spare, 5 MiB with the table
+	mu.Lock()
+	parts := len(mapped[uintptr(unsafe.Pointer(unsafe.SliceData(table)))].parts)
+	mu.Unlock()
+	if parts != 1 {
+		t.Errorf("the table is mapped from %d files, want 1: joining would pass joinedFiles", parts)
+	}
+	checkZero8(t, "a table past joinedFiles", table)
+	Free(table)
+	joinedFiles = 8 * minMapped
+	joined := Make[byte](4 * minMapped)
+	mu.Lock()
+	parts = len(mapped[uintptr(unsafe.Pointer(unsafe.SliceData(joined)))].parts)
+	mu.Unlock()
+	if parts != 2 {
+		t.Errorf("the second table is mapped from %d files, want 2 (the first's, spare, and a new one of 1 MiB)", parts)
+	}
+	Free(joined)
 }
 
 // checkZero8 fails the test when table holds anything but zeros.
