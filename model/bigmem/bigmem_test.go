@@ -325,7 +325,7 @@ func TestFreedScratchJoined(t *testing.T) {
 	// One by one again: each file serves a table of its own size.
 	for _, size := range sizes {
 		table := Make[byte](size)
-		checkZero8(t, "a table in a file freed from a joined table", table)
+		checkZero(t, "a table in a file freed from a joined table", table)
 		Free(table)
 	}
 	mu.Lock()
@@ -352,10 +352,8 @@ func TestJoinedUpToClearHeld(t *testing.T) {
 		Free(table)
 	}
 	table := Make[byte](6 * minMapped)
-	checkZero8(t, "a table joined up to clearHeld", table)
-	mu.Lock()
-	parts := len(mapped[uintptr(unsafe.Pointer(unsafe.SliceData(table)))].parts)
-	mu.Unlock()
+	checkZero(t, "a table joined up to clearHeld", table)
+	parts := partsOf(table)
 	if parts != 3 {
 		t.Errorf("the table is mapped from %d files, want 3: two spare ones for its first clearHeld bytes, a new one for the rest", parts)
 	}
@@ -374,33 +372,19 @@ func TestNotJoinedPastJoinedFiles(t *testing.T) {
 		Free(table)
 	}
 	table := Make[byte](3 * minMapped) // 2 MiB spare, 5 MiB with the table
-	mu.Lock()
-	parts := len(mapped[uintptr(unsafe.Pointer(unsafe.SliceData(table)))].parts)
-	mu.Unlock()
+	parts := partsOf(table)
 	if parts != 1 {
 		t.Errorf("the table is mapped from %d files, want 1: joining would pass joinedFiles", parts)
 	}
-	checkZero8(t, "a table past joinedFiles", table)
+	checkZero(t, "a table past joinedFiles", table)
 	Free(table)
 	joinedFiles = 8 * minMapped
 	joined := Make[byte](4 * minMapped)
-	mu.Lock()
-	parts = len(mapped[uintptr(unsafe.Pointer(unsafe.SliceData(joined)))].parts)
-	mu.Unlock()
+	parts = partsOf(joined)
 	if parts != 2 {
 		t.Errorf("the second table is mapped from %d files, want 2 (the first's, spare, and a new one of 1 MiB)", parts)
 	}
 	Free(joined)
-}
-
-// checkZero8 fails the test when table holds anything but zeros.
-func checkZero8(t *testing.T, what string, table []byte) {
-	t.Helper()
-	for i, v := range table {
-		if v != 0 {
-			t.Fatalf("%s: byte %d is %#x, want 0", what, i, v)
-		}
-	}
 }
 
 // TestMakeRandomZeroed: a table MakeRandom maps reads zeros, both in a
@@ -432,13 +416,21 @@ func TestMakeRandomZeroed(t *testing.T) {
 }
 
 // checkZero fails the test when table holds anything but zeros.
-func checkZero(t *testing.T, what string, table []uint64) {
+func checkZero[T Number](t *testing.T, what string, table []T) {
 	t.Helper()
 	for i, v := range table {
 		if v != 0 {
 			t.Fatalf("%s: entry %d is %#x, want 0", what, i, v)
 		}
 	}
+}
+
+// partsOf returns how many scratch files table, a mapped table, is
+// mapped from.
+func partsOf(table []byte) int {
+	mu.Lock()
+	defer mu.Unlock()
+	return len(mapped[uintptr(unsafe.Pointer(unsafe.SliceData(table)))].parts)
 }
 
 // TestSpareBounded: the spare scratch files take no more than the mapped
