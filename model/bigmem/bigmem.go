@@ -261,13 +261,14 @@ func spill(size int64, parts []*scratch, err error) {
 // clearParts readies parts, mapped in turn, for a table of size bytes:
 // the first reused of them were spare, and what the table takes of them
 // is zeroed (dropped, for a table written at random); the new file that
-// may follow reads zeros already. random is MakeRandom's.
+// may follow reads zeros already. Every part starts within the table
+// (takeSpare takes none past what the table needs). random is
+// MakeRandom's.
 func clearParts(parts []*scratch, reused, size int, random bool) {
 	at := 0
 	for k, p := range parts {
 		n := min(len(p.data), size-at)
 		switch {
-		case n <= 0:
 		case k < reused && random:
 			p.adviseRandom()
 			p.drop(0, n)

@@ -14,12 +14,12 @@ const zeroChunk = 1 << 14
 // offset at of the table. In the table's first clearHeld bytes, the
 // pages the page cache still holds are cleared in place, at a minor
 // fault and a clear each, a twentieth of what the first write to a page
-// of a new scratch file costs; runs of
-// pages it no longer holds (written back and reclaimed) are zeroed in the
-// file instead (FALLOC_FL_ZERO_RANGE), so that nothing is read back from
-// the disk only to be overwritten. The rest is dropped. Where the file
-// system cannot zero a range, or the system does not say which pages it
-// holds, the pages are cleared.
+// of a new scratch file costs; runs of pages it no longer holds (written
+// back and reclaimed) are zeroed in the file instead
+// (FALLOC_FL_ZERO_RANGE), so that nothing is read back from the disk
+// only to be overwritten. The rest is dropped. Where the file system
+// cannot zero a range, or the system does not say which pages it holds,
+// the pages are cleared.
 func (s *scratch) zero(n, at int) {
 	page := os.Getpagesize()
 	held := min(n, max(0, clearHeld-at)/page*page)
