@@ -25,9 +25,11 @@ import (
 	"cmp"
 	"errors"
 	"os"
+	"runtime"
 	"runtime/metrics"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -263,8 +265,12 @@ func spill(size int64, parts []*scratch, err error) {
 // is zeroed (dropped, for a table written at random); the new file that
 // may follow reads zeros already. Every part starts within the table
 // (takeSpare takes none past what the table needs). random is
-// MakeRandom's.
+// MakeRandom's. The parts are zeroed side by side, on every processor:
+// the spare files joined for a table are often many small ones (the
+// reading's chunks), each page of which takes a minor fault to clear,
+// while Make is called from one goroutine with the others often idle.
 func clearParts(parts []*scratch, reused, size int, random bool) {
+	var zeroing []func()
 	at := 0
 	for k, p := range parts {
 		n := min(len(p.data), size-at)
@@ -273,12 +279,37 @@ func clearParts(parts []*scratch, reused, size int, random bool) {
 			p.adviseRandom()
 			p.drop(0, n)
 		case k < reused:
-			p.zero(n, at)
+			from := at
+			zeroing = append(zeroing, func() { p.zero(n, from) })
 		case random:
 			p.adviseRandom()
 		}
 		at += len(p.data)
 	}
+	sideBySide(zeroing)
+}
+
+// sideBySide runs jobs on as many goroutines as there are processors,
+// each taking the next job as it finishes one, and returns when all are
+// done.
+func sideBySide(jobs []func()) {
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	if workers <= 1 {
+		for _, job := range jobs {
+			job()
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for k := next.Add(1) - 1; k < int64(len(jobs)); k = next.Add(1) - 1 {
+				jobs[k]()
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // clearHeld is how many bytes at the start of a table the spare scratch

@@ -2,6 +2,8 @@ package bigmem
 
 import (
 	"os"
+	"runtime"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -19,16 +21,43 @@ const zeroChunk = 1 << 14
 // (FALLOC_FL_ZERO_RANGE), so that nothing is read back from the disk
 // only to be overwritten. The rest is dropped. Where the file system
 // cannot zero a range, or the system does not say which pages it holds,
-// the pages are cleared.
+// the pages are cleared. The pages held are cleared on every processor,
+// a stretch of zeroStretch bytes or more each: Make, which clears them,
+// is called from one goroutine, with the others often idle.
 func (s *scratch) zero(n, at int) {
 	page := os.Getpagesize()
 	held := min(n, max(0, clearHeld-at)/page*page)
+	workers := min(runtime.GOMAXPROCS(0), held/zeroStretch)
+	if workers <= 1 {
+		s.zeroHeld(0, held)
+	} else {
+		var wg sync.WaitGroup
+		for k := range workers {
+			from, to := held/page*k/workers*page, held/page*(k+1)/workers*page
+			if k == workers-1 {
+				to = held
+			}
+			wg.Go(func() { s.zeroHeld(from, to) })
+		}
+		wg.Wait()
+	}
+	s.drop(held, n)
+}
+
+// zeroStretch is the least of a spare file's pages zero clears on a
+// goroutine of its own; tests lower it.
+var zeroStretch = 16 << 20
+
+// zeroHeld makes bytes [from, to) of s zero, from a multiple of the page
+// size, as zero does within clearHeld.
+func (s *scratch) zeroHeld(from, to int) {
+	page := os.Getpagesize()
 	vec := make([]byte, zeroChunk)
-	for from := 0; from < held; from += zeroChunk * page {
-		to := min(held, from+zeroChunk*page)
-		pages := (to - from + page - 1) / page
+	for ; from < to; from += zeroChunk * page {
+		end := min(to, from+zeroChunk*page)
+		pages := (end - from + page - 1) / page
 		if mincore(s.data[from:from+pages*page], vec[:pages]) != nil {
-			clear(s.data[from:to])
+			clear(s.data[from:end])
 			continue
 		}
 		for lo := 0; lo < pages; {
@@ -37,14 +66,13 @@ func (s *scratch) zero(n, at int) {
 			for hi < pages && (vec[hi]&1 != 0) == cached {
 				hi++
 			}
-			a, b := from+lo*page, min(to, from+hi*page)
+			a, b := from+lo*page, min(end, from+hi*page)
 			if cached || unix.Fallocate(int(s.file.Fd()), unix.FALLOC_FL_ZERO_RANGE|unix.FALLOC_FL_KEEP_SIZE, int64(a), int64((hi-lo)*page)) != nil {
 				clear(s.data[a:b])
 			}
 			lo = hi
 		}
 	}
-	s.drop(held, n)
 }
 
 // drop makes bytes [from, n) of s zero, from a multiple of the page

@@ -2,6 +2,7 @@ package bigmem
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -9,8 +10,21 @@ import (
 
 // TestZeroEvicted: zero clears a scratch file's pages that the page cache
 // holds and zeroes in the file those it no longer holds, reading none
-// back.
+// back; on one goroutine, and with zeroStretch lowered so that two (on
+// two processors or more) share the pages, the second's stretch ending
+// within a page.
 func TestZeroEvicted(t *testing.T) {
+	for _, stretch := range []int{zeroStretch, 1 << 20} {
+		t.Run(fmt.Sprintf("stretch=%d", stretch), func(t *testing.T) {
+			defer func(z int) { zeroStretch = z }(zeroStretch)
+			zeroStretch = stretch
+			zeroHalfEvicted(t)
+		})
+	}
+}
+
+// zeroHalfEvicted is TestZeroEvicted under the zeroStretch set.
+func zeroHalfEvicted(t *testing.T) {
 	const size = 4 << 20
 	s, err := mapScratch(t.TempDir(), size)
 	if err != nil {
