@@ -78,8 +78,10 @@ type splitQueue struct {
 	done      map[int]*splitPiece
 	free      []*splitPiece
 	prev      seenObject // the last object added
-	err       error
-	progress  func(int64)
+	// committing is set while a worker adds pieces (commitReady).
+	committing bool
+	err        error
+	progress   func(int64)
 }
 
 // readPieces parses the batches of segs with workers workers and adds
@@ -135,20 +137,38 @@ func (q *splitQueue) work(file *os.File, segs []segment, w *splitWorker) {
 			return
 		}
 		q.done[k] = p
-		for q.err == nil {
-			next, ok := q.done[q.committed]
-			if !ok {
-				break
-			}
-			delete(q.done, q.committed)
-			q.b.commit(next, &q.prev)
-			q.progress(next.bytes)
-			q.free = append(q.free, next)
-			q.committed++
-		}
+		q.commitReady()
 		q.moved.Broadcast()
 		q.mu.Unlock()
 	}
+}
+
+// commitReady adds the pieces that come next in dump order, called with
+// q.mu held. One worker adds at a time, with the lock released while it
+// does, so that the others hand in their pieces and take batches
+// meanwhile (adding took about a third of the reading's processor time
+// on the bigdump, the other worker waiting on the lock to hand in its
+// piece); a piece handed in while it adds is added by it too.
+func (q *splitQueue) commitReady() {
+	if q.committing {
+		return
+	}
+	q.committing = true
+	for q.err == nil {
+		next, ok := q.done[q.committed]
+		if !ok {
+			break
+		}
+		delete(q.done, q.committed)
+		q.mu.Unlock()
+		q.b.commit(next, &q.prev)
+		q.mu.Lock()
+		q.progress(next.bytes)
+		q.free = append(q.free, next)
+		q.committed++
+		q.moved.Broadcast()
+	}
+	q.committing = false
 }
 
 // parseBatch maps batch bt of the dump and parses its segments into p.
