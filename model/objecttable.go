@@ -436,20 +436,28 @@ func rangeOf(n, workers, k int) (lo, hi int) {
 // per goroutine.
 const rangesPerWorker = 8
 
-// forSharedRanges cuts [0,n) into workers*rangesPerWorker ranges by
-// rangeOf (one when workers is 1) and runs fn on each, workers goroutines
-// taking the next range as they finish one; it returns when all have
-// returned, and the number of ranges. A range's k is its place in [0,n),
-// for results kept per range and joined in order. Where the ranges cost
-// unlike amounts (copied into pages of a new scratch file, or into pages
-// a spare one keeps in memory) no goroutine waits long on another, as it
-// does on forRanges' one range each.
-func forSharedRanges(n, workers int, fn func(k, lo, hi int)) int {
+// sharedRanges is how many ranges forSharedRanges cuts its work into for
+// workers goroutines.
+func sharedRanges(workers int) int {
 	if workers <= 1 {
-		fn(0, 0, n)
 		return 1
 	}
-	ranges := workers * rangesPerWorker
+	return workers * rangesPerWorker
+}
+
+// forSharedRanges cuts [0,n) into sharedRanges(workers) ranges by rangeOf
+// and runs fn on each, workers goroutines taking the next range as they
+// finish one; it returns when all have returned. A range's k is its
+// place in [0,n), for results kept per range and joined in order. Where
+// the ranges cost unlike amounts (copied into pages of a new scratch
+// file, or into pages a spare one keeps in memory) no goroutine waits
+// long on another, as it does on forRanges' one range each.
+func forSharedRanges(n, workers int, fn func(k, lo, hi int)) {
+	ranges := sharedRanges(workers)
+	if ranges == 1 {
+		fn(0, 0, n)
+		return
+	}
 	var next atomic.Int64
 	forRanges(workers, workers, func(_, _, _ int) {
 		for k := int(next.Add(1) - 1); k < ranges; k = int(next.Add(1) - 1) {
@@ -457,7 +465,6 @@ func forSharedRanges(n, workers int, fn func(k, lo, hi int)) int {
 			fn(k, lo, hi)
 		}
 	})
-	return ranges
 }
 
 // forRanges runs fn on each range of [0,n) cut by rangeOf, each on a
@@ -560,8 +567,8 @@ type splitTable struct {
 func gatherSplit[T uint64 | int64](src *splitList[T], order []uint32) splitTable {
 	t := splitTable{low: bigmem.Make[uint32](len(order))}
 	workers := workersFor(len(order))
-	parts := make([]splitTable, workers*rangesPerWorker)
-	ranges := forSharedRanges(len(order), workers, func(k, lo, hi int) {
+	parts := make([]splitTable, sharedRanges(workers))
+	forSharedRanges(len(order), workers, func(k, lo, hi int) {
 		part := splitTable{low: t.low}
 		var pacer bigmem.Pacer
 		eachStretch(order, lo, hi, func(at, from, n int) {
@@ -570,7 +577,7 @@ func gatherSplit[T uint64 | int64](src *splitList[T], order []uint32) splitTable
 		})
 		parts[k] = part
 	})
-	for _, part := range parts[:ranges] {
+	for _, part := range parts {
 		for r, high := range part.runHigh {
 			if k := len(t.runHigh); k == 0 || t.runHigh[k-1] != high {
 				t.runStart = append(t.runStart, part.runStart[r])
