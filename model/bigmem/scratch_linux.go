@@ -3,7 +3,6 @@ package bigmem
 import (
 	"os"
 	"runtime"
-	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -27,20 +26,16 @@ const zeroChunk = 1 << 14
 func (s *scratch) zero(n, at int) {
 	page := os.Getpagesize()
 	held := min(n, max(0, clearHeld-at)/page*page)
-	workers := min(runtime.GOMAXPROCS(0), held/zeroStretch)
-	if workers <= 1 {
-		s.zeroHeld(0, held)
-	} else {
-		var wg sync.WaitGroup
-		for k := range workers {
-			from, to := held/page*k/workers*page, held/page*(k+1)/workers*page
-			if k == workers-1 {
-				to = held
-			}
-			wg.Go(func() { s.zeroHeld(from, to) })
+	stretches := max(1, min(runtime.GOMAXPROCS(0), held/zeroStretch))
+	jobs := make([]func(), stretches)
+	for k := range jobs {
+		from, to := held/page*k/stretches*page, held/page*(k+1)/stretches*page
+		if k == stretches-1 {
+			to = held
 		}
-		wg.Wait()
+		jobs[k] = func() { s.zeroHeld(from, to) }
 	}
+	sideBySide(jobs)
 	s.drop(held, n)
 }
 
