@@ -29,8 +29,10 @@ import (
 // the bytes it read from storage and first dirtied in the page cache
 // (read_bytes and write_bytes of /proc/self/io; a mapped table's page
 // counts once each time it is dirtied after being written back) and its
-// major page faults (pages a mapping had to wait for the disk for). For
-// measuring builds; the lines are no interface.
+// major page faults (pages a mapping had to wait for the disk for); and a
+// line as each of the jobs the build runs side by side ends, with the
+// time since its phase began (session.Options.Step). For measuring
+// builds; the lines are no interface.
 const buildTraceEnv = "HPROFCTL_BUILD_TRACE"
 
 // buildDisplay shows an index build: the progress bar while one is drawn,
@@ -74,6 +76,15 @@ func (d *buildDisplay) enter(name string, before float64) {
 			humanize.IBytes(disk.read-d.disk.read), humanize.IBytes(disk.dirtied-d.disk.dirtied), disk.majorFaults-d.disk.majorFaults)
 	}
 	d.phase, d.began, d.cpu, d.disk = name, now, cpu, disk
+}
+
+// step shows in the trace that job name of a build ended.
+func (d *buildDisplay) step(name string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.trace != nil {
+		fmt.Fprintf(d.trace, "step  %-34s %7.2fs into %s\n", name, time.Since(d.began).Seconds(), d.phase)
+	}
 }
 
 // procDisk is the disk traffic of the process so far: bytes read from

@@ -170,7 +170,7 @@ func (g *globalFlags) open(path string, adjust ...func(*session.Options)) (*sess
 	o := session.Options{
 		Memory: memory,
 		Dump:   g.dump, Size: size, NoIndex: g.noIndex || g.jvmpi.kind != "", Index: g.index, IndexDir: g.indexDir,
-		Bare: bare, Mapping: m, Heaps: g.heaps, Progress: g.progress, Phase: g.build.enter, Notes: g.stderr,
+		Bare: bare, Mapping: m, Heaps: g.heaps, Progress: g.progress, Phase: g.build.enter, Step: g.build.step, Notes: g.stderr,
 	}
 	for _, a := range adjust {
 		a(&o)

@@ -50,7 +50,7 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 		// memory on a 2.3 GB dump; at 10% the build took the same CPU
 		// time as at 20% and 100%).
 		defer debug.SetGCPercent(debug.SetGCPercent(buildGCPercent))
-		if x, err = analyseHeap(h, place, id, phase); err != nil {
+		if x, err = analyseHeap(h, place, id, phase, o.steps()); err != nil {
 			return nil, err
 		}
 		x.Rebuilt = why
@@ -72,14 +72,15 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 // (about 0.27 GiB at most for 13.5 M Strings, from model/bigmem, so within
 // the budget) then take memory the trees reuse, where after the trees they
 // added to the trees' results at the build's peak. The shortest-path tree
-// (pathSearch) is searched alongside the dominator tree.
-func analyseHeap(h *model.Heap, place *store.Place, id store.Identity, phase func(string)) (*indexed, error) {
-	hw := startHeapWrite(h, place, id)
+// (pathSearch) is searched alongside the dominator tree. step is told as
+// each job ends.
+func analyseHeap(h *model.Heap, place *store.Place, id store.Identity, phase, step func(string)) (*indexed, error) {
+	hw := startHeapWrite(h, place, id, step)
 	defer hw.abort()
 	phase("counting Strings")
 	census := stringCensus(h)
 	h.DropStringValues()
-	paths := startPathSearch(h)
+	paths := startPathSearch(h, step)
 	// The collections are summed alongside the dominator tree, from its
 	// immediate dominators on (sumsDuring): that phase and part of the
 	// next two run on one processor, where after the trees the sums were
@@ -98,6 +99,7 @@ func analyseHeap(h *model.Heap, place *store.Place, id store.Identity, phase fun
 	sums.start() // when the dominator tree had no such phase
 	phase("writing the index")
 	found, retainers := paths.wait()
+	step("shortest paths waited for")
 	if err != nil {
 		hw.drop()
 		return nil, err
@@ -109,6 +111,7 @@ func analyseHeap(h *model.Heap, place *store.Place, id store.Identity, phase fun
 	// so far go too: what follows makes few tables, while the index
 	// grows to its whole size.
 	collections := sums.wait()
+	step("collections summed")
 	if x.unmapRefs, err = useWrittenRefs(h, <-hw.refs); err != nil {
 		return nil, err
 	}
@@ -120,15 +123,19 @@ func analyseHeap(h *model.Heap, place *store.Place, id store.Identity, phase fun
 		if err := hw.wait(); err != nil {
 			treesWritten <- err
 		} else {
-			treesWritten <- startWriteback(hw.w, x.writeTrees(hw.w))
+			err := startWriteback(hw.w, x.writeTrees(hw.w))
+			step("trees written")
+			treesWritten <- err
 		}
 	}()
-	x.summaries = summarize(h, r)
+	x.summaries = summarize(h, r, step)
 	x.answers = keepAnswers(h, r, found.tree, retainers, x.summaries.points)
+	step("answers kept")
 	x.summaries.chains, x.summaries.sums = found.chains, collections
 	werr := <-treesWritten
 	if werr == nil {
 		werr = x.commit(hw.w)
+		step("index committed")
 	}
 	if werr != nil && hw.w != nil && hw.w.Err() != nil {
 		werr = hw.w.Err() // the cause, not that error joined once per section
@@ -149,8 +156,8 @@ type heapWrite struct {
 }
 
 // startHeapWrite creates the index of h in place and starts writing the
-// heap's sections into it.
-func startHeapWrite(h *model.Heap, place *store.Place, id store.Identity) *heapWrite {
+// heap's sections into it, telling step when they are written.
+func startHeapWrite(h *model.Heap, place *store.Place, id store.Identity, step func(string)) *heapWrite {
 	hw := &heapWrite{done: make(chan error, 1), refs: make(chan *model.WrittenRefs, 1)}
 	hw.w, hw.created = place.Create(id)
 	if hw.created != nil {
@@ -160,6 +167,7 @@ func startHeapWrite(h *model.Heap, place *store.Place, id store.Identity) *heapW
 	}
 	go func() {
 		err := startWriteback(hw.w, h.WriteIndex(hw.w))
+		step("heap's sections written")
 		hw.refs <- mapWrittenRefs(h, hw.w, err)
 		hw.done <- err
 	}()
@@ -207,13 +215,17 @@ type pathsAndChains struct {
 	chains *graph.ClassChains
 }
 
-// startPathSearch starts the search of h's shortest-path tree.
-func startPathSearch(h *model.Heap) *pathSearch {
+// startPathSearch starts the search of h's shortest-path tree, telling
+// step when it is found and when its paths are described.
+func startPathSearch(h *model.Heap, step func(string)) *pathSearch {
 	p := &pathSearch{found: make(chan pathsAndChains, 1), retainers: make(chan *heap.KeptRetainers, 1)}
 	go func() {
 		t, c := graph.StrongPathsWithChains(h)
+		step("shortest-path tree found")
 		p.found <- pathsAndChains{t, c}
-		p.retainers <- keepRetainers(h, t, c)
+		kept := keepRetainers(h, t, c)
+		step("retainers' paths described")
+		p.retainers <- kept
 	}()
 	return p
 }
@@ -360,6 +372,15 @@ func (o indexOptions) phases() func(string) {
 		}
 		o.Phase(name, min(before, 1))
 	}
+}
+
+// steps returns the function that tells o.Step that a job of the build
+// ended; one that does nothing when o.Step is not set.
+func (o indexOptions) steps() func(string) {
+	if o.Step == nil {
+		return func(string) {}
+	}
+	return o.Step
 }
 
 // mapWrittenRefs maps the references the heap's sections wrote into w

@@ -56,6 +56,8 @@ type indexOptions struct {
 	Waiting func()
 	// Phase, when set, is told each phase of a build (Options.Phase).
 	Phase func(name string, before float64)
+	// Step, when set, is told as each job of a build ends (Options.Step).
+	Step func(name string)
 	// Memory is the build's memory budget (Options.Memory).
 	Memory int64
 }

@@ -67,6 +67,12 @@ type Options struct {
 	// (BuildPhases names them), with the share of the build's time the
 	// phases before it take, and with "" when the build ends.
 	Phase func(name string, before float64)
+	// Step, when set, is called as each of the jobs an index build runs
+	// side by side ends (the heap's sections written, the shortest-path
+	// tree found, the contracted graph of `threads --retained`, ...), on
+	// the goroutine that ran it: what a trace of the build shows within
+	// its phases.
+	Step func(name string)
 	// Memory bounds the Go heap of an index build in bytes: the large
 	// per-object tables past it are mapped from scratch files beside
 	// the index (model/bigmem); 0: bigmem.DefaultBudget.
@@ -372,7 +378,7 @@ func (s *Session) readHeap(objects bool) (*model.Heap, error) {
 
 // indexOptions are where the session's index is.
 func (s *Session) indexOptions() indexOptions {
-	return indexOptions{Path: s.o.Index, Dir: s.o.IndexDir, Progress: s.o.Progress, Phase: s.o.Phase, Memory: s.o.Memory, Waiting: func() {
+	return indexOptions{Path: s.o.Index, Dir: s.o.IndexDir, Progress: s.o.Progress, Phase: s.o.Phase, Step: s.o.Step, Memory: s.o.Memory, Waiting: func() {
 		s.noteln("waiting for another hprofctl that is indexing %s", s.path)
 	}}
 }

@@ -57,8 +57,9 @@ const summarizeCollectAbove = 1 << 20
 // growing the heap past the build's peak.
 //
 // A summary that cannot be worked out is left out: the question then
-// computes its answer, and says why if it cannot either.
-func summarize(h *model.Heap, r *graph.Retention) *summaries {
+// computes its answer, and says why if it cannot either. step is told as
+// each summary is worked out.
+func summarize(h *model.Heap, r *graph.Retention, step func(string)) *summaries {
 	if h.NumObjects() > summarizeCollectAbove {
 		runtime.GC()
 	}
@@ -68,8 +69,10 @@ func summarize(h *model.Heap, r *graph.Retention) *summaries {
 		if edges, err := threads.ThreadEdges(h, r); err == nil {
 			s.edges = edges
 		}
+		step("thread edges found")
 	})
 	s.points = heap.SummarizeAccumulation(r)
+	step("accumulation points found")
 	wg.Wait()
 	s.chainsOnce.Do(func() {})
 	s.edgesOnce.Do(func() {})
