@@ -88,7 +88,7 @@ func analyseHeap(h *model.Heap, place *store.Place, id store.Identity, phase, st
 	// the work tables of the semidominators are freed, so that their own
 	// (the collections' states, 48 bytes each, within the budget) take
 	// the memory those held.
-	sums := newBackgroundSums(h)
+	sums := newBackgroundSums(h, step)
 	retentionPhase := func(name string) {
 		phase(name)
 		if name == sumsDuring {
@@ -99,7 +99,6 @@ func analyseHeap(h *model.Heap, place *store.Place, id store.Identity, phase, st
 	sums.start() // when the dominator tree had no such phase
 	phase("writing the index")
 	found, retainers := paths.wait()
-	step("shortest paths waited for")
 	if err != nil {
 		hw.drop()
 		return nil, err
@@ -111,7 +110,6 @@ func analyseHeap(h *model.Heap, place *store.Place, id store.Identity, phase, st
 	// so far go too: what follows makes few tables, while the index
 	// grows to its whole size.
 	collections := sums.wait()
-	step("collections summed")
 	if x.unmapRefs, err = useWrittenRefs(h, <-hw.refs); err != nil {
 		return nil, err
 	}

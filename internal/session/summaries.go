@@ -104,19 +104,25 @@ const sumsDuring = "immediate dominators"
 type backgroundSums struct {
 	once sync.Once
 	h    *model.Heap
+	step func(string)
 	done chan *heap.CollectionSums
 }
 
 // newBackgroundSums returns the sums of h's collections, not started
-// yet: start starts them, wait waits for them.
-func newBackgroundSums(h *model.Heap) *backgroundSums {
-	return &backgroundSums{h: h, done: make(chan *heap.CollectionSums, 1)}
+// yet: start starts them, wait waits for them; step is told when they
+// are worked out.
+func newBackgroundSums(h *model.Heap, step func(string)) *backgroundSums {
+	return &backgroundSums{h: h, step: step, done: make(chan *heap.CollectionSums, 1)}
 }
 
 // start starts summing, the first time only.
 func (b *backgroundSums) start() {
 	b.once.Do(func() {
-		go func() { b.done <- collectionSums(b.h) }()
+		go func() {
+			sums := collectionSums(b.h)
+			b.step("collections summed")
+			b.done <- sums
+		}()
 	})
 }
 

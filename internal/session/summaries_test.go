@@ -128,7 +128,7 @@ func TestBackgroundSums(t *testing.T) {
 	if want == nil || len(want.Classes) == 0 {
 		t.Fatalf("the fixture's collections summed to %+v", want)
 	}
-	b := newBackgroundSums(h)
+	b := newBackgroundSums(h, func(string) {})
 	b.start()
 	b.start()
 	if got := b.wait(); !reflect.DeepEqual(got, want) {
