@@ -56,6 +56,12 @@ nothing behind. The resident memory that top shows counts the mapped pages
 the build touched; its anonymous part (RssAnon) is the build's own. On a terminal the progress
 bar names the build's phase and estimates the time left.
 
+A dump that takes more than half the machine's memory (a compressed one
+counted at twice its size) is built with three times the processors Go is
+given (GOMAXPROCS): its tables are then read back from the disk, and a
+goroutine that waits for a page holds its processor, so with more of them
+the reads overlap while the cores work.
+
 A HotSpot dump stored uncompressed is read on every core (GOMAXPROCS): the
 records up to the first object in order, the objects after it in batches side
 by side (whole segments, or stretches of a larger segment or of a dump not

@@ -168,8 +168,8 @@ func (g *globalFlags) open(path string, adjust ...func(*session.Options)) (*sess
 		return nil, err
 	}
 	o := session.Options{
-		Memory: memory,
-		Dump:   g.dump, Size: size, NoIndex: g.noIndex || g.jvmpi.kind != "", Index: g.index, IndexDir: g.indexDir,
+		Memory: memory, DiskProcs: true,
+		Dump: g.dump, Size: size, NoIndex: g.noIndex || g.jvmpi.kind != "", Index: g.index, IndexDir: g.indexDir,
 		Bare: bare, Mapping: m, Heaps: g.heaps, Progress: g.progress, Phase: g.build.enter, Step: g.build.step, Notes: g.stderr,
 	}
 	for _, a := range adjust {

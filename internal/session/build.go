@@ -23,6 +23,9 @@ import (
 // why.
 func buildIndex(path string, o indexOptions, place *store.Place, id store.Identity, why string) (*indexed, error) {
 	start := time.Now()
+	if o.DiskProcs {
+		defer overlapDiskReads(path)()
+	}
 	budget := o.Memory
 	if budget == 0 {
 		budget = bigmem.DefaultBudget(regularFileSize(path))

@@ -58,6 +58,8 @@ type indexOptions struct {
 	Phase func(name string, before float64)
 	// Step, when set, is told as each job of a build ends (Options.Step).
 	Step func(name string)
+	// DiskProcs lets a big build raise GOMAXPROCS (Options.DiskProcs).
+	DiskProcs bool
 	// Memory is the build's memory budget (Options.Memory).
 	Memory int64
 }

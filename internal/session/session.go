@@ -73,6 +73,12 @@ type Options struct {
 	// the goroutine that ran it: what a trace of the build shows within
 	// its phases.
 	Step func(name string)
+	// DiskProcs lets a build of a dump bigger than half the machine's
+	// memory run with more processors than Go was given, GOMAXPROCS
+	// raised for the whole process while it runs (see buildProcs), so
+	// that its reads from the disk overlap. Set it only where no other
+	// work runs beside the build (the command line; not a server).
+	DiskProcs bool
 	// Memory bounds the Go heap of an index build in bytes: the large
 	// per-object tables past it are mapped from scratch files beside
 	// the index (model/bigmem); 0: bigmem.DefaultBudget.
@@ -378,7 +384,7 @@ func (s *Session) readHeap(objects bool) (*model.Heap, error) {
 
 // indexOptions are where the session's index is.
 func (s *Session) indexOptions() indexOptions {
-	return indexOptions{Path: s.o.Index, Dir: s.o.IndexDir, Progress: s.o.Progress, Phase: s.o.Phase, Step: s.o.Step, Memory: s.o.Memory, Waiting: func() {
+	return indexOptions{Path: s.o.Index, Dir: s.o.IndexDir, Progress: s.o.Progress, Phase: s.o.Phase, Step: s.o.Step, DiskProcs: s.o.DiskProcs, Memory: s.o.Memory, Waiting: func() {
 		s.noteln("waiting for another hprofctl that is indexing %s", s.path)
 	}}
 }

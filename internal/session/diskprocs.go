@@ -1,0 +1,72 @@
+package session
+
+import (
+	"io"
+	"os"
+	"runtime"
+
+	"github.com/hprofctl/hprofctl/model/bigmem"
+)
+
+// A build whose tables the page cache cannot hold waits on the disk: a
+// goroutine that touches a page of a mapped table the kernel must read
+// first stops its processor until the read is done, as Go cannot run
+// another goroutine on a processor blocked in a page fault. With one
+// processor per core the build waits on one read per core at a time,
+// 100 µs or so each on a network disk, and the predecessors of the
+// dominator tree take 1.5–1.9 M of them at 32 GiB. So such a build runs
+// with diskProcsPerCore times the processors Go was given: the reads of
+// several go to the disk together, and the cores run the others. On the
+// 32 GiB synthetic dump, 2 cores, the same hour: the predecessors took
+// 62.6 s instead of 158–179 s with 3 per core, the whole build 809.6 s
+// (see the closing note of issue 22 for the figures).
+const diskProcsPerCore = 3
+
+// inflatedPer is how many times its size a compressed dump is assumed
+// to take once inflated: HotSpot's dumps compress 2 to 4 times, so the
+// least of that.
+const inflatedPer = 2
+
+// buildProcs returns how many processors (GOMAXPROCS) a build of a dump
+// file of dumpBytes bytes (compressed or not) runs with on a machine of
+// memory bytes, given procs: procs, or diskProcsPerCore times that when
+// the dump, inflated, takes more than half the memory (the build's
+// tables take about as much as the dump, and the index, the page cache
+// of the dump and the rest of the machine share the other half). An
+// unknown size or memory (0) keeps procs.
+func buildProcs(dumpBytes int64, compressed bool, memory int64, procs int) int {
+	if compressed {
+		dumpBytes *= inflatedPer
+	}
+	if dumpBytes <= 0 || memory <= 0 || dumpBytes <= memory/2 {
+		return procs
+	}
+	return procs * diskProcsPerCore
+}
+
+// overlapDiskReads sets GOMAXPROCS for the build of the dump at path
+// (buildProcs) and returns what sets it back. Nothing the build keeps
+// per worker outlives it, so the count holds for all of it.
+func overlapDiskReads(path string) (restore func()) {
+	procs := runtime.GOMAXPROCS(0)
+	want := buildProcs(regularFileSize(path), isGzip(path), bigmem.PhysicalMemory(), procs)
+	if want == procs {
+		return func() {}
+	}
+	runtime.GOMAXPROCS(want)
+	return func() { runtime.GOMAXPROCS(procs) }
+}
+
+// isGzip reports whether the file at path starts as a gzip stream does.
+func isGzip(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [2]byte
+	if _, err := io.ReadFull(f, magic[:]); err != nil {
+		return false
+	}
+	return magic[0] == 0x1f && magic[1] == 0x8b
+}

@@ -1,0 +1,100 @@
+package session
+
+import (
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/hprofctl/hprofctl/model/bigmem"
+)
+
+// TestBuildProcs checks which builds run with more processors than they
+// were given: those of a dump that, inflated, takes more than half the
+// machine's memory.
+func TestBuildProcs(t *testing.T) {
+	const gib = int64(1) << 30
+	for _, c := range []struct {
+		name       string
+		dump       int64
+		compressed bool
+		memory     int64
+		procs      int
+		want       int
+	}{
+		{"the bigdump on 24 GiB", 2_289_878_966, false, 24 * gib, 2, 2},
+		{"half the memory exactly", 12 * gib, false, 24 * gib, 2, 2},
+		{"past half the memory", 12*gib + 1, false, 24 * gib, 2, 6},
+		{"the 32 GiB synthetic dump, gzipped", 16_927_100_211, true, 24 * gib, 2, 6},
+		{"the same file, plain", 16_927_100_211, false, 48 * gib, 2, 2},
+		{"a gzipped dump inflating to half the memory", 6 * gib, true, 24 * gib, 4, 4},
+		{"one processor given", 40 * gib, false, 24 * gib, 1, 3},
+		{"unknown size", 0, false, 24 * gib, 2, 2},
+		{"unknown memory", 40 * gib, false, 0, 2, 2},
+	} {
+		if got := buildProcs(c.dump, c.compressed, c.memory, c.procs); got != c.want {
+			t.Errorf("%s: buildProcs(%d, %v, %d, %d) = %d, want %d", c.name, c.dump, c.compressed, c.memory, c.procs, got, c.want)
+		}
+	}
+}
+
+// TestOverlapDiskReadsRestores checks that a small dump leaves GOMAXPROCS
+// as it is, that a big one raises it, and that what overlapDiskReads
+// returns sets it back.
+func TestOverlapDiskReadsRestores(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "small.hprof")
+	if err := os.WriteFile(plain, []byte("JAVA PROFILE 1.0.2\x00"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	zipped := filepath.Join(dir, "small.hprof.gz")
+	f, err := os.Create(zipped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	if _, err := zw.Write([]byte("JAVA PROFILE 1.0.2\x00")); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if isGzip(plain) || !isGzip(zipped) || isGzip(filepath.Join(dir, "missing")) {
+		t.Errorf("isGzip: plain %v, gzipped %v, missing %v; want false, true, false", isGzip(plain), isGzip(zipped), isGzip(filepath.Join(dir, "missing")))
+	}
+	before := runtime.GOMAXPROCS(0)
+	restore := overlapDiskReads(zipped)
+	if got := runtime.GOMAXPROCS(0); got != before {
+		t.Errorf("GOMAXPROCS %d during the build of a small dump, want %d", got, before)
+	}
+	restore()
+	if got := runtime.GOMAXPROCS(0); got != before {
+		t.Errorf("GOMAXPROCS %d after the build, want %d", got, before)
+	}
+
+	// A sparse file as big as the machine's memory stands for a dump
+	// bigger than half of it, without taking the disk.
+	memory := bigmem.PhysicalMemory()
+	if memory == 0 {
+		t.Skip("the machine's memory is unknown here")
+	}
+	big := filepath.Join(dir, "big.hprof")
+	if err := os.WriteFile(big, []byte("JAVA PROFILE 1.0.2\x00"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, memory); err != nil {
+		t.Skipf("no sparse file of %d bytes here: %v", memory, err)
+	}
+	restore = overlapDiskReads(big)
+	if got := runtime.GOMAXPROCS(0); got != before*diskProcsPerCore {
+		t.Errorf("GOMAXPROCS %d during the build of a dump of the machine's memory, want %d", got, before*diskProcsPerCore)
+	}
+	restore()
+	if got := runtime.GOMAXPROCS(0); got != before {
+		t.Errorf("GOMAXPROCS %d after the big build, want %d", got, before)
+	}
+}
