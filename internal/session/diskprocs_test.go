@@ -29,6 +29,7 @@ func TestBuildProcs(t *testing.T) {
 		{"the 32 GiB synthetic dump, gzipped", 16_927_100_211, true, 24 * gib, 2, 6},
 		{"the same file, plain", 16_927_100_211, false, 48 * gib, 2, 2},
 		{"a gzipped dump inflating to half the memory", 6 * gib, true, 24 * gib, 4, 4},
+		{"a gzipped dump inflating past half the memory", 8 * gib, true, 24 * gib, 2, 6},
 		{"one processor given", 40 * gib, false, 24 * gib, 1, 3},
 		{"unknown size", 0, false, 24 * gib, 2, 2},
 		{"unknown memory", 40 * gib, false, 0, 2, 2},
