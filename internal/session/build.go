@@ -24,7 +24,7 @@ import (
 func buildIndex(path string, o indexOptions, place *store.Place, id store.Identity, why string) (*indexed, error) {
 	start := time.Now()
 	if o.DiskProcs {
-		defer overlapDiskReads(path)()
+		defer overlapDiskReads(path, o.Compressed)()
 	}
 	budget := o.Memory
 	if budget == 0 {

@@ -1,8 +1,6 @@
 package session
 
 import (
-	"io"
-	"os"
 	"runtime"
 
 	"github.com/hprofctl/hprofctl/model/bigmem"
@@ -12,14 +10,14 @@ import (
 // goroutine that touches a page of a mapped table the kernel must read
 // first stops its processor until the read is done, as Go cannot run
 // another goroutine on a processor blocked in a page fault. With one
-// processor per core the build waits on one read per core at a time,
-// 100 µs or so each on a network disk, and the predecessors of the
-// dominator tree take 1.5–1.9 M of them at 32 GiB. So such a build runs
-// with diskProcsPerCore times the processors Go was given: the reads of
-// several go to the disk together, and the cores run the others. On the
-// 32 GiB synthetic dump, 2 cores, the same hour: the predecessors took
-// 62.6 s instead of 158–179 s with 3 per core, the whole build 809.6 s
-// (see the closing note of issue 22 for the figures).
+// processor per core the build waits on one read per core at a time
+// (about 100 µs each on the test machines' disk), and the predecessors
+// of the dominator tree take 1.6–1.9 M of them at 32 GiB. So such a
+// build runs with diskProcsPerCore times the processors Go was given:
+// the reads of several go to the disk together, and the cores run the
+// others. On the 32 GiB synthetic dump, 2 cores, runs alternated in one
+// hour: the predecessors took 51 s instead of 161 and 176 s, the whole
+// build 760 s instead of 903 and 958 s.
 const diskProcsPerCore = 3
 
 // inflatedPer is how many times its size a compressed dump is assumed
@@ -44,29 +42,18 @@ func buildProcs(dumpBytes int64, compressed bool, memory int64, procs int) int {
 	return procs * diskProcsPerCore
 }
 
-// overlapDiskReads sets GOMAXPROCS for the build of the dump at path
-// (buildProcs) and returns what sets it back. Nothing the build keeps
-// per worker outlives it, so the count holds for all of it.
-func overlapDiskReads(path string) (restore func()) {
+// overlapDiskReads sets GOMAXPROCS for the build of the dump at path,
+// compressed or not (buildProcs), and returns what sets it back. It is
+// set before the build starts any goroutine and set back once it is
+// over, so no pass sizes its per-worker tables for one count and runs
+// with more (a job an error left running sees the count fall, which its
+// tables, sized for more, allow).
+func overlapDiskReads(path string, compressed bool) (restore func()) {
 	procs := runtime.GOMAXPROCS(0)
-	want := buildProcs(regularFileSize(path), isGzip(path), bigmem.PhysicalMemory(), procs)
+	want := buildProcs(regularFileSize(path), compressed, bigmem.PhysicalMemory(), procs)
 	if want == procs {
 		return func() {}
 	}
 	runtime.GOMAXPROCS(want)
 	return func() { runtime.GOMAXPROCS(procs) }
-}
-
-// isGzip reports whether the file at path starts as a gzip stream does.
-func isGzip(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var magic [2]byte
-	if _, err := io.ReadFull(f, magic[:]); err != nil {
-		return false
-	}
-	return magic[0] == 0x1f && magic[1] == 0x8b
 }

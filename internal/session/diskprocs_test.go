@@ -1,12 +1,12 @@
 package session
 
 import (
-	"compress/gzip"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 
+	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/model/bigmem"
 )
 
@@ -44,31 +44,8 @@ func TestBuildProcs(t *testing.T) {
 // as it is, that a big one raises it, and that what overlapDiskReads
 // returns sets it back.
 func TestOverlapDiskReadsRestores(t *testing.T) {
-	dir := t.TempDir()
-	plain := filepath.Join(dir, "small.hprof")
-	if err := os.WriteFile(plain, []byte("JAVA PROFILE 1.0.2\x00"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	zipped := filepath.Join(dir, "small.hprof.gz")
-	f, err := os.Create(zipped)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := gzip.NewWriter(f)
-	if _, err := zw.Write([]byte("JAVA PROFILE 1.0.2\x00")); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if isGzip(plain) || !isGzip(zipped) || isGzip(filepath.Join(dir, "missing")) {
-		t.Errorf("isGzip: plain %v, gzipped %v, missing %v; want false, true, false", isGzip(plain), isGzip(zipped), isGzip(filepath.Join(dir, "missing")))
-	}
 	before := runtime.GOMAXPROCS(0)
-	restore := overlapDiskReads(zipped)
+	restore := overlapDiskReads(fixture, true)
 	if got := runtime.GOMAXPROCS(0); got != before {
 		t.Errorf("GOMAXPROCS %d during the build of a small dump, want %d", got, before)
 	}
@@ -83,19 +60,45 @@ func TestOverlapDiskReadsRestores(t *testing.T) {
 	if memory == 0 {
 		t.Skip("the machine's memory is unknown here")
 	}
-	big := filepath.Join(dir, "big.hprof")
+	big := filepath.Join(t.TempDir(), "big.hprof")
 	if err := os.WriteFile(big, []byte("JAVA PROFILE 1.0.2\x00"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Truncate(big, memory); err != nil {
 		t.Skipf("no sparse file of %d bytes here: %v", memory, err)
 	}
-	restore = overlapDiskReads(big)
+	restore = overlapDiskReads(big, false)
 	if got := runtime.GOMAXPROCS(0); got != before*diskProcsPerCore {
 		t.Errorf("GOMAXPROCS %d during the build of a dump of the machine's memory, want %d", got, before*diskProcsPerCore)
 	}
 	restore()
 	if got := runtime.GOMAXPROCS(0); got != before {
 		t.Errorf("GOMAXPROCS %d after the big build, want %d", got, before)
+	}
+}
+
+// TestBuildToldCompression checks that a build is told whether its dump
+// is compressed, as the file's first bytes say: the JVM's -gz dump of
+// testdata/jvm is, the HeapShapes dump gzipped for the repository is,
+// and that dump inflated is not.
+func TestBuildToldCompression(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		want bool
+	}{
+		{filepath.Join("..", "..", "testdata", "jvm", "jdk17-gz.hprof.gz"), true},
+		{fixture, true},
+		{testshared.Gunzip(t, fixture), false},
+	} {
+		s, err := Open(c.path, Options{Dump: -1, NoIndex: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.indexOptions().Compressed; got != c.want {
+			t.Errorf("%s: the build told compressed %v, want %v", c.path, got, c.want)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

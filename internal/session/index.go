@@ -60,6 +60,9 @@ type indexOptions struct {
 	Step func(name string)
 	// DiskProcs lets a big build raise GOMAXPROCS (Options.DiskProcs).
 	DiskProcs bool
+	// Compressed says the dump file is compressed (its size understates
+	// what the build reads).
+	Compressed bool
 	// Memory is the build's memory budget (Options.Memory).
 	Memory int64
 }

@@ -99,6 +99,8 @@ type Session struct {
 	// spool is the temporary file standard input was copied to, read
 	// again where a question needs the dump twice; removed by Close.
 	spool string
+	// compression is what the file was found compressed with when opened.
+	compression input.Compression
 
 	mu sync.Mutex
 	// first is the file as sniffed, kept for its first read: standard
@@ -153,7 +155,7 @@ func Open(path string, o Options) (*Session, error) {
 		s.removeSpool()
 		return nil, err
 	}
-	s.name, s.format, s.first = f.Name, format, f
+	s.name, s.format, s.first, s.compression = f.Name, format, f, f.Compression
 	s.retention = sync.OnceValues(s.computeRetention)
 	s.strong = sync.OnceValues(s.computeStrongPaths)
 	s.locks = sync.OnceValues(s.readHeapLocks)
@@ -384,7 +386,7 @@ func (s *Session) readHeap(objects bool) (*model.Heap, error) {
 
 // indexOptions are where the session's index is.
 func (s *Session) indexOptions() indexOptions {
-	return indexOptions{Path: s.o.Index, Dir: s.o.IndexDir, Progress: s.o.Progress, Phase: s.o.Phase, Step: s.o.Step, DiskProcs: s.o.DiskProcs, Memory: s.o.Memory, Waiting: func() {
+	return indexOptions{Path: s.o.Index, Dir: s.o.IndexDir, Progress: s.o.Progress, Phase: s.o.Phase, Step: s.o.Step, DiskProcs: s.o.DiskProcs, Compressed: s.compression != input.Plain, Memory: s.o.Memory, Waiting: func() {
 		s.noteln("waiting for another hprofctl that is indexing %s", s.path)
 	}}
 }
