@@ -53,7 +53,7 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 		// memory on a 2.3 GB dump; at 10% the build took the same CPU
 		// time as at 20% and 100%).
 		defer debug.SetGCPercent(debug.SetGCPercent(buildGCPercent))
-		if x, err = analyseHeap(h, place, id, phase, o.steps()); err != nil {
+		if x, err = analyseHeap(h, place, id, phase, o.steps(), dumpPastMemory(path, o.Compressed)); err != nil {
 			return nil, err
 		}
 		x.Rebuilt = why
@@ -75,9 +75,11 @@ func buildIndex(path string, o indexOptions, place *store.Place, id store.Identi
 // (about 0.27 GiB at most for 13.5 M Strings, from model/bigmem, so within
 // the budget) then take memory the trees reuse, where after the trees they
 // added to the trees' results at the build's peak. The shortest-path tree
-// (pathSearch) is searched alongside the dominator tree. step is told as
-// each job ends.
-func analyseHeap(h *model.Heap, place *store.Place, id store.Identity, phase, step func(string)) (*indexed, error) {
+// (pathSearch) is searched alongside the dominator tree; with searchFirst
+// (a heap past the machine's memory, pastMemory) it must be over before
+// the semidominators start (see retentionPhases). step is told as each job
+// ends.
+func analyseHeap(h *model.Heap, place *store.Place, id store.Identity, phase, step func(string), searchFirst bool) (*indexed, error) {
 	hw := startHeapWrite(h, place, id, step)
 	defer hw.abort()
 	phase("counting Strings")
@@ -92,13 +94,7 @@ func analyseHeap(h *model.Heap, place *store.Place, id store.Identity, phase, st
 	// (the collections' states, 48 bytes each, within the budget) take
 	// the memory those held.
 	sums := newBackgroundSums(h, step)
-	retentionPhase := func(name string) {
-		phase(name)
-		if name == sumsDuring {
-			sums.start()
-		}
-	}
-	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: indexedSize, Phase: retentionPhase})
+	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: indexedSize, Phase: retentionPhases(phase, sums, paths, searchFirst)})
 	sums.start() // when the dominator tree had no such phase
 	phase("writing the index")
 	found, retainers := paths.wait()
@@ -145,6 +141,33 @@ func analyseHeap(h *model.Heap, place *store.Place, id store.Identity, phase, st
 		x.Unsaved = werr.Error()
 	}
 	return x, nil
+}
+
+// searchBefore is the phase of the dominator tree (graph.ComputeRetention)
+// that waits for the shortest-path search of a heap past the machine's
+// memory. The semidominators write their forest at random, and the
+// search's tables, read at random too, beside them take the page cache
+// the forest needs: on the 32 GiB synthetic dump, 2 cores, the
+// semidominators took 233.8 s and 399.4 s with the search still running
+// (its goroutines capped at one, or its threads at the lowest priority,
+// to leave the depth-first walk a core), against 84.6–89.9 s once it was
+// over.
+const searchBefore = "semidominators"
+
+// retentionPhases returns the dominator tree's phase callback: it tells
+// phase, starts the collections' sums at sumsDuring and, with
+// searchFirst, waits at searchBefore for the shortest-path search to be
+// over.
+func retentionPhases(phase func(string), sums *backgroundSums, paths *pathSearch, searchFirst bool) func(string) {
+	return func(name string) {
+		phase(name)
+		if name == searchBefore && searchFirst {
+			<-paths.over
+		}
+		if name == sumsDuring {
+			sums.start()
+		}
+	}
 }
 
 // heapWrite writes the sections of a heap into a new index on a goroutine
@@ -208,6 +231,8 @@ func (hw *heapWrite) abort() {
 type pathSearch struct {
 	found     chan pathsAndChains
 	retainers chan *heap.KeptRetainers
+	// over is closed once the tree is found and its paths described.
+	over chan struct{}
 }
 
 // pathsAndChains are the shortest-path tree and its class chains.
@@ -219,8 +244,9 @@ type pathsAndChains struct {
 // startPathSearch starts the search of h's shortest-path tree, telling
 // step when it is found and when its paths are described.
 func startPathSearch(h *model.Heap, step func(string)) *pathSearch {
-	p := &pathSearch{found: make(chan pathsAndChains, 1), retainers: make(chan *heap.KeptRetainers, 1)}
+	p := &pathSearch{found: make(chan pathsAndChains, 1), retainers: make(chan *heap.KeptRetainers, 1), over: make(chan struct{})}
 	go func() {
+		defer close(p.over)
 		t, c := graph.StrongPathsWithChains(h)
 		step("shortest-path tree found")
 		p.found <- pathsAndChains{t, c}

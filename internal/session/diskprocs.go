@@ -33,13 +33,26 @@ const inflatedPer = 2
 // of the dump and the rest of the machine share the other half). An
 // unknown size or memory (0) keeps procs.
 func buildProcs(dumpBytes int64, compressed bool, memory int64, procs int) int {
-	if compressed {
-		dumpBytes *= inflatedPer
-	}
-	if dumpBytes <= 0 || memory <= 0 || dumpBytes <= memory/2 {
+	if !pastMemory(dumpBytes, compressed, memory) {
 		return procs
 	}
 	return procs * diskProcsPerCore
+}
+
+// pastMemory says whether the build of a dump file of dumpBytes bytes
+// (compressed or not) on a machine of memory bytes has more tables than
+// the page cache can hold: whether the dump, inflated, takes more than
+// half the memory. An unknown size or memory (0) says no.
+func pastMemory(dumpBytes int64, compressed bool, memory int64) bool {
+	if compressed {
+		dumpBytes *= inflatedPer
+	}
+	return dumpBytes > 0 && memory > 0 && dumpBytes > memory/2
+}
+
+// dumpPastMemory is pastMemory for the dump at path on this machine.
+func dumpPastMemory(path string, compressed bool) bool {
+	return pastMemory(regularFileSize(path), compressed, bigmem.PhysicalMemory())
 }
 
 // overlapDiskReads sets GOMAXPROCS for the build of the dump at path,

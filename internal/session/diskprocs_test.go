@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/hprofctl/hprofctl/internal/testshared"
 	"github.com/hprofctl/hprofctl/model/bigmem"
@@ -67,6 +69,9 @@ func TestOverlapDiskReadsRestores(t *testing.T) {
 	if err := os.Truncate(big, memory); err != nil {
 		t.Skipf("no sparse file of %d bytes here: %v", memory, err)
 	}
+	if !dumpPastMemory(big, false) || dumpPastMemory(fixture, true) {
+		t.Errorf("a dump of the machine's memory past it: %v, the small fixture: %v; want true, false", dumpPastMemory(big, false), dumpPastMemory(fixture, true))
+	}
 	restore = overlapDiskReads(big, false)
 	if got := runtime.GOMAXPROCS(0); got != before*diskProcsPerCore {
 		t.Errorf("GOMAXPROCS %d during the build of a dump of the machine's memory, want %d", got, before*diskProcsPerCore)
@@ -99,6 +104,40 @@ func TestBuildToldCompression(t *testing.T) {
 		}
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestRetentionPhasesWaitForSearch checks that the semidominators of a
+// heap past the machine's memory start only once the shortest-path search
+// is over, and that other phases, and the semidominators of a heap the
+// page cache holds, do not wait for it.
+func TestRetentionPhasesWaitForSearch(t *testing.T) {
+	for _, searchFirst := range []bool{false, true} {
+		paths := &pathSearch{over: make(chan struct{})}
+		var told []string
+		phases := retentionPhases(func(name string) { told = append(told, name) }, newBackgroundSums(nil, func(string) {}), paths, searchFirst)
+		phases("predecessors")
+		returned := make(chan struct{})
+		go func() {
+			phases(searchBefore)
+			close(returned)
+		}()
+		if searchFirst {
+			select {
+			case <-returned:
+				t.Fatal("the semidominators of a heap past memory started while the search ran")
+			case <-time.After(100 * time.Millisecond):
+			}
+			close(paths.over)
+		}
+		select {
+		case <-returned:
+		case <-time.After(time.Minute):
+			t.Fatalf("searchFirst %v: the semidominators still wait", searchFirst)
+		}
+		if want := []string{"predecessors", searchBefore}; !slices.Equal(told, want) {
+			t.Errorf("searchFirst %v: phases told %q, want %q", searchFirst, told, want)
 		}
 	}
 }
