@@ -16,8 +16,9 @@ import (
 // idom is freed before the retained sizes are allocated, so that the
 // tree never holds more than four tables the size of the heap's objects.
 // The passes by object run on every processor; adding up, one pass
-// bottom-up, on one.
-func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
+// bottom-up, on one. dominated, when not nil, is given the immediate
+// dominators by object as soon as they are final.
+func (r *Retention) keepTree(order, idom []uint32, leaf []uint64, dominated func([]model.ObjectIndex)) {
 	n := r.heap.NumObjects()
 	vertex := bigmem.Make[model.ObjectIndex](len(idom))
 	defer bigmem.Free(vertex)
@@ -38,6 +39,9 @@ func (r *Retention) keepTree(order, idom []uint32, leaf []uint64) {
 	})
 	bigmem.Free(idom)
 	r.idom = objectIndexes(order)
+	if dominated != nil {
+		dominated(r.idom)
+	}
 	count := bigmem.Make[uint32](n)
 	r.retainedBytes = r.ownSizes()
 	// The leaves dominate nothing: they are added into their dominators

@@ -44,6 +44,12 @@ type RetentionOptions struct {
 	// Phase, when set, is called with a short name as each phase of the
 	// computation begins, for a progress display.
 	Phase func(name string)
+	// Dominated, when set, is called once every object's immediate
+	// dominator is final, before the retained sizes are added up, with
+	// the slice ImmediateDominators will return: work that needs only
+	// the tree's shape can start beside that last phase. It must not
+	// change the slice.
+	Dominated func(idom []model.ObjectIndex)
 }
 
 // phase tells o.Phase that phase name begins.
@@ -187,7 +193,7 @@ func ComputeRetention(h *model.Heap, o RetentionOptions) (*Retention, error) {
 		runtime.GC()
 	}
 	o.phase("retained sizes")
-	r.keepTree(order, idom, g.leaf)
+	r.keepTree(order, idom, g.leaf, o.Dominated)
 	return r, nil
 }
 

@@ -273,3 +273,50 @@ func TestRetainedSizesAddUpAcrossFourGiB(t *testing.T) {
 		t.Errorf("the unreached object retains %d objects of %d bytes, want none", count[7], bytes.at(7))
 	}
 }
+
+// TestDominatedGivesTheFinalTree checks that RetentionOptions.Dominated
+// is called once, with the tree's own immediate dominators by object, and
+// that they are final then: those the definition gives, before the
+// retained sizes are added up.
+func TestDominatedGivesTheFinalTree(t *testing.T) {
+	for seed := range uint64(10) {
+		g := analysistest.NewRandomGraph(seed)
+		h, objs, _ := g.Load(t)
+		var calls int
+		var given, snapshot []model.ObjectIndex
+		var phases []string
+		r, err := ComputeRetention(h, RetentionOptions{
+			Size:  model.SizeFields,
+			Phase: func(name string) { phases = append(phases, name) },
+			Dominated: func(idom []model.ObjectIndex) {
+				calls++
+				given, snapshot = idom, slices.Clone(idom)
+				if last := phases[len(phases)-1]; last != "retained sizes" {
+					t.Errorf("seed %d: given the dominators during %q, want during the retained sizes", seed, last)
+				}
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls != 1 {
+			t.Fatalf("seed %d: Dominated called %d times, want once", seed, calls)
+		}
+		if idom := r.ImmediateDominators(); len(given) != len(idom) || &given[0] != &idom[0] {
+			t.Errorf("seed %d: Dominated was not given the tree's own slice", seed)
+		}
+		want := analysistest.NaiveDominators(g.Succ, g.Roots)
+		for v, obj := range objs {
+			wantDom := NotReached
+			switch {
+			case want[v] == -1:
+				wantDom = VirtualRoot
+			case want[v] >= 0:
+				wantDom = objs[want[v]]
+			}
+			if snapshot[obj] != wantDom {
+				t.Errorf("seed %d: node %d had immediate dominator %d when given, want %d", seed, v, snapshot[obj], wantDom)
+			}
+		}
+	}
+}

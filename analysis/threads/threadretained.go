@@ -95,12 +95,13 @@ const (
 	labelUnrooted int32 = -2 // reached from a root that is no thread's
 )
 
-// threadNodes maps each Thread object of h to the first thread it is
-// the object of; those objects are the threads' nodes.
-func threadNodes(h *model.Heap, r *graph.Retention) map[model.ObjectIndex]int32 {
+// threadNodes maps each Thread object of h that the dominator tree of
+// immediate dominators idom reaches to the first thread it is the
+// object of; those objects are the threads' nodes.
+func threadNodes(h *model.Heap, idom []model.ObjectIndex) map[model.ObjectIndex]int32 {
 	threadOf := map[model.ObjectIndex]int32{}
 	for k, t := range h.Threads {
-		if t.Object != model.NoObject && r.Reachable(t.Object) {
+		if t.Object != model.NoObject && idom[t.Object] != graph.NotReached {
 			if _, dup := threadOf[t.Object]; !dup {
 				threadOf[t.Object] = int32(k)
 			}
@@ -140,29 +141,37 @@ func newObjectBits(n int) graph.ObjectBits {
 // its dominator tree r, contracted (see contractedEdges): what
 // AddThreadRetention spreads the threads' labels over.
 func ThreadEdges(h *model.Heap, r *graph.Retention) (*ThreadEdgeList, error) {
-	rooted := rootedObjects(h, threadNodes(h, r))
+	return ThreadEdgesOf(h, r.ImmediateDominators())
+}
+
+// ThreadEdgesOf is ThreadEdges for the dominator tree whose immediate
+// dominators by object are idom (as graph.RetentionOptions.Dominated
+// gives them), before its retained sizes are added up: the list is
+// that tree's once it is whole.
+func ThreadEdgesOf(h *model.Heap, idom []model.ObjectIndex) (*ThreadEdgeList, error) {
+	rooted := rootedObjects(h, threadNodes(h, idom))
 	// inner marks the top-level objects that are no root any more: only
 	// they can come under a thread's node other than the threads' own.
 	inner := newObjectBits(h.NumObjects())
 	defer bigmem.Free(inner)
-	for i, d := range r.ImmediateDominators() {
+	for i, d := range idom {
 		if d == graph.VirtualRoot && !rooted.Has(model.ObjectIndex(i)) {
 			inner.Add(model.ObjectIndex(i))
 		}
 	}
 	bigmem.Free(rooted)
-	edges, err := contractedEdges(h, r.ImmediateDominators(), inner)
+	edges, err := contractedEdges(h, idom, inner)
 	if err != nil {
 		return nil, err
 	}
-	return &ThreadEdgeList{edges: edges, idom: r.ImmediateDominators()}, nil
+	return &ThreadEdgeList{edges: edges, idom: idom}, nil
 }
 
 // threadRetained returns the bytes each thread of h retains (see above),
 // over the contracted graph's edges given, or found now when they are
 // not of r's tree.
 func threadRetained(h *model.Heap, r *graph.Retention, given *ThreadEdgeList) ([]int64, error) {
-	threadOf := threadNodes(h, r)
+	threadOf := threadNodes(h, r.ImmediateDominators())
 	rooted := rootedObjects(h, threadOf)
 	defer bigmem.Free(rooted)
 	if !given.of(r) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hprofctl/hprofctl/analysis/graph"
 	"github.com/hprofctl/hprofctl/analysis/heap"
+	"github.com/hprofctl/hprofctl/analysis/threads"
 	"github.com/hprofctl/hprofctl/internal/dumpfile"
 	"github.com/hprofctl/hprofctl/model"
 	"github.com/hprofctl/hprofctl/model/bigmem"
@@ -93,25 +94,37 @@ func analyseHeap(h *model.Heap, place *store.Place, id store.Identity, phase, st
 	// the work tables of the semidominators are freed, so that their own
 	// (the collections' states, 48 bytes each, within the budget) take
 	// the memory those held.
-	sums := newBackgroundSums(h, step)
-	r, err := graph.ComputeRetention(h, graph.RetentionOptions{Size: indexedSize, Phase: retentionPhases(phase, sums, paths, searchFirst)})
-	sums.start() // when the dominator tree had no such phase
+	sums := newBackground[*heap.CollectionSums]()
+	sumCollections := func() *heap.CollectionSums {
+		s := collectionSums(h)
+		step("collections summed")
+		return s
+	}
+	// The contracted graph of `threads --retained` needs only the
+	// tree's immediate dominators: it is found beside the retained
+	// sizes, whose adding up runs on one processor, and the summaries
+	// after them, where it came after the tree.
+	edges := newBackground[*threads.ThreadEdgeList]()
+	o := graph.RetentionOptions{
+		Size:  indexedSize,
+		Phase: retentionPhases(phase, func() { sums.start(sumCollections) }, paths, searchFirst),
+		Dominated: func(idom []model.ObjectIndex) {
+			edges.start(func() *threads.ThreadEdgeList { return threadEdges(h, idom, step) })
+		},
+	}
+	r, err := graph.ComputeRetention(h, o)
+	sums.start(sumCollections) // when the dominator tree had no such phase
 	phase("writing the index")
 	found, retainers := paths.wait()
 	if err != nil {
 		hw.drop()
 		return nil, err
 	}
+	edges.start(func() *threads.ThreadEdgeList { return threadEdges(h, r.ImmediateDominators(), step) })
 	x := &indexed{Heap: h, Built: true, retention: r, paths: found.tree, strings: census}
-	// The references are read from the index from here on, their table
-	// freed, once the collections' sums, the last job reading it on
-	// another goroutine, are done. The scratch files of the tables freed
-	// so far go too: what follows makes few tables, while the index
-	// grows to its whole size.
 	collections := sums.wait()
-	if x.unmapRefs, err = useWrittenRefs(h, <-hw.refs); err != nil {
-		return nil, err
-	}
+	// The scratch files of the tables freed so far go: what follows
+	// makes few tables, while the index grows to its whole size.
 	bigmem.DropSpare()
 	// The trees and the census are written while the other summaries
 	// are worked out; theirs are the last sections.
@@ -128,8 +141,15 @@ func analyseHeap(h *model.Heap, place *store.Place, id store.Identity, phase, st
 	x.summaries = summarize(h, r, step)
 	x.answers = keepAnswers(h, r, found.tree, retainers, x.summaries.points)
 	step("answers kept")
-	x.summaries.chains, x.summaries.sums = found.chains, collections
+	x.summaries.chains, x.summaries.sums, x.summaries.edges = found.chains, collections, edges.wait()
 	werr := <-treesWritten
+	// The references are read from the index from here on, their table
+	// freed, once the last job reading it on another goroutine, the
+	// contracted graph's, is done.
+	if x.unmapRefs, err = useWrittenRefs(h, <-hw.refs); err != nil {
+		return nil, err
+	}
+	bigmem.DropSpare()
 	if werr == nil {
 		werr = x.commit(hw.w)
 		step("index committed")
@@ -155,17 +175,17 @@ func analyseHeap(h *model.Heap, place *store.Place, id store.Identity, phase, st
 const searchBefore = "semidominators"
 
 // retentionPhases returns the dominator tree's phase callback: it tells
-// phase, starts the collections' sums at sumsDuring and, with
-// searchFirst, waits at searchBefore for the shortest-path search to be
-// over.
-func retentionPhases(phase func(string), sums *backgroundSums, paths *pathSearch, searchFirst bool) func(string) {
+// phase, starts the collections' sums (startSums) at sumsDuring and,
+// with searchFirst, waits at searchBefore for the shortest-path search
+// to be over.
+func retentionPhases(phase func(string), startSums func(), paths *pathSearch, searchFirst bool) func(string) {
 	return func(name string) {
 		phase(name)
 		if name == searchBefore && searchFirst {
 			<-paths.over
 		}
 		if name == sumsDuring {
-			sums.start()
+			startSums()
 		}
 	}
 }

@@ -116,7 +116,7 @@ func TestRetentionPhasesWaitForSearch(t *testing.T) {
 	for _, searchFirst := range []bool{false, true} {
 		paths := &pathSearch{over: make(chan struct{})}
 		var told []string
-		phases := retentionPhases(func(name string) { told = append(told, name) }, newBackgroundSums(nil, func(string) {}), paths, searchFirst)
+		phases := retentionPhases(func(name string) { told = append(told, name) }, func() {}, paths, searchFirst)
 		phases("predecessors")
 		returned := make(chan struct{})
 		go func() {

@@ -48,9 +48,9 @@ type summaries struct {
 const summarizeCollectAbove = 1 << 20
 
 // summarize works out the summaries of heap h that its dominator tree r
-// gives, side by side, for a new index: the class chains and the
-// collections' sums are worked out beside the trees (buildIndex), and
-// set by the caller.
+// gives for a new index, beyond those worked out beside the trees (the
+// class chains, the collections' sums, the contracted graph: see
+// analyseHeap), which the caller sets.
 //
 // The work memory of the dominator tree is garbage by now: on a big heap
 // it is collected first, so that the summaries reuse it instead of
@@ -63,22 +63,26 @@ func summarize(h *model.Heap, r *graph.Retention, step func(string)) *summaries 
 	if h.NumObjects() > summarizeCollectAbove {
 		runtime.GC()
 	}
-	s := &summaries{}
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if edges, err := threads.ThreadEdges(h, r); err == nil {
-			s.edges = edges
-		}
-		step("thread edges found")
-	})
-	s.points = heap.SummarizeAccumulation(r)
+	s := &summaries{points: heap.SummarizeAccumulation(r)}
 	step("accumulation points found")
-	wg.Wait()
 	s.chainsOnce.Do(func() {})
 	s.edgesOnce.Do(func() {})
 	s.sumsOnce.Do(func() {})
 	s.pointsOnce.Do(func() {})
 	return s
+}
+
+// threadEdges finds the contracted graph of the dominator tree whose
+// immediate dominators are idom for a new index: nil when it cannot
+// (the question then computes it, and says why if it cannot either).
+// step is told once it is found.
+func threadEdges(h *model.Heap, idom []model.ObjectIndex, step func(string)) *threads.ThreadEdgeList {
+	edges, err := threads.ThreadEdgesOf(h, idom)
+	step("thread edges found")
+	if err != nil {
+		return nil
+	}
+	return edges
 }
 
 // collectionSums are the sums of h's collections for the index: nil for
@@ -99,35 +103,29 @@ func collectionSums(h *model.Heap) *heap.CollectionSums {
 // at which a build starts summing the collections (collectionSums).
 const sumsDuring = "immediate dominators"
 
-// backgroundSums are the collections' sums of a heap, worked out on a
-// goroutine of their own once started.
-type backgroundSums struct {
+// background is a job of the build run on a goroutine of its own once
+// started, beside the dominator tree's phases: the collections' sums,
+// the contracted graph of `threads --retained`.
+type background[T any] struct {
 	once sync.Once
-	h    *model.Heap
-	step func(string)
-	done chan *heap.CollectionSums
+	done chan T
 }
 
-// newBackgroundSums returns the sums of h's collections, not started
-// yet: start starts them, wait waits for them; step is told when they
-// are worked out.
-func newBackgroundSums(h *model.Heap, step func(string)) *backgroundSums {
-	return &backgroundSums{h: h, step: step, done: make(chan *heap.CollectionSums, 1)}
+// newBackground returns a job not started yet.
+func newBackground[T any]() *background[T] {
+	return &background[T]{done: make(chan T, 1)}
 }
 
-// start starts summing, the first time only.
-func (b *backgroundSums) start() {
+// start starts work, the first time only: a later call's work is not
+// done.
+func (b *background[T]) start(work func() T) {
 	b.once.Do(func() {
-		go func() {
-			sums := collectionSums(b.h)
-			b.step("collections summed")
-			b.done <- sums
-		}()
+		go func() { b.done <- work() }()
 	})
 }
 
-// wait returns the sums once worked out; start must have been called.
-func (b *backgroundSums) wait() *heap.CollectionSums { return <-b.done }
+// wait returns what the work returned; start must have been called.
+func (b *background[T]) wait() T { return <-b.done }
 
 // write writes the summaries into the index w.
 func (s *summaries) write(w *store.Writer) error {

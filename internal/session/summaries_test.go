@@ -128,9 +128,9 @@ func TestBackgroundSums(t *testing.T) {
 	if want == nil || len(want.Classes) == 0 {
 		t.Fatalf("the fixture's collections summed to %+v", want)
 	}
-	b := newBackgroundSums(h, func(string) {})
-	b.start()
-	b.start()
+	b := newBackground[*heap.CollectionSums]()
+	b.start(func() *heap.CollectionSums { return collectionSums(h) })
+	b.start(func() *heap.CollectionSums { return collectionSums(h) })
 	if got := b.wait(); !reflect.DeepEqual(got, want) {
 		t.Errorf("sums in the background %+v, want %+v", got, want)
 	}
