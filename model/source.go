@@ -38,11 +38,13 @@ func Load(f *input.File, opt LoadOptions) (*Heap, error) {
 	if opt.LeanGC && opt.Objects {
 		defer leanGC()()
 	}
-	if h, err := loadInPieces(f, opt); !errors.Is(err, errNotSplit) {
-		if h != nil && h.offsets != nil {
-			h.checkpoints = f.Checkpoints()
+	for _, load := range []func(*input.File, LoadOptions) (*Heap, error){loadInPieces, loadStreamInPieces} {
+		if h, err := load(f, opt); !errors.Is(err, errNotSplit) {
+			if h != nil && h.offsets != nil {
+				h.checkpoints = f.Checkpoints()
+			}
+			return h, err
 		}
-		return h, err
 	}
 	return loadStream(f, opt)
 }

@@ -235,6 +235,21 @@ func readPrefix(f *input.File, file *os.File, p splitPlan, opt LoadOptions) (*bu
 		bytes.NewReader(hdr),
 		io.NewSectionReader(file, s.body(), p.first-s.body()),
 		io.NewSectionReader(file, p.end, p.layout.size-p.end))
+	b, err := prefixBuilder(f, stream, opt)
+	if err != nil {
+		return nil, err
+	}
+	// The segments after the one cut are no records of the prefix.
+	if later := len(p.layout.segments) - 1 - p.firstSeg; later > 0 {
+		b.h.RecordCounts[hprof.TagHeapDumpSegment.String()] += int64(later)
+	}
+	return b, nil
+}
+
+// prefixBuilder has a builder read stream, the records of f's dump before
+// its first object (see readPrefix), and returns it ready for the pieces;
+// an error when what it read is not such a prefix.
+func prefixBuilder(f *input.File, stream io.Reader, opt LoadOptions) (*builder, error) {
 	r, err := hprof.NewReader(stream, hprof.Options{Name: f.Name})
 	if err != nil {
 		return nil, err
@@ -252,10 +267,6 @@ func readPrefix(f *input.File, file *os.File, p splitPlan, opt LoadOptions) (*bu
 		return nil, errors.New("a dump of the hprof agent")
 	case b.objects.refs.wide && !b.objects.refs.baseSet:
 		return nil, errors.New("no reference before the first object")
-	}
-	// The segments after the one cut are no records of the prefix.
-	if later := len(p.layout.segments) - 1 - p.firstSeg; later > 0 {
-		b.h.RecordCounts[hprof.TagHeapDumpSegment.String()] += int64(later)
 	}
 	return b, nil
 }

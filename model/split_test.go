@@ -91,15 +91,15 @@ func TestLoadInPiecesMatchesStream(t *testing.T) {
 	paths := splitDumps(t, t.TempDir())
 	for _, batch := range []int64{1, 64 << 10} {
 		splitBatchBytes = batch
-		t.Run(fmt.Sprintf("batch=%d", batch), func(t *testing.T) { compareLoads(t, paths) })
+		t.Run(fmt.Sprintf("batch=%d", batch), func(t *testing.T) { compareLoads(t, paths, loadBoth) })
 	}
 }
 
-// compareLoads loads each of paths in pieces and with one reader and
-// compares the heaps.
-func compareLoads(t *testing.T, paths []string) {
+// compareLoads loads each of paths in pieces and with one reader (both)
+// and compares the heaps.
+func compareLoads(t *testing.T, paths []string, both func(*testing.T, string) (pieces, stream *Heap, streamErr error)) {
 	for _, path := range paths {
-		pieces, stream, err := loadBoth(t, path)
+		pieces, stream, err := both(t, path)
 		name := filepath.Base(path)
 		if err != nil {
 			if pieces != nil {
@@ -144,17 +144,9 @@ func heapDiff(a, b *Heap) string {
 // errNotSplit, the reader must give the same error. Seeded with small
 // realistic dumps.
 func FuzzLoadInPieces(f *testing.F) {
-	for _, idSize := range []int{4, 8} {
-		var buf bytes.Buffer
-		if _, err := hproftest.WriteRealistic(&buf, 64<<10, 3, idSize); err != nil {
-			f.Fatal(err)
-		}
-		f.Add(buf.Bytes())
-	}
+	addSplitSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer func(saved int64) { splitBatchBytes = saved }(splitBatchBytes)
-		splitBatchBytes = 1
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+		defer splitFuzzSettings()()
 		path := filepath.Join(t.TempDir(), "dump")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
@@ -183,6 +175,30 @@ func FuzzLoadInPieces(f *testing.F) {
 			t.Fatalf("the heap read in pieces differs from the one read with one reader: %s", heapDiff(pieces, stream))
 		}
 	})
+}
+
+// addSplitSeeds seeds a fuzz target of the load in pieces with small
+// realistic dumps.
+func addSplitSeeds(f *testing.F) {
+	for _, idSize := range []int{4, 8} {
+		var buf bytes.Buffer
+		if _, err := hproftest.WriteRealistic(&buf, 64<<10, 3, idSize); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(buf.Bytes())
+	}
+}
+
+// splitFuzzSettings cuts the fuzz targets' dumps into batches of one
+// sub-record, parsed on three workers, until the function it returns is
+// called.
+func splitFuzzSettings() (restore func()) {
+	saved, procs := splitBatchBytes, runtime.GOMAXPROCS(3)
+	splitBatchBytes = 1
+	return func() {
+		splitBatchBytes = saved
+		runtime.GOMAXPROCS(procs)
+	}
 }
 
 // TestSplitBatchWithinBudget checks the batch size splitBatchFor gives:

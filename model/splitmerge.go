@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hprofctl/hprofctl/model/mmap"
 	"github.com/hprofctl/hprofctl/parser/hprof"
@@ -71,8 +72,6 @@ type splitQueue struct {
 	mu        sync.Mutex
 	moved     *sync.Cond // a piece was added, or the work stopped
 	b         *builder
-	batches   []splitBatch
-	next      int // the next batch to hand out
 	committed int // the pieces added so far
 	ahead     int
 	done      map[int]*splitPiece
@@ -81,58 +80,105 @@ type splitQueue struct {
 	// committing is set while a worker adds pieces (commitReady).
 	committing bool
 	err        error
-	progress   func(int64)
+	// halted is closed when the work stops on an error.
+	halted   chan struct{}
+	progress func(int64)
+}
+
+// pieceParser parses one batch into a piece with a worker's state.
+type pieceParser func(w *splitWorker, p *splitPiece) error
+
+// newSplitQueue returns a queue adding pieces to b, workers parsing
+// at once; progress is told the bytes of each piece added.
+func newSplitQueue(b *builder, workers int, progress func(int64)) *splitQueue {
+	q := &splitQueue{b: b, ahead: piecesAhead(workers), done: map[int]*splitPiece{}, halted: make(chan struct{}), progress: progress}
+	q.moved = sync.NewCond(&q.mu)
+	return q
+}
+
+// run has workers goroutines parse the batches next hands out (the
+// batch's number, counted from 0 in dump order, and its parser; false
+// when none is left or the work stopped; safe for concurrent use) and
+// adds their pieces to the builder; then the workers' counts.
+func (q *splitQueue) run(cl *splitClasses, workers int, next func() (int, pieceParser, bool)) error {
+	parsers := make([]*splitWorker, max(workers, 1))
+	var wg sync.WaitGroup
+	for k := range parsers {
+		parsers[k] = newSplitWorker(cl)
+		wg.Go(func() { q.work(parsers[k], next) })
+	}
+	wg.Wait()
+	if q.err != nil {
+		return q.err
+	}
+	return q.b.addWorkerCounts(parsers)
+}
+
+// stop ends the work with err, unless it has ended with another.
+func (q *splitQueue) stop(err error) {
+	q.mu.Lock()
+	q.fail(err)
+	q.mu.Unlock()
+}
+
+// fail ends the work with err, unless it has ended with another; called
+// with q.mu held.
+func (q *splitQueue) fail(err error) {
+	if q.err == nil {
+		q.err = err
+		close(q.halted)
+	}
+	q.moved.Broadcast()
+}
+
+// failed reports whether the work stopped on an error.
+func (q *splitQueue) failed() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.err != nil
 }
 
 // readPieces parses the batches of segs with workers workers and adds
 // what they hold to b, as b.scan would have read them; progress is told
 // the bytes parsed as each batch is added.
 func (b *builder) readPieces(file *os.File, segs []segment, batches []splitBatch, cl *splitClasses, workers int, progress func(int64)) error {
-	q := &splitQueue{b: b, batches: batches, ahead: piecesAhead(workers), done: map[int]*splitPiece{}, progress: progress}
-	q.moved = sync.NewCond(&q.mu)
-	parsers := make([]*splitWorker, max(workers, 1))
-	var wg sync.WaitGroup
-	for k := range parsers {
-		parsers[k] = newSplitWorker(cl)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			q.work(file, segs, parsers[k])
-		}()
-	}
-	wg.Wait()
-	if q.err != nil {
-		return q.err
-	}
-	return b.addWorkerCounts(parsers)
+	var taken atomic.Int64
+	q := newSplitQueue(b, workers, progress)
+	return q.run(cl, workers, func() (int, pieceParser, bool) {
+		k := int(taken.Add(1) - 1)
+		if k >= len(batches) || q.failed() {
+			return 0, nil, false
+		}
+		return k, func(w *splitWorker, p *splitPiece) error { return w.parseBatch(file, segs, batches[k], p) }, true
+	})
 }
 
-// work parses batches until none is left or the work stopped.
-func (q *splitQueue) work(file *os.File, segs []segment, w *splitWorker) {
+// work parses the batches next hands out until none is left or the work
+// stopped.
+func (q *splitQueue) work(w *splitWorker, next func() (int, pieceParser, bool)) {
 	for {
+		k, parse, ok := next()
+		if !ok {
+			return
+		}
 		q.mu.Lock()
-		for q.err == nil && q.next < len(q.batches) && q.next >= q.committed+q.ahead {
+		for q.err == nil && k >= q.committed+q.ahead {
 			q.moved.Wait()
 		}
-		if q.err != nil || q.next >= len(q.batches) {
+		if q.err != nil {
 			q.mu.Unlock()
 			return
 		}
-		k := q.next
-		q.next++
 		p := &splitPiece{}
 		if n := len(q.free); n > 0 {
 			p, q.free = q.free[n-1], q.free[:n-1]
 		}
 		q.mu.Unlock()
 		p.reset(k)
-		err := w.parseBatch(file, segs, q.batches[k], p)
+		err := parse(w, p)
 		q.mu.Lock()
 		if err != nil {
-			if q.err == nil {
-				q.err = err
-			}
-			q.moved.Broadcast()
+			q.fail(err)
 			q.mu.Unlock()
 			return
 		}

@@ -43,13 +43,18 @@ type File struct {
 
 	r      io.Reader
 	closer io.Closer
-	raw    *countingReader
+	// raw counts the stored bytes read; a new one after each Rewind,
+	// while a goroutine may still read the old.
+	raw atomic.Pointer[countingReader]
 	// halt stops the decompressing goroutines; nil for plain files.
 	halt        func()
 	checkpoints *checkpointLog
 	// plain is the regular file Open opened, when it is stored
 	// uncompressed; nil otherwise.
 	plain *os.File
+	// path is the regular file Open opened, which Rewind opens again;
+	// "" for other streams.
+	path string
 }
 
 // Open opens path ("-" for standard input) and returns a stream of its
@@ -76,10 +81,45 @@ func Open(path string) (*File, error) {
 		src.Close()
 		return nil, err
 	}
-	if f, ok := src.(*os.File); ok && size >= 0 && in.Compression == Plain {
-		in.plain = f
+	if f, ok := src.(*os.File); ok && size >= 0 {
+		in.path = path
+		if in.Compression == Plain {
+			in.plain = f
+		}
 	}
 	return in, nil
+}
+
+// Rewindable reports whether Rewind can start f again: a regular file
+// Open opened.
+func (f *File) Rewindable() bool { return f.path != "" }
+
+// Rewind starts f's stream again from its first byte, for a reader that
+// read part of it and must read it whole again: the file is opened again
+// by its path, and StoredOffset counts from 0 again, so that a progress
+// display following f goes on from the start. Only a Rewindable f can.
+func (f *File) Rewind() error {
+	if !f.Rewindable() {
+		return fmt.Errorf("%s: cannot be read again from its start", f.Name)
+	}
+	src, err := os.Open(f.path)
+	if err != nil {
+		return err
+	}
+	if f.halt != nil {
+		f.halt()
+	}
+	f.closer.Close()
+	f.closer, f.halt, f.checkpoints, f.plain = src, nil, nil, nil
+	raw := &countingReader{r: src}
+	f.raw.Store(raw)
+	if err := f.decompress(raw); err != nil {
+		return err
+	}
+	if f.Compression == Plain {
+		f.plain = src
+	}
+	return nil
 }
 
 // Plain returns the regular file f reads when it is stored uncompressed,
@@ -91,15 +131,27 @@ func (f *File) Plain() *os.File { return f.plain }
 // Advance counts n more bytes of the stored file as read, for a reader
 // that read them through Plain: StoredOffset, which progress displays
 // follow, then includes them. It is safe to call from another goroutine.
-func (f *File) Advance(n int64) { f.raw.n.Add(n) }
+func (f *File) Advance(n int64) { f.raw.Load().n.Add(n) }
 
 // NewFile wraps an already open stream; size is its stored size or -1. The
 // File closes src when it is closed.
 func NewFile(name string, src io.ReadCloser, size int64) (*File, error) {
 	raw := &countingReader{r: src}
+	f := &File{Name: name, Size: size, closer: src}
+	f.raw.Store(raw)
+	if err := f.decompress(raw); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// decompress sets f's stream to the decompressed bytes of raw, the
+// stored file read from its start, as its first bytes say it is
+// compressed.
+func (f *File) decompress(raw *countingReader) error {
 	br := bufio.NewReaderSize(raw, 1<<20)
 	magic, _ := br.Peek(3)
-	f := &File{Name: name, Compression: Plain, Size: size, closer: src, raw: raw}
+	f.Compression = Plain
 	switch {
 	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
 		f.Compression = Gzip
@@ -111,7 +163,7 @@ func NewFile(name string, src io.ReadCloser, size int64) (*File, error) {
 		}
 		g, err := newGzipMembers(br, raw.n.Load, 0, 0, f.checkpoints)
 		if err != nil {
-			return nil, fmt.Errorf("%s: gzip header: %w", name, err)
+			return fmt.Errorf("%s: gzip header: %w", f.Name, err)
 		}
 		p := newPipe(g)
 		f.r, f.halt = p, p.close
@@ -125,7 +177,7 @@ func NewFile(name string, src io.ReadCloser, size int64) (*File, error) {
 		head, _ := br.Peek(br.Buffered())
 		f.r = io.MultiReader(bytes.NewReader(bytes.Clone(head)), raw)
 	}
-	return f, nil
+	return nil
 }
 
 // Read reads decompressed bytes.
@@ -145,7 +197,7 @@ func (f *File) ReadAhead() {
 // StoredOffset is how many bytes of the stored (possibly compressed) file
 // have been read so far; progress reporting compares it with Size.
 // It is safe to call from another goroutine.
-func (f *File) StoredOffset() int64 { return f.raw.n.Load() }
+func (f *File) StoredOffset() int64 { return f.raw.Load().n.Load() }
 
 // Close stops decompressing and closes the underlying file.
 func (f *File) Close() error {
