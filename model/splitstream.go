@@ -35,6 +35,11 @@ func loadStreamInPieces(f *input.File, opt LoadOptions) (*Heap, error) {
 	if format, err := f.Sniff(false); err != nil || format.Kind != input.KindHPROF {
 		return nil, errNotSplit
 	}
+	// The Strings' values of a compressed dump are not taken: an index
+	// build leaves its census to the question, which would have to read
+	// the arrays that share a digest again from the dump, inflating its
+	// members once more.
+	opt.StringValues = false
 	h, err := readStreamInPieces(f, opt)
 	if errors.Is(err, errNotSplit) {
 		if rerr := f.Rewind(); rerr != nil {

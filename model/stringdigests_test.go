@@ -18,8 +18,8 @@ import (
 // digest and no other object one, two arrays must have the same digest
 // exactly when ReadValues gives them the same element bytes, and every
 // String's coder must be the one StringCoder reads from its record. A
-// load without StringValues, and one of the compressed dump (not read in
-// pieces), take none.
+// load without StringValues, and one of the compressed dump (read in
+// pieces from its stream, its census left to the question), take none.
 func TestStringValuesMatchReadValues(t *testing.T) {
 	defer func(saved int64) { splitBatchBytes = saved }(splitBatchBytes)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
@@ -46,7 +46,7 @@ func TestStringValuesMatchReadValues(t *testing.T) {
 	}
 	gz := loadStringValues(t, filepath.Join("..", "testdata", "jvm", "jdk17-inspect-before.hprof.gz"), true)
 	if gz.StringValues() != nil {
-		t.Error("String values taken from a compressed dump, which is not read in pieces")
+		t.Error("String values taken from a compressed dump")
 	}
 }
 
