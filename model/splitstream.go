@@ -61,9 +61,7 @@ func readStreamInPieces(f *input.File, opt LoadOptions) (*Heap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", err, errNotSplit)
 	}
-	prefix = nil
 	classes := b.splitClasses()
-	b.objects.strings.hook = classes.strings
 	if err := s.readPieces(b, classes, runtime.GOMAXPROCS(0)); err != nil {
 		b.objects.reset()
 		return nil, fmt.Errorf("%v: %w", err, errNotSplit)
@@ -75,9 +73,6 @@ func readStreamInPieces(f *input.File, opt LoadOptions) (*Heap, error) {
 	}
 	if err := b.finish(); err != nil {
 		return nil, err
-	}
-	if classes.strings != nil {
-		b.h.checkStringValues(classes.strings)
 	}
 	return b.h, nil
 }
