@@ -114,13 +114,6 @@ func (q *splitQueue) run(cl *splitClasses, workers int, next func() (int, pieceP
 	return q.b.addWorkerCounts(parsers)
 }
 
-// stop ends the work with err, unless it has ended with another.
-func (q *splitQueue) stop(err error) {
-	q.mu.Lock()
-	q.fail(err)
-	q.mu.Unlock()
-}
-
 // fail ends the work with err, unless it has ended with another; called
 // with q.mu held.
 func (q *splitQueue) fail(err error) {

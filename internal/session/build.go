@@ -120,7 +120,6 @@ func analyseHeap(h *model.Heap, place *store.Place, id store.Identity, phase, st
 		hw.drop()
 		return nil, err
 	}
-	edges.start(func() *threads.ThreadEdgeList { return threadEdges(h, r.ImmediateDominators(), step) })
 	x := &indexed{Heap: h, Built: true, retention: r, paths: found.tree, strings: census}
 	collections := sums.wait()
 	// The scratch files of the tables freed so far go: what follows
