@@ -166,15 +166,22 @@ func FuzzLoadInPieces(f *testing.F) {
 		}
 		defer in.Close()
 		stream, streamErr := loadStream(in, opt)
-		switch {
-		case piecesErr != nil || streamErr != nil:
-			if fmt.Sprint(piecesErr) != fmt.Sprint(streamErr) {
-				t.Fatalf("in pieces: %v; with one reader: %v", piecesErr, streamErr)
-			}
-		case !reflect.DeepEqual(pieces, stream):
-			t.Fatalf("the heap read in pieces differs from the one read with one reader: %s", heapDiff(pieces, stream))
-		}
+		sameLoad(t, pieces, stream, piecesErr, streamErr)
 	})
+}
+
+// sameLoad fails a fuzz target unless a dump read in pieces gave what
+// the single reader gave: the same error, or none and the same heap.
+func sameLoad(t *testing.T, pieces, stream *Heap, piecesErr, streamErr error) {
+	t.Helper()
+	switch {
+	case piecesErr != nil || streamErr != nil:
+		if fmt.Sprint(piecesErr) != fmt.Sprint(streamErr) {
+			t.Fatalf("in pieces: %v; with one reader: %v", piecesErr, streamErr)
+		}
+	case !reflect.DeepEqual(pieces, stream):
+		t.Fatalf("the heap read in pieces differs from the one read with one reader: %s", heapDiff(pieces, stream))
+	}
 }
 
 // addSplitSeeds seeds a fuzz target of the load in pieces with small

@@ -132,14 +132,7 @@ func FuzzLoadStreamInPieces(f *testing.F) {
 			pieces.checkpoints = in.Checkpoints() // as Load sets them
 		}
 		stream, streamErr := loadStream(openFresh(t, path), opt)
-		switch {
-		case piecesErr != nil || streamErr != nil:
-			if fmt.Sprint(piecesErr) != fmt.Sprint(streamErr) {
-				t.Fatalf("in pieces: %v; with one reader: %v", piecesErr, streamErr)
-			}
-		case !reflect.DeepEqual(pieces, stream):
-			t.Fatalf("the heap read in pieces differs from the one read with one reader: %s", heapDiff(pieces, stream))
-		}
+		sameLoad(t, pieces, stream, piecesErr, streamErr)
 	})
 }
 
